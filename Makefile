@@ -1,0 +1,62 @@
+# rocehil's front door. Two commands on a fresh Debian 12 machine, as root:
+#   make demo   install what is missing, build, and run the demo
+#   make test   install what is missing, build, and run every test
+# Everything else here is a step of those two, usable on its own.
+
+PRESET      ?= default
+BUILD       := build/$(PRESET)
+ROCEHIL     := $(BUILD)/harness/rocehil
+SYNTH       := $(BUILD)/bench/rocehil-synth-capture
+DEMO_DIR    ?= out/demo
+FUZZ_SECONDS ?= 20
+CTEST_FLAGS := --output-on-failure --timeout 600
+
+.PHONY: all deps configure build test test-unit test-system test-asan demo bench format clean
+
+all: build
+
+deps:
+	bash scripts/install-deps.sh
+
+configure: deps
+	cmake --preset $(PRESET)
+
+build: configure
+	cmake --build --preset $(PRESET)
+
+# Unit and system tests on the release build, then unit tests and a bounded fuzz run under
+# ASan + UBSan (clang), as CI does.
+test: build
+	cd $(BUILD) && ctest $(CTEST_FLAGS) -L 'unit|system'
+	$(MAKE) --no-print-directory test-asan
+
+test-unit: build
+	cd $(BUILD) && ctest $(CTEST_FLAGS) -L unit
+
+test-system: build
+	cd $(BUILD) && ctest $(CTEST_FLAGS) -L system
+
+test-asan: deps
+	cmake --preset asan -DROCEHIL_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build --preset asan
+	cd build/asan && ctest $(CTEST_FLAGS) -L 'unit|fuzz'
+
+# Until the orchestrator and the virtual fabric land, the demo analyses a synthetic mirror-port
+# capture: an incast on one spine link, with ECN marks, the CNPs they cause and PFC pauses.
+demo: build
+	@mkdir -p $(DEMO_DIR)
+	$(SYNTH) --out $(DEMO_DIR)/spine1-mirror.pcapng --format pcapng --frames 300000 --qps 256 \
+	  --hosts 16 --snaplen 128 --ce-percent 3 --pfc-per-million 400 --loss-per-million 50 --seed 7
+	$(ROCEHIL) analyze $(DEMO_DIR)/spine1-mirror.pcapng --top 8
+	$(ROCEHIL) analyze $(DEMO_DIR)/spine1-mirror.pcapng --json > $(DEMO_DIR)/analysis.json
+	@echo
+	@echo "demo: capture $(DEMO_DIR)/spine1-mirror.pcapng, JSON report $(DEMO_DIR)/analysis.json"
+
+bench: build
+	BUILD=$(BUILD) bench/analyze/run
+
+format:
+	git ls-files '*.cpp' '*.hpp' | xargs clang-format -i
+
+clean:
+	rm -rf build out

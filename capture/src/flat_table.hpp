@@ -1,0 +1,90 @@
+#pragma once
+
+// An open-addressing hash table for per-flow and per-QP counters on the per-frame path: one flat
+// array of slots, linear probing, power-of-two capacity, grown at 50% load. Lookups allocate
+// nothing; growth allocates (amortised, once per doubling of the number of distinct keys), so
+// memory follows the number of flows, not the number of frames. There is no erase: an analysis
+// only ever adds keys.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rocehil::capture {
+
+template <class Key, class Value, class Hash>
+class FlatTable {
+ public:
+  struct Slot {
+    std::uint64_t hash = 0;  // 0 marks an empty slot; real hashes have their low bit forced on
+    Key key{};
+    Value value{};
+  };
+
+  explicit FlatTable(std::size_t initial_capacity = 1024) {
+    std::size_t c = 16;
+    while (c < initial_capacity) c <<= 1;
+    slots_.resize(c);
+  }
+
+  // The value for `key`, value-initialised on first sight. The reference is valid until the next
+  // insertion of a new key.
+  Value& operator[](const Key& key) {
+    const std::uint64_t h = Hash{}(key) | 1;
+    std::size_t mask = slots_.size() - 1;
+    std::size_t i = static_cast<std::size_t>(h >> 7) & mask;
+    for (;;) {
+      Slot& s = slots_[i];
+      if (s.hash == h && s.key == key) return s.value;
+      if (s.hash == 0) break;
+      i = (i + 1) & mask;
+    }
+    if ((size_ + 1) * 2 > slots_.size()) {
+      grow();
+      mask = slots_.size() - 1;
+      i = static_cast<std::size_t>(h >> 7) & mask;
+      while (slots_[i].hash != 0) i = (i + 1) & mask;
+    }
+    Slot& s = slots_[i];
+    s.hash = h;
+    s.key = key;
+    ++size_;
+    return s.value;
+  }
+
+  std::size_t size() const noexcept { return size_; }
+
+  template <class F>
+  void for_each(F&& f) const {
+    for (const Slot& s : slots_)
+      if (s.hash != 0) f(s.key, s.value);
+  }
+
+ private:
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    const std::size_t mask = slots_.size() - 1;
+    for (Slot& s : old) {
+      if (s.hash == 0) continue;
+      std::size_t i = static_cast<std::size_t>(s.hash >> 7) & mask;
+      while (slots_[i].hash != 0) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+};
+
+// Mixes 64-bit words into a well-spread hash (a multiply-xorshift finaliser, as in splitmix64).
+constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+}  // namespace rocehil::capture

@@ -1,0 +1,350 @@
+#include "rocehil/capture/analyzer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+
+#include "rocehil/capture/frame_builder.hpp"
+#include "rocehil/common/roce_wire.hpp"
+
+namespace rocehil::capture {
+namespace {
+
+namespace op = wire::opcode;
+
+IpAddress v4(std::uint8_t last) {
+  const std::uint8_t x[4] = {198, 18, 0, last};
+  return IpAddress::v4(x);
+}
+
+// Feeds frames to an Analyzer, keeping their bytes alive.
+class Feed {
+ public:
+  explicit Feed(AnalyzerOptions o = {}) : analyzer_(o) {}
+
+  void add(std::vector<std::uint8_t> bytes, std::uint64_t ts_ns, std::uint32_t snaplen = 65535,
+           std::uint16_t link = link_type::ethernet) {
+    frames_.push_back(std::move(bytes));
+    const auto& b = frames_.back();
+    Frame f;
+    f.ts_ns = ts_ns;
+    f.wire_len = static_cast<std::uint32_t>(b.size());
+    f.caplen = std::min(f.wire_len, snaplen);
+    f.link_type = link;
+    f.data = b.data();
+    analyzer_.add(f);
+  }
+
+  // A request from .1 to .2 on QP 0x101 with the given opcode and PSN.
+  void request(std::uint8_t opcode, std::uint32_t psn, std::uint64_t ts = 0,
+               std::uint32_t dma = 0) {
+    RoceFrame f;
+    f.bth.opcode = opcode;
+    f.bth.psn = psn;
+    f.reth.dma_length = dma;
+    f.payload_size = opcode == op::rc_read_request ? 0 : 64;
+    add(build(f), ts);
+  }
+
+  Analysis result() const { return analyzer_.result(); }
+
+ private:
+  Analyzer analyzer_;
+  std::deque<std::vector<std::uint8_t>> frames_;
+};
+
+const Flow& only_flow(const Analysis& a) {
+  EXPECT_EQ(a.flows.size(), 1u);
+  return a.flows.at(0);
+}
+
+TEST(Analyzer, EmptyCapture) {
+  Feed feed;
+  const Analysis a = feed.result();
+  EXPECT_EQ(a.frames, 0u);
+  EXPECT_EQ(a.roce.packets, 0u);
+  EXPECT_TRUE(a.flows.empty());
+  EXPECT_TRUE(a.timeline.bins.empty());
+}
+
+TEST(Analyzer, RocePacketsIncludeCnpsAndFlowsExcludeThem) {
+  Feed feed;
+  feed.request(op::rc_write_only, 1);
+  feed.add(build(cnp_frame(v4(2), v4(1), 0x101)), 10);
+  feed.add(build(cnp_frame(v4(2), v4(1), 0x101)), 20);
+  feed.add(build(cnp_frame(v4(3), v4(1), 0x202)), 30);
+  const Analysis a = feed.result();
+  EXPECT_EQ(a.frames, 4u);
+  EXPECT_EQ(a.roce.packets, 4u);
+  EXPECT_EQ(a.cnp.count, 3u);
+  ASSERT_EQ(a.cnp.by_dest_qp.size(), 2u);
+  EXPECT_EQ(a.cnp.by_dest_qp[0], (std::pair<std::uint32_t, std::uint64_t>{0x101, 2}));
+  EXPECT_EQ(a.cnp.by_dest_qp[1], (std::pair<std::uint32_t, std::uint64_t>{0x202, 1}));
+  EXPECT_EQ(only_flow(a).stats.packets, 1u);
+  EXPECT_EQ(a.roce.by_opcode[op::cnp], 3u);
+  EXPECT_EQ(a.roce.by_opcode[op::rc_write_only], 1u);
+}
+
+TEST(Analyzer, MalformedIsCutInsideTheBthAndNotCountedAsPackets) {
+  Feed feed;
+  RoceFrame f;
+  feed.add(build(f), 0, 14 + 20 + 8 + 11);  // BTH cut by the snap length
+  feed.add(build(f), 0, 14 + 20 + 8 + 12);  // BTH complete
+  feed.add(build(f), 0, 14 + 20 + 7);       // UDP cut: not RoCE at all
+  const Analysis a = feed.result();
+  EXPECT_EQ(a.frames, 3u);
+  EXPECT_EQ(a.roce.packets, 1u);
+  EXPECT_EQ(a.roce.malformed, 1u);
+}
+
+TEST(Analyzer, FlowBytesAreWireLengthsWhateverTheSnapLength) {
+  Feed full, cut;
+  RoceFrame f;
+  f.payload_size = 4096;
+  f.reth.dma_length = 4096;
+  const auto bytes = build(f);
+  for (int i = 0; i < 3; ++i) {
+    full.add(bytes, static_cast<std::uint64_t>(i));
+    cut.add(bytes, static_cast<std::uint64_t>(i), 128);
+  }
+  EXPECT_EQ(only_flow(full.result()).stats.bytes, 3 * bytes.size());
+  EXPECT_EQ(only_flow(cut.result()).stats.bytes, 3 * bytes.size());
+  EXPECT_EQ(cut.result().bytes, 3 * bytes.size());
+}
+
+TEST(Analyzer, FlowKeyIsSourceDestinationAndDestQp) {
+  Feed feed;
+  RoceFrame f;
+  feed.add(build(f), 0);
+  f.bth.dest_qp = 0x102;  // another QP between the same hosts
+  feed.add(build(f), 0);
+  f.src = v4(9);  // another source to the first QP
+  f.bth.dest_qp = 0x101;
+  feed.add(build(f), 0);
+  f.udp_src_port = 1;  // the UDP source port is not part of the key
+  feed.add(build(f), 0);
+  const Analysis a = feed.result();
+  ASSERT_EQ(a.flows.size(), 3u);
+  EXPECT_EQ(a.flows[0].stats.packets, 2u);  // most bytes first
+  EXPECT_EQ(a.flows[0].key.src, v4(9));
+}
+
+TEST(Analyzer, EcnCeCountsOnlyBothBitsSet) {
+  Feed feed;
+  RoceFrame f;
+  for (int ecn : {0b00, 0b01, 0b10, 0b11, 0b11}) {
+    f.ecn = static_cast<std::uint8_t>(ecn);
+    feed.add(build(f), 0);
+  }
+  const Analysis a = feed.result();
+  EXPECT_EQ(a.roce.ecn_ce, 2u);
+  EXPECT_EQ(only_flow(a).stats.ecn_ce, 2u);
+}
+
+TEST(Analyzer, InOrderPsnsHaveNoGapsOrRetransmits) {
+  Feed feed;
+  feed.request(op::rc_write_first, 10);
+  feed.request(op::rc_write_middle, 11);
+  feed.request(op::rc_write_last, 12);
+  feed.request(op::rc_send_only, 13);
+  feed.request(op::rc_write_only_imm, 14);
+  const FlowStats s = only_flow(feed.result()).stats;
+  EXPECT_EQ(s.psn_gaps, 0u);
+  EXPECT_EQ(s.retransmits, 0u);
+}
+
+TEST(Analyzer, ASkippedRunOfPsnsIsOneGapEvent) {
+  Feed feed;
+  feed.request(op::rc_write_only, 1);
+  feed.request(op::rc_write_only, 2);
+  feed.request(op::rc_write_only, 7);  // 3..6 missing: one event
+  feed.request(op::rc_write_only, 8);
+  feed.request(op::rc_write_only, 10);  // 9 missing: another
+  EXPECT_EQ(only_flow(feed.result()).stats.psn_gaps, 2u);
+  EXPECT_EQ(only_flow(feed.result()).stats.retransmits, 0u);
+}
+
+TEST(Analyzer, GoBackNResendsCountEachPacketAtOrBelowTheHighest) {
+  Feed feed;
+  for (std::uint32_t psn : {1u, 2u, 4u, 5u, 3u, 4u, 5u, 6u}) feed.request(op::rc_write_only, psn);
+  const FlowStats s = only_flow(feed.result()).stats;
+  EXPECT_EQ(s.psn_gaps, 1u);     // 2 -> 4
+  EXPECT_EQ(s.retransmits, 3u);  // 3, 4, 5 again
+}
+
+TEST(Analyzer, PsnWrapsAt24Bits) {
+  Feed feed;
+  for (std::uint32_t psn : {0xfffffeu, 0xffffffu, 0u, 1u}) feed.request(op::rc_write_only, psn);
+  FlowStats s = only_flow(feed.result()).stats;
+  EXPECT_EQ(s.psn_gaps, 0u);
+  EXPECT_EQ(s.retransmits, 0u);
+
+  Feed again;
+  for (std::uint32_t psn : {0xfffffeu, 0xffffffu, 1u, 0xffffffu})
+    again.request(op::rc_write_only, psn);
+  s = only_flow(again.result()).stats;
+  EXPECT_EQ(s.psn_gaps, 1u);     // 0 skipped across the wrap
+  EXPECT_EQ(s.retransmits, 1u);  // 0xffffff is behind 1
+}
+
+TEST(Analyzer, ReadRequestReservesItsResponsePsns) {
+  Feed feed;
+  feed.request(op::rc_read_request, 100, 0, 65536);  // up to 256 response packets at MTU 256
+  feed.request(op::rc_read_request, 116, 1, 4096);   // MTU 4096: 16 PSNs later, not a gap
+  feed.request(op::rc_write_only, 132, 2);           // 4096 / 256 = 16: still within reach
+  feed.request(op::rc_write_only, 134, 3);           // 133 skipped after a 1-PSN request: a gap
+  const FlowStats s = only_flow(feed.result()).stats;
+  EXPECT_EQ(s.psn_gaps, 1u);
+  EXPECT_EQ(s.retransmits, 0u);
+}
+
+TEST(Analyzer, ResponsesAndAcksDoNotTouchPsnCounters) {
+  Feed feed;
+  feed.request(op::rc_write_only, 1);
+  RoceFrame f;
+  f.bth.opcode = op::rc_read_response_only;
+  f.bth.psn = 500;
+  feed.add(build(f), 0);
+  feed.request(op::rc_write_only, 2);
+  EXPECT_EQ(only_flow(feed.result()).stats.psn_gaps, 0u);
+}
+
+TEST(Analyzer, NaksAreSyndromes0x60To0x7fOnAcknowledge) {
+  Feed feed;
+  RoceFrame f;
+  f.src = v4(2);
+  f.dst = v4(1);
+  f.bth.opcode = op::rc_acknowledge;
+  for (int syndrome : {0x00, 0x1f, 0x20, 0x3f, 0x60, 0x61, 0x62, 0x63, 0x7f, 0x80}) {
+    f.aeth.syndrome = static_cast<std::uint8_t>(syndrome);
+    feed.add(build(f), 0);
+  }
+  const Analysis a = feed.result();
+  EXPECT_EQ(only_flow(a).stats.naks, 5u);
+  EXPECT_EQ(a.roce.naks, 5u);
+  EXPECT_EQ(a.roce.acks, 2u);
+  EXPECT_EQ(a.roce.rnr_naks, 2u);
+  EXPECT_EQ(only_flow(a).stats.psn_gaps, 0u);
+}
+
+TEST(Analyzer, FirstAndLastTimestampsPerFlow) {
+  Feed feed;
+  feed.request(op::rc_write_only, 1, 5000);
+  feed.request(op::rc_write_only, 2, 4000);  // mirror ports reorder a little
+  feed.request(op::rc_write_only, 3, 9000);
+  const FlowStats s = only_flow(feed.result()).stats;
+  EXPECT_EQ(s.first_ns, 4000u);
+  EXPECT_EQ(s.last_ns, 9000u);
+}
+
+TEST(Analyzer, PfcPerPriority) {
+  AnalyzerOptions o;
+  o.link_gbps = 400;
+  Feed feed(o);
+  // Priority 3 XOFF twice, then XON; priority 0's quanta with its bit clear are ignored.
+  feed.add(build_pfc(0b0000'1000, {0xffff, 0, 0, 0xffff}), 0);
+  feed.add(build_pfc(0b0000'1000, {0, 0, 0, 0x100}), 1);
+  feed.add(build_pfc(0b0000'1000, {}), 2);
+  feed.add(build_pfc(0b1000'0001, {0, 0, 0, 0, 0, 0, 0, 3}), 3);
+  const Analysis a = feed.result();
+  EXPECT_EQ(a.pfc.frames, 4u);
+  const PfcPriority& p3 = a.pfc.priorities[3];
+  EXPECT_EQ(p3.frames, 3u);
+  EXPECT_EQ(p3.xoff, 2u);
+  EXPECT_EQ(p3.xon, 1u);
+  EXPECT_EQ(p3.quanta, 0xffffu + 0x100u);
+  EXPECT_DOUBLE_EQ(p3.pause_ns, (0xffff + 0x100) * 512.0 / 400.0);
+  EXPECT_EQ(a.pfc.priorities[0].frames, 1u);
+  EXPECT_EQ(a.pfc.priorities[0].xon, 1u);
+  EXPECT_EQ(a.pfc.priorities[0].quanta, 0u);
+  EXPECT_EQ(a.pfc.priorities[7].xoff, 1u);
+  EXPECT_EQ(a.pfc.priorities[7].quanta, 3u);
+  EXPECT_EQ(a.pfc.priorities[1].frames, 0u);
+  EXPECT_EQ(a.pause_8023x.frames, 0u);
+  EXPECT_EQ(a.roce.packets, 0u);
+}
+
+TEST(Analyzer, PauseIsCountedApartFromPfc) {
+  Feed feed;
+  feed.add(build_pause(0xffff), 0);
+  feed.add(build_pause(0), 1);
+  const Analysis a = feed.result();
+  EXPECT_EQ(a.pause_8023x.frames, 2u);
+  EXPECT_EQ(a.pause_8023x.xoff, 1u);
+  EXPECT_DOUBLE_EQ(a.pause_8023x.pause_ns, 0xffff * 5.12);
+  EXPECT_EQ(a.pfc.frames, 0u);
+}
+
+TEST(Analyzer, TimelineBins) {
+  AnalyzerOptions o;
+  o.bin_ms = 1;
+  Feed feed(o);
+  RoceFrame f;
+  const std::uint64_t t0 = 1'700'000'000'000'000'000ull;
+  const auto data = build(f);
+  feed.add(data, t0);            // bin 0
+  feed.add(data, t0 + 999'999);  // bin 0
+  f.ecn = wire::ecn_ce;
+  feed.add(build(f), t0 + 1'000'000);                               // bin 1, CE
+  feed.add(build(cnp_frame(v4(2), v4(1), 0x101)), t0 + 3'500'000);  // bin 3
+  feed.add(build_pfc(0b1000, {0, 0, 0, 9}), t0 + 3'600'000);        // bin 3, XOFF
+  feed.add(build_pfc(0b1000, {}), t0 + 3'700'000);                  // XON: not counted
+  feed.add(data, t0 - 5);  // stamped before the first record: bin 0
+  const Analysis a = feed.result();
+  ASSERT_EQ(a.timeline.bins.size(), 4u);
+  EXPECT_EQ(a.timeline.bin_ms, 1u);
+  EXPECT_EQ(a.timeline.start_ns, t0);
+  EXPECT_EQ(a.timeline.bins[0].roce_bytes, 3 * data.size());
+  EXPECT_EQ(a.timeline.bins[1].roce_bytes, data.size());
+  EXPECT_EQ(a.timeline.bins[1].ecn_ce, 1u);
+  EXPECT_EQ(a.timeline.bins[2].roce_bytes, 0u);
+  EXPECT_EQ(a.timeline.bins[3].cnp, 1u);
+  EXPECT_EQ(a.timeline.bins[3].pfc_xoff, 1u);
+  EXPECT_EQ(a.first_ns, t0 - 5);
+  EXPECT_EQ(a.last_ns, t0 + 3'700'000);
+}
+
+TEST(Analyzer, TimelineDoesNotGrowForABogusTimestamp) {
+  AnalyzerOptions o;
+  o.bin_ms = 1;
+  o.max_bins = 1000;
+  Feed feed(o);
+  RoceFrame f;
+  feed.add(build(f), 0);
+  feed.add(build(f), 3'600'000'000'000ull);  // an hour later: bin 3.6 million
+  const Analysis a = feed.result();
+  EXPECT_EQ(a.timeline.bins.size(), 1u);
+  EXPECT_EQ(a.timeline.frames_outside, 1u);
+  EXPECT_EQ(a.roce.packets, 2u);  // still counted everywhere else
+}
+
+TEST(Analyzer, OtherLinkTypesAreCountedNotDecoded) {
+  Feed feed;
+  RoceFrame f;
+  feed.add(build(f), 0, 65535, 113);  // Linux cooked capture
+  const Analysis a = feed.result();
+  EXPECT_EQ(a.frames, 1u);
+  EXPECT_EQ(a.non_ethernet, 1u);
+  EXPECT_EQ(a.roce.packets, 0u);
+}
+
+TEST(Analyzer, ManyFlowsGrowTheTable) {
+  Feed feed;
+  RoceFrame f;
+  for (std::uint32_t qp = 0; qp < 5000; ++qp) {
+    f.bth.dest_qp = qp;
+    f.bth.psn = qp;
+    feed.add(build(f), qp);
+    feed.add(build(f), qp);  // the same PSN again: a retransmit on every flow
+  }
+  const Analysis a = feed.result();
+  ASSERT_EQ(a.flows.size(), 5000u);
+  for (const Flow& flow : a.flows) {
+    ASSERT_EQ(flow.stats.packets, 2u);
+    ASSERT_EQ(flow.stats.retransmits, 1u);
+    ASSERT_EQ(flow.stats.first_ns, flow.key.dest_qp);
+  }
+}
+
+}  // namespace
+}  // namespace rocehil::capture

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rocehil {
+
+// How long a PAUSE/PFC request of `quanta` stops a link of `link_gbps`: one quantum is 512 bit
+// times, so 5.12 ns at 100G, and 0xFFFF quanta hold a 100G link for 335.5 us.
+constexpr double pause_quanta_to_ns(std::uint64_t quanta, double link_gbps) {
+  return static_cast<double>(quanta) * 512.0 / link_gbps;
+}
+
+// "1.23 GB", "512 B": decimal units, as link rates and nccl-tests' GB/s are decimal.
+std::string format_bytes(double bytes);
+// "12.3 Mpps" style: value with a k/M/G prefix and the given unit.
+std::string format_si(double value, const char* unit);
+// "1.234 s", "12.5 ms", "830 us", "95 ns".
+std::string format_duration_ns(double ns);
+
+}  // namespace rocehil

@@ -1,0 +1,127 @@
+#include "rocehil/harness/analyze_command.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <array>
+#include <memory>
+
+#include "rocehil/capture/analysis_json.hpp"
+#include "rocehil/capture/analyzer.hpp"
+#include "rocehil/capture/file_source.hpp"
+#include "rocehil/common/error.hpp"
+#include "rocehil/harness/analysis_text.hpp"
+#include "rocehil/harness/progress.hpp"
+
+namespace rocehil::harness {
+
+namespace {
+
+constexpr std::size_t default_text_top = 10;
+
+nlohmann::json problems_json(const std::vector<capture::FileProblem>& problems) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : problems)
+    out.push_back(
+        {{"kind", p.kind == capture::FileProblem::Kind::truncated ? "truncated" : "corrupt"},
+         {"offset", p.offset},
+         {"record", p.record},
+         {"detail", p.detail}});
+  return out;
+}
+
+}  // namespace
+
+void add_analyze_command(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<AnalyzeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "analyze",
+      "Decode a mirror-port capture: RoCEv2 packets, CNPs per QP, PFC per priority, ECN marks and "
+      "per-flow PSN gaps, retransmits and NAKs.");
+  cmd->footer(R"(
+Reads pcap (us and ns timestamps) and pcapng, from a file or '-' for standard input; Ethernet
+with 802.1Q/802.1ad tags; IPv4 and IPv6. A flow is (IP src, IP dst, BTH dest QP) over RoCEv2
+packets other than CNPs; flow bytes are wire lengths, so a 128-byte snap length loses nothing.
+
+Examples:
+  rocehil analyze spine1-mirror.pcapng                 tables for a person
+  rocehil analyze spine1-mirror.pcapng --json | jq .cnp.by_dest_qp
+  rocehil analyze cap.pcap --link-gbps 400 --bin-ms 1  PFC pause time on a 400G port, 1 ms bins
+  tcpdump -i mirror0 -s 128 -w - | rocehil analyze -    analyze while capturing
+
+Exit codes: 0 read to the end (a capture cut inside its last record is a warning),
+2 bad usage or a corrupt record (frames before it are still reported), 3 I/O failure.)");
+  cmd->add_option("file", opts->file, "Capture file (pcap or pcapng), or - for standard input")
+      ->required();
+  cmd->add_flag("--json", opts->json, "Print JSON (schema_version 1) instead of tables");
+  cmd->add_option("--link-gbps", opts->link_gbps,
+                  "Speed of the mirrored link in Gb/s, to turn pause quanta into time (one quantum "
+                  "is 512 bit times)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            double v = 0;
+            try {
+              v = std::stod(text);
+            } catch (const std::exception&) {
+            }
+            if (v > 0 && v <= 10'000) return {};
+            return "'" + text + "' is not a link speed; give Gb/s above 0, e.g. 100 or 400";
+          },
+          "GBPS", "link speed"))
+      ->capture_default_str();
+  cmd->add_option("--bin-ms", opts->bin_ms, "Width of a timeline bin in milliseconds")
+      ->check(CLI::Range(1u, 3'600'000u))
+      ->capture_default_str();
+  cmd->add_option("--top", opts->top,
+                  "Flows and CNP QPs to list, biggest first; 0 lists all (default: 10 in tables, "
+                  "all in JSON)");
+  cmd->add_flag("!--no-progress", opts->progress, "Do not show progress on stderr");
+  cmd->callback([opts, &exit_code] { exit_code = run_analyze(*opts); });
+}
+
+int run_analyze(const AnalyzeOptions& o) {
+  auto source = capture::FileSource::open(o.file);
+  capture::AnalyzerOptions analyzer_options;
+  analyzer_options.link_gbps = o.link_gbps;
+  analyzer_options.bin_ms = o.bin_ms;
+  capture::Analyzer analyzer(analyzer_options);
+
+  Progress progress("analyze " + source->name(), "B", source->size_hint());
+  progress.set_enabled(o.progress);
+  std::array<capture::Frame, 256> batch;
+  while (const std::size_t n = source->next_batch(batch)) {
+    analyzer.add(std::span<const capture::Frame>(batch.data(), n));
+    progress.update(source->bytes_consumed());
+  }
+  progress.finish();
+
+  const capture::Analysis analysis = analyzer.result();
+  const auto& problems = source->problems();
+  bool corrupt = false;
+  for (const auto& p : problems) {
+    corrupt |= p.kind == capture::FileProblem::Kind::corrupt;
+    fmt::print(
+        stderr,
+        "rocehil: warning: {}: {}; reading stopped there, {} frames before it are reported\n",
+        source->name(), p.detail, analysis.frames);
+  }
+
+  const std::size_t unlimited = SIZE_MAX;
+  if (o.json) {
+    const std::size_t max_flows = !o.top || *o.top == 0 ? unlimited : *o.top;
+    nlohmann::json j = capture::to_json(analysis, max_flows);
+    j["file"] = {{"path", source->name()},
+                 {"format", capture::to_string(source->format())},
+                 {"problems", problems_json(problems)}};
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    CaptureInfo info{source->name(), capture::to_string(source->format()), {}};
+    for (const auto& p : problems) info.problems.push_back(p.detail);
+    const std::size_t top = !o.top ? default_text_top : *o.top == 0 ? unlimited : *o.top;
+    fmt::print("{}", render_analysis_text(analysis, info, top));
+  }
+  std::fflush(stdout);
+  return corrupt ? static_cast<int>(ExitCode::bad_input) : 0;
+}
+
+}  // namespace rocehil::harness

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs, from Debian packages, everything rocehil's build, tests and demo use.
+# Idempotent: packages already present are skipped, and apt is not touched when nothing is missing.
+# Never prompts: tshark's debconf question (may non-root users capture?) is pre-answered "no".
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake pkg-config clang libclang-rt-14-dev clang-format
+  # libraries
+  libibverbs-dev librdmacm-dev ibverbs-utils libpcap-dev libdpdk-dev libboost-dev
+  libcli11-dev libgtest-dev libgmock-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev
+  # capture tools the tests compare against, and the packet builder they use
+  tshark tcpdump python3 python3-scapy
+  # the virtual fabric
+  iproute2 nftables openssh-server openssh-client
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing ${missing[*]}; run as root (sudo $0) to install them" >&2
+  exit 2
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
