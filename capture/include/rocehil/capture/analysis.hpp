@@ -17,8 +17,9 @@ struct AnalyzerOptions {
   double link_gbps = 100.0;   // converts pause quanta to time: one quantum = 512 bit times
   std::uint32_t bin_ms = 10;  // width of a timeline bin
   // A timeline longer than this many bins (a bogus timestamp years away) is not grown; frames
-  // beyond it are counted in Timeline::frames_outside instead.
-  std::uint32_t max_bins = 10'000'000;
+  // beyond it are counted in Timeline::frames_outside instead. A million bins is 32 MB and
+  // covers 2.7 hours at the default 10 ms bins.
+  std::uint32_t max_bins = 1'000'000;
 };
 
 // A flow is (IP source, IP destination, BTH destination QP) over RoCE packets other than CNPs.
