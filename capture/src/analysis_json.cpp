@@ -1,6 +1,8 @@
 #include "rocehil/capture/analysis_json.hpp"
 
-#include <string>
+#include <fmt/format.h>
+
+#include <iterator>
 
 namespace rocehil::capture {
 
@@ -13,7 +15,7 @@ json roce_json(const Analysis::Roce& r) {
   for (std::size_t op = 0; op < r.by_opcode.size(); ++op) {
     if (r.by_opcode[op] == 0) continue;
     const char* name = opcode_name(static_cast<std::uint8_t>(op));
-    by_opcode[name ? std::string(name) : "0x" + std::to_string(op)] = r.by_opcode[op];
+    by_opcode[name ? std::string(name) : fmt::format("0x{:02x}", op)] = r.by_opcode[op];
   }
   return {{"packets", r.packets},   {"malformed", r.malformed}, {"ecn_ce", r.ecn_ce},
           {"bytes", r.bytes},       {"acks", r.acks},           {"naks", r.naks},
@@ -34,47 +36,10 @@ json pfc_json(const Analysis::Pfc& pfc) {
   return {{"frames", pfc.frames}, {"malformed", pfc.malformed}, {"priorities", priorities}};
 }
 
-json flow_json(const Flow& f) {
-  const FlowStats& s = f.stats;
-  return {{"src", f.key.src.to_string()},
-          {"dst", f.key.dst.to_string()},
-          {"dest_qp", f.key.dest_qp},
-          {"packets", s.packets},
-          {"bytes", s.bytes},
-          {"ecn_ce", s.ecn_ce},
-          {"psn_gaps", s.psn_gaps},
-          {"retransmits", s.retransmits},
-          {"naks", s.naks},
-          {"first_ns", s.first_ns},
-          {"last_ns", s.last_ns}};
-}
-
-json timeline_json(const Analysis::Timeline& t) {
-  json bins = json::array();
-  for (std::size_t i = 0; i < t.bins.size(); ++i) {
-    const TimelineBin& b = t.bins[i];
-    bins.push_back({{"t_ms", static_cast<std::uint64_t>(i) * t.bin_ms},
-                    {"roce_bytes", b.roce_bytes},
-                    {"cnp", b.cnp},
-                    {"pfc_xoff", b.pfc_xoff},
-                    {"ecn_ce", b.ecn_ce}});
-  }
-  return {{"bin_ms", t.bin_ms},
-          {"start_ns", t.start_ns},
-          {"frames_outside", t.frames_outside},
-          {"bins", bins}};
-}
-
-}  // namespace
-
-json to_json(const Analysis& a, std::size_t max_flows) {
+// Everything but the flows and the timeline bins: small, so a DOM is fine.
+json head_json(const Analysis& a) {
   json by_qp = json::object();
   for (const auto& [qp, n] : a.cnp.by_dest_qp) by_qp[std::to_string(qp)] = n;
-
-  json flows = json::array();
-  for (std::size_t i = 0; i < a.flows.size() && i < max_flows; ++i)
-    flows.push_back(flow_json(a.flows[i]));
-
   return {{"schema_version", analysis_schema_version},
           {"frames", a.frames},
           {"bytes", a.bytes},
@@ -93,9 +58,60 @@ json to_json(const Analysis& a, std::size_t max_flows) {
             {"xoff", a.pause_8023x.xoff},
             {"quanta", a.pause_8023x.quanta},
             {"pause_ns", a.pause_8023x.pause_ns}}},
-          {"flow_count", a.flows.size()},
-          {"flows", flows},
-          {"timeline", timeline_json(a.timeline)}};
+          {"flow_count", a.flows.size()}};
+}
+
+void write_flows(std::string& out, const Analysis& a, std::size_t max_flows) {
+  const std::size_t n = std::min(max_flows, a.flows.size());
+  out += "\"flows\": [";
+  for (std::size_t i = 0; i < n; ++i) {
+    const Flow& f = a.flows[i];
+    const FlowStats& s = f.stats;
+    // Addresses are digits, dots, hex and colons: nothing to escape.
+    fmt::format_to(std::back_inserter(out),
+                   "{}\n  {{\"src\": \"{}\", \"dst\": \"{}\", \"dest_qp\": {}, \"packets\": {}, "
+                   "\"bytes\": {}, \"ecn_ce\": {}, \"psn_gaps\": {}, \"retransmits\": {}, "
+                   "\"naks\": {}, \"first_ns\": {}, \"last_ns\": {}}}",
+                   i ? "," : "", f.key.src.to_string(), f.key.dst.to_string(), f.key.dest_qp,
+                   s.packets, s.bytes, s.ecn_ce, s.psn_gaps, s.retransmits, s.naks, s.first_ns,
+                   s.last_ns);
+  }
+  out += n ? "\n]" : "]";
+}
+
+void write_timeline(std::string& out, const Analysis::Timeline& t) {
+  fmt::format_to(
+      std::back_inserter(out),
+      "\"timeline\": {{\"bin_ms\": {}, \"start_ns\": {}, \"frames_outside\": {}, \"bins\": [",
+      t.bin_ms, t.start_ns, t.frames_outside);
+  bool first = true;
+  for (std::size_t i = 0; i < t.bins.size(); ++i) {
+    const TimelineBin& b = t.bins[i];
+    if (b.roce_bytes == 0 && b.cnp == 0 && b.pfc_xoff == 0 && b.ecn_ce == 0) continue;
+    fmt::format_to(
+        std::back_inserter(out),
+        "{}\n  {{\"t_ms\": {}, \"roce_bytes\": {}, \"cnp\": {}, \"pfc_xoff\": {}, \"ecn_ce\": {}}}",
+        first ? "" : ",", static_cast<std::uint64_t>(i) * t.bin_ms, b.roce_bytes, b.cnp, b.pfc_xoff,
+        b.ecn_ce);
+    first = false;
+  }
+  out += first ? "]}" : "\n]}";
+}
+
+}  // namespace
+
+std::string to_json_text(const Analysis& a, std::size_t max_flows, const json& extra) {
+  json head = head_json(a);
+  for (const auto& [key, value] : extra.items()) head[key] = value;
+  std::string out = "{\n";
+  for (const auto& [key, value] : head.items()) {
+    out += json(key).dump() + ": " + value.dump() + ",\n";
+  }
+  write_flows(out, a, max_flows);
+  out += ",\n";
+  write_timeline(out, a.timeline);
+  out += "\n}\n";
+  return out;
 }
 
 }  // namespace rocehil::capture

@@ -1,10 +1,12 @@
 #include "rocehil/capture/analyzer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <tuple>
 
 #include "flat_table.hpp"
+#include "frame_layout.hpp"
 #include "rocehil/common/roce_wire.hpp"
 #include "rocehil/common/units.hpp"
 
@@ -14,14 +16,45 @@ namespace w = rocehil::wire;
 
 namespace {
 
-struct FlowKeyHash {
-  std::uint64_t operator()(const FlowKey& k) const noexcept {
-    std::uint64_t words[4];
-    std::memcpy(words, k.src.bytes.data(), 16);
-    std::memcpy(words + 2, k.dst.bytes.data(), 16);
-    std::uint64_t h = mix64(k.dest_qp ^ 0x9e3779b97f4a7c15ull);
-    for (std::uint64_t word : words) h = mix64(h ^ word);
-    return h;
+// A flow key as the per-frame path builds it: the address bytes as captured, IPv4's two
+// addresses packed in the first word, and the IP version beside the 24-bit QP. Turned into a
+// FlowKey (IpAddress) once per flow, in result().
+struct RawFlowKey {
+  std::uint64_t words[4] = {};
+  std::uint32_t qp_and_version = 0;  // dest QP in the low 24 bits, IP version above
+
+  static RawFlowKey of(const std::uint8_t* frame, const FrameLayout& l, std::uint32_t dest_qp) {
+    RawFlowKey k;
+    if (l.ip_version == 4) {
+      std::memcpy(k.words, frame + l.l3 + 12, 8);  // source then destination address
+    } else {
+      std::memcpy(k.words, frame + l.l3 + 8, 32);
+    }
+    k.qp_and_version = dest_qp | static_cast<std::uint32_t>(l.ip_version) << 24;
+    return k;
+  }
+
+  FlowKey to_flow_key() const {
+    const auto* b = reinterpret_cast<const std::uint8_t*>(words);
+    const bool v4 = (qp_and_version >> 24) == 4;
+    return FlowKey{v4 ? IpAddress::v4(b) : IpAddress::v6(b),
+                   v4 ? IpAddress::v4(b + 4) : IpAddress::v6(b + 16), qp_and_version & 0xffffff};
+  }
+};
+
+struct RawFlowKeyHash {
+  std::uint64_t operator()(const RawFlowKey& k) const noexcept {
+    // Independent multiplies (they run in parallel), then one finaliser.
+    return mix64(k.words[0] * 0x9e3779b97f4a7c15ull + k.words[1] * 0xc2b2ae3d27d4eb4full +
+                 k.words[2] * 0x165667b19e3779f9ull + k.words[3] * 0x27d4eb2f165667c5ull +
+                 k.qp_and_version);
+  }
+};
+
+struct RawFlowKeyEq {
+  bool operator()(const RawFlowKey& a, const RawFlowKey& b) const noexcept {
+    return ((a.words[0] ^ b.words[0]) | (a.words[1] ^ b.words[1]) | (a.words[2] ^ b.words[2]) |
+            (a.words[3] ^ b.words[3]) | (a.qp_and_version ^ b.qp_and_version)) == 0;
   }
 };
 
@@ -32,10 +65,10 @@ struct QpHash {
 // What a flow keeps between packets, beyond what it reports.
 struct FlowState {
   FlowStats stats;
-  bool seen_request = false;
   std::uint32_t highest_psn = 0;
-  // PSNs the request at highest_psn occupies: 1, or a READ REQUEST's response packets.
-  std::uint32_t highest_span = 1;
+  // PSNs the request at highest_psn occupies: 1, or a READ REQUEST's response packets; 0 until
+  // the flow's first request (no separate flag keeps a table slot at two cache lines).
+  std::uint32_t highest_span = 0;
 };
 
 // PSNs a READ REQUEST may reserve for its response: one per packet at the smallest IB MTU,
@@ -43,135 +76,76 @@ struct FlowState {
 // gap that was not there; a loss hidden inside that window goes unseen.
 constexpr std::uint32_t smallest_mtu = 256;
 std::uint32_t read_response_span(std::uint32_t dma_length) {
-  return std::max<std::uint32_t>(1, (dma_length + smallest_mtu - 1) / smallest_mtu);
+  return std::max<std::uint32_t>(
+      1, static_cast<std::uint32_t>((std::uint64_t{dma_length} + smallest_mtu - 1) / smallest_mtu));
 }
+
+// A frame whose layers are located and, for a flow's packet, whose table slot is on its way.
+struct Located {
+  FrameLayout layout;
+  RawFlowKey key;
+  std::uint64_t hash = 0;
+};
 
 }  // namespace
 
 struct Analyzer::State {
   explicit State(const AnalyzerOptions& o)
-      : options(o), bin_ns(std::uint64_t{o.bin_ms} * 1'000'000) {
-    if (bin_ns == 0) bin_ns = 1'000'000;
-  }
+      : options(o), bin_ns(std::max<std::uint64_t>(1, std::uint64_t{o.bin_ms} * 1'000'000)) {}
 
   AnalyzerOptions options;
   std::uint64_t bin_ns;
-  Analysis totals;  // flows, CNP table and timeline live below until result()
-  FlatTable<FlowKey, FlowState, FlowKeyHash> flows;
-  FlatTable<std::uint32_t, std::uint64_t, QpHash> cnp_by_qp;
+  Analysis totals;  // flows, the CNP table and the timeline live below until result()
+  FlatTable<RawFlowKey, FlowState, RawFlowKeyHash, RawFlowKeyEq> flows;
+  FlatTable<std::uint32_t, std::uint64_t, QpHash> cnp_by_qp{256};
   std::vector<TimelineBin> bins;
   std::uint64_t frames_outside = 0;
   bool started = false;
   std::uint64_t start_ns = 0;
-  DecodedFrame decoded;  // reused: decoding writes every field
+  // The bin of the previous frame, [bin_lo, bin_hi): most frames fall in it and skip a division.
+  std::uint64_t bin_lo = 1, bin_hi = 0;
+  std::size_t bin_index = 0;
+
+  static constexpr std::size_t lookahead = 16;
+  std::array<Located, lookahead> located;
 
   TimelineBin* bin_for(std::uint64_t ts) {
+    if (ts >= bin_lo && ts < bin_hi) return &bins[bin_index];
     const std::uint64_t index = ts <= start_ns ? 0 : (ts - start_ns) / bin_ns;
     if (index >= options.max_bins) {
       ++frames_outside;
       return nullptr;
     }
     if (index >= bins.size()) bins.resize(static_cast<std::size_t>(index) + 1);
+    if (ts >= start_ns) {  // earlier frames share bin 0 but do not define its range
+      bin_lo = start_ns + index * bin_ns;
+      bin_hi = bin_lo + bin_ns;
+      bin_index = static_cast<std::size_t>(index);
+    }
     return &bins[static_cast<std::size_t>(index)];
   }
 
-  void add_roce(const Frame& f, TimelineBin* bin);
-  void add_pfc(TimelineBin* bin);
-  void add_pause();
+  void locate(const Frame& f, Located& x);
+  void count(const Frame& f, const Located& x);
+  void count_roce(const Frame& f, const Located& x);
+  void count_flow_packet(const Frame& f, const Located& x, std::uint8_t opcode, bool ce);
+  void count_pfc(const Frame& f, const FrameLayout& l);
+  void count_pause(const Frame& f, const FrameLayout& l);
 };
 
-void Analyzer::State::add_roce(const Frame& f, TimelineBin* bin) {
-  const DecodedFrame& d = decoded;
-  Analysis::Roce& r = totals.roce;
-  const bool ce = d.ecn == w::ecn_ce;
-  ++r.packets;
-  r.bytes += f.wire_len;
-  r.ecn_ce += ce;
-  ++r.by_opcode[d.bth.opcode];
-  if (bin) {
-    bin->roce_bytes += f.wire_len;
-    bin->ecn_ce += ce;
-  }
-  if (d.bth.opcode == w::opcode::cnp) {
-    if (bin) ++bin->cnp;
-    ++cnp_by_qp[d.bth.dest_qp];
-    return;
-  }
-
-  FlowState& flow = flows[FlowKey{d.src, d.dst, d.bth.dest_qp}];
-  FlowStats& s = flow.stats;
-  if (s.packets == 0) s.first_ns = f.ts_ns;
-  ++s.packets;
-  s.bytes += f.wire_len;
-  s.ecn_ce += ce;
-  s.first_ns = std::min(s.first_ns, f.ts_ns);
-  s.last_ns = std::max(s.last_ns, f.ts_ns);
-
-  if (d.has_aeth && d.bth.opcode == w::opcode::rc_acknowledge) {
-    const std::uint8_t syndrome = d.aeth.syndrome;
-    if (w::aeth::is_nak(syndrome)) {
-      ++s.naks;
-      ++r.naks;
-    } else if (w::aeth::is_rnr_nak(syndrome)) {
-      ++r.rnr_naks;
-    } else if (w::aeth::is_ack(syndrome)) {
-      ++r.acks;
-    }
-    return;
-  }
-  if (!w::opcode::is_request(d.bth.opcode)) return;
-
-  const bool read = w::opcode::operation(d.bth.opcode) == w::opcode::rc_read_request;
-  const std::uint32_t span = read && d.has_reth ? read_response_span(d.reth.dma_length) : 1;
-  if (!flow.seen_request) {
-    flow.seen_request = true;
-  } else {
-    const std::int32_t ahead = w::psn_distance(flow.highest_psn, d.bth.psn);
-    if (ahead <= 0) {
-      ++s.retransmits;
-      return;
-    }
-    if (static_cast<std::uint32_t>(ahead) > flow.highest_span) ++s.psn_gaps;
-  }
-  flow.highest_psn = d.bth.psn;
-  flow.highest_span = span;
+void Analyzer::State::locate(const Frame& f, Located& x) {
+  x.layout = f.link_type == link_type::ethernet ? locate_layers(f.data, f.caplen) : FrameLayout{};
+  if (x.layout.kind != FrameKind::roce || f.data[x.layout.bth] == w::opcode::cnp) return;
+  x.key = RawFlowKey::of(f.data, x.layout, load_be24(f.data + x.layout.bth + 5));
+  x.hash = RawFlowKeyHash{}(x.key);
+  flows.prefetch(x.hash);
 }
 
-void Analyzer::State::add_pfc(TimelineBin* bin) {
-  const DecodedFrame& d = decoded;
-  ++totals.pfc.frames;
-  bool any_xoff = false;
-  for (std::size_t p = 0; p < 8; ++p) {
-    if (!(d.pfc_class_enable & (1u << p))) continue;
-    PfcPriority& prio = totals.pfc.priorities[p];
-    const std::uint16_t q = d.pfc_quanta[p];
-    ++prio.frames;
-    if (q > 0) {
-      ++prio.xoff;
-      any_xoff = true;
-    } else {
-      ++prio.xon;
-    }
-    prio.quanta += q;
-  }
-  if (bin && any_xoff) ++bin->pfc_xoff;
-}
-
-void Analyzer::State::add_pause() {
-  ++totals.pause_8023x.frames;
-  totals.pause_8023x.xoff += decoded.pause_quanta > 0;
-  totals.pause_8023x.quanta += decoded.pause_quanta;
-}
-
-Analyzer::Analyzer(const AnalyzerOptions& options) : state_(std::make_unique<State>(options)) {}
-Analyzer::~Analyzer() = default;
-
-void Analyzer::add(const Frame& f) {
-  State& st = *state_;
-  Analysis& t = st.totals;
-  if (!st.started) {
-    st.started = true;
-    st.start_ns = f.ts_ns;
+void Analyzer::State::count(const Frame& f, const Located& x) {
+  Analysis& t = totals;
+  if (!started) {
+    started = true;
+    start_ns = f.ts_ns;
     t.first_ns = t.last_ns = f.ts_ns;
   }
   ++t.frames;
@@ -182,19 +156,128 @@ void Analyzer::add(const Frame& f) {
     ++t.non_ethernet;
     return;
   }
-
-  decode_ethernet(f.data, f.caplen, st.decoded);
-  const DecodedFrame& d = st.decoded;
-  t.vlan_tagged += d.vlan_tags > 0;
-  t.ipv4 += d.ip_version == 4;
-  t.ipv6 += d.ip_version == 6;
-  switch (d.kind) {
-    case FrameKind::roce: st.add_roce(f, st.bin_for(f.ts_ns)); break;
+  const FrameLayout& l = x.layout;
+  t.vlan_tagged += l.vlan_tags > 0;
+  t.ipv4 += l.ip_version == 4;
+  t.ipv6 += l.ip_version == 6;
+  switch (l.kind) {
+    case FrameKind::roce: count_roce(f, x); break;
     case FrameKind::roce_malformed: ++t.roce.malformed; break;
-    case FrameKind::pfc: st.add_pfc(st.bin_for(f.ts_ns)); break;
-    case FrameKind::pause: st.add_pause(); break;
+    case FrameKind::pfc: count_pfc(f, l); break;
+    case FrameKind::pause: count_pause(f, l); break;
     case FrameKind::mac_control_malformed: ++t.pfc.malformed; break;
     case FrameKind::other: break;
+  }
+}
+
+void Analyzer::State::count_roce(const Frame& f, const Located& x) {
+  const std::uint8_t* bth = f.data + x.layout.bth;
+  const std::uint8_t opcode = bth[0];
+  const bool ce = ip_ecn(f.data, x.layout) == w::ecn_ce;
+  Analysis::Roce& r = totals.roce;
+  ++r.packets;
+  r.bytes += f.wire_len;
+  r.ecn_ce += ce;
+  ++r.by_opcode[opcode];
+  TimelineBin* bin = bin_for(f.ts_ns);
+  if (bin) {
+    bin->roce_bytes += f.wire_len;
+    bin->ecn_ce += ce;
+  }
+  if (opcode == w::opcode::cnp) {
+    if (bin) ++bin->cnp;
+    ++cnp_by_qp[load_be24(bth + 5)];
+    return;
+  }
+  count_flow_packet(f, x, opcode, ce);
+}
+
+void Analyzer::State::count_flow_packet(const Frame& f, const Located& x, std::uint8_t opcode,
+                                        bool ce) {
+  FlowState& flow = flows.find_or_insert(x.key, x.hash);
+  FlowStats& s = flow.stats;
+  if (s.packets == 0) s.first_ns = f.ts_ns;
+  ++s.packets;
+  s.bytes += f.wire_len;
+  s.ecn_ce += ce;
+  s.first_ns = std::min(s.first_ns, f.ts_ns);
+  s.last_ns = std::max(s.last_ns, f.ts_ns);
+
+  // Extended headers are read only when captured whole; RC is the transport that has them here.
+  const std::uint8_t* bth = f.data + x.layout.bth;
+  const std::uint32_t after_bth = f.caplen - x.layout.bth - static_cast<std::uint32_t>(w::bth_size);
+  if (opcode == w::opcode::rc_acknowledge) {
+    if (after_bth < w::aeth_size) return;
+    const std::uint8_t syndrome = bth[w::bth_size];
+    Analysis::Roce& r = totals.roce;
+    if (w::aeth::is_nak(syndrome)) {
+      ++s.naks;
+      ++r.naks;
+    } else if (w::aeth::is_rnr_nak(syndrome)) {
+      ++r.rnr_naks;
+    } else if (w::aeth::is_ack(syndrome)) {
+      ++r.acks;
+    }
+    return;
+  }
+  // PSNs are one sequence per flow only on connected transports (RC, UC): a UD QP hears from
+  // any number of requester QPs, each with its own PSNs.
+  const std::uint8_t transport = w::opcode::transport(opcode);
+  if (!w::opcode::is_request(opcode) ||
+      (transport != w::opcode::transport_rc && transport != w::opcode::transport_uc))
+    return;
+
+  std::uint32_t span = 1;
+  if (opcode == w::opcode::rc_read_request && after_bth >= w::reth_size)
+    span = read_response_span(load_be32(bth + w::bth_size + 12));
+  const std::uint32_t psn = load_be24(bth + 9);
+  if (flow.highest_span != 0) {
+    const std::int32_t ahead = w::psn_distance(flow.highest_psn, psn);
+    if (ahead <= 0) {
+      ++s.retransmits;
+      return;
+    }
+    if (static_cast<std::uint32_t>(ahead) > flow.highest_span) ++s.psn_gaps;
+  }
+  flow.highest_psn = psn;
+  flow.highest_span = span;
+}
+
+void Analyzer::State::count_pfc(const Frame& f, const FrameLayout& l) {
+  const std::uint8_t* p = f.data + l.l3;
+  const std::uint16_t class_enable = load_be16(p + 2);
+  ++totals.pfc.frames;
+  bool any_xoff = false;
+  for (std::size_t prio = 0; prio < 8; ++prio) {
+    if (!(class_enable & (1u << prio))) continue;
+    PfcPriority& x = totals.pfc.priorities[prio];
+    const std::uint16_t quanta = load_be16(p + 4 + 2 * prio);
+    ++x.frames;
+    x.xoff += quanta > 0;
+    x.xon += quanta == 0;
+    x.quanta += quanta;
+    any_xoff |= quanta > 0;
+  }
+  TimelineBin* bin = bin_for(f.ts_ns);
+  if (bin && any_xoff) ++bin->pfc_xoff;
+}
+
+void Analyzer::State::count_pause(const Frame& f, const FrameLayout& l) {
+  const std::uint16_t quanta = load_be16(f.data + l.l3 + 2);
+  ++totals.pause_8023x.frames;
+  totals.pause_8023x.xoff += quanta > 0;
+  totals.pause_8023x.quanta += quanta;
+}
+
+Analyzer::Analyzer(const AnalyzerOptions& options) : state_(std::make_unique<State>(options)) {}
+Analyzer::~Analyzer() = default;
+
+void Analyzer::add(std::span<const Frame> frames) {
+  State& st = *state_;
+  for (std::size_t base = 0; base < frames.size(); base += State::lookahead) {
+    const std::size_t n = std::min(State::lookahead, frames.size() - base);
+    for (std::size_t i = 0; i < n; ++i) st.locate(frames[base + i], st.located[i]);
+    for (std::size_t i = 0; i < n; ++i) st.count(frames[base + i], st.located[i]);
   }
 }
 
@@ -215,7 +298,9 @@ Analysis Analyzer::result() const {
   std::sort(a.cnp.by_dest_qp.begin(), a.cnp.by_dest_qp.end());
 
   a.flows.reserve(st.flows.size());
-  st.flows.for_each([&](const FlowKey& k, const FlowState& s) { a.flows.push_back({k, s.stats}); });
+  st.flows.for_each([&](const RawFlowKey& k, const FlowState& s) {
+    a.flows.push_back({k.to_flow_key(), s.stats});
+  });
   std::sort(a.flows.begin(), a.flows.end(), [](const Flow& x, const Flow& y) {
     if (x.stats.bytes != y.stats.bytes) return x.stats.bytes > y.stats.bytes;
     return std::tie(x.key.src.bytes, x.key.dst.bytes, x.key.dest_qp) <

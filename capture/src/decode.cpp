@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "frame_layout.hpp"
 #include "rocehil/common/byte_order.hpp"
 #include "rocehil/common/roce_wire.hpp"
 
@@ -62,40 +63,9 @@ std::string IpAddress::to_string() const {
 
 namespace {
 
-void decode_mac_control(const std::uint8_t* p, std::size_t len, DecodedFrame& out) noexcept {
-  if (len < 2) {
-    out.kind = FrameKind::mac_control_malformed;
-    return;
-  }
-  const std::uint16_t op = load_be16(p);
-  if (op == w::mac_control::pfc) {
-    if (len < w::mac_control::pfc_payload_size) {
-      out.kind = FrameKind::mac_control_malformed;
-      return;
-    }
-    out.kind = FrameKind::pfc;
-    out.pfc_class_enable = load_be16(p + 2);
-    for (int i = 0; i < 8; ++i) out.pfc_quanta[i] = load_be16(p + 4 + 2 * i);
-  } else if (op == w::mac_control::pause) {
-    if (len < w::mac_control::pause_payload_size) {
-      out.kind = FrameKind::mac_control_malformed;
-      return;
-    }
-    out.kind = FrameKind::pause;
-    out.pause_quanta = load_be16(p + 2);
-  }
-  // Other MAC control opcodes (e.g. EPON GATE) stay `other`.
-}
-
-// Decodes the BTH and extended headers of a packet to UDP 4791. `p` is the UDP payload with
-// `len` captured bytes; `udp_payload_len` is what the UDP header claims.
-void decode_roce(const std::uint8_t* p, std::size_t len, std::size_t udp_payload_len,
-                 DecodedFrame& out) noexcept {
-  if (len < w::bth_size || udp_payload_len < w::bth_size) {
-    out.kind = FrameKind::roce_malformed;
-    return;
-  }
-  out.kind = FrameKind::roce;
+// The BTH and the extended headers an opcode calls for, each only when all its bytes were
+// captured. `p` is the BTH, `len` the captured bytes from it on.
+void extract_transport(const std::uint8_t* p, std::size_t len, DecodedFrame& out) noexcept {
   Bth& b = out.bth;
   b.opcode = p[0];
   b.solicited = (p[1] & 0x80) != 0;
@@ -138,86 +108,36 @@ void decode_roce(const std::uint8_t* p, std::size_t len, std::size_t udp_payload
   }
 }
 
-// Decodes UDP at `p` (`len` captured bytes, `l4_len` bytes by the IP header's length).
-void decode_udp(const std::uint8_t* p, std::size_t len, DecodedFrame& out) noexcept {
-  if (len < w::udp_header_size) return;  // cannot tell the port: not RoCE as far as we can see
-  if (load_be16(p + 2) != w::roce_v2_udp_port) return;
-  out.udp_src_port = load_be16(p);
-  out.udp_length = load_be16(p + 4);
-  const std::size_t udp_payload_len =
-      out.udp_length >= w::udp_header_size ? out.udp_length - w::udp_header_size : 0;
-  decode_roce(p + w::udp_header_size, len - w::udp_header_size, udp_payload_len, out);
-}
-
-void decode_ipv4(const std::uint8_t* p, std::size_t len, DecodedFrame& out) noexcept {
-  if (len < 20 || (p[0] >> 4) != 4) return;
-  const std::size_t ihl = static_cast<std::size_t>(p[0] & 0x0f) * 4;
-  if (ihl < 20) return;
-  out.ip_version = 4;
-  out.dscp = p[1] >> 2;
-  out.ecn = p[1] & 0x3;
-  out.src = IpAddress::v4(p + 12);
-  out.dst = IpAddress::v4(p + 16);
-  const bool later_fragment = (load_be16(p + 6) & 0x1fff) != 0;
-  if (p[9] != w::ip_proto::udp || later_fragment || len < ihl) return;
-  decode_udp(p + ihl, len - ihl, out);
-}
-
-void decode_ipv6(const std::uint8_t* p, std::size_t len, DecodedFrame& out) noexcept {
-  if (len < 40 || (p[0] >> 4) != 6) return;
-  out.ip_version = 6;
-  const std::uint8_t tclass = static_cast<std::uint8_t>((p[0] & 0x0f) << 4 | p[1] >> 4);
-  out.dscp = tclass >> 2;
-  out.ecn = tclass & 0x3;
-  out.src = IpAddress::v6(p + 8);
-  out.dst = IpAddress::v6(p + 24);
-  std::uint8_t next = p[6];
-  std::size_t off = 40;
-  // Walk the extension headers a mirrored packet may carry; a bounded loop, as a hostile frame
-  // could chain many.
-  for (int hops = 0; hops < 8; ++hops) {
-    if (next == w::ip_proto::udp) {
-      if (off <= len) decode_udp(p + off, len - off, out);
-      return;
-    }
-    if (off + 8 > len) return;
-    if (next == w::ip_proto::ipv6_fragment) {
-      if ((load_be16(p + off + 2) & 0xfff8) != 0) return;  // not the first fragment
-      next = p[off];
-      off += 8;
-    } else if (next == w::ip_proto::ipv6_hop_by_hop || next == w::ip_proto::ipv6_routing ||
-               next == w::ip_proto::ipv6_dest_options) {
-      next = p[off];
-      off += (static_cast<std::size_t>(p[off + 1]) + 1) * 8;
-    } else {
-      return;
-    }
-  }
-}
-
 }  // namespace
 
 void decode_ethernet(const std::uint8_t* data, std::uint32_t caplen, DecodedFrame& out) noexcept {
   out = DecodedFrame{};
-  if (caplen < w::ethernet_header_size) return;
-  std::size_t off = 12;
-  std::uint16_t type = load_be16(data + off);
-  off += 2;
-  while ((type == w::ethertype::vlan || type == w::ethertype::qinq ||
-          type == w::ethertype::qinq_old) &&
-         out.vlan_tags < 8) {
-    if (off + w::vlan_tag_size > caplen) return;
-    out.vlan_id = load_be16(data + off) & 0x0fff;
-    ++out.vlan_tags;
-    type = load_be16(data + off + 2);
-    off += w::vlan_tag_size;
+  const FrameLayout l = locate_layers(data, caplen);
+  out.kind = l.kind;
+  out.vlan_tags = l.vlan_tags;
+  out.vlan_id = l.vlan_id;
+  out.ip_version = l.ip_version;
+  if (l.ip_version != 0) {
+    const std::uint8_t* ip = data + l.l3;
+    const std::uint8_t tclass =
+        l.ip_version == 4 ? ip[1] : static_cast<std::uint8_t>(load_be16(ip) >> 4);
+    out.dscp = tclass >> 2;
+    out.ecn = tclass & 0x3;
+    out.src = l.ip_version == 4 ? IpAddress::v4(ip + 12) : IpAddress::v6(ip + 8);
+    out.dst = l.ip_version == 4 ? IpAddress::v4(ip + 16) : IpAddress::v6(ip + 24);
   }
-  const std::uint8_t* p = data + off;
-  const std::size_t len = caplen - off;
-  switch (type) {
-    case w::ethertype::ipv4: decode_ipv4(p, len, out); break;
-    case w::ethertype::ipv6: decode_ipv6(p, len, out); break;
-    case w::ethertype::mac_control: decode_mac_control(p, len, out); break;
+  switch (l.kind) {
+    case FrameKind::roce:
+    case FrameKind::roce_malformed:
+      out.udp_src_port = load_be16(data + l.l4);
+      out.udp_length = load_be16(data + l.l4 + 4);
+      if (l.kind == FrameKind::roce) extract_transport(data + l.bth, caplen - l.bth, out);
+      break;
+    case FrameKind::pfc:
+      out.pfc_class_enable = load_be16(data + l.l3 + 2);
+      for (std::size_t i = 0; i < 8; ++i) out.pfc_quanta[i] = load_be16(data + l.l3 + 4 + 2 * i);
+      break;
+    case FrameKind::pause: out.pause_quanta = load_be16(data + l.l3 + 2); break;
     default: break;
   }
 }

@@ -109,11 +109,11 @@ int run_analyze(const AnalyzeOptions& o) {
   const std::size_t unlimited = SIZE_MAX;
   if (o.json) {
     const std::size_t max_flows = !o.top || *o.top == 0 ? unlimited : *o.top;
-    nlohmann::json j = capture::to_json(analysis, max_flows);
-    j["file"] = {{"path", source->name()},
-                 {"format", capture::to_string(source->format())},
-                 {"problems", problems_json(problems)}};
-    fmt::print("{}\n", j.dump(2));
+    const nlohmann::json file = {{"path", source->name()},
+                                 {"format", capture::to_string(source->format())},
+                                 {"problems", problems_json(problems)}};
+    const std::string text = capture::to_json_text(analysis, max_flows, {{"file", file}});
+    std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
     CaptureInfo info{source->name(), capture::to_string(source->format()), {}};
     for (const auto& p : problems) info.problems.push_back(p.detail);

@@ -1,0 +1,131 @@
+#pragma once
+
+// Where the layers of an Ethernet frame start: the first, cheap half of decoding. The analyzer's
+// per-frame path locates layers and then reads only the fields it counts; decode_ethernet()
+// locates and then extracts every field. One set of bounds checks serves both, so the two can
+// never disagree on what is RoCE, malformed, PFC or PAUSE.
+
+#include <cstdint>
+
+#include "rocehil/capture/decode.hpp"
+#include "rocehil/common/byte_order.hpp"
+#include "rocehil/common/roce_wire.hpp"
+
+namespace rocehil::capture {
+
+struct FrameLayout {
+  FrameKind kind = FrameKind::other;
+  std::uint8_t ip_version = 0;  // 4 or 6 when an IP header was captured, else 0
+  std::uint8_t vlan_tags = 0;
+  std::uint16_t vlan_id = 0;  // innermost tag
+  std::uint32_t l3 = 0;       // offset of the IP header, or of the MAC control opcode
+  std::uint32_t l4 = 0;       // offset of the UDP header: roce and roce_malformed
+  std::uint32_t bth = 0;      // offset of the BTH: roce
+};
+
+namespace layout_detail {
+
+namespace w = rocehil::wire;
+
+inline void locate_udp(const std::uint8_t* d, std::uint32_t caplen, std::uint32_t l4,
+                       FrameLayout& out) noexcept {
+  // A UDP header cut before its length field cannot be judged: not RoCE as far as we can see.
+  if (l4 + w::udp_header_size > caplen || load_be16(d + l4 + 2) != w::roce_v2_udp_port) return;
+  out.l4 = l4;
+  out.bth = l4 + static_cast<std::uint32_t>(w::udp_header_size);
+  const std::uint16_t udp_length = load_be16(d + l4 + 4);
+  const bool complete =
+      out.bth + w::bth_size <= caplen && udp_length >= w::udp_header_size + w::bth_size;
+  out.kind = complete ? FrameKind::roce : FrameKind::roce_malformed;
+}
+
+inline void locate_ipv4(const std::uint8_t* d, std::uint32_t caplen, std::uint32_t l3,
+                        FrameLayout& out) noexcept {
+  if (l3 + 20 > caplen || (d[l3] >> 4) != 4) return;
+  const std::uint32_t ihl = static_cast<std::uint32_t>(d[l3] & 0x0f) * 4;
+  if (ihl < 20) return;
+  out.ip_version = 4;
+  const bool later_fragment = (load_be16(d + l3 + 6) & 0x1fff) != 0;
+  if (d[l3 + 9] != w::ip_proto::udp || later_fragment) return;
+  locate_udp(d, caplen, l3 + ihl, out);
+}
+
+inline void locate_ipv6(const std::uint8_t* d, std::uint32_t caplen, std::uint32_t l3,
+                        FrameLayout& out) noexcept {
+  if (l3 + 40 > caplen || (d[l3] >> 4) != 6) return;
+  out.ip_version = 6;
+  std::uint8_t next = d[l3 + 6];
+  std::uint32_t off = l3 + 40;
+  // Extension headers a mirrored packet may carry; bounded, as a hostile frame could chain many.
+  for (int hops = 0; hops < 8; ++hops) {
+    if (next == w::ip_proto::udp) return locate_udp(d, caplen, off, out);
+    if (off + 8 > caplen) return;
+    if (next == w::ip_proto::ipv6_fragment) {
+      if ((load_be16(d + off + 2) & 0xfff8) != 0) return;  // not the first fragment
+      next = d[off];
+      off += 8;
+    } else if (next == w::ip_proto::ipv6_hop_by_hop || next == w::ip_proto::ipv6_routing ||
+               next == w::ip_proto::ipv6_dest_options) {
+      next = d[off];
+      off += (static_cast<std::uint32_t>(d[off + 1]) + 1) * 8;
+    } else {
+      return;
+    }
+  }
+}
+
+inline void locate_mac_control(const std::uint8_t* d, std::uint32_t caplen, std::uint32_t l3,
+                               FrameLayout& out) noexcept {
+  if (l3 + 2 > caplen) {
+    out.kind = FrameKind::mac_control_malformed;
+    return;
+  }
+  const std::uint16_t op = load_be16(d + l3);
+  std::uint32_t need = 0;
+  if (op == w::mac_control::pfc) {
+    need = w::mac_control::pfc_payload_size;
+    out.kind = FrameKind::pfc;
+  } else if (op == w::mac_control::pause) {
+    need = w::mac_control::pause_payload_size;
+    out.kind = FrameKind::pause;
+  } else {
+    return;  // other MAC control opcodes (EPON GATE, ...) stay `other`
+  }
+  if (l3 + need > caplen) out.kind = FrameKind::mac_control_malformed;
+}
+
+}  // namespace layout_detail
+
+// Finds the layers of an Ethernet frame (without FCS) of which `caplen` bytes were captured.
+inline FrameLayout locate_layers(const std::uint8_t* d, std::uint32_t caplen) noexcept {
+  namespace w = rocehil::wire;
+  FrameLayout out;
+  if (caplen < w::ethernet_header_size) return out;
+  std::uint32_t off = 12;
+  std::uint16_t type = load_be16(d + off);
+  off += 2;
+  while ((type == w::ethertype::vlan || type == w::ethertype::qinq ||
+          type == w::ethertype::qinq_old) &&
+         out.vlan_tags < 8) {
+    if (off + w::vlan_tag_size > caplen) return out;
+    out.vlan_id = load_be16(d + off) & 0x0fff;
+    ++out.vlan_tags;
+    type = load_be16(d + off + 2);
+    off += static_cast<std::uint32_t>(w::vlan_tag_size);
+  }
+  out.l3 = off;
+  switch (type) {
+    case w::ethertype::ipv4: layout_detail::locate_ipv4(d, caplen, off, out); break;
+    case w::ethertype::ipv6: layout_detail::locate_ipv6(d, caplen, off, out); break;
+    case w::ethertype::mac_control: layout_detail::locate_mac_control(d, caplen, off, out); break;
+    default: break;
+  }
+  return out;
+}
+
+// ECN bits of the IP header of a located frame (ip_version 4 or 6).
+inline std::uint8_t ip_ecn(const std::uint8_t* d, const FrameLayout& l) noexcept {
+  return l.ip_version == 4 ? d[l.l3 + 1] & 0x3 : (d[l.l3 + 1] >> 4) & 0x3;
+}
+
+}  // namespace rocehil::capture
