@@ -2,13 +2,37 @@
 
 #include <fmt/format.h>
 
-#include <iterator>
-
 namespace rocehil::capture {
 
 using nlohmann::json;
 
 namespace {
+
+// fmt's memory buffer (it appends far faster than a std::string through an iterator), handed to
+// the sink whenever it passes a threshold.
+class Output {
+ public:
+  explicit Output(const std::function<void(std::string_view)>& sink) : sink_(sink) {}
+  ~Output() { flush(); }
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+
+  template <class... Args>
+  void print(fmt::format_string<Args...> format, Args&&... args) {
+    fmt::format_to(fmt::appender(buffer_), format, std::forward<Args>(args)...);
+    if (buffer_.size() >= flush_at) flush();
+  }
+  void flush() {
+    if (buffer_.size() == 0) return;
+    sink_(std::string_view(buffer_.data(), buffer_.size()));
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr std::size_t flush_at = 64 * 1024;
+  const std::function<void(std::string_view)>& sink_;
+  fmt::memory_buffer buffer_;
+};
 
 json roce_json(const Analysis::Roce& r) {
   json by_opcode = json::object();
@@ -61,57 +85,60 @@ json head_json(const Analysis& a) {
           {"flow_count", a.flows.size()}};
 }
 
-void write_flows(std::string& out, const Analysis& a, std::size_t max_flows) {
+void write_flows(Output& out, const Analysis& a, std::size_t max_flows) {
   const std::size_t n = std::min(max_flows, a.flows.size());
-  out += "\"flows\": [";
+  out.print("\"flows\": [");
   for (std::size_t i = 0; i < n; ++i) {
     const Flow& f = a.flows[i];
     const FlowStats& s = f.stats;
     // Addresses are digits, dots, hex and colons: nothing to escape.
-    fmt::format_to(std::back_inserter(out),
-                   "{}\n  {{\"src\": \"{}\", \"dst\": \"{}\", \"dest_qp\": {}, \"packets\": {}, "
-                   "\"bytes\": {}, \"ecn_ce\": {}, \"psn_gaps\": {}, \"retransmits\": {}, "
-                   "\"naks\": {}, \"first_ns\": {}, \"last_ns\": {}}}",
-                   i ? "," : "", f.key.src.to_string(), f.key.dst.to_string(), f.key.dest_qp,
-                   s.packets, s.bytes, s.ecn_ce, s.psn_gaps, s.retransmits, s.naks, s.first_ns,
-                   s.last_ns);
+    out.print(
+        "{}\n  {{\"src\": \"{}\", \"dst\": \"{}\", \"dest_qp\": {}, \"packets\": {}, "
+        "\"bytes\": {}, \"ecn_ce\": {}, \"psn_gaps\": {}, \"retransmits\": {}, "
+        "\"naks\": {}, \"first_ns\": {}, \"last_ns\": {}}}",
+        i ? "," : "", f.key.src.to_string(), f.key.dst.to_string(), f.key.dest_qp, s.packets,
+        s.bytes, s.ecn_ce, s.psn_gaps, s.retransmits, s.naks, s.first_ns, s.last_ns);
   }
-  out += n ? "\n]" : "]";
+  out.print("{}", n ? "\n]" : "]");
 }
 
-void write_timeline(std::string& out, const Analysis::Timeline& t) {
-  fmt::format_to(
-      std::back_inserter(out),
-      "\"timeline\": {{\"bin_ms\": {}, \"start_ns\": {}, \"frames_outside\": {}, \"bins\": [",
-      t.bin_ms, t.start_ns, t.frames_outside);
+void write_timeline(Output& out, const Analysis::Timeline& t) {
+  out.print("\"timeline\": {{\"bin_ms\": {}, \"start_ns\": {}, \"frames_outside\": {}, \"bins\": [",
+            t.bin_ms, t.start_ns, t.frames_outside);
   bool first = true;
   for (std::size_t i = 0; i < t.bins.size(); ++i) {
     const TimelineBin& b = t.bins[i];
     if (b.roce_bytes == 0 && b.cnp == 0 && b.pfc_xoff == 0 && b.ecn_ce == 0) continue;
-    fmt::format_to(
-        std::back_inserter(out),
+    out.print(
         "{}\n  {{\"t_ms\": {}, \"roce_bytes\": {}, \"cnp\": {}, \"pfc_xoff\": {}, \"ecn_ce\": {}}}",
         first ? "" : ",", static_cast<std::uint64_t>(i) * t.bin_ms, b.roce_bytes, b.cnp, b.pfc_xoff,
         b.ecn_ce);
     first = false;
   }
-  out += first ? "]}" : "\n]}";
+  out.print("{}", first ? "]}" : "\n]}");
 }
 
 }  // namespace
 
-std::string to_json_text(const Analysis& a, std::size_t max_flows, const json& extra) {
+void write_json(const Analysis& a, const std::function<void(std::string_view)>& sink,
+                std::size_t max_flows, const json& extra) {
   json head = head_json(a);
   for (const auto& [key, value] : extra.items()) head[key] = value;
-  std::string out = "{\n";
-  for (const auto& [key, value] : head.items()) {
-    out += json(key).dump() + ": " + value.dump() + ",\n";
-  }
+  Output out(sink);
+  out.print("{{\n");
+  for (const auto& [key, value] : head.items())
+    out.print("{}: {},\n", json(key).dump(), value.dump());
   write_flows(out, a, max_flows);
-  out += ",\n";
+  out.print(",\n");
   write_timeline(out, a.timeline);
-  out += "\n}\n";
-  return out;
+  out.print("\n}}\n");
+}
+
+std::string to_json_text(const Analysis& a, std::size_t max_flows, const json& extra) {
+  std::string text;
+  write_json(
+      a, [&](std::string_view piece) { text.append(piece); }, max_flows, extra);
+  return text;
 }
 
 }  // namespace rocehil::capture

@@ -5,29 +5,35 @@
 // linear probes short there, and the table stays half the size it would be at 50%). Lookups
 // allocate nothing; growth allocates (amortised, once per doubling of the number of distinct keys),
 // so memory follows the number of flows, not the number of frames. There is no erase: an analysis
-// only ever adds keys.
+// only ever adds keys. A value-initialised Value must be all zero bytes (counters are).
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <vector>
+#include <type_traits>
+
+#include "zeroed_pages.hpp"
 
 namespace rocehil::capture {
 
 template <class Key, class Value, class Hash, class Eq = std::equal_to<Key>>
 class FlatTable {
  public:
-  // Slots bigger than a line are line-aligned so one costs the fewest cache lines.
+  // Slots bigger than a line are line-aligned so one costs the fewest cache lines. All-zero
+  // bytes are an empty slot holding a value-initialised Value, so fresh zeroed pages are a
+  // ready table.
   struct alignas(sizeof(Key) + sizeof(Value) + 8 > 64 ? 64 : 8) Slot {
-    std::uint64_t hash = 0;  // 0 marks an empty slot; real hashes have their low bit forced on
-    Key key{};
-    Value value{};
+    std::uint64_t hash;  // 0 marks an empty slot; real hashes have their low bit forced on
+    Key key;
+    Value value;
   };
+  static_assert(std::is_trivially_copyable_v<Slot>,
+                "slots live in zeroed pages and are copied raw");
 
   explicit FlatTable(std::size_t initial_capacity = 1024) {
     std::size_t c = 16;
     while (c < initial_capacity) c <<= 1;
-    slots_.resize(c);
+    allocate(c);
   }
 
   // The value for `key`, value-initialised on first sight. The reference is valid until the next
@@ -37,7 +43,7 @@ class FlatTable {
   // Starts loading the slot a key with this hash lands on, so that a lookup a few frames later
   // finds it in cache: batches hide the memory latency of tables larger than the caches.
   void prefetch(std::uint64_t hash) const noexcept {
-    const Slot* s = &slots_[static_cast<std::size_t>((hash | 1) >> 7) & (slots_.size() - 1)];
+    const Slot* s = &slots_[static_cast<std::size_t>((hash | 1) >> 7) & (capacity_ - 1)];
     __builtin_prefetch(s);
     if constexpr (sizeof(Slot) > 64) __builtin_prefetch(reinterpret_cast<const char*>(s) + 64);
   }
@@ -45,7 +51,7 @@ class FlatTable {
   // operator[] with the hash already computed (Hash{}(key)).
   Value& find_or_insert(const Key& key, std::uint64_t hash) {
     const std::uint64_t h = hash | 1;
-    std::size_t mask = slots_.size() - 1;
+    std::size_t mask = capacity_ - 1;
     std::size_t i = static_cast<std::size_t>(h >> 7) & mask;
     for (;;) {
       Slot& s = slots_[i];
@@ -53,9 +59,9 @@ class FlatTable {
       if (s.hash == 0) break;
       i = (i + 1) & mask;
     }
-    if ((size_ + 1) * 4 > slots_.size() * 3) {
+    if ((size_ + 1) * 4 > capacity_ * 3) {
       grow();
-      mask = slots_.size() - 1;
+      mask = capacity_ - 1;
       i = static_cast<std::size_t>(h >> 7) & mask;
       while (slots_[i].hash != 0) i = (i + 1) & mask;
     }
@@ -70,24 +76,34 @@ class FlatTable {
 
   template <class F>
   void for_each(F&& f) const {
-    for (const Slot& s : slots_)
-      if (s.hash != 0) f(s.key, s.value);
+    for (std::size_t i = 0; i < capacity_; ++i)
+      if (slots_[i].hash != 0) f(slots_[i].key, slots_[i].value);
   }
 
  private:
+  void allocate(std::size_t capacity) {
+    memory_ = ZeroedPages(capacity * sizeof(Slot));
+    slots_ = static_cast<Slot*>(memory_.data());
+    capacity_ = capacity;
+  }
+
   void grow() {
-    std::vector<Slot> old(slots_.size() * 2);
-    old.swap(slots_);
-    const std::size_t mask = slots_.size() - 1;
-    for (Slot& s : old) {
-      if (s.hash == 0) continue;
-      std::size_t i = static_cast<std::size_t>(s.hash >> 7) & mask;
+    ZeroedPages old_memory = std::move(memory_);
+    const Slot* old = slots_;
+    const std::size_t old_capacity = capacity_;
+    allocate(capacity_ * 2);
+    const std::size_t mask = capacity_ - 1;
+    for (std::size_t j = 0; j < old_capacity; ++j) {
+      if (old[j].hash == 0) continue;
+      std::size_t i = static_cast<std::size_t>(old[j].hash >> 7) & mask;
       while (slots_[i].hash != 0) i = (i + 1) & mask;
-      slots_[i] = s;
+      slots_[i] = old[j];
     }
   }
 
-  std::vector<Slot> slots_;
+  ZeroedPages memory_;
+  Slot* slots_ = nullptr;
+  std::size_t capacity_ = 0;
   std::size_t size_ = 0;
 };
 

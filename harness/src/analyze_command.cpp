@@ -112,8 +112,10 @@ int run_analyze(const AnalyzeOptions& o) {
     const nlohmann::json file = {{"path", source->name()},
                                  {"format", capture::to_string(source->format())},
                                  {"problems", problems_json(problems)}};
-    const std::string text = capture::to_json_text(analysis, max_flows, {{"file", file}});
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    capture::write_json(
+        analysis,
+        [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); },
+        max_flows, {{"file", file}});
   } else {
     CaptureInfo info{source->name(), capture::to_string(source->format()), {}};
     for (const auto& p : problems) info.problems.push_back(p.detail);

@@ -2,8 +2,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "rocehil/capture/analysis.hpp"
 
@@ -17,6 +19,12 @@ inline constexpr int analysis_schema_version = 1;
 // `max_flows` caps the "flows" list (the biggest first); "flow_count" always gives the total,
 // so a cut is visible. Timeline bins with nothing in them are left out (each bin has its t_ms).
 // `extra` members (an object) are added at the top level, e.g. where the capture came from.
+// Writes the text in pieces of about 64 KiB to `sink` (stdout, a file), so a large analysis is
+// never held twice in memory.
+void write_json(const Analysis& analysis, const std::function<void(std::string_view)>& sink,
+                std::size_t max_flows = SIZE_MAX,
+                const nlohmann::json& extra = nlohmann::json::object());
+// The same text as one string.
 std::string to_json_text(const Analysis& analysis, std::size_t max_flows = SIZE_MAX,
                          const nlohmann::json& extra = nlohmann::json::object());
 

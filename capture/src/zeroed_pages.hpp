@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstddef>
+
+namespace rocehil::capture {
+
+// A zero-filled block of anonymous memory for large tables: the kernel hands out zeroed pages
+// lazily (no memset, and untouched slots cost no RSS), and blocks of 2 MiB or more ask for
+// transparent huge pages, so a table bigger than the TLB's reach does not pay a page walk on top
+// of each cache miss. Move-only; throws std::bad_alloc when the memory is not there.
+class ZeroedPages {
+ public:
+  ZeroedPages() = default;
+  explicit ZeroedPages(std::size_t bytes);
+  ZeroedPages(ZeroedPages&& other) noexcept;
+  ZeroedPages& operator=(ZeroedPages&& other) noexcept;
+  ZeroedPages(const ZeroedPages&) = delete;
+  ZeroedPages& operator=(const ZeroedPages&) = delete;
+  ~ZeroedPages();
+
+  void* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return bytes_; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace rocehil::capture
