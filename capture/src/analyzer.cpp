@@ -106,7 +106,7 @@ struct Analyzer::State {
   std::uint64_t bin_lo = 1, bin_hi = 0;
   std::size_t bin_index = 0;
 
-  static constexpr std::size_t lookahead = 16;
+  static constexpr std::size_t lookahead = 32;
   std::array<Located, lookahead> located;
 
   TimelineBin* bin_for(std::uint64_t ts) {
