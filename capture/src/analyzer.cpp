@@ -16,59 +16,99 @@ namespace w = rocehil::wire;
 
 namespace {
 
-// A flow key as the per-frame path builds it: the address bytes as captured, IPv4's two
-// addresses packed in the first word, and the IP version beside the 24-bit QP. Turned into a
-// FlowKey (IpAddress) once per flow, in result().
-struct RawFlowKey {
-  std::uint64_t words[4] = {};
-  std::uint32_t qp_and_version = 0;  // dest QP in the low 24 bits, IP version above
+// Flow keys as the per-frame path builds them: address bytes as captured, no conversion. IPv4
+// flows (nearly all) get a 12-byte key, so their table slot is one cache line; IPv6 flows have
+// a table of their own. A FlowKey (IpAddress) is made once per flow, in result().
+struct V4Key {
+  std::uint32_t src = 0;
+  std::uint32_t dst = 0;
+  std::uint32_t dest_qp = 0;
+  bool operator==(const V4Key&) const = default;
 
-  static RawFlowKey of(const std::uint8_t* frame, const FrameLayout& l, std::uint32_t dest_qp) {
-    RawFlowKey k;
-    if (l.ip_version == 4) {
-      std::memcpy(k.words, frame + l.l3 + 12, 8);  // source then destination address
-    } else {
-      std::memcpy(k.words, frame + l.l3 + 8, 32);
-    }
-    k.qp_and_version = dest_qp | static_cast<std::uint32_t>(l.ip_version) << 24;
+  static V4Key of(const std::uint8_t* ip, std::uint32_t dest_qp) {
+    V4Key k;
+    std::memcpy(&k.src, ip + 12, 4);
+    std::memcpy(&k.dst, ip + 16, 4);
+    k.dest_qp = dest_qp;
     return k;
   }
+  FlowKey to_flow_key() const {
+    return {IpAddress::v4(reinterpret_cast<const std::uint8_t*>(&src)),
+            IpAddress::v4(reinterpret_cast<const std::uint8_t*>(&dst)), dest_qp};
+  }
+  std::uint64_t hash() const noexcept {
+    return mix64((std::uint64_t{src} << 32 | dst) * 0x9e3779b97f4a7c15ull + dest_qp);
+  }
+};
 
+struct V6Key {
+  std::uint64_t words[4] = {};  // source then destination address
+  std::uint32_t dest_qp = 0;
+  bool operator==(const V6Key&) const = default;
+
+  static V6Key of(const std::uint8_t* ip, std::uint32_t dest_qp) {
+    V6Key k;
+    std::memcpy(k.words, ip + 8, 32);
+    k.dest_qp = dest_qp;
+    return k;
+  }
   FlowKey to_flow_key() const {
     const auto* b = reinterpret_cast<const std::uint8_t*>(words);
-    const bool v4 = (qp_and_version >> 24) == 4;
-    return FlowKey{v4 ? IpAddress::v4(b) : IpAddress::v6(b),
-                   v4 ? IpAddress::v4(b + 4) : IpAddress::v6(b + 16), qp_and_version & 0xffffff};
+    return {IpAddress::v6(b), IpAddress::v6(b + 16), dest_qp};
   }
-};
-
-struct RawFlowKeyHash {
-  std::uint64_t operator()(const RawFlowKey& k) const noexcept {
+  std::uint64_t hash() const noexcept {
     // Independent multiplies (they run in parallel), then one finaliser.
-    return mix64(k.words[0] * 0x9e3779b97f4a7c15ull + k.words[1] * 0xc2b2ae3d27d4eb4full +
-                 k.words[2] * 0x165667b19e3779f9ull + k.words[3] * 0x27d4eb2f165667c5ull +
-                 k.qp_and_version);
+    return mix64(words[0] * 0x9e3779b97f4a7c15ull + words[1] * 0xc2b2ae3d27d4eb4full +
+                 words[2] * 0x165667b19e3779f9ull + words[3] * 0x27d4eb2f165667c5ull + dest_qp);
   }
 };
 
-struct RawFlowKeyEq {
-  bool operator()(const RawFlowKey& a, const RawFlowKey& b) const noexcept {
-    return ((a.words[0] ^ b.words[0]) | (a.words[1] ^ b.words[1]) | (a.words[2] ^ b.words[2]) |
-            (a.words[3] ^ b.words[3]) | (a.qp_and_version ^ b.qp_and_version)) == 0;
-  }
+template <class Key>
+struct KeyHash {
+  std::uint64_t operator()(const Key& k) const noexcept { return k.hash(); }
 };
 
 struct QpHash {
   std::uint64_t operator()(std::uint32_t qp) const noexcept { return mix64(qp); }
 };
 
-// What a flow keeps between packets, beyond what it reports.
+// What every packet of a flow touches: with the slot's tag and a V4Key, one cache line.
 struct FlowState {
-  FlowStats stats;
   std::uint32_t highest_psn = 0;
   // PSNs the request at highest_psn occupies: 1, or a READ REQUEST's response packets; 0 until
-  // the flow's first request (no separate flag keeps a table slot at two cache lines).
+  // the flow's first request.
   std::uint32_t highest_span = 0;
+  std::uint64_t packets = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t ecn_ce = 0;
+  std::uint64_t first_ns = 0;
+  std::uint64_t last_ns = 0;
+};
+
+// What only a loss or a NAK touches, kept apart so that healthy traffic never loads it.
+struct FlowEvents {
+  std::uint64_t psn_gaps = 0;
+  std::uint64_t retransmits = 0;
+  std::uint64_t naks = 0;
+};
+
+static_assert(sizeof(FlatTable<V4Key, FlowState, KeyHash<V4Key>>::Slot) == 64,
+              "an IPv4 flow's slot is one cache line");
+
+template <class Key>
+struct FlowTables {
+  FlatTable<Key, FlowState, KeyHash<Key>> state;
+  FlatTable<Key, FlowEvents, KeyHash<Key>> events{16};
+
+  void add_to(std::vector<Flow>& out) const {
+    state.for_each([&](const Key& k, const FlowState& s) {
+      const FlowEvents* e = events.find(k);
+      const FlowEvents none;
+      const FlowEvents& ev = e ? *e : none;
+      out.push_back({k.to_flow_key(), FlowStats{s.packets, s.bytes, s.ecn_ce, ev.psn_gaps,
+                                                ev.retransmits, ev.naks, s.first_ns, s.last_ns}});
+    });
+  }
 };
 
 // PSNs a READ REQUEST may reserve for its response: one per packet at the smallest IB MTU,
@@ -83,7 +123,8 @@ std::uint32_t read_response_span(std::uint32_t dma_length) {
 // A frame whose layers are located and, for a flow's packet, whose table slot is on its way.
 struct Located {
   FrameLayout layout;
-  RawFlowKey key;
+  V4Key v4;
+  V6Key v6;
   std::uint64_t hash = 0;
 };
 
@@ -96,7 +137,8 @@ struct Analyzer::State {
   AnalyzerOptions options;
   std::uint64_t bin_ns;
   Analysis totals;  // flows, the CNP table and the timeline live below until result()
-  FlatTable<RawFlowKey, FlowState, RawFlowKeyHash, RawFlowKeyEq> flows;
+  FlowTables<V4Key> v4_flows;
+  FlowTables<V6Key> v6_flows;
   FlatTable<std::uint32_t, std::uint64_t, QpHash> cnp_by_qp{256};
   std::vector<TimelineBin> bins;
   std::uint64_t frames_outside = 0;
@@ -128,7 +170,9 @@ struct Analyzer::State {
   void locate(const Frame& f, Located& x);
   void count(const Frame& f, const Located& x);
   void count_roce(const Frame& f, const Located& x);
-  void count_flow_packet(const Frame& f, const Located& x, std::uint8_t opcode, bool ce);
+  template <class Key>
+  void count_flow_packet(FlowTables<Key>& tables, const Key& key, const Frame& f, const Located& x,
+                         std::uint8_t opcode, bool ce);
   void count_pfc(const Frame& f, const FrameLayout& l);
   void count_pause(const Frame& f, const FrameLayout& l);
 };
@@ -136,9 +180,17 @@ struct Analyzer::State {
 void Analyzer::State::locate(const Frame& f, Located& x) {
   x.layout = f.link_type == link_type::ethernet ? locate_layers(f.data, f.caplen) : FrameLayout{};
   if (x.layout.kind != FrameKind::roce || f.data[x.layout.bth] == w::opcode::cnp) return;
-  x.key = RawFlowKey::of(f.data, x.layout, load_be24(f.data + x.layout.bth + 5));
-  x.hash = RawFlowKeyHash{}(x.key);
-  flows.prefetch(x.hash);
+  const std::uint32_t dest_qp = load_be24(f.data + x.layout.bth + 5);
+  const std::uint8_t* ip = f.data + x.layout.l3;
+  if (x.layout.ip_version == 4) {
+    x.v4 = V4Key::of(ip, dest_qp);
+    x.hash = x.v4.hash();
+    v4_flows.state.prefetch(x.hash);
+  } else {
+    x.v6 = V6Key::of(ip, dest_qp);
+    x.hash = x.v6.hash();
+    v6_flows.state.prefetch(x.hash);
+  }
 }
 
 void Analyzer::State::count(const Frame& f, const Located& x) {
@@ -189,13 +241,17 @@ void Analyzer::State::count_roce(const Frame& f, const Located& x) {
     ++cnp_by_qp[load_be24(bth + 5)];
     return;
   }
-  count_flow_packet(f, x, opcode, ce);
+  if (x.layout.ip_version == 4) {
+    count_flow_packet(v4_flows, x.v4, f, x, opcode, ce);
+  } else {
+    count_flow_packet(v6_flows, x.v6, f, x, opcode, ce);
+  }
 }
 
-void Analyzer::State::count_flow_packet(const Frame& f, const Located& x, std::uint8_t opcode,
-                                        bool ce) {
-  FlowState& flow = flows.find_or_insert(x.key, x.hash);
-  FlowStats& s = flow.stats;
+template <class Key>
+void Analyzer::State::count_flow_packet(FlowTables<Key>& tables, const Key& key, const Frame& f,
+                                        const Located& x, std::uint8_t opcode, bool ce) {
+  FlowState& s = tables.state.find_or_insert(key, x.hash);
   if (s.packets == 0) s.first_ns = f.ts_ns;
   ++s.packets;
   s.bytes += f.wire_len;
@@ -211,7 +267,7 @@ void Analyzer::State::count_flow_packet(const Frame& f, const Located& x, std::u
     const std::uint8_t syndrome = bth[w::bth_size];
     Analysis::Roce& r = totals.roce;
     if (w::aeth::is_nak(syndrome)) {
-      ++s.naks;
+      ++tables.events[key].naks;
       ++r.naks;
     } else if (w::aeth::is_rnr_nak(syndrome)) {
       ++r.rnr_naks;
@@ -231,16 +287,17 @@ void Analyzer::State::count_flow_packet(const Frame& f, const Located& x, std::u
   if (opcode == w::opcode::rc_read_request && after_bth >= w::reth_size)
     span = read_response_span(load_be32(bth + w::bth_size + 12));
   const std::uint32_t psn = load_be24(bth + 9);
-  if (flow.highest_span != 0) {
-    const std::int32_t ahead = w::psn_distance(flow.highest_psn, psn);
+  if (s.highest_span != 0) {
+    const std::int32_t ahead = w::psn_distance(s.highest_psn, psn);
     if (ahead <= 0) {
-      ++s.retransmits;
+      ++tables.events[key].retransmits;
       return;
     }
-    if (static_cast<std::uint32_t>(ahead) > flow.highest_span) ++s.psn_gaps;
+    // `s` may move when the events table grows, but that is another table.
+    if (static_cast<std::uint32_t>(ahead) > s.highest_span) ++tables.events[key].psn_gaps;
   }
-  flow.highest_psn = psn;
-  flow.highest_span = span;
+  s.highest_psn = psn;
+  s.highest_span = span;
 }
 
 void Analyzer::State::count_pfc(const Frame& f, const FrameLayout& l) {
@@ -297,10 +354,9 @@ Analysis Analyzer::result() const {
   });
   std::sort(a.cnp.by_dest_qp.begin(), a.cnp.by_dest_qp.end());
 
-  a.flows.reserve(st.flows.size());
-  st.flows.for_each([&](const RawFlowKey& k, const FlowState& s) {
-    a.flows.push_back({k.to_flow_key(), s.stats});
-  });
+  a.flows.reserve(st.v4_flows.state.size() + st.v6_flows.state.size());
+  st.v4_flows.add_to(a.flows);
+  st.v6_flows.add_to(a.flows);
   std::sort(a.flows.begin(), a.flows.end(), [](const Flow& x, const Flow& y) {
     if (x.stats.bytes != y.stats.bytes) return x.stats.bytes > y.stats.bytes;
     return std::tie(x.key.src.bytes, x.key.dst.bytes, x.key.dest_qp) <

@@ -3,9 +3,12 @@
 // An open-addressing hash table for per-flow and per-QP counters on the per-frame path: one flat
 // array of slots, linear probing, power-of-two capacity, grown at 75% load (a good hash keeps
 // linear probes short there, and the table stays half the size it would be at 50%). Lookups
-// allocate nothing; growth allocates (amortised, once per doubling of the number of distinct keys),
-// so memory follows the number of flows, not the number of frames. There is no erase: an analysis
-// only ever adds keys. A value-initialised Value must be all zero bytes (counters are).
+// allocate nothing; growth allocates (amortised, once per doubling of the number of distinct
+// keys), so memory follows the number of flows, not the number of frames. There is no erase: an
+// analysis only ever adds keys. A value-initialised Value must be all zero bytes (counters are).
+//
+// A slot is a 32-bit tag, the key and the value: with a 12-byte key and a 48-byte value it is
+// exactly one cache line, so a lookup costs one miss.
 
 #include <cstddef>
 #include <cstdint>
@@ -19,14 +22,13 @@ namespace rocehil::capture {
 template <class Key, class Value, class Hash, class Eq = std::equal_to<Key>>
 class FlatTable {
  public:
-  // Slots bigger than a line are line-aligned so one costs the fewest cache lines. All-zero
-  // bytes are an empty slot holding a value-initialised Value, so fresh zeroed pages are a
-  // ready table.
-  struct alignas(sizeof(Key) + sizeof(Value) + 8 > 64 ? 64 : 8) Slot {
-    std::uint64_t hash;  // 0 marks an empty slot; real hashes have their low bit forced on
+  struct SlotFields {
+    std::uint32_t tag;  // 0 marks an empty slot; real tags have their low bit forced on
     Key key;
     Value value;
   };
+  // Slots of a line or more start on a line, so one costs the fewest lines.
+  struct alignas(sizeof(SlotFields) >= 64 ? 64 : alignof(SlotFields)) Slot : SlotFields {};
   static_assert(std::is_trivially_copyable_v<Slot>,
                 "slots live in zeroed pages and are copied raw");
 
@@ -42,34 +44,38 @@ class FlatTable {
 
   // Starts loading the slot a key with this hash lands on, so that a lookup a few frames later
   // finds it in cache: batches hide the memory latency of tables larger than the caches.
-  void prefetch(std::uint64_t hash) const noexcept {
-    const Slot* s = &slots_[static_cast<std::size_t>((hash | 1) >> 7) & (capacity_ - 1)];
-    __builtin_prefetch(s);
-    if constexpr (sizeof(Slot) > 64) __builtin_prefetch(reinterpret_cast<const char*>(s) + 64);
-  }
+  void prefetch(std::uint64_t hash) const noexcept { __builtin_prefetch(&slots_[home(hash)]); }
 
   // operator[] with the hash already computed (Hash{}(key)).
   Value& find_or_insert(const Key& key, std::uint64_t hash) {
-    const std::uint64_t h = hash | 1;
-    std::size_t mask = capacity_ - 1;
-    std::size_t i = static_cast<std::size_t>(h >> 7) & mask;
+    const std::uint32_t t = tag(hash);
+    std::size_t i = home(hash);
     for (;;) {
       Slot& s = slots_[i];
-      if (s.hash == h && Eq{}(s.key, key)) return s.value;
-      if (s.hash == 0) break;
-      i = (i + 1) & mask;
+      if (s.tag == t && Eq{}(s.key, key)) return s.value;
+      if (s.tag == 0) break;
+      i = (i + 1) & (capacity_ - 1);
     }
     if ((size_ + 1) * 4 > capacity_ * 3) {
       grow();
-      mask = capacity_ - 1;
-      i = static_cast<std::size_t>(h >> 7) & mask;
-      while (slots_[i].hash != 0) i = (i + 1) & mask;
+      i = free_slot_for(hash);
     }
     Slot& s = slots_[i];
-    s.hash = h;
+    s.tag = t;
     s.key = key;
     ++size_;
     return s.value;
+  }
+
+  // The value for `key` if it is in the table.
+  const Value* find(const Key& key) const noexcept {
+    const std::uint64_t hash = Hash{}(key);
+    const std::uint32_t t = tag(hash);
+    for (std::size_t i = home(hash);; i = (i + 1) & (capacity_ - 1)) {
+      const Slot& s = slots_[i];
+      if (s.tag == t && Eq{}(s.key, key)) return &s.value;
+      if (s.tag == 0) return nullptr;
+    }
   }
 
   std::size_t size() const noexcept { return size_; }
@@ -77,10 +83,24 @@ class FlatTable {
   template <class F>
   void for_each(F&& f) const {
     for (std::size_t i = 0; i < capacity_; ++i)
-      if (slots_[i].hash != 0) f(slots_[i].key, slots_[i].value);
+      if (slots_[i].tag != 0) f(slots_[i].key, slots_[i].value);
   }
 
  private:
+  // The home slot comes from the high half of the hash, the tag from the low half.
+  std::size_t home(std::uint64_t hash) const noexcept {
+    return static_cast<std::size_t>(hash >> 32) & (capacity_ - 1);
+  }
+  static std::uint32_t tag(std::uint64_t hash) noexcept {
+    return static_cast<std::uint32_t>(hash) | 1;
+  }
+
+  std::size_t free_slot_for(std::uint64_t hash) const noexcept {
+    std::size_t i = home(hash);
+    while (slots_[i].tag != 0) i = (i + 1) & (capacity_ - 1);
+    return i;
+  }
+
   void allocate(std::size_t capacity) {
     memory_ = ZeroedPages(capacity * sizeof(Slot));
     slots_ = static_cast<Slot*>(memory_.data());
@@ -92,13 +112,8 @@ class FlatTable {
     const Slot* old = slots_;
     const std::size_t old_capacity = capacity_;
     allocate(capacity_ * 2);
-    const std::size_t mask = capacity_ - 1;
-    for (std::size_t j = 0; j < old_capacity; ++j) {
-      if (old[j].hash == 0) continue;
-      std::size_t i = static_cast<std::size_t>(old[j].hash >> 7) & mask;
-      while (slots_[i].hash != 0) i = (i + 1) & mask;
-      slots_[i] = old[j];
-    }
+    for (std::size_t j = 0; j < old_capacity; ++j)
+      if (old[j].tag != 0) slots_[free_slot_for(Hash{}(old[j].key))] = old[j];
   }
 
   ZeroedPages memory_;
