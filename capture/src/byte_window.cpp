@@ -2,13 +2,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <utility>
 
@@ -17,13 +16,9 @@
 namespace rocehil::capture {
 namespace {
 
-std::size_t page_size() noexcept {
-  static const std::size_t size = [] {
-    const long v = ::sysconf(_SC_PAGESIZE);
-    return v > 0 ? static_cast<std::size_t>(v) : std::size_t{4096};
-  }();
-  return size;
-}
+// The buffer grows in whole pages when a record does not fit, so a run of slightly different
+// large records does not reallocate for each one.
+constexpr std::size_t grow_granule = 4096;
 
 std::size_t round_up(std::size_t v, std::size_t to) noexcept {
   const std::size_t r = v % to;
@@ -71,26 +66,23 @@ ByteWindow ByteWindow::open(const std::string& path, const std::string& display_
                 display_name + ": is a directory; give the path of a pcap or pcapng file", EISDIR);
   }
 
-  // A regular file that reports size 0 may still have content (procfs and friends); reading it
-  // finds out, mapping would not.
-  if (S_ISREG(st.st_mode) && st.st_size > 0 && !options.force_read) {
-    w.mode_ = Mode::map;
-    w.file_size_ = static_cast<std::uint64_t>(st.st_size);
-    w.window_ = round_up(std::max(options.map_bytes, page_size()), page_size());
-    w.ensure_map(0, 1);
-    if (w.error_ == 0) return w;
-    // Some file systems cannot map; nothing has been consumed yet, so reading from the start works.
-    w.unmap();
-    w.error_ = 0;
-    w.data_ = nullptr;
-    w.offset_ = 0;
-    w.size_ = 0;
+  if (S_ISREG(st.st_mode)) {
+    w.seekable_ = true;
+    // Standard input redirected from a file may already be part way into it; progress counts
+    // from where reading starts. A size of 0 (procfs and the like) means unknown, and reading
+    // still finds whatever the file holds.
+    const off_t start = ::lseek(w.fd_, 0, SEEK_CUR);
+    if (start >= 0 && start <= st.st_size) {
+      w.input_size_ = static_cast<std::uint64_t>(st.st_size - start);
+    }
+    // Doubles the kernel's readahead, which keeps a cold-cache read ahead of the decoder. Advice
+    // only: a file system that ignores it reads correctly anyway.
+    ::posix_fadvise(w.fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   }
 
   w.mode_ = Mode::read;
-  w.window_ = std::max<std::size_t>(options.read_bytes, 1);
-  w.capacity_ = w.window_;
-  w.buffer_.reset(new std::uint8_t[w.capacity_]);
+  w.capacity_ = options.read_bytes > 0 ? options.read_bytes : 1;
+  w.buffer_ = std::make_unique_for_overwrite<std::uint8_t[]>(w.capacity_);
   w.data_ = w.buffer_.get();
   return w;
 }
@@ -98,7 +90,7 @@ ByteWindow ByteWindow::open(const std::string& path, const std::string& display_
 ByteWindow ByteWindow::memory(std::span<const std::uint8_t> bytes) {
   ByteWindow w;
   w.mode_ = Mode::memory;
-  w.file_size_ = bytes.size();
+  w.input_size_ = bytes.size();
   w.data_ = bytes.data();
   w.size_ = bytes.size();
   return w;
@@ -108,27 +100,18 @@ ByteWindow::ByteWindow(ByteWindow&& other) noexcept
     : mode_(other.mode_),
       fd_(std::exchange(other.fd_, -1)),
       owns_fd_(std::exchange(other.owns_fd_, false)),
-      file_size_(other.file_size_),
-      window_(other.window_),
+      seekable_(other.seekable_),
+      input_size_(other.input_size_),
       data_(std::exchange(other.data_, nullptr)),
       offset_(other.offset_),
       size_(std::exchange(other.size_, 0)),
-      map_base_(std::exchange(other.map_base_, nullptr)),
-      map_len_(std::exchange(other.map_len_, 0)),
       buffer_(std::move(other.buffer_)),
       capacity_(std::exchange(other.capacity_, 0)),
       eof_(other.eof_),
       error_(other.error_) {}
 
 ByteWindow::~ByteWindow() {
-  unmap();
   if (owns_fd_) ::close(fd_);
-}
-
-void ByteWindow::unmap() noexcept {
-  if (map_base_ != nullptr) ::munmap(map_base_, map_len_);
-  map_base_ = nullptr;
-  map_len_ = 0;
 }
 
 std::size_t ByteWindow::ensure(std::uint64_t at, std::size_t len) noexcept {
@@ -136,78 +119,66 @@ std::size_t ByteWindow::ensure(std::uint64_t at, std::size_t len) noexcept {
   if (at >= offset_ && at - offset_ <= size_ && len <= size_ - (at - offset_)) {
     return size_ - static_cast<std::size_t>(at - offset_);
   }
-  switch (mode_) {
-    case Mode::map: return ensure_map(at, len);
-    case Mode::read: return ensure_read(at, len);
-    case Mode::memory: break;
-  }
+  if (mode_ == Mode::read) return ensure_read(at, len);
   if (at < offset_ || at - offset_ > size_) return 0;
   return size_ - static_cast<std::size_t>(at - offset_);
 }
 
-std::size_t ByteWindow::ensure_map(std::uint64_t at, std::size_t len) noexcept {
-  if (at >= file_size_) return 0;
-  // Unmap first so at most one window is resident: this is what bounds RSS.
-  unmap();
-  data_ = nullptr;
-  size_ = 0;
-  const std::uint64_t aligned = at - at % page_size();
-  const std::size_t lead = static_cast<std::size_t>(at - aligned);
-  std::size_t want = window_;
-  if (len > want - lead) want = round_up(lead + len, page_size());
-  const std::uint64_t left = file_size_ - aligned;
-  const std::size_t map_len = left < want ? static_cast<std::size_t>(left) : want;
+void ByteWindow::wait_readable() const noexcept {
+  pollfd pfd{fd_, POLLIN, 0};
+  ::poll(&pfd, 1, -1);
+}
 
-  void* p = ::mmap(nullptr, map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_,
-                   static_cast<off_t>(aligned));
-  if (p == MAP_FAILED) {
-    error_ = errno;
-    offset_ = at;
-    return 0;
+bool ByteWindow::skip_forward(std::uint64_t skip) noexcept {
+  if (skip == 0) return true;
+  if (eof_ || error_ != 0) return false;
+  // A regular file moves its position without the bytes being copied. Seeking past the end is
+  // allowed; the read that follows then reports the end, as reading through would have.
+  if (seekable_ && skip <= static_cast<std::uint64_t>(std::numeric_limits<off_t>::max()) &&
+      ::lseek(fd_, static_cast<off_t>(skip), SEEK_CUR) >= 0) {
+    offset_ += skip;
+    return true;
   }
-  ::madvise(p, map_len, MADV_SEQUENTIAL);
-  map_base_ = p;
-  map_len_ = map_len;
-  data_ = static_cast<const std::uint8_t*>(p);
-  offset_ = aligned;
-  size_ = map_len;
-  return map_len - lead;
+  // Pipes cannot seek: read through, into the buffer, whose contents are discarded anyway.
+  while (skip > 0 && !eof_ && error_ == 0) {
+    const std::size_t want = skip < capacity_ ? static_cast<std::size_t>(skip) : capacity_;
+    const ssize_t n = ::read(fd_, buffer_.get(), want);
+    if (n > 0) {
+      offset_ += static_cast<std::uint64_t>(n);
+      skip -= static_cast<std::uint64_t>(n);
+    } else if (n == 0) {
+      eof_ = true;
+    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      wait_readable();
+    } else if (errno != EINTR) {
+      error_ = errno;
+    }
+  }
+  return skip == 0;
 }
 
 std::size_t ByteWindow::ensure_read(std::uint64_t at, std::size_t len) noexcept {
   if (at < offset_) return 0;  // the input only moves forward
   const std::uint64_t rel = at - offset_;
   if (rel < size_) {
-    // Compact: keep the unconsumed tail, which the caller is about to need again.
+    // Compact: keep the unconsumed tail (at most one partial record), which the caller is about
+    // to need again. Moving it to the front keeps the buffer, and so the cache footprint, fixed.
     const std::size_t drop = static_cast<std::size_t>(rel);
     if (drop > 0) std::memmove(buffer_.get(), buffer_.get() + drop, size_ - drop);
     size_ -= drop;
     offset_ = at;
   } else {
     // Skip forward past bytes the caller never needs to see (a block it ignores).
-    std::uint64_t skip = rel - size_;
+    const std::uint64_t skip = rel - size_;
     offset_ += size_;
     size_ = 0;
-    while (skip > 0 && !eof_ && error_ == 0) {
-      const std::size_t want = skip < capacity_ ? static_cast<std::size_t>(skip) : capacity_;
-      const ssize_t n = ::read(fd_, buffer_.get(), want);
-      if (n > 0) {
-        offset_ += static_cast<std::uint64_t>(n);
-        skip -= static_cast<std::uint64_t>(n);
-      } else if (n == 0) {
-        eof_ = true;
-      } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        pollfd pfd{fd_, POLLIN, 0};
-        ::poll(&pfd, 1, -1);
-      } else if (errno != EINTR) {
-        error_ = errno;
-      }
-    }
-    if (skip > 0) return 0;
+    if (!skip_forward(skip)) return 0;
   }
 
   if (len > capacity_) {
-    const std::size_t grown = round_up(len, 4096);
+    // One record larger than the buffer: grow to hold it, and keep the larger buffer, since a
+    // capture with one such record usually has more.
+    const std::size_t grown = round_up(len, grow_granule);
     auto* bigger = new (std::nothrow) std::uint8_t[grown];
     if (bigger == nullptr) {
       error_ = ENOMEM;
@@ -228,8 +199,7 @@ std::size_t ByteWindow::ensure_read(std::uint64_t at, std::size_t len) noexcept 
     } else if (n == 0) {
       eof_ = true;
     } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      pollfd pfd{fd_, POLLIN, 0};
-      ::poll(&pfd, 1, -1);
+      wait_readable();
     } else if (errno != EINTR) {
       error_ = errno;
     }

@@ -1,10 +1,17 @@
 #pragma once
 
 // Byte access for the capture file reader: a forward-moving view onto a file, a pipe or a
-// caller's buffer. The reader asks for a byte range; the window makes it visible by remapping
-// (regular files), reading and compacting (pipes, standard input) or not at all (memory). Keeping
-// the three behind one small interface lets the record parser be written once, with its hot loop
-// working on plain pointers between refills.
+// caller's buffer. The reader asks for a byte range; the window makes it visible by reading into
+// a small reused buffer and compacting it (files, pipes, standard input) or not at all (memory).
+// Keeping both behind one small interface lets the record parser be written once, with its hot
+// loop working on plain pointers between refills.
+//
+// Why read() and not mmap() for regular files: with the page cache warm, reading a 280 MB,
+// 2M-frame capture through a 256 KiB buffer was ~10% faster end to end than 64 MiB
+// MAP_POPULATE windows (0.174 s against 0.192 s; a 100k-QP capture 0.50 s against 0.59 s).
+// The copy leaves the bytes in L2 just before the decoder reads them, and the page-table work
+// of populating and unmapping windows disappears. Peak RSS fell from ~72 MB to under 12 MB.
+// One path for every kind of input is also one path to test.
 
 #include <cstddef>
 #include <cstdint>
@@ -16,22 +23,20 @@ namespace rocehil::capture {
 
 class FileSource;
 
-// Sizes are options so tests can use windows of a few KiB and cross window boundaries inside
-// small files; production uses the defaults.
+// Options so tests can use buffers of a few KiB and cross buffer boundaries inside small
+// files; production uses the defaults.
 struct WindowOptions {
-  // Bytes mapped at once from a regular file. Resident memory stays near this however large the
-  // file is, because the previous window is unmapped before the next one is mapped.
-  std::size_t map_bytes = std::size_t{64} << 20;
-  // Buffer for inputs that cannot be mapped (pipes, FIFOs, terminals, standard input).
-  std::size_t read_bytes = std::size_t{4} << 20;
-  // Read regular files through the buffer too (tests of the read path on ordinary files).
-  bool force_read = false;
+  // Initial buffer size. Big enough that the per-read() cost is spread over a few thousand
+  // records, small enough that the buffer stays in L2 between the copy and the decoder. The
+  // buffer grows only to hold a single record larger than this, so resident memory stays near
+  // it however large the input is.
+  std::size_t read_bytes = std::size_t{256} << 10;
 };
 
 class ByteWindow {
  public:
   // Opens `path` ("-" is standard input). Throws rocehil::Error naming `display_name` when the
-  // path cannot be opened. Chooses mapping for regular files and reading otherwise.
+  // path cannot be opened or is a directory.
   static ByteWindow open(const std::string& path, const std::string& display_name,
                          const WindowOptions& options);
   // The caller keeps `bytes` alive as long as the window.
@@ -55,34 +60,34 @@ class ByteWindow {
   // past offset(). Never throws; a failed system call is kept in error().
   std::size_t ensure(std::uint64_t at, std::size_t len) noexcept;
 
-  // errno of a failed read or mmap, 0 when the input simply ended.
+  // errno of a failed read (or of a buffer that could not grow), 0 when the input simply ended.
   int error() const noexcept { return error_; }
-  bool mapped() const noexcept { return mode_ == Mode::map; }
-  // Size of the input when known in advance (files and memory), 0 for pipes.
-  std::uint64_t input_size() const noexcept { return mode_ == Mode::read ? 0 : file_size_; }
-  // Bytes currently mapped from the file (0 unless mapped()); tests check it stays bounded.
-  std::size_t mapped_bytes() const noexcept { return map_len_; }
+  // Size of the input when known in advance (regular files and memory), 0 for pipes and for
+  // regular files that report no size (procfs and the like). Only used for progress.
+  std::uint64_t input_size() const noexcept { return input_size_; }
+  // Bytes the read buffer holds room for (0 for memory); tests check it stays bounded.
+  std::size_t capacity() const noexcept { return capacity_; }
 
  private:
-  enum class Mode { memory, map, read };
+  enum class Mode { memory, read };
   ByteWindow() = default;
 
-  std::size_t ensure_map(std::uint64_t at, std::size_t len) noexcept;
   std::size_t ensure_read(std::uint64_t at, std::size_t len) noexcept;
-  void unmap() noexcept;
+  // Moves the input forward by `skip` bytes without showing them; false when the input ended
+  // or failed first.
+  bool skip_forward(std::uint64_t skip) noexcept;
+  // Waits for a non-blocking descriptor that had nothing to read.
+  void wait_readable() const noexcept;
 
   Mode mode_ = Mode::memory;
   int fd_ = -1;
   bool owns_fd_ = false;
-  std::uint64_t file_size_ = 0;  // map and memory modes
-  std::size_t window_ = 0;       // map: preferred mapping length; read: preferred buffer size
+  bool seekable_ = false;  // a regular file: skips may lseek() instead of reading through
+  std::uint64_t input_size_ = 0;
 
   const std::uint8_t* data_ = nullptr;
   std::uint64_t offset_ = 0;
   std::size_t size_ = 0;
-
-  void* map_base_ = nullptr;  // map mode: the mapping, which is also the view
-  std::size_t map_len_ = 0;
 
   std::unique_ptr<std::uint8_t[]> buffer_;  // read mode: the view is buffer_[0, size_)
   std::size_t capacity_ = 0;
@@ -91,7 +96,7 @@ class ByteWindow {
   int error_ = 0;
 };
 
-// Test hook, defined in file_source.cpp: FileSource::open with explicit window sizes.
+// Test hook, defined in file_source.cpp: FileSource::open with an explicit buffer size.
 std::unique_ptr<FileSource> open_file_source(const std::string& path, const WindowOptions& options);
 
 }  // namespace rocehil::capture

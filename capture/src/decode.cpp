@@ -31,11 +31,41 @@ IpAddress IpAddress::v6(const std::uint8_t* sixteen_bytes) noexcept {
   return a;
 }
 
-std::string IpAddress::to_string() const {
+namespace {
+
+char* write_decimal(char* out, unsigned v) noexcept {
+  if (v >= 100) *out++ = static_cast<char>('0' + v / 100);
+  if (v >= 10) *out++ = static_cast<char>('0' + v / 10 % 10);
+  *out++ = static_cast<char>('0' + v % 10);
+  return out;
+}
+
+char* write_hex(char* out, unsigned v) noexcept {
+  static constexpr char digits[] = "0123456789abcdef";
+  bool started = false;
+  for (int shift = 12; shift >= 0; shift -= 4) {
+    const unsigned d = (v >> shift) & 0xf;
+    if (d != 0 || started || shift == 0) {
+      *out++ = digits[d];
+      started = true;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+char* IpAddress::format_to(char* out) const noexcept {
   const auto& b = bytes;
-  if (is_v4()) return fmt::format("{}.{}.{}.{}", b[12], b[13], b[14], b[15]);
+  if (is_v4()) {
+    for (int i = 12; i < 16; ++i) {
+      if (i != 12) *out++ = '.';
+      out = write_decimal(out, b[i]);
+    }
+    return out;
+  }
   // RFC 5952: lower-case hex, leading zeros dropped, the longest run (>= 2) of zero groups as "::".
-  std::uint16_t g[8];
+  unsigned g[8];
   for (int i = 0; i < 8; ++i) g[i] = load_be16(b.data() + 2 * i);
   int best = -1, best_len = 0;
   for (int i = 0; i < 8;) {
@@ -48,17 +78,22 @@ std::string IpAddress::to_string() const {
     if (j - i > best_len && j - i >= 2) best = i, best_len = j - i;
     i = j;
   }
-  std::string s;
   for (int i = 0; i < 8; ++i) {
     if (i == best) {
-      s += "::";
+      *out++ = ':';
+      *out++ = ':';
       i += best_len - 1;
       continue;
     }
-    if (!s.empty() && s.back() != ':') s += ':';
-    s += fmt::format("{:x}", g[i]);
+    if (i != 0 && i != best + best_len) *out++ = ':';
+    out = write_hex(out, g[i]);
   }
-  return s;
+  return out;
+}
+
+std::string IpAddress::to_string() const {
+  char text[max_text_size];
+  return std::string(text, format_to(text));
 }
 
 namespace {

@@ -26,8 +26,10 @@
 //   plausible (a capture killed mid-write), "corrupt" when the length is beyond any limit.
 // - SPB: ts_ns 0, interface 0, caplen = min(original length, block space, snap length if set).
 // - Timestamps round toward zero when the resolution is finer than 1 ns or a power of two.
-// - A failed read() or mmap() mid-file stops reading with a "truncated" problem whose detail
-//   names the system error (FileProblem has no kind for it and next_batch never throws).
+// - A failed read() mid-file stops reading with a "truncated" problem whose detail names the
+//   system error (FileProblem has no kind for it and next_batch never throws).
+// - Files of every kind are read with read() into one small reused buffer (byte_window.hpp says
+//   why that beats mapping), so a record is a pointer into that buffer until the next refill.
 
 namespace rocehil::capture {
 namespace {

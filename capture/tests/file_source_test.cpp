@@ -12,7 +12,11 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <functional>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -710,14 +714,15 @@ TEST(FileSourcePcapng, ByteFlipsNeverCrash) {
   }
 }
 
-// ---- the mapped, read and pipe paths over real files -----------------------------------------
+// ---- files, pipes and standard input through the read buffer ---------------------------------
 
 struct Written {
   std::uint64_t ts_ns;
   Bytes data;
 };
 
-// Frames of sizes that put records across every possible position of a 4 KiB window edge.
+// Frames of sizes that put records across every possible position of a 4 KiB buffer edge; every
+// 97th is over 7000 bytes, larger than the small buffers the tests use, so the buffer must grow.
 std::vector<Written> make_frames(std::size_t n) {
   std::vector<Written> frames;
   for (std::size_t i = 0; i < n; ++i) {
@@ -737,6 +742,11 @@ std::string write_frames(const std::string& name, FileFormat format,
   return path;
 }
 
+Bytes read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return Bytes(std::istreambuf_iterator<char>(in), {});
+}
+
 void expect_frames(const std::vector<Got>& got, const std::vector<Written>& want,
                    FileFormat format) {
   ASSERT_EQ(got.size(), want.size());
@@ -751,25 +761,157 @@ void expect_frames(const std::vector<Got>& got, const std::vector<Written>& want
   }
 }
 
+// Feeds bytes into a pipe from a thread in small uneven writes, so the reader meets short reads
+// and partial records at the end of its buffer. Declare it before the source that reads path(),
+// so the source closes its end first and a writer still blocked on a full pipe gets EPIPE.
+class PipeFeeder {
+ public:
+  explicit PipeFeeder(Bytes bytes) : bytes_(std::move(bytes)) {
+    if (::pipe(fds_) != 0) {
+      ADD_FAILURE() << "pipe: " << std::strerror(errno);
+      fds_[0] = fds_[1] = -1;
+      return;
+    }
+    // If the reader gives up early, the writer must get EPIPE rather than kill the test binary.
+    old_sigpipe_ = std::signal(SIGPIPE, SIG_IGN);
+    writer_ = std::thread([this] {
+      std::size_t off = 0, step = 1;
+      while (off < bytes_.size()) {
+        const std::size_t n = std::min(bytes_.size() - off, step);
+        const ssize_t w = ::write(fds_[1], bytes_.data() + off, n);
+        if (w <= 0) break;
+        off += static_cast<std::size_t>(w);
+        step = step * 3 % 20011 + 1;
+      }
+      ::close(fds_[1]);
+    });
+  }
+  ~PipeFeeder() {
+    if (fds_[0] < 0) return;
+    ::close(fds_[0]);
+    writer_.join();
+    std::signal(SIGPIPE, old_sigpipe_);
+  }
+  PipeFeeder(const PipeFeeder&) = delete;
+  PipeFeeder& operator=(const PipeFeeder&) = delete;
+
+  // Opening this reopens the pipe's read end, as a shell's <(...) or a FIFO would be opened.
+  std::string path() const { return "/dev/fd/" + std::to_string(fds_[0]); }
+
+ private:
+  Bytes bytes_;
+  int fds_[2] = {-1, -1};
+  void (*old_sigpipe_)(int) = SIG_DFL;
+  std::thread writer_;
+};
+
+enum class Input { file, pipe };
+
+const char* input_name(Input input) {
+  return input == Input::file ? "file" : "pipe";
+}
+
+// Everything a reading leaves behind, so results through different inputs can be compared.
+struct Outcome {
+  std::string open_error;  // empty when the source opened
+  std::vector<Got> frames;
+  std::vector<FileProblem> problems;
+  std::uint64_t records = 0;
+  std::uint64_t consumed = 0;
+  std::uint64_t size_hint = 0;
+};
+
+Outcome collect(const std::function<std::unique_ptr<FileSource>()>& open, std::size_t batch) {
+  Outcome o;
+  try {
+    auto src = open();
+    o.frames = read_all(*src, batch);
+    o.problems = src->problems();
+    o.records = src->records();
+    o.consumed = src->bytes_consumed();
+    o.size_hint = src->size_hint();
+  } catch (const Error& e) {
+    o.open_error = e.what();
+  }
+  return o;
+}
+
+// Reads `bytes` as a regular file or through a pipe with a read buffer of `read_bytes`. Both
+// report the name "capture" so messages compare equal to a memory read of the same bytes.
+Outcome read_via(Input input, const Bytes& bytes, std::size_t read_bytes, std::size_t batch) {
+  WindowOptions opt;
+  opt.read_bytes = read_bytes;
+  if (input == Input::file) {
+    const std::string path = temp_path("via_file");
+    write_file(path, bytes);
+    Outcome o = collect([&] { return open_file_source(path, opt); }, batch);
+    std::remove(path.c_str());
+    // Messages name the path; strip it so they compare with the other inputs.
+    if (o.open_error.rfind(path, 0) == 0)
+      o.open_error = "capture" + o.open_error.substr(path.size());
+    return o;
+  }
+  PipeFeeder feeder(bytes);
+  Outcome o = collect([&] { return open_file_source(feeder.path(), opt); }, batch);
+  const std::string path = feeder.path();
+  if (o.open_error.rfind(path, 0) == 0) o.open_error = "capture" + o.open_error.substr(path.size());
+  return o;
+}
+
+Outcome read_from_memory(const Bytes& bytes, std::size_t batch) {
+  return collect([&] { return FileSource::from_memory(bytes, "capture"); }, batch);
+}
+
+// The read path, whatever its buffer size and however the pipe splits the input, must produce
+// exactly what reading the same bytes from memory produces: frames, problems, messages.
+void expect_same_outcome(const Outcome& got, const Outcome& want) {
+  EXPECT_EQ(got.open_error, want.open_error);
+  ASSERT_EQ(got.frames.size(), want.frames.size());
+  for (std::size_t i = 0; i < want.frames.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(got.frames[i].ts_ns, want.frames[i].ts_ns);
+    EXPECT_EQ(got.frames[i].caplen, want.frames[i].caplen);
+    EXPECT_EQ(got.frames[i].wire_len, want.frames[i].wire_len);
+    EXPECT_EQ(got.frames[i].link_type, want.frames[i].link_type);
+    EXPECT_EQ(got.frames[i].data, want.frames[i].data);
+  }
+  EXPECT_EQ(got.records, want.records);
+  ASSERT_EQ(got.problems.size(), want.problems.size());
+  for (std::size_t i = 0; i < want.problems.size(); ++i) {
+    EXPECT_EQ(got.problems[i].kind, want.problems[i].kind);
+    EXPECT_EQ(got.problems[i].offset, want.problems[i].offset);
+    EXPECT_EQ(got.problems[i].record, want.problems[i].record);
+    EXPECT_EQ(got.problems[i].detail, want.problems[i].detail);
+  }
+  // Where reading stopped early the position is not meaningful; at a clean end it is the size.
+  if (want.open_error.empty() && want.problems.empty()) {
+    EXPECT_EQ(got.consumed, want.consumed);
+  }
+}
+
 class FileSourcePaths : public ::testing::TestWithParam<FileFormat> {};
 
-TEST_P(FileSourcePaths, MappedWithTinyWindowCrossesRecordBoundaries) {
+TEST_P(FileSourcePaths, TinyBufferCrossesRecordBoundaries) {
   const auto frames = make_frames(3000);
   const std::string path =
-      write_frames(std::string("map_") + to_string(GetParam()), GetParam(), frames);
-  WindowOptions opt;
-  opt.map_bytes = 4096;
-  auto src = open_file_source(path, opt);
-  EXPECT_EQ(src->format(), GetParam());
-  // Several batch sizes so batch ends fall everywhere relative to window ends.
-  for (std::size_t batch : {1u, 7u, 64u}) {
-    SCOPED_TRACE(batch);
-    auto again = open_file_source(path, opt);
-    expect_frames(read_all(*again, batch), frames, GetParam());
-    EXPECT_TRUE(again->problems().empty());
+      write_frames(std::string("tiny_") + to_string(GetParam()), GetParam(), frames);
+  const std::uint64_t size = read_file(path).size();
+  // A page-sized buffer and an odd one, so buffer ends fall at every offset within records;
+  // several batch sizes, so batch ends fall everywhere relative to buffer ends.
+  for (std::size_t read_bytes : {4096u, 5003u}) {
+    for (std::size_t batch : {1u, 7u, 64u, 256u}) {
+      SCOPED_TRACE(::testing::Message() << "buffer " << read_bytes << " batch " << batch);
+      WindowOptions opt;
+      opt.read_bytes = read_bytes;
+      auto src = open_file_source(path, opt);
+      EXPECT_EQ(src->format(), GetParam());
+      EXPECT_EQ(src->size_hint(), size);
+      expect_frames(read_all(*src, batch), frames, GetParam());
+      EXPECT_TRUE(src->problems().empty());
+      EXPECT_EQ(src->records(), frames.size());
+      EXPECT_EQ(src->bytes_consumed(), size);
+    }
   }
-  expect_frames(read_all(*src, 256), frames, GetParam());
-  EXPECT_EQ(src->records(), frames.size());
   std::remove(path.c_str());
 }
 
@@ -778,23 +920,28 @@ TEST_P(FileSourcePaths, DefaultOpenReadsMoreThanOneBatch) {
   const std::string path =
       write_frames(std::string("open_") + to_string(GetParam()), GetParam(), frames);
   auto src = FileSource::open(path);
+  EXPECT_EQ(src->size_hint(), read_file(path).size());
   expect_frames(read_all(*src, 100), frames, GetParam());
   EXPECT_TRUE(src->problems().empty());
+  EXPECT_EQ(src->bytes_consumed(), src->size_hint());
   std::remove(path.c_str());
 }
 
-TEST_P(FileSourcePaths, ReadPathWithTinyBufferCompactsAndGrows) {
-  const auto frames = make_frames(1500);  // includes 8.5 KiB frames, larger than the buffer
+TEST_P(FileSourcePaths, RecordsLargerThanTheBufferMakeItGrow) {
+  const auto frames = make_frames(1500);
   const std::string path =
-      write_frames(std::string("read_") + to_string(GetParam()), GetParam(), frames);
-  WindowOptions opt;
-  opt.force_read = true;
-  opt.read_bytes = 4096;
-  for (std::size_t batch : {1u, 5u, 256u}) {
-    SCOPED_TRACE(batch);
-    auto src = open_file_source(path, opt);
-    expect_frames(read_all(*src, batch), frames, GetParam());
-    EXPECT_TRUE(src->problems().empty());
+      write_frames(std::string("grow_") + to_string(GetParam()), GetParam(), frames);
+  // 1 byte: every header already needs growth. 1000: most records do not fit. 4096: the first
+  // record (over 7000 bytes) does not fit, so the buffer grows before anything is decoded.
+  for (std::size_t read_bytes : {1u, 1000u, 4096u}) {
+    for (std::size_t batch : {1u, 5u, 256u}) {
+      SCOPED_TRACE(::testing::Message() << "buffer " << read_bytes << " batch " << batch);
+      WindowOptions opt;
+      opt.read_bytes = read_bytes;
+      auto src = open_file_source(path, opt);
+      expect_frames(read_all(*src, batch), frames, GetParam());
+      EXPECT_TRUE(src->problems().empty());
+    }
   }
   std::remove(path.c_str());
 }
@@ -803,38 +950,19 @@ TEST_P(FileSourcePaths, Pipe) {
   const auto frames = make_frames(2000);
   const std::string path =
       write_frames(std::string("pipe_") + to_string(GetParam()), GetParam(), frames);
-  Bytes file;
-  {
-    std::ifstream in(path, std::ios::binary);
-    file.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  // If the reader gives up early, the writer must get EPIPE rather than kill the test binary.
-  const auto old_sigpipe = std::signal(SIGPIPE, SIG_IGN);
-  // Small uneven writes make the reader meet partial records at the end of its buffer.
-  std::thread writer([&] {
-    std::size_t off = 0, step = 1;
-    while (off < file.size()) {
-      const std::size_t n = std::min(file.size() - off, step);
-      const ssize_t w = ::write(fds[1], file.data() + off, n);
-      if (w <= 0) break;
-      off += static_cast<std::size_t>(w);
-      step = step * 3 % 20011 + 1;
-    }
-    ::close(fds[1]);
-  });
-  WindowOptions opt;
-  opt.read_bytes = 8192;
-  {
-    auto src = open_file_source("/dev/fd/" + std::to_string(fds[0]), opt);
+  const Bytes file = read_file(path);
+  std::remove(path.c_str());
+  for (std::size_t read_bytes : {std::size_t{4096}, WindowOptions{}.read_bytes}) {
+    SCOPED_TRACE(read_bytes);
+    PipeFeeder feeder(file);
+    WindowOptions opt;
+    opt.read_bytes = read_bytes;
+    auto src = open_file_source(feeder.path(), opt);
+    EXPECT_EQ(src->size_hint(), 0u);  // a pipe's length is unknown
     expect_frames(read_all(*src, 64), frames, GetParam());
     EXPECT_TRUE(src->problems().empty());
+    EXPECT_EQ(src->bytes_consumed(), file.size());
   }
-  ::close(fds[0]);
-  writer.join();
-  std::signal(SIGPIPE, old_sigpipe);
-  std::remove(path.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, FileSourcePaths,
@@ -854,6 +982,7 @@ TEST(FileSourcePaths, StandardInput) {
   {
     auto src = FileSource::open("-");
     EXPECT_EQ(src->name(), "<stdin>");
+    EXPECT_EQ(src->size_hint(), read_file(path).size());
     expect_frames(read_all(*src), frames, FileFormat::pcapng);
   }
   // The source must not have closed standard input.
@@ -863,103 +992,269 @@ TEST(FileSourcePaths, StandardInput) {
   std::remove(path.c_str());
 }
 
-TEST(FileSourcePaths, TruncatedFileThroughMapping) {
-  const auto frames = make_frames(400);
-  const std::string path = write_frames("trunc.pcap", FileFormat::pcap_ns, frames);
-  std::size_t size = 24;
-  for (const Written& f : frames) size += 16 + f.data.size();
-  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(size - 10)), 0);
-  WindowOptions opt;
-  opt.map_bytes = 4096;
-  auto src = open_file_source(path, opt);
-  const auto got = read_all(*src, 32);
-  EXPECT_EQ(got.size(), frames.size() - 1);
-  ASSERT_EQ(src->problems().size(), 1u);
-  EXPECT_EQ(src->problems()[0].kind, FileProblem::Kind::truncated);
-  EXPECT_EQ(src->problems()[0].offset, size - 16 - frames.back().data.size());
-  EXPECT_EQ(src->problems()[0].record, frames.size());
+// Standard input redirected from a file another process already read part of: reading starts at
+// the current position, and progress counts only what is left.
+TEST(FileSourcePaths, StandardInputPartWayIntoAFile) {
+  const auto frames = make_frames(20);
+  const std::string capture = write_frames("stdin_mid.pcap", FileFormat::pcap_ns, frames);
+  const Bytes body = read_file(capture);
+  std::remove(capture.c_str());
+  Bytes file = payload(1000, 9);  // whatever came before
+  file.insert(file.end(), body.begin(), body.end());
+  const std::string path = temp_path("stdin_mid.bin");
+  write_file(path, file);
+  const int saved = ::dup(STDIN_FILENO);
+  ASSERT_GE(saved, 0);
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::lseek(fd, 1000, SEEK_SET), 1000);
+  ASSERT_EQ(::dup2(fd, STDIN_FILENO), STDIN_FILENO);
+  ::close(fd);
+  {
+    auto src = FileSource::open("-");
+    EXPECT_EQ(src->size_hint(), body.size());
+    expect_frames(read_all(*src), frames, FileFormat::pcap_ns);
+    EXPECT_EQ(src->bytes_consumed(), body.size());
+  }
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
   std::remove(path.c_str());
 }
 
-TEST(FileSourcePaths, LargeUnknownBlockSkippedOnEveryPath) {
+TEST(FileSourcePaths, TruncatedInputThroughTinyBuffer) {
+  const auto frames = make_frames(400);
+  const std::string path = write_frames("trunc.pcap", FileFormat::pcap_ns, frames);
+  const Bytes file = read_file(path);
+  std::remove(path.c_str());
+  const std::size_t last = file.size() - 16 - frames.back().data.size();  // the last record
+  // Inside the last record's data, inside its header, and exactly before it (a clean end).
+  for (std::size_t cut : {file.size() - 10, last + 5, last}) {
+    const Bytes prefix(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(cut));
+    for (Input input : {Input::file, Input::pipe}) {
+      SCOPED_TRACE(::testing::Message() << input_name(input) << " cut " << cut);
+      const Outcome o = read_via(input, prefix, 4096, 32);
+      ASSERT_TRUE(o.open_error.empty()) << o.open_error;
+      EXPECT_EQ(o.frames.size(), frames.size() - 1);
+      if (cut == last) {
+        EXPECT_TRUE(o.problems.empty());
+        continue;
+      }
+      ASSERT_EQ(o.problems.size(), 1u);
+      EXPECT_EQ(o.problems[0].kind, FileProblem::Kind::truncated);
+      EXPECT_EQ(o.problems[0].offset, last);
+      EXPECT_EQ(o.problems[0].record, frames.size());
+      expect_same_outcome(o, read_from_memory(prefix, 32));
+    }
+  }
+}
+
+// Every prefix of a small capture, read through buffers smaller than its blocks, from a file and
+// from a pipe, gives what the memory reader gives: the same frames, or the same problem with the
+// same message, or the same refusal to open.
+TEST(FileSourcePaths, EveryTruncationMatchesTheMemoryReader) {
+  Builder ng(true);
+  ng.shb().idb(1, 0, 9).epb(0, 1, payload(13, 1)).block(5, payload(80, 0)).spb(9, payload(9, 2));
+  ng.epb(0, 3, payload(100, 3)).pb(0, 4, payload(7, 4));
+  Builder pc;
+  pc.pcap_header(0xa1b23c4d).pcap_record(1, 1, payload(5, 1)).pcap_record(2, 2, payload(0, 0));
+  pc.pcap_record(3, 3, payload(90, 3));
+  for (const Bytes* file : {&ng.bytes, &pc.bytes}) {
+    for (std::size_t cut = 0; cut <= file->size(); ++cut) {
+      const Bytes prefix(file->begin(), file->begin() + static_cast<std::ptrdiff_t>(cut));
+      const Outcome want = read_from_memory(prefix, 2);
+      for (std::size_t read_bytes : {1u, 13u, 64u}) {
+        SCOPED_TRACE(::testing::Message() << "cut " << cut << " buffer " << read_bytes);
+        expect_same_outcome(read_via(Input::file, prefix, read_bytes, 2), want);
+      }
+      SCOPED_TRACE(::testing::Message() << "pipe, cut " << cut);
+      expect_same_outcome(read_via(Input::pipe, prefix, 13, 2), want);
+    }
+  }
+}
+
+// Blocks the reader must hold whole (here a section header with a long comment) may be larger
+// than the buffer, even as the very first block.
+TEST(FileSourcePaths, HeldBlockLargerThanTheBufferAtTheStart) {
+  Builder shb;
+  shb.u32(0x1A2B3C4D).u16(1).u16(0).u64(~std::uint64_t{0});
+  shb.u16(1).u16(10001).raw(payload(10001, 5)).pad4().u16(0).u16(0);  // opt_comment
+  Builder b;
+  b.block(0x0A0D0D0A, shb.bytes).idb(1, 0, 9).epb(0, 7, payload(60, 1));
+  b.epb(0, 8, payload(5000, 2)).epb(0, 9, payload(60, 3));
+  const Outcome want = read_from_memory(b.bytes, 8);
+  ASSERT_TRUE(want.open_error.empty()) << want.open_error;
+  ASSERT_EQ(want.frames.size(), 3u);
+  for (Input input : {Input::file, Input::pipe}) {
+    SCOPED_TRACE(input_name(input));
+    expect_same_outcome(read_via(input, b.bytes, 4096, 8), want);
+  }
+}
+
+// An ignored block much larger than the buffer is passed over without being held: by seeking on a
+// regular file, by reading through on a pipe.
+TEST(FileSourcePaths, LargeUnknownBlockSkippedOnEveryInput) {
   Builder b;
   b.shb().idb(1, 0, 9).epb(0, 1, payload(10, 1));
-  b.block(0x0BAD, payload(50000, 0));  // much larger than the windows below
+  b.block(0x0BAD, payload(50000, 0));  // much larger than the buffer below
   b.epb(0, 2, payload(10, 2));
-  const std::string path = temp_path("bigblock.pcapng");
-  write_file(path, b.bytes);
-  WindowOptions map;
-  map.map_bytes = 4096;
-  WindowOptions read;
-  read.force_read = true;
-  read.read_bytes = 4096;
-  for (const WindowOptions& opt : {map, read}) {
-    auto src = open_file_source(path, opt);
-    const auto got = read_all(*src, 8);
-    ASSERT_EQ(got.size(), 2u);
-    EXPECT_EQ(got[1].data, payload(10, 2));
-    EXPECT_TRUE(src->problems().empty());
+  for (Input input : {Input::file, Input::pipe}) {
+    SCOPED_TRACE(input_name(input));
+    const Outcome o = read_via(input, b.bytes, 4096, 8);
+    ASSERT_EQ(o.frames.size(), 2u);
+    EXPECT_EQ(o.frames[1].data, payload(10, 2));
+    EXPECT_TRUE(o.problems.empty());
+    EXPECT_EQ(o.consumed, b.bytes.size());
   }
+
   // A damaged trailing length copy of the skipped block is still caught.
-  b.bytes[104 + 8 + 50000] ^= 1;
-  write_file(path, b.bytes);
-  for (const WindowOptions& opt : {map, read}) {
-    auto src = open_file_source(path, opt);
-    EXPECT_EQ(read_all(*src, 8).size(), 1u);
-    ASSERT_EQ(src->problems().size(), 1u);
-    EXPECT_EQ(src->problems()[0].kind, FileProblem::Kind::corrupt);
-    EXPECT_EQ(src->problems()[0].offset, 104u);
+  Bytes damaged = b.bytes;
+  damaged[104 + 8 + 50000] ^= 1;
+  // A skipped block whose length runs past the end of the file: a plausible length is a
+  // truncated capture, an absurd one is corruption. Seeking past the end must notice it as
+  // reading through does.
+  Bytes cut = b.bytes;
+  cut.resize(104 + 20000);
+  Bytes absurd = b.bytes;
+  put_le32(absurd, 104 + 4, 0x7ffffff0u);
+  for (const Bytes* file : {&damaged, &cut, &absurd}) {
+    const Outcome want = read_from_memory(*file, 8);
+    ASSERT_EQ(want.problems.size(), 1u);
+    EXPECT_EQ(want.problems[0].offset, 104u);
+    EXPECT_EQ(want.frames.size(), 1u);
+    for (Input input : {Input::file, Input::pipe}) {
+      SCOPED_TRACE(input_name(input));
+      expect_same_outcome(read_via(input, *file, 4096, 8), want);
+    }
   }
-  std::remove(path.c_str());
+  EXPECT_EQ(read_from_memory(damaged, 8).problems[0].kind, FileProblem::Kind::corrupt);
+  EXPECT_EQ(read_from_memory(cut, 8).problems[0].kind, FileProblem::Kind::truncated);
+  EXPECT_EQ(read_from_memory(absurd, 8).problems[0].kind, FileProblem::Kind::corrupt);
 }
 
 // ---- the byte window itself ------------------------------------------------------------------
 
-TEST(ByteWindow, MappingStaysWithinOneWindow) {
+std::size_t round_up_4k(std::size_t v) {
+  return (v + 4095) / 4096 * 4096;
+}
+
+// Walks a capture much larger than the buffer record by record, asking for exactly what the
+// reader asks for. The buffer never exceeds the larger of the requested size and the largest
+// record (rounded to a page): resident memory does not follow the file size.
+TEST(ByteWindow, BufferStaysBoundedOverALargeCapture) {
+  const auto frames = make_frames(8000);  // about 7 MB
+  const std::string path = write_frames("bounded.pcap", FileFormat::pcap_ns, frames);
+  const Bytes file = read_file(path);
+  for (std::size_t read_bytes : {std::size_t{4096}, WindowOptions{}.read_bytes}) {
+    SCOPED_TRACE(read_bytes);
+    ASSERT_GT(file.size(), 16 * read_bytes);
+    WindowOptions opt;
+    opt.read_bytes = read_bytes;
+    ByteWindow w = ByteWindow::open(path, path, opt);
+    EXPECT_EQ(w.input_size(), file.size());
+    EXPECT_EQ(w.capacity(), read_bytes);
+    std::uint64_t at = 24;
+    std::size_t largest = 0;
+    std::size_t n = 0;
+    while (at < file.size()) {
+      ASSERT_GE(w.ensure(at, 16), 16u);
+      const std::uint8_t* h = w.data() + (at - w.offset());
+      std::uint32_t caplen;  // the writer uses native byte order
+      std::memcpy(&caplen, h + 8, 4);
+      const std::size_t need = 16 + std::size_t{caplen};
+      ASSERT_GE(w.ensure(at, need), need);
+      const std::uint8_t* r = w.data() + (at - w.offset());
+      ASSERT_TRUE(std::equal(r, r + need, file.begin() + static_cast<std::ptrdiff_t>(at)));
+      largest = std::max(largest, need);
+      ASSERT_LE(w.capacity(), std::max(read_bytes, round_up_4k(largest)));
+      at += need;
+      ++n;
+    }
+    EXPECT_EQ(n, frames.size());
+    EXPECT_EQ(w.ensure(at, 1), 0u);
+    EXPECT_EQ(w.error(), 0);
+    // 4096 had to grow for the 7000-byte records; the default never needed to.
+    if (read_bytes == 4096) {
+      EXPECT_EQ(w.capacity(), round_up_4k(largest));
+    } else {
+      EXPECT_EQ(w.capacity(), read_bytes);
+    }
+  }
+  std::remove(path.c_str());
+}
+
+TEST(ByteWindow, CompactsAndGrowsOnlyForLargerRequests) {
   const std::string path = temp_path("window.bin");
   Bytes content(1 << 20);
   for (std::size_t i = 0; i < content.size(); ++i) content[i] = static_cast<std::uint8_t>(i * 31);
   write_file(path, content);
   WindowOptions opt;
-  opt.map_bytes = 8192;
+  opt.read_bytes = 8192;
   ByteWindow w = ByteWindow::open(path, path, opt);
-  ASSERT_TRUE(w.mapped());
+  EXPECT_EQ(w.input_size(), content.size());
   for (std::uint64_t at = 0; at < content.size(); at += 5000) {
-    const std::size_t got = w.ensure(at, 3000);
-    ASSERT_GE(got, std::min<std::size_t>(3000, content.size() - at));
-    EXPECT_LE(w.mapped_bytes(), 8192u);
-    EXPECT_EQ(w.data()[at - w.offset()], content[at]);
+    const std::size_t want = std::min<std::size_t>(3000, content.size() - at);
+    ASSERT_GE(w.ensure(at, 3000), want);
+    EXPECT_LE(w.capacity(), 8192u);
+    ASSERT_TRUE(std::equal(w.data() + (at - w.offset()), w.data() + (at - w.offset()) + want,
+                           content.begin() + static_cast<std::ptrdiff_t>(at)));
   }
-  // A request larger than the window gets a larger mapping, and only that one.
-  EXPECT_GE(w.ensure(100000, 20000), 20000u);
-  EXPECT_LE(w.mapped_bytes(), 20000u + 8192u);
-  EXPECT_EQ(w.data()[100000 + 19999 - w.offset()], content[119999]);
-  EXPECT_EQ(w.ensure(content.size() - 10, 100), 10u);
-  EXPECT_EQ(w.ensure(content.size(), 1), 0u);
-  EXPECT_EQ(w.error(), 0);
+  // A request larger than the buffer grows it to that request, rounded to a page, and no more.
+  ByteWindow g = ByteWindow::open(path, path, opt);
+  ASSERT_GE(g.ensure(100000, 20000), 20000u);
+  EXPECT_EQ(g.capacity(), 20480u);
+  EXPECT_EQ(g.data()[100000 + 19999 - g.offset()], content[119999]);
+  ASSERT_GE(g.ensure(130000, 100), 100u);
+  EXPECT_EQ(g.capacity(), 20480u);
+  EXPECT_EQ(g.data()[130000 - g.offset()], content[130000]);
+  EXPECT_EQ(g.ensure(content.size() - 10, 100), 10u);
+  EXPECT_EQ(g.data()[9 + content.size() - 10 - g.offset()], content.back());
+  EXPECT_EQ(g.ensure(content.size(), 1), 0u);
+  EXPECT_EQ(g.error(), 0);
   std::remove(path.c_str());
 }
 
-TEST(ByteWindow, ReadModeSkipsForward) {
+// Skipping forward seeks on a regular file and reads through on a pipe; both must land on the
+// same bytes, and both must notice a skip that goes past the end.
+TEST(ByteWindow, SkipsForwardOnFilesAndPipes) {
   const std::string path = temp_path("window_read.bin");
   Bytes content(100000);
   for (std::size_t i = 0; i < content.size(); ++i) content[i] = static_cast<std::uint8_t>(i * 13);
   write_file(path, content);
   WindowOptions opt;
-  opt.force_read = true;
   opt.read_bytes = 1000;
-  ByteWindow w = ByteWindow::open(path, path, opt);
-  ASSERT_FALSE(w.mapped());
-  ASSERT_GE(w.ensure(10, 100), 100u);
-  EXPECT_EQ(w.data()[10 - w.offset()], content[10]);
-  ASSERT_GE(w.ensure(50000, 4), 4u);  // skips bytes it never shows
-  EXPECT_EQ(w.offset(), 50000u);
-  EXPECT_EQ(w.data()[0], content[50000]);
-  ASSERT_GE(w.ensure(50002, 3000), 3000u);  // larger than the buffer: it grows
-  EXPECT_EQ(w.data()[2999], content[50002 + 2999]);
-  EXPECT_EQ(w.ensure(99990, 100), 10u);
-  EXPECT_EQ(w.ensure(200000, 1), 0u);
+  for (Input input : {Input::file, Input::pipe}) {
+    SCOPED_TRACE(input_name(input));
+    std::unique_ptr<PipeFeeder> feeder;
+    if (input == Input::pipe) feeder = std::make_unique<PipeFeeder>(content);
+    const std::string name = feeder ? feeder->path() : path;
+    ByteWindow w = ByteWindow::open(name, name, opt);
+    EXPECT_EQ(w.input_size(), input == Input::file ? content.size() : 0u);
+    ASSERT_GE(w.ensure(10, 100), 100u);
+    EXPECT_EQ(w.data()[10 - w.offset()], content[10]);
+    ASSERT_GE(w.ensure(50000, 4), 4u);  // skips bytes it never shows
+    EXPECT_EQ(w.offset(), 50000u);
+    EXPECT_EQ(w.data()[0], content[50000]);
+    ASSERT_GE(w.ensure(50002, 3000), 3000u);  // larger than the buffer: it grows
+    EXPECT_EQ(w.data()[2999], content[50002 + 2999]);
+    ASSERT_GE(w.ensure(60000, 1), 1u);  // a short skip just past what the buffer holds
+    EXPECT_EQ(w.data()[60000 - w.offset()], content[60000]);
+    EXPECT_EQ(w.ensure(99990, 100), 10u);
+    EXPECT_EQ(w.data()[99999 - w.offset()], content[99999]);
+    EXPECT_EQ(w.ensure(200000, 1), 0u);
+    EXPECT_EQ(w.ensure(200001, 1), 0u);  // and stays at the end
+    EXPECT_EQ(w.error(), 0);
+  }
   std::remove(path.c_str());
+}
+
+TEST(ByteWindow, MemoryHasNoBuffer) {
+  const Bytes content = payload(100, 1);
+  ByteWindow w = ByteWindow::memory(content);
+  EXPECT_EQ(w.input_size(), 100u);
+  EXPECT_EQ(w.capacity(), 0u);
+  EXPECT_EQ(w.ensure(40, 10), 60u);
+  EXPECT_EQ(w.ensure(40, 100), 60u);  // fewer than asked: the input ends
+  EXPECT_EQ(w.ensure(101, 1), 0u);
 }
 
 }  // namespace

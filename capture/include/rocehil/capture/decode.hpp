@@ -15,6 +15,10 @@ struct IpAddress {
   bool operator==(const IpAddress&) const = default;
   bool is_v4() const noexcept;
   std::string to_string() const;
+  // Writes the text form (dotted quad, or RFC 5952 for IPv6) at `out`, which has room for
+  // max_text_size characters, and returns its end. For output loops: no allocation.
+  static constexpr std::size_t max_text_size = 40;
+  char* format_to(char* out) const noexcept;
   static IpAddress v4(const std::uint8_t* four_bytes) noexcept;
   static IpAddress v6(const std::uint8_t* sixteen_bytes) noexcept;
 };

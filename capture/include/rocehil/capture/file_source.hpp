@@ -28,8 +28,10 @@ struct FileProblem {
 
 // Reads pcap (microsecond and nanosecond, either byte order) and pcapng (any number of sections
 // and interfaces, either byte order, if_tsresol and if_tsoffset, EPB, SPB and the obsolete PB).
-// Regular files are memory-mapped in windows so resident memory stays bounded however large the
-// file is; pipes and other unmappable inputs are read in large blocks. No allocation per frame.
+// Every input (regular file, pipe, FIFO, standard input) is read with read() into one small
+// reused buffer, so resident memory stays bounded however large the file is; with the page cache
+// warm this is also faster than mapping, because the copied bytes are still in cache when they
+// are decoded. No allocation per frame.
 class FileSource final : public FrameSource {
  public:
   // Throws rocehil::Error naming the path when it cannot be opened or is not a capture file.
