@@ -128,6 +128,33 @@ struct Located {
   std::uint64_t hash = 0;
 };
 
+// Orders flows by descending bytes, then ascending (source, destination, QP) so equal flows
+// always list the same way. Sorting compact integer keys and then gathering the flows is several
+// times faster than sorting the flows with byte-array comparisons, which matters at 100k+ flows.
+void sort_by_bytes(std::vector<Flow>& flows) {
+  struct Order {
+    std::uint64_t bytes, src_hi, src_lo, dst_hi, dst_lo;
+    std::uint32_t dest_qp, index;
+  };
+  std::vector<Order> order;
+  order.reserve(flows.size());
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const FlowKey& k = flows[i].key;
+    order.push_back({flows[i].stats.bytes, load_be64(k.src.bytes.data()),
+                     load_be64(k.src.bytes.data() + 8), load_be64(k.dst.bytes.data()),
+                     load_be64(k.dst.bytes.data() + 8), k.dest_qp, static_cast<std::uint32_t>(i)});
+  }
+  std::sort(order.begin(), order.end(), [](const Order& x, const Order& y) {
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    return std::tie(x.src_hi, x.src_lo, x.dst_hi, x.dst_lo, x.dest_qp) <
+           std::tie(y.src_hi, y.src_lo, y.dst_hi, y.dst_lo, y.dest_qp);
+  });
+  std::vector<Flow> sorted;
+  sorted.reserve(flows.size());
+  for (const Order& o : order) sorted.push_back(flows[o.index]);
+  flows.swap(sorted);
+}
+
 }  // namespace
 
 struct Analyzer::State {
@@ -357,11 +384,7 @@ Analysis Analyzer::result() const {
   a.flows.reserve(st.v4_flows.state.size() + st.v6_flows.state.size());
   st.v4_flows.add_to(a.flows);
   st.v6_flows.add_to(a.flows);
-  std::sort(a.flows.begin(), a.flows.end(), [](const Flow& x, const Flow& y) {
-    if (x.stats.bytes != y.stats.bytes) return x.stats.bytes > y.stats.bytes;
-    return std::tie(x.key.src.bytes, x.key.dst.bytes, x.key.dest_qp) <
-           std::tie(y.key.src.bytes, y.key.dst.bytes, y.key.dest_qp);
-  });
+  sort_by_bytes(a.flows);
 
   a.timeline.bin_ms = st.options.bin_ms;
   a.timeline.start_ns = st.start_ns;
