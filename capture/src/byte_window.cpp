@@ -129,6 +129,19 @@ void ByteWindow::wait_readable() const noexcept {
   ::poll(&pfd, 1, -1);
 }
 
+std::size_t ByteWindow::read_some(std::uint8_t* dst, std::size_t want) noexcept {
+  const ssize_t n = ::read(fd_, dst, want);
+  if (n > 0) return static_cast<std::size_t>(n);
+  if (n == 0) {
+    eof_ = true;
+  } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+    wait_readable();
+  } else if (errno != EINTR) {
+    error_ = errno;
+  }
+  return 0;
+}
+
 bool ByteWindow::skip_forward(std::uint64_t skip) noexcept {
   if (skip == 0) return true;
   if (eof_ || error_ != 0) return false;
@@ -142,17 +155,9 @@ bool ByteWindow::skip_forward(std::uint64_t skip) noexcept {
   // Pipes cannot seek: read through, into the buffer, whose contents are discarded anyway.
   while (skip > 0 && !eof_ && error_ == 0) {
     const std::size_t want = skip < capacity_ ? static_cast<std::size_t>(skip) : capacity_;
-    const ssize_t n = ::read(fd_, buffer_.get(), want);
-    if (n > 0) {
-      offset_ += static_cast<std::uint64_t>(n);
-      skip -= static_cast<std::uint64_t>(n);
-    } else if (n == 0) {
-      eof_ = true;
-    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      wait_readable();
-    } else if (errno != EINTR) {
-      error_ = errno;
-    }
+    const std::size_t n = read_some(buffer_.get(), want);
+    offset_ += n;
+    skip -= n;
   }
   return skip == 0;
 }
@@ -192,18 +197,8 @@ std::size_t ByteWindow::ensure_read(std::uint64_t at, std::size_t len) noexcept 
 
   // Each read asks for all the free space: a regular file fills the buffer in one call, a pipe
   // returns what it holds. Stop once `len` is there so a slow producer does not stall the reader.
-  while (size_ < len && !eof_ && error_ == 0) {
-    const ssize_t n = ::read(fd_, buffer_.get() + size_, capacity_ - size_);
-    if (n > 0) {
-      size_ += static_cast<std::size_t>(n);
-    } else if (n == 0) {
-      eof_ = true;
-    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      wait_readable();
-    } else if (errno != EINTR) {
-      error_ = errno;
-    }
-  }
+  while (size_ < len && !eof_ && error_ == 0)
+    size_ += read_some(buffer_.get() + size_, capacity_ - size_);
   return size_;
 }
 

@@ -78,6 +78,9 @@ class ByteWindow {
   bool skip_forward(std::uint64_t skip) noexcept;
   // Waits for a non-blocking descriptor that had nothing to read.
   void wait_readable() const noexcept;
+  // One read() into `dst`: the bytes it gave, or 0 having set eof_ or error_ (or waited for a
+  // non-blocking input, or been interrupted: the caller's loop simply tries again).
+  std::size_t read_some(std::uint8_t* dst, std::size_t want) noexcept;
 
   Mode mode_ = Mode::memory;
   int fd_ = -1;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "addresses.hpp"
+
 namespace rocehil::capture {
 namespace {
 
@@ -94,9 +96,7 @@ TEST(AnalysisJson, ExtraMembersAndAnEmptyAnalysisParse) {
 
 TEST(AnalysisJson, Ipv6FlowAddresses) {
   Analysis a;
-  std::uint8_t b[16] = {0x20, 0x01, 0x0d, 0xb8};
-  b[15] = 1;
-  a.flows.push_back({{IpAddress::v6(b), IpAddress::v6(b), 7}, {}});
+  a.flows.push_back({{testing::doc_v6(1), testing::doc_v6(1), 7}, {}});
   const nlohmann::json j = nlohmann::json::parse(to_json_text(a));
   EXPECT_EQ(j["flows"][0]["src"], "2001:db8::1");
 }

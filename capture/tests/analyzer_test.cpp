@@ -4,6 +4,7 @@
 
 #include <deque>
 
+#include "addresses.hpp"
 #include "rocehil/capture/frame_builder.hpp"
 #include "rocehil/common/roce_wire.hpp"
 
@@ -13,8 +14,7 @@ namespace {
 namespace op = wire::opcode;
 
 IpAddress v4(std::uint8_t last) {
-  const std::uint8_t x[4] = {198, 18, 0, last};
-  return IpAddress::v4(x);
+  return testing::v4(198, 18, 0, last);
 }
 
 // Feeds frames to an Analyzer, keeping their bytes alive.

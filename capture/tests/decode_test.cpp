@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "addresses.hpp"
 #include "hex.hpp"
 #include "rocehil/capture/frame_builder.hpp"
 #include "rocehil/common/roce_wire.hpp"
@@ -9,17 +10,14 @@
 namespace rocehil::capture {
 namespace {
 
+using testing::doc_v6;
 using testing::from_hex;
+using testing::v4;
 
 DecodedFrame decode(const std::vector<std::uint8_t>& bytes, std::size_t caplen = SIZE_MAX) {
   DecodedFrame d;
   decode_ethernet(bytes.data(), static_cast<std::uint32_t>(std::min(caplen, bytes.size())), d);
   return d;
-}
-
-IpAddress v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) {
-  const std::uint8_t x[4] = {a, b, c, d};
-  return IpAddress::v4(x);
 }
 
 TEST(Decode, ScapyWriteOnlyWithReth) {
@@ -111,11 +109,8 @@ TEST(Decode, Ipv4OptionsAreSkipped) {
 
 TEST(Decode, Ipv6WithExtensionHeaders) {
   RoceFrame f;
-  std::uint8_t a[16] = {0x20, 0x01, 0x0d, 0xb8};
-  a[15] = 1;
-  f.src = IpAddress::v6(a);
-  a[15] = 2;
-  f.dst = IpAddress::v6(a);
+  f.src = doc_v6(1);
+  f.dst = doc_v6(2);
   f.ecn = wire::ecn_ce;
   f.dscp = 26;
   f.bth.dest_qp = 0x77;

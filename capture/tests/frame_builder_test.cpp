@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "addresses.hpp"
 #include "hex.hpp"
 #include "rocehil/common/icrc.hpp"
 #include "rocehil/common/roce_wire.hpp"
@@ -9,12 +10,9 @@
 namespace rocehil::capture {
 namespace {
 
+using testing::doc_v6;
 using testing::from_hex;
-
-IpAddress v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) {
-  const std::uint8_t x[4] = {a, b, c, d};
-  return IpAddress::v4(x);
-}
+using testing::v4;
 
 TEST(FrameBuilder, ByteForByteWhatScapyBuilds) {
   RoceFrame f;
@@ -48,11 +46,8 @@ TEST(FrameBuilder, SizesAndTooSmallBuffer) {
 
 TEST(FrameBuilder, Ipv6IcrcCoversThePacket) {
   RoceFrame f;
-  std::uint8_t a[16] = {0x20, 0x01, 0x0d, 0xb8};
-  a[15] = 1;
-  f.src = IpAddress::v6(a);
-  a[15] = 2;
-  f.dst = IpAddress::v6(a);
+  f.src = doc_v6(1);
+  f.dst = doc_v6(2);
   f.payload_size = 100;
   const auto frame = build(f);
   const auto ip = std::span<const std::uint8_t>(frame).subspan(14, frame.size() - 14 - 4);

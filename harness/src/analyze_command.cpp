@@ -75,7 +75,9 @@ Exit codes: 0 read to the end (a capture cut inside its last record is a warning
   cmd->add_option("--top", opts->top,
                   "Flows and CNP QPs to list, biggest first; 0 lists all (default: 10 in tables, "
                   "all in JSON)");
-  cmd->add_flag("!--no-progress", opts->progress, "Do not show progress on stderr");
+  cmd->add_flag_callback(
+      "--no-progress", [opts] { opts->progress = false; },
+      "Do not show progress on stderr (shown for reads longer than a second)");
   cmd->callback([opts, &exit_code] { exit_code = run_analyze(*opts); });
 }
 
