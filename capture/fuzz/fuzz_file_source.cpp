@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 
+#include "rocehil/capture/analysis_json.hpp"
 #include "rocehil/capture/analyzer.hpp"
 #include "rocehil/capture/file_source.hpp"
 #include "rocehil/common/error.hpp"
@@ -40,6 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     sink = static_cast<std::uint8_t>(sink ^ p.detail.size());
   sink = static_cast<std::uint8_t>(sink ^ source->bytes_consumed() ^ source->size_hint());
   (void)cap::to_string(source->format());
-  (void)analyzer.result();
+  // Whatever the file, the report must be valid JSON: parse throws (and the fuzzer stops) if not.
+  sink = static_cast<std::uint8_t>(
+      sink ^ nlohmann::json::parse(cap::to_json_text(analyzer.result())).size());
   return 0;
 }
