@@ -207,7 +207,7 @@ struct Analyzer::State {
 void Analyzer::State::locate(const Frame& f, Located& x) {
   x.layout = f.link_type == link_type::ethernet ? locate_layers(f.data, f.caplen) : FrameLayout{};
   if (x.layout.kind != FrameKind::roce || f.data[x.layout.bth] == w::opcode::cnp) return;
-  const std::uint32_t dest_qp = load_be24(f.data + x.layout.bth + 5);
+  const std::uint32_t dest_qp = bth_dest_qp(f.data + x.layout.bth);
   const std::uint8_t* ip = f.data + x.layout.l3;
   if (x.layout.ip_version == 4) {
     x.v4 = V4Key::of(ip, dest_qp);
@@ -265,7 +265,7 @@ void Analyzer::State::count_roce(const Frame& f, const Located& x) {
   }
   if (opcode == w::opcode::cnp) {
     if (bin) ++bin->cnp;
-    ++cnp_by_qp[load_be24(bth + 5)];
+    ++cnp_by_qp[bth_dest_qp(bth)];
     return;
   }
   if (x.layout.ip_version == 4) {
@@ -313,14 +313,14 @@ void Analyzer::State::count_flow_packet(FlowTables<Key>& tables, const Key& key,
   std::uint32_t span = 1;
   if (opcode == w::opcode::rc_read_request && after_bth >= w::reth_size)
     span = read_response_span(load_be32(bth + w::bth_size + 12));
-  const std::uint32_t psn = load_be24(bth + 9);
+  const std::uint32_t psn = bth_psn(bth);
   if (s.highest_span != 0) {
     const std::int32_t ahead = w::psn_distance(s.highest_psn, psn);
     if (ahead <= 0) {
       ++tables.events[key].retransmits;
       return;
     }
-    // `s` may move when the events table grows, but that is another table.
+    // `s` stays valid: growing the events table does not move the state table's slots.
     if (static_cast<std::uint32_t>(ahead) > s.highest_span) ++tables.events[key].psn_gaps;
   }
   s.highest_psn = psn;

@@ -110,9 +110,9 @@ void extract_transport(const std::uint8_t* p, std::size_t len, DecodedFrame& out
   b.pkey = load_be16(p + 2);
   b.fecn = (p[4] & 0x80) != 0;
   b.becn = (p[4] & 0x40) != 0;
-  b.dest_qp = load_be24(p + 5);
+  b.dest_qp = bth_dest_qp(p);
   b.ack_req = (p[8] & 0x80) != 0;
-  b.psn = load_be24(p + 9);
+  b.psn = bth_psn(p);
 
   if (b.opcode == w::opcode::cnp) return;
   std::size_t off = w::bth_size;

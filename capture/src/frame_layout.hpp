@@ -123,6 +123,14 @@ inline FrameLayout locate_layers(const std::uint8_t* d, std::uint32_t caplen) no
   return out;
 }
 
+// BTH fields the analyzer and the decoder both read, from a BTH that was captured whole.
+inline std::uint32_t bth_dest_qp(const std::uint8_t* bth) noexcept {
+  return load_be24(bth + 5);
+}
+inline std::uint32_t bth_psn(const std::uint8_t* bth) noexcept {
+  return load_be24(bth + 9);
+}
+
 // ECN bits of the IP header of a located frame (ip_version 4 or 6).
 inline std::uint8_t ip_ecn(const std::uint8_t* d, const FrameLayout& l) noexcept {
   return l.ip_version == 4 ? d[l.l3 + 1] & 0x3 : (d[l.l3 + 1] >> 4) & 0x3;
