@@ -41,10 +41,15 @@ test-asan: deps
 	cmake --build --preset asan
 	cd build/asan && ctest $(CTEST_FLAGS) -L 'unit|fuzz'
 
-# Until the orchestrator and the virtual fabric land, the demo analyses a synthetic mirror-port
-# capture: an incast on one spine link, with ECN marks, the CNPs they cause and PFC pauses.
+# The virtual fabric goes up, shows its status and comes down again; until the traffic engine and
+# the orchestrator land, the demo then analyses a synthetic mirror-port capture: an incast on one
+# spine link, with ECN marks, the CNPs they cause and PFC pauses.
 demo: build
 	@mkdir -p $(DEMO_DIR)
+	$(ROCEHIL) testbed down --dir $(DEMO_DIR)/testbed --quiet
+	$(ROCEHIL) testbed up --dir $(DEMO_DIR)/testbed
+	$(ROCEHIL) testbed status --dir $(DEMO_DIR)/testbed || { $(ROCEHIL) testbed down --dir $(DEMO_DIR)/testbed; exit 3; }
+	$(ROCEHIL) testbed down --dir $(DEMO_DIR)/testbed
 	$(SYNTH) --out $(DEMO_DIR)/spine1-mirror.pcapng --format pcapng --frames 300000 --qps 256 \
 	  --hosts 16 --snaplen 128 --ce-percent 3 --pfc-per-million 400 --loss-per-million 50 --seed 7
 	$(ROCEHIL) analyze $(DEMO_DIR)/spine1-mirror.pcapng --top 8

@@ -11,9 +11,9 @@ packages=(
   libibverbs-dev librdmacm-dev ibverbs-utils libpcap-dev libdpdk-dev libboost-dev
   libcli11-dev libgtest-dev libgmock-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev
   # capture tools the tests compare against, and the packet builder they use
-  tshark tcpdump python3 python3-scapy
-  # the virtual fabric
-  iproute2 nftables openssh-server openssh-client
+  tshark tcpdump python3 python3-scapy python3-yaml
+  # the virtual fabric, and what its tests check it with
+  iproute2 nftables openssh-server openssh-client procps iputils-ping util-linux
 )
 
 missing=()

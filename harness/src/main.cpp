@@ -8,6 +8,7 @@
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/harness/analyze_command.hpp"
+#include "rocehil/harness/testbed_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app(
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
 
   int exit_code = 0;
   rocehil::harness::add_analyze_command(app, exit_code);
+  rocehil::harness::add_testbed_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace rocehil::testbed {
+
+// Which frames of a spine's leaf-facing links its mirror interface copies. Each packet crossing
+// a spine leaves it exactly once, so `spine_to_leaf` (the default) shows every crossing packet
+// once, with the CE marks the spine set; `both` also copies what the spine receives, which is
+// the only way to see link-local frames (PFC, PAUSE) that a leaf sends to the spine.
+enum class MirrorDirection { spine_to_leaf, leaf_to_spine, both };
+
+std::string_view to_string(MirrorDirection direction);
+
+struct TestbedOptions {
+  std::string dir;  // where keys, configs, state and inventory.yaml are written
+  std::string id;   // prefixes every name; empty: derived from dir
+  int hosts = 4;
+  int racks = 2;
+  int spines = 2;
+  int host_mbps = 1000;     // host <-> leaf links; 0 leaves them unshaped
+  int uplink_mbps = 400;    // leaf <-> spine links; 0 leaves them unshaped
+  int ecn_mark_mbps = 300;  // above this rate per egress port, ECN-capable RoCEv2 gets CE
+  bool ecn = true;
+  int mtu = 9000;
+  MirrorDirection mirror = MirrorDirection::spine_to_leaf;
+};
+
+// Limits that keep names and addresses inside their fields: interface names are 15 characters,
+// racks and spines index octets of 198.18.0.0/16, host management addresses an octet of a /24.
+inline constexpr int max_hosts = 200;
+inline constexpr int max_racks = 64;
+inline constexpr int max_spines = 32;
+inline constexpr std::size_t max_id_length = 6;
+
+// The id for a directory when --id is not given: 't' and four hex digits of a hash of its
+// absolute path, so the same directory always gets the same id.
+std::string derive_id(std::string_view absolute_dir);
+
+// Throws rocehil::Error (bad input) naming the option and the fix for the first invalid value.
+void validate(const TestbedOptions& options);
+
+}  // namespace rocehil::testbed

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rocehil/testbed/options.hpp"
+#include "rocehil/testbed/topology.hpp"
+
+namespace rocehil::testbed {
+
+// The commands that build a topology, as the batch text Debian's tools read (`ip -batch`,
+// `tc -batch`, `nft -f`). Pure, so the fabric's configuration is testable without root; `up`
+// feeds them to the tools one namespace at a time.
+
+// `ip -batch` in the root namespace: every namespace.
+std::string netns_add_batch(const Topology& t);
+
+// `ip -batch` in the root namespace: the management bridge and every veth pair, each end created
+// directly in its namespace so no name ever exists in the root namespace but the testbed's own.
+std::string links_batch(const Topology& t);
+
+// sysctl assignments for one namespace: no IPv6 (its router solicitations would pollute link
+// counters and mirrors), forwarding and the L4 multipath hash on routers.
+std::vector<std::string> sysctls(const Namespace& ns);
+
+// `ip -n NS -batch`: MTU, addresses, links up, routes (multipath on leaves).
+std::string namespace_ip_batch(const Namespace& ns, const TestbedOptions& options);
+
+// `tc -n NS -batch`: a token bucket on every shaped interface's egress; on spines, the mirror
+// filters that copy leaf-facing traffic to the capture port. Empty when there is nothing to do.
+std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const TestbedOptions& o);
+
+// `nft -f` for a leaf or spine: one token bucket per egress port; ECN-capable UDP 4791 packets
+// beyond its rate get CE, as a switch marks packets while its egress queue is over the ECN
+// threshold. Empty for hosts, the capture namespace, or with --no-ecn.
+//
+// The bucket counts packets, not bytes: nftables sizes a byte bucket at one second of its rate
+// plus the burst, so a byte limit would mark only after a second of overload. A packet bucket of
+// `ecn_mark_burst_packets` behaves like a queue with that ECN threshold. The rate in Mb/s becomes
+// packets/s at `ecn_mark_packet_bytes`, the IP length of a RoCEv2 packet carrying a 1024-byte MTU
+// payload (IPv4 20 + UDP 8 + BTH 12 + 1024 + ICRC 4).
+std::string namespace_nft_ruleset(const Namespace& ns, const Topology& t,
+                                  const TestbedOptions& options);
+
+// tbf burst in bytes: a millisecond at the rate, never below two frames.
+long long burst_bytes(int mbps, int mtu);
+
+inline constexpr int ecn_mark_packet_bytes = 1068;
+long long ecn_mark_packets_per_second(int mbps);
+// A millisecond of packets at the rate, at least 2: the ECN threshold of the virtual queue.
+long long ecn_mark_burst_packets(int mbps);
+
+}  // namespace rocehil::testbed

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "rocehil/testbed/testbed.hpp"
+
+namespace rocehil::testbed {
+
+// `rocehil testbed status --json`: per namespace its name, role, rack, addresses, sshd and
+// interfaces, each with the link and far end it connects to (schema_version 1).
+nlohmann::json status_json(const StatusResult& status);
+
+// `rocehil testbed up --json` and `down --json`.
+nlohmann::json up_json(const UpResult& up);
+nlohmann::json down_json(const DownResult& down);
+
+}  // namespace rocehil::testbed

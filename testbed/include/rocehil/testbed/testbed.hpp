@@ -1,0 +1,78 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rocehil/testbed/options.hpp"
+#include "rocehil/testbed/ssh_files.hpp"
+#include "rocehil/testbed/topology.hpp"
+
+namespace rocehil::testbed {
+
+// Called with a short line as each step of `up` or `down` starts.
+using StepReporter = std::function<void(std::string_view)>;
+
+struct UpResult {
+  Topology topology;
+  TestbedPaths paths;
+  double seconds = 0;
+};
+
+// Builds the fabric. Needs root and the tools (one-line error, exit 2, otherwise). When a step
+// fails, whatever was made is removed again before the error is thrown.
+UpResult up(TestbedOptions options, const StepReporter& report);
+
+struct DownResult {
+  std::string id;
+  std::vector<std::string> namespaces;  // removed
+  std::vector<std::string> links;       // removed from the root namespace
+  int processes = 0;                    // signalled
+  double seconds = 0;
+};
+
+// Removes every namespace, root-namespace link and process carrying the testbed's id. Safe to run
+// twice and after a half-finished `up`. `id` empty: the id in DIR/testbed.json, else the one
+// derived from `dir`.
+DownResult down(const std::string& dir, const std::string& id, const StepReporter& report);
+
+struct InterfaceStatus {
+  std::string name;
+  std::string link;            // the topology's link name
+  std::string peer_namespace;  // the other end; "root" for the management bridge
+  std::string peer_interface;
+  bool exists = false;
+  std::string operstate;
+  int mtu = 0;
+  std::vector<std::string> addresses;  // "198.18.1.11/32"
+  int mbps = 0;
+  std::uint64_t rx_packets = 0, tx_packets = 0, rx_bytes = 0, tx_bytes = 0;
+  std::optional<MirrorSession> mirror;  // set on capture interfaces
+};
+
+struct NamespaceStatus {
+  Namespace spec;
+  bool exists = false;
+  std::optional<bool> sshd_answers;  // hosts and the capture namespace
+  std::string sshd_detail;           // the banner, or why there is none
+  std::vector<InterfaceStatus> interfaces;
+};
+
+struct StatusResult {
+  std::string id;
+  std::string dir;
+  std::string phase;  // from the state file: building, up, down; "none" without one
+  Topology topology;  // what the state file describes (empty without one)
+  std::vector<NamespaceStatus> namespaces;
+  std::vector<std::string> stray_namespaces;  // carry the id but are not in the topology
+  bool bridge_exists = false;
+  // Every namespace and interface exists and every sshd answers.
+  bool healthy() const;
+};
+
+StatusResult status(const std::string& dir, const std::string& id);
+
+}  // namespace rocehil::testbed

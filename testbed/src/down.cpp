@@ -1,0 +1,130 @@
+#include <dirent.h>
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "host_checks.hpp"
+#include "live.hpp"
+#include "process.hpp"
+#include "rocehil/common/error.hpp"
+#include "rocehil/testbed/state.hpp"
+#include "rocehil/testbed/testbed.hpp"
+
+namespace rocehil::testbed {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_small_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A zombie has exited; only its parent's wait is missing (in a container nobody may reap it).
+bool alive(pid_t pid) {
+  if (::kill(pid, 0) != 0) return false;
+  const std::string stat = read_small_file(fmt::format("/proc/{}/stat", pid));
+  const auto paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'Z';
+}
+
+// Processes in the testbed's namespaces, and any whose command line names it (an sshd whose
+// namespace is already gone, for example).
+std::set<pid_t> testbed_processes(std::string_view id, const std::vector<std::string>& namespaces) {
+  std::set<pid_t> pids;
+  for (const auto& ns : namespaces) {
+    const CommandResult r = run({"ip", "netns", "pids", ns});
+    std::string_view rest = r.out;
+    while (!rest.empty()) {
+      const auto nl = rest.find('\n');
+      const std::string line(rest.substr(0, nl));
+      if (!line.empty()) pids.insert(static_cast<pid_t>(std::stol(line)));
+      if (nl == std::string_view::npos) break;
+      rest.remove_prefix(nl + 1);
+    }
+  }
+  const std::string marker = fmt::format("rocehil-{}-", id);
+  const pid_t self = ::getpid();
+  if (DIR* proc = ::opendir("/proc")) {
+    while (const dirent* entry = ::readdir(proc)) {
+      const std::string name = entry->d_name;
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::string cmdline = read_small_file("/proc/" + name + "/cmdline");
+      for (char& c : cmdline)
+        if (c == '\0') c = ' ';
+      const pid_t pid = static_cast<pid_t>(std::stol(name));
+      // `ip netns exec`, `rocehil testbed down` and our own tools name the testbed too but are
+      // not what it left running.
+      if (pid != self && cmdline.find(marker) != std::string::npos &&
+          cmdline.find("sshd") != std::string::npos)
+        pids.insert(pid);
+    }
+    ::closedir(proc);
+  }
+  pids.erase(self);
+  return pids;
+}
+
+int stop_processes(const std::set<pid_t>& pids) {
+  for (pid_t pid : pids) ::kill(pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (pid_t pid : pids) {
+    while (alive(pid) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (alive(pid)) ::kill(pid, SIGKILL);
+  }
+  return static_cast<int>(pids.size());
+}
+
+}  // namespace
+
+DownResult down(const std::string& dir_option, const std::string& id_option,
+                const StepReporter& report) {
+  const auto start = std::chrono::steady_clock::now();
+  require_root("down");
+  require_tools({"ip"});
+  if (id_option.empty() && dir_option.empty())
+    throw input_error("give --dir DIR (the testbed's directory) or --id ID");
+  const std::string dir = dir_option.empty() ? std::string() : absolute_dir(dir_option);
+  const TestbedPaths paths{dir};
+  std::optional<TestbedState> state;
+  if (!dir.empty()) state = read_state(paths.state());
+  DownResult result;
+  result.id = !id_option.empty() ? id_option : state ? state->options.id : derive_id(dir);
+
+  result.namespaces = testbed_namespaces(result.id);
+  report(fmt::format("testbed {}: {} namespaces", result.id, result.namespaces.size()));
+  result.processes = stop_processes(testbed_processes(result.id, result.namespaces));
+  if (!result.namespaces.empty()) {
+    std::string batch;
+    for (const auto& ns : result.namespaces) batch += fmt::format("netns del {}\n", ns);
+    run_checked("removing namespaces", {"ip", "-force", "-batch", "-"}, batch);
+  }
+  // Deleting a namespace deletes the veths in it and their peers; the bridge stays.
+  result.links = root_links(result.id);
+  for (const auto& link : result.links) run({"ip", "link", "del", link});
+  if (!root_links(result.id).empty())
+    throw Error(ExitCode::infrastructure,
+                fmt::format("links of testbed {} are still in the root namespace after 'ip link "
+                            "del'; see 'ip link show'",
+                            result.id));
+
+  if (state) {
+    state->phase = "down";
+    write_state(paths.state(), *state);
+    std::error_code ignored;
+    fs::remove(paths.inventory(), ignored);
+    for (const auto& entry : fs::directory_iterator(paths.run_dir(), ignored))
+      if (entry.path().extension() == ".pid") fs::remove(entry.path(), ignored);
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace rocehil::testbed

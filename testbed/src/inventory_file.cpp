@@ -1,0 +1,122 @@
+#include "rocehil/testbed/inventory_file.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+namespace rocehil::testbed {
+
+namespace {
+
+// Link speeds in Gb/s as an inventory states them; 0 marks a link the testbed leaves unshaped.
+double gbps(int mbps) {
+  return mbps / 1000.0;
+}
+
+void write_ssh(YAML::Emitter& y, const TestbedPaths& paths) {
+  y << YAML::Key << "ssh" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "user" << YAML::Value << "root";
+  y << YAML::Key << "port" << YAML::Value << 22;
+  y << YAML::Key << "identity" << YAML::Value << paths.identity();
+  y << YAML::Key << "known_hosts" << YAML::Value << paths.known_hosts();
+  y << YAML::Key << "options" << YAML::Value << YAML::Flow << YAML::BeginSeq << "IdentitiesOnly=yes"
+    << "StrictHostKeyChecking=yes" << YAML::EndSeq;
+  y << YAML::EndMap;
+}
+
+void write_host(YAML::Emitter& y, const Namespace& ns, const TestbedOptions& o) {
+  y << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << ns.name;
+  y << YAML::Key << "address" << YAML::Value << ns.mgmt_address;
+  if (ns.role == Role::host) y << YAML::Key << "rack" << YAML::Value << fmt::format("r{}", ns.rack);
+  y << YAML::Key << "labels" << YAML::Value << YAML::Flow << YAML::BeginSeq
+    << (ns.role == Role::host ? "gpu" : "capture") << YAML::EndSeq;
+  y << YAML::Key << "netns" << YAML::Value << ns.netns;
+  y << YAML::Key << "nics" << YAML::Value << YAML::BeginSeq;
+  if (ns.role == Role::host) {
+    const Interface& nic = ns.interfaces.front();
+    y << YAML::BeginMap;
+    y << YAML::Key << "netdev" << YAML::Value << nic.name;
+    y << YAML::Key << "ip" << YAML::Value << nic.address;
+    y << YAML::Key << "link_gbps" << YAML::Value << gbps(o.host_mbps);
+    y << YAML::Key << "rail" << YAML::Value << 0;
+    y << YAML::Key << "link" << YAML::Value << nic.link;
+    y << YAML::EndMap;
+  }
+  y << YAML::EndSeq << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string inventory_yaml(const Topology& t, const TestbedOptions& o, const TestbedPaths& paths) {
+  YAML::Emitter y;
+  y << YAML::Comment(fmt::format(
+      "Written by 'rocehil testbed up' for testbed {} in {}.\n"
+      "A virtual fabric of network namespaces: hosts reach it over ssh on the management\n"
+      "network {}; RoCEv2 traffic uses the NIC addresses in {}.",
+      t.id, o.dir, t.mgmt_prefix, t.fabric_prefix));
+  y << YAML::BeginMap;
+  y << YAML::Key << "schema_version" << YAML::Value << 1;
+  y << YAML::Key << "name" << YAML::Value << fmt::format("testbed-{}", t.id);
+  y << YAML::Key << "defaults" << YAML::Value << YAML::BeginMap;
+  write_ssh(y, paths);
+  y << YAML::Key << "provider" << YAML::Value << "soft";
+  y << YAML::Key << "link_gbps" << YAML::Value << gbps(o.host_mbps);
+  y << YAML::EndMap;
+
+  y << YAML::Key << "hosts" << YAML::Value << YAML::BeginSeq;
+  for (const auto& ns : t.namespaces)
+    if (ns.role == Role::host || ns.role == Role::capture) write_host(y, ns, o);
+  y << YAML::EndSeq;
+
+  y << YAML::Key << "racks" << YAML::Value << YAML::BeginSeq;
+  for (const auto& leaf : t.namespaces) {
+    if (leaf.role != Role::leaf) continue;
+    y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << fmt::format("r{}", leaf.rack);
+    y << YAML::Key << "leaf" << YAML::Value << leaf.name;
+    y << YAML::Key << "hosts" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const auto& h : t.namespaces)
+      if (h.role == Role::host && h.rack == leaf.rack) y << h.name;
+    y << YAML::EndSeq << YAML::EndMap;
+  }
+  y << YAML::EndSeq;
+
+  y << YAML::Key << "switches" << YAML::Value << YAML::BeginSeq;
+  for (const auto& ns : t.namespaces) {
+    if (ns.role != Role::leaf && ns.role != Role::spine) continue;
+    y << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << ns.name;
+    y << YAML::Key << "role" << YAML::Value << std::string(to_string(ns.role));
+    if (ns.role == Role::leaf)
+      y << YAML::Key << "rack" << YAML::Value << fmt::format("r{}", ns.rack);
+    y << YAML::Key << "netns" << YAML::Value << ns.netns << YAML::EndMap;
+  }
+  y << YAML::EndSeq;
+
+  y << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
+  for (const auto& l : t.links) {
+    if (l.kind != LinkKind::host && l.kind != LinkKind::uplink) continue;
+    y << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << l.name;
+    y << YAML::Key << "a" << YAML::Value << fmt::format("{}:{}", l.a.ns, l.a.interface);
+    y << YAML::Key << "b" << YAML::Value << fmt::format("{}:{}", l.b.ns, l.b.interface);
+    y << YAML::Key << "gbps" << YAML::Value << gbps(l.mbps) << YAML::EndMap;
+  }
+  y << YAML::EndSeq;
+
+  y << YAML::Key << "captures" << YAML::Value << YAML::BeginSeq;
+  for (const auto& m : t.mirrors) {
+    y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << m.spine + "-mirror";
+    y << YAML::Key << "host" << YAML::Value << "cap";
+    y << YAML::Key << "interface" << YAML::Value << m.interface;
+    y << YAML::Key << "backend" << YAML::Value << "pcap";
+    y << YAML::Key << "link_gbps" << YAML::Value << gbps(o.uplink_mbps);
+    y << YAML::Key << "mirrors" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "switch" << YAML::Value << m.spine;
+    y << YAML::Key << "links" << YAML::Value << YAML::Flow << m.links;
+    y << YAML::Key << "direction" << YAML::Value << std::string(to_string(m.direction));
+    y << YAML::EndMap << YAML::EndMap;
+  }
+  y << YAML::EndSeq;
+  y << YAML::EndMap;
+  return std::string(y.c_str()) + "\n";
+}
+
+}  // namespace rocehil::testbed

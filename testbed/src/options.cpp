@@ -1,0 +1,74 @@
+#include "rocehil/testbed/options.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+#include "rocehil/common/error.hpp"
+
+namespace rocehil::testbed {
+
+std::string_view to_string(MirrorDirection direction) {
+  switch (direction) {
+    case MirrorDirection::spine_to_leaf: return "spine-to-leaf";
+    case MirrorDirection::leaf_to_spine: return "leaf-to-spine";
+    case MirrorDirection::both: return "both";
+  }
+  return "?";
+}
+
+std::string derive_id(std::string_view absolute_dir) {
+  std::uint32_t hash = 2166136261u;  // FNV-1a: stable across runs and builds
+  for (unsigned char c : absolute_dir) {
+    hash ^= c;
+    hash *= 16777619u;
+  }
+  return fmt::format("t{:04x}", (hash ^ (hash >> 16)) & 0xffffu);
+}
+
+namespace {
+
+bool valid_id(std::string_view id) {
+  if (id.empty() || id.size() > max_id_length) return false;
+  if (id[0] < 'a' || id[0] > 'z') return false;
+  for (char c : id)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+  return true;
+}
+
+void check_range(std::string_view option, int value, int low, int high, std::string_view why) {
+  if (value < low || value > high)
+    throw input_error(fmt::format("{} {}: give {} to {} ({})", option, value, low, high, why));
+}
+
+}  // namespace
+
+void validate(const TestbedOptions& o) {
+  if (o.dir.empty())
+    throw input_error("--dir is empty: name the directory for the testbed's files");
+  if (o.dir.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+@,=:") !=
+      std::string::npos)
+    throw input_error(fmt::format(
+        "--dir '{}': use letters, digits and / . _ - + @ , = : only (the path goes into sshd and "
+        "ssh configuration files, which split on spaces and quotes)",
+        o.dir));
+  if (!valid_id(o.id))
+    throw input_error(fmt::format(
+        "--id '{}': use 1 to {} lowercase letters and digits, starting with a letter (it prefixes "
+        "interface names, which Linux limits to 15 characters)",
+        o.id, max_id_length));
+  check_range("--hosts", o.hosts, 1, max_hosts, "one host namespace each");
+  check_range("--racks", o.racks, 1, max_racks, "one leaf each");
+  if (o.racks > o.hosts)
+    throw input_error(
+        fmt::format("--racks {} is more than --hosts {}: every rack needs a host; lower --racks",
+                    o.racks, o.hosts));
+  check_range("--spines", o.spines, 1, max_spines, "one spine router namespace each");
+  check_range("--host-mbps", o.host_mbps, 0, 100'000, "0 leaves host links unshaped");
+  check_range("--uplink-mbps", o.uplink_mbps, 0, 100'000, "0 leaves spine links unshaped");
+  if (o.ecn) check_range("--ecn-mark-mbps", o.ecn_mark_mbps, 1, 100'000, "or --no-ecn");
+  check_range("--mtu", o.mtu, 1280, 9000, "bytes on fabric links; RoCE MTU 4096 needs 4200");
+}
+
+}  // namespace rocehil::testbed

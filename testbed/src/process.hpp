@@ -1,0 +1,33 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rocehil::testbed {
+
+// Runs the iproute2, tc, nft and OpenSSH tools that build the fabric. Plain posix_spawn:
+// Boost.Process stays in the harness (design), and these are short, synchronous commands.
+
+struct CommandResult {
+  int exit_status = 0;  // the exit code, or 128 + signal
+  std::string out;
+  std::string err;
+};
+
+// Runs argv[0] (searched in PATH) with `input` on its stdin; waits for it. Throws rocehil::Error
+// (infrastructure) only when it cannot be started.
+CommandResult run(const std::vector<std::string>& argv, std::string_view input = {});
+
+// As run(), but a non-zero exit throws rocehil::Error (infrastructure) naming `what`, the command
+// and the first line the tool printed on stderr.
+std::string run_checked(std::string_view what, const std::vector<std::string>& argv,
+                        std::string_view input = {});
+
+// The full path of `tool` in PATH, or empty.
+std::string find_in_path(std::string_view tool);
+
+// The command line as a person would type it, for messages.
+std::string shell_words(const std::vector<std::string>& argv);
+
+}  // namespace rocehil::testbed

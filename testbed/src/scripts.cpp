@@ -1,0 +1,136 @@
+#include "rocehil/testbed/scripts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace rocehil::testbed {
+
+std::string netns_add_batch(const Topology& t) {
+  std::string out;
+  for (const auto& ns : t.namespaces) out += fmt::format("netns add {}\n", ns.netns);
+  return out;
+}
+
+namespace {
+
+std::string end_spec(const Topology& t, const LinkEnd& end) {
+  if (end.ns.empty()) return fmt::format("name {}", end.interface);
+  return fmt::format("name {} netns {}", end.interface, t.find(end.ns)->netns);
+}
+
+}  // namespace
+
+std::string links_batch(const Topology& t) {
+  std::string out = fmt::format("link add name {} type bridge\n", t.bridge);
+  out += fmt::format("addr add {}/24 dev {}\n", t.mgmt_gateway, t.bridge);
+  out += fmt::format("link set dev {} up\n", t.bridge);
+  for (const auto& link : t.links) {
+    out += fmt::format("link add {} type veth peer {}\n", end_spec(t, link.a), end_spec(t, link.b));
+    if (link.a.ns.empty())
+      out += fmt::format("link set dev {} master {} up\n", link.a.interface, t.bridge);
+  }
+  return out;
+}
+
+std::vector<std::string> sysctls(const Namespace& ns) {
+  std::vector<std::string> out = {"net.ipv6.conf.all.disable_ipv6=1",
+                                  "net.ipv6.conf.default.disable_ipv6=1"};
+  if (ns.role == Role::leaf || ns.role == Role::spine) {
+    out.insert(out.end(),
+               {"net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0",
+                "net.ipv4.conf.default.rp_filter=0", "net.ipv4.conf.all.send_redirects=0",
+                "net.ipv4.conf.default.send_redirects=0",
+                // Hash on addresses, protocol and ports: the UDP source port of a
+                // RoCEv2 flow picks the spine, as on a real Clos fabric.
+                "net.ipv4.fib_multipath_hash_policy=1"});
+  }
+  return out;
+}
+
+std::string namespace_ip_batch(const Namespace& ns, const TestbedOptions& options) {
+  std::string out = "link set dev lo up\n";
+  for (const auto& i : ns.interfaces) {
+    const bool mgmt = i.link.starts_with("mgmt-");
+    if (!mgmt) out += fmt::format("link set dev {} mtu {}\n", i.name, options.mtu);
+    if (!i.address.empty()) {
+      if (!i.peer_address.empty())
+        out += fmt::format("addr add {} peer {} dev {}\n", i.address, i.peer_address, i.name);
+      else
+        out += fmt::format("addr add {}/{} dev {}\n", i.address, i.prefix_length, i.name);
+    }
+    out += fmt::format("link set dev {} up\n", i.name);
+  }
+  for (const auto& r : ns.routes) {
+    if (r.next_hops.size() == 1) {
+      out += fmt::format("route add {} via {} dev {}\n", r.prefix, r.next_hops[0], r.devices[0]);
+      continue;
+    }
+    out += fmt::format("route add {}", r.prefix);
+    for (std::size_t h = 0; h < r.next_hops.size(); ++h)
+      out += fmt::format(" nexthop via {} dev {} weight 1", r.next_hops[h], r.devices[h]);
+    out += '\n';
+  }
+  return out;
+}
+
+long long burst_bytes(int mbps, int mtu) {
+  const long long per_ms = static_cast<long long>(mbps) * 1'000'000 / 8 / 1000;
+  return std::max(per_ms, 2LL * (mtu + 18));
+}
+
+long long ecn_mark_packets_per_second(int mbps) {
+  const long long bits = static_cast<long long>(mbps) * 1'000'000;
+  return std::max(1LL, (bits / 8 + ecn_mark_packet_bytes / 2) / ecn_mark_packet_bytes);
+}
+
+long long ecn_mark_burst_packets(int mbps) {
+  return std::max(2LL, ecn_mark_packets_per_second(mbps) / 1000);
+}
+
+std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const TestbedOptions& o) {
+  std::string out;
+  for (const auto& i : ns.interfaces) {
+    if (i.mbps <= 0) continue;
+    // 5 ms of queue at the rate before tail drop: a deep-buffer switch port, scaled down.
+    out += fmt::format("qdisc add dev {} root tbf rate {}mbit burst {} latency 5ms\n", i.name,
+                       i.mbps, burst_bytes(i.mbps, o.mtu));
+  }
+  if (ns.role != Role::spine) return out;
+  const std::string mirror_port = t.id + "-cap";
+  for (const auto& i : ns.interfaces) {
+    if (i.name == mirror_port) continue;
+    // clsact runs before the root qdisc: egress copies are taken as the spine sends, after its
+    // nftables marks; matchall is not in every kernel, a zero-mask u32 match is.
+    out += fmt::format("qdisc add dev {} clsact\n", i.name);
+    const auto mirror = [&](std::string_view hook) {
+      out += fmt::format(
+          "filter add dev {} {} protocol all u32 match u32 0 0 action mirred egress mirror dev "
+          "{}\n",
+          i.name, hook, mirror_port);
+    };
+    if (o.mirror != MirrorDirection::leaf_to_spine) mirror("egress");
+    if (o.mirror != MirrorDirection::spine_to_leaf) mirror("ingress");
+  }
+  return out;
+}
+
+std::string namespace_nft_ruleset(const Namespace& ns, const Topology& t,
+                                  const TestbedOptions& options) {
+  if (!options.ecn || (ns.role != Role::leaf && ns.role != Role::spine)) return {};
+  std::string out = fmt::format("table ip rocehil_{} {{\n", t.id);
+  out += "  chain ecn_marking {\n    type filter hook postrouting priority 0; policy accept;\n";
+  for (const auto& i : ns.interfaces) {
+    if (i.address.empty()) continue;  // the mirror port carries copies, not traffic
+    // Only ECN-capable transport is marked (RFC 3168); not-ECT traffic passes unmarked.
+    out += fmt::format(
+        "    oifname \"{}\" udp dport 4791 ip ecn {{ ect0, ect1 }} limit rate over {}/second "
+        "burst {} packets ip ecn set ce counter\n",
+        i.name, ecn_mark_packets_per_second(options.ecn_mark_mbps),
+        ecn_mark_burst_packets(options.ecn_mark_mbps));
+  }
+  out += "  }\n}\n";
+  return out;
+}
+
+}  // namespace rocehil::testbed

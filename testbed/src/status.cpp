@@ -1,0 +1,120 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "host_checks.hpp"
+#include "live.hpp"
+#include "rocehil/common/error.hpp"
+#include "rocehil/testbed/state.hpp"
+#include "rocehil/testbed/testbed.hpp"
+
+namespace rocehil::testbed {
+
+namespace {
+
+// The far end of `interface`'s link, as (namespace, interface); "root" for the bridge side.
+std::pair<std::string, std::string> peer_of(const Topology& t, const Namespace& ns,
+                                            const Interface& i) {
+  for (const auto& l : t.links) {
+    if (l.name != i.link) continue;
+    const LinkEnd& other = (l.a.ns == ns.name && l.a.interface == i.name) ? l.b : l.a;
+    if (other.ns.empty()) return {"root", t.bridge};
+    return {other.ns, other.interface};
+  }
+  return {};
+}
+
+void read_interfaces(NamespaceStatus& s, const Topology& t) {
+  std::map<std::string, nlohmann::json> live;
+  for (auto& link : ip_json(s.spec.netns, {"-s", "addr", "show"}))
+    live[link.value("ifname", "")] = link;
+  for (const auto& i : s.spec.interfaces) {
+    InterfaceStatus out;
+    out.name = i.name;
+    out.link = i.link;
+    out.mbps = i.mbps;
+    std::tie(out.peer_namespace, out.peer_interface) = peer_of(t, s.spec, i);
+    for (const auto& m : t.mirrors)
+      if (m.interface == i.name && s.spec.role == Role::capture) out.mirror = m;
+    if (auto it = live.find(i.name); it != live.end()) {
+      const auto& j = it->second;
+      out.exists = true;
+      out.operstate = j.value("operstate", "");
+      out.mtu = j.value("mtu", 0);
+      for (const auto& a : j.value("addr_info", nlohmann::json::array()))
+        if (a.value("family", "") == "inet")
+          out.addresses.push_back(
+              fmt::format("{}/{}", a.value("local", ""), a.value("prefixlen", 0)));
+      const auto stats = j.value("stats64", nlohmann::json::object());
+      const auto rx = stats.value("rx", nlohmann::json::object());
+      const auto tx = stats.value("tx", nlohmann::json::object());
+      out.rx_packets = rx.value("packets", std::uint64_t{0});
+      out.rx_bytes = rx.value("bytes", std::uint64_t{0});
+      out.tx_packets = tx.value("packets", std::uint64_t{0});
+      out.tx_bytes = tx.value("bytes", std::uint64_t{0});
+    }
+    s.interfaces.push_back(std::move(out));
+  }
+}
+
+}  // namespace
+
+bool StatusResult::healthy() const {
+  if (phase == "none" || namespaces.empty() || !bridge_exists || !stray_namespaces.empty())
+    return false;
+  for (const auto& ns : namespaces) {
+    if (!ns.exists || (ns.sshd_answers && !*ns.sshd_answers)) return false;
+    for (const auto& i : ns.interfaces)
+      if (!i.exists || i.operstate != "UP") return false;
+  }
+  return true;
+}
+
+StatusResult status(const std::string& dir_option, const std::string& id_option) {
+  require_root("status");
+  require_tools({"ip"});
+  StatusResult result;
+  result.dir = dir_option.empty() ? std::string() : absolute_dir(dir_option);
+  std::optional<TestbedState> state;
+  if (!result.dir.empty()) state = read_state(TestbedPaths{result.dir}.state());
+  if (id_option.empty() && result.dir.empty())
+    throw input_error("give --dir DIR (the testbed's directory) or --id ID");
+  result.id = !id_option.empty() ? id_option : state ? state->options.id : derive_id(result.dir);
+  result.phase = state ? state->phase : "none";
+
+  std::vector<std::string> existing = testbed_namespaces(result.id);
+  const auto links = root_links(result.id);
+  if (state) {
+    result.topology = build_topology(state->options, state->mgmt_octet);
+    result.bridge_exists =
+        std::find(links.begin(), links.end(), result.topology.bridge) != links.end();
+  }
+  for (const auto& ns : result.topology.namespaces) {
+    NamespaceStatus s;
+    s.spec = ns;
+    const auto it = std::find(existing.begin(), existing.end(), ns.netns);
+    s.exists = it != existing.end();
+    if (s.exists) {
+      existing.erase(it);
+      read_interfaces(s, result.topology);
+    } else {
+      for (const auto& i : ns.interfaces) {
+        InterfaceStatus missing;
+        missing.name = i.name;
+        missing.link = i.link;
+        std::tie(missing.peer_namespace, missing.peer_interface) = peer_of(result.topology, ns, i);
+        s.interfaces.push_back(std::move(missing));
+      }
+    }
+    if (!ns.mgmt_address.empty()) {
+      s.sshd_answers = s.exists && ssh_banner(ns.mgmt_address, 1000, s.sshd_detail);
+      if (!s.exists) s.sshd_detail = "namespace missing";
+    }
+    result.namespaces.push_back(std::move(s));
+  }
+  result.stray_namespaces = std::move(existing);
+  return result;
+}
+
+}  // namespace rocehil::testbed

@@ -1,0 +1,100 @@
+#include "rocehil/testbed/status_json.hpp"
+
+namespace rocehil::testbed {
+
+namespace {
+
+nlohmann::json interface_json(const InterfaceStatus& i) {
+  nlohmann::json j = {
+      {"name", i.name},
+      {"link", i.link},
+      {"links_to", {{"namespace", i.peer_namespace}, {"interface", i.peer_interface}}},
+      {"exists", i.exists},
+      {"state", i.operstate},
+      {"mtu", i.mtu},
+      {"addresses", i.addresses},
+      {"shaped_mbps", i.mbps},
+      {"rx_packets", i.rx_packets},
+      {"tx_packets", i.tx_packets},
+      {"rx_bytes", i.rx_bytes},
+      {"tx_bytes", i.tx_bytes}};
+  if (i.mirror)
+    j["mirrors"] = {{"switch", i.mirror->spine},
+                    {"links", i.mirror->links},
+                    {"direction", to_string(i.mirror->direction)}};
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json status_json(const StatusResult& s) {
+  nlohmann::json namespaces = nlohmann::json::array();
+  for (const auto& ns : s.namespaces) {
+    nlohmann::json addresses = nlohmann::json::array();
+    nlohmann::json interfaces = nlohmann::json::array();
+    for (const auto& i : ns.interfaces) {
+      for (const auto& a : i.addresses) addresses.push_back(a);
+      interfaces.push_back(interface_json(i));
+    }
+    nlohmann::json j = {
+        {"name", ns.spec.name},
+        {"netns", ns.spec.netns},
+        {"role", to_string(ns.spec.role)},
+        {"rack", ns.spec.rack == 0 ? nlohmann::json() : nlohmann::json(ns.spec.rack)},
+        {"exists", ns.exists},
+        {"addresses", addresses},
+        {"interfaces", interfaces}};
+    if (ns.sshd_answers)
+      j["sshd"] = {{"address", ns.spec.mgmt_address},
+                   {"port", 22},
+                   {"answers", *ns.sshd_answers},
+                   {"detail", ns.sshd_detail}};
+    if (!ns.spec.fabric_address.empty()) j["fabric_address"] = ns.spec.fabric_address;
+    namespaces.push_back(std::move(j));
+  }
+  return {{"schema_version", 1},
+          {"id", s.id},
+          {"dir", s.dir},
+          {"phase", s.phase},
+          {"healthy", s.healthy()},
+          {"bridge",
+           {{"name", s.topology.bridge},
+            {"exists", s.bridge_exists},
+            {"address", s.topology.mgmt_gateway}}},
+          {"mgmt_prefix", s.topology.mgmt_prefix},
+          {"fabric_prefix", s.topology.fabric_prefix},
+          {"namespaces", namespaces},
+          {"stray_namespaces", s.stray_namespaces}};
+}
+
+nlohmann::json up_json(const UpResult& up) {
+  nlohmann::json namespaces = nlohmann::json::array();
+  for (const auto& ns : up.topology.namespaces) namespaces.push_back(ns.netns);
+  nlohmann::json mirrors = nlohmann::json::array();
+  for (const auto& m : up.topology.mirrors)
+    mirrors.push_back({{"interface", m.interface},
+                       {"netns", up.topology.find("cap")->netns},
+                       {"switch", m.spine},
+                       {"links", m.links},
+                       {"direction", to_string(m.direction)}});
+  return {{"schema_version", 1},
+          {"id", up.topology.id},
+          {"dir", up.paths.dir},
+          {"seconds", up.seconds},
+          {"inventory", up.paths.inventory()},
+          {"ssh_config", up.paths.ssh_config()},
+          {"mgmt_prefix", up.topology.mgmt_prefix},
+          {"namespaces", namespaces},
+          {"mirrors", mirrors}};
+}
+
+nlohmann::json down_json(const DownResult& down) {
+  return {{"schema_version", 1},
+          {"id", down.id},
+          {"namespaces_removed", down.namespaces},
+          {"links_removed", down.links},
+          {"processes_stopped", down.processes},
+          {"seconds", down.seconds}};
+}
+
+}  // namespace rocehil::testbed

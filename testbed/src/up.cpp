@@ -1,0 +1,221 @@
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "host_checks.hpp"
+#include "live.hpp"
+#include "process.hpp"
+#include "rocehil/common/error.hpp"
+#include "rocehil/testbed/inventory_file.hpp"
+#include "rocehil/testbed/scripts.hpp"
+#include "rocehil/testbed/ssh_files.hpp"
+#include "rocehil/testbed/state.hpp"
+#include "rocehil/testbed/testbed.hpp"
+
+namespace rocehil::testbed {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_file(const std::string& path, std::string_view text, fs::perms mode) {
+  {
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+    if (!out) throw system_error(fmt::format("cannot write {}", path), errno);
+  }
+  fs::permissions(path, mode);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw system_error(fmt::format("cannot read {}", path), errno);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Keys are kept across down/up, so known_hosts entries and a user's ssh config stay valid.
+void ensure_key(const std::string& path, const std::string& comment) {
+  if (fs::exists(path) && fs::exists(path + ".pub")) return;
+  fs::remove(path);
+  fs::remove(path + ".pub");
+  run_checked("generating an ssh key",
+              {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", path});
+}
+
+void make_directories(const TestbedPaths& paths) {
+  for (const auto& d : {paths.dir, paths.ssh_dir(), paths.run_dir()}) {
+    std::error_code ec;
+    fs::create_directories(d, ec);
+    if (ec)
+      throw input_error(
+          fmt::format("--dir: cannot create {}: {}; choose a writable directory", d, ec.message()));
+  }
+  fs::permissions(paths.ssh_dir(), fs::perms::owner_all);
+}
+
+class Builder {
+ public:
+  Builder(const Topology& t, const TestbedOptions& o, const TestbedPaths& p, const StepReporter& r)
+      : t_(t), o_(o), paths_(p), report_(r) {}
+
+  void build() {
+    report_(fmt::format("namespaces: {}", t_.namespaces.size()));
+    run_checked("creating namespaces", {"ip", "-batch", "-"}, netns_add_batch(t_));
+    for (const auto& ns : t_.namespaces) {
+      std::vector<std::string> argv = {"ip", "netns", "exec", ns.netns, "sysctl", "-q", "-w"};
+      for (auto& s : sysctls(ns)) argv.push_back(std::move(s));
+      run_checked(fmt::format("setting sysctls in {}", ns.netns), argv);
+    }
+    report_(fmt::format("links: {} veth pairs, management bridge {} ({})", t_.links.size(),
+                        t_.bridge, t_.mgmt_prefix));
+    run_checked("creating links", {"ip", "-batch", "-"}, links_batch(t_));
+    report_("addresses, routes (ECMP on leaves), tbf shaping, mirrors, ECN marking");
+    for (const auto& ns : t_.namespaces) configure(ns);
+    const auto servers = start_sshds();
+    wait_for_links();
+    wait_for_sshds(servers);
+  }
+
+ private:
+  void configure(const Namespace& ns) {
+    run_checked(fmt::format("configuring {}", ns.netns), {"ip", "-n", ns.netns, "-batch", "-"},
+                namespace_ip_batch(ns, o_));
+    if (const auto tc = namespace_tc_batch(ns, t_, o_); !tc.empty())
+      run_checked(fmt::format("configuring qdiscs in {}", ns.netns),
+                  {"tc", "-n", ns.netns, "-batch", "-"}, tc);
+    if (const auto nft = namespace_nft_ruleset(ns, t_, o_); !nft.empty())
+      run_checked(fmt::format("loading ECN marking rules in {}", ns.netns),
+                  {"ip", "netns", "exec", ns.netns, "nft", "-f", "-"}, nft);
+  }
+
+  // The kernel reports a veth's operational state up to a second after both ends are up; wait,
+  // so that `status` right after `up` agrees with it.
+  void wait_for_links() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    for (const auto& ns : t_.namespaces) {
+      while (true) {
+        std::string down;
+        const nlohmann::json links = ip_json(ns.netns, {"link", "show"});
+        for (const auto& i : ns.interfaces) {
+          bool up = false;
+          for (const auto& l : links)
+            if (l.value("ifname", "") == i.name) up = l.value("operstate", "") == "UP";
+          if (!up) down = i.name;
+        }
+        if (down.empty()) break;
+        if (std::chrono::steady_clock::now() > deadline)
+          throw Error(ExitCode::infrastructure,
+                      fmt::format("interface {} in {} is not operationally up after 5 s; see 'ip "
+                                  "-n {} link show {}'",
+                                  down, ns.netns, ns.netns, down));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+  }
+
+  std::vector<const Namespace*> start_sshds() {
+    std::vector<const Namespace*> servers;
+    for (const auto& ns : t_.namespaces)
+      if (!ns.mgmt_address.empty()) servers.push_back(&ns);
+    report_(fmt::format("sshd: {} servers, keys in {}", servers.size(), paths_.ssh_dir()));
+    ensure_key(paths_.identity(), fmt::format("rocehil-testbed-{}", t_.id));
+    write_file(paths_.authorized_keys(), read_file(paths_.identity() + ".pub"),
+               fs::perms::owner_read | fs::perms::owner_write);
+    std::map<std::string, std::string> host_keys;
+    for (const Namespace* ns : servers) {
+      ensure_key(paths_.host_key(*ns), ns->netns);
+      host_keys[ns->name] = read_file(paths_.host_key(*ns) + ".pub");
+      write_file(paths_.sshd_config(*ns), sshd_config(*ns, paths_),
+                 fs::perms::owner_read | fs::perms::owner_write);
+    }
+    write_file(paths_.known_hosts(), known_hosts(t_, host_keys),
+               fs::perms::owner_read | fs::perms::owner_write);
+    write_file(paths_.ssh_config(), ssh_client_config(t_, paths_),
+               fs::perms::owner_read | fs::perms::owner_write);
+    // sshd refuses to start without its privilege separation directory, which systemd would
+    // create on a booted Debian; in a container nobody has.
+    fs::create_directories("/run/sshd");
+    const std::string sshd = find_in_path("sshd");
+    for (const Namespace* ns : servers)
+      run_checked(fmt::format("starting sshd in {}", ns->netns),
+                  {"ip", "netns", "exec", ns->netns, sshd, "-f", paths_.sshd_config(*ns), "-E",
+                   paths_.sshd_log(*ns)});
+    return servers;
+  }
+
+  void wait_for_sshds(const std::vector<const Namespace*>& servers) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (const Namespace* ns : servers) {
+      std::string detail;
+      while (!ssh_banner(ns->mgmt_address, 500, detail)) {
+        if (std::chrono::steady_clock::now() > deadline)
+          throw Error(ExitCode::infrastructure,
+                      fmt::format("sshd in {} does not answer on {}:22 ({}); its log is {}",
+                                  ns->netns, ns->mgmt_address, detail, paths_.sshd_log(*ns)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+  }
+
+  const Topology& t_;
+  const TestbedOptions& o_;
+  const TestbedPaths& paths_;
+  const StepReporter& report_;
+};
+
+}  // namespace
+
+UpResult up(TestbedOptions options, const StepReporter& report) {
+  const auto start = std::chrono::steady_clock::now();
+  if (options.dir.empty())
+    throw input_error("--dir is required: the directory for the testbed's files");
+  options.dir = absolute_dir(options.dir);
+  if (options.id.empty()) options.id = derive_id(options.dir);
+  validate(options);
+  require_root("up");
+  require_tools({"ip", "tc", "nft", "sysctl", "sshd", "ssh-keygen"});
+
+  const TestbedPaths paths{options.dir};
+  if (!testbed_namespaces(options.id).empty() || !root_links(options.id).empty())
+    throw input_error(fmt::format(
+        "testbed {} is already up (its namespaces or links exist); run 'rocehil testbed down --dir "
+        "{}' first, or give another --id",
+        options.id, options.dir));
+  const auto octet = choose_mgmt_octet(options.id, root_route_prefixes());
+  if (!octet)
+    throw input_error(
+        "no free /24 left in 198.19.0.0/16 for the management network; bring "
+        "other testbeds down");
+  make_directories(paths);
+  TestbedState state{options, *octet, "building"};
+  write_state(paths.state(), state);
+
+  UpResult result{build_topology(options, *octet), paths, 0};
+  report(fmt::format("testbed {}: {} hosts in {} racks, {} spines, in {}", options.id,
+                     options.hosts, options.racks, options.spines, options.dir));
+  try {
+    Builder(result.topology, options, paths, report).build();
+    std::ofstream(paths.inventory(), std::ios::trunc)
+        << inventory_yaml(result.topology, options, paths);
+  } catch (const Error& e) {
+    // Leave nothing half-made behind: the error says what failed, down removes the rest.
+    const StepReporter quiet = [](std::string_view) {};
+    try {
+      down(options.dir, options.id, quiet);
+    } catch (const Error&) {
+    }
+    throw Error(e.exit_code(), fmt::format("{} (what was made is removed again)", e.what()),
+                e.code());
+  }
+  state.phase = "up";
+  write_state(paths.state(), state);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace rocehil::testbed

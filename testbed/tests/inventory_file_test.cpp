@@ -1,0 +1,58 @@
+#include "rocehil/testbed/inventory_file.hpp"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+namespace rocehil::testbed {
+namespace {
+
+TEST(InventoryFile, ParsesBackToTheTopology) {
+  TestbedOptions o;
+  o.dir = "/srv/tb";
+  o.id = "t1";
+  o.hosts = 5;
+  o.racks = 2;
+  o.spines = 3;
+  o.host_mbps = 2000;
+  o.uplink_mbps = 500;
+  const Topology t = build_topology(o, 4);
+  const YAML::Node y = YAML::Load(inventory_yaml(t, o, TestbedPaths{o.dir}));
+
+  EXPECT_EQ(y["schema_version"].as<int>(), 1);
+  EXPECT_EQ(y["defaults"]["ssh"]["user"].as<std::string>(), "root");
+  EXPECT_EQ(y["defaults"]["ssh"]["identity"].as<std::string>(), "/srv/tb/ssh/id_ed25519");
+  EXPECT_EQ(y["defaults"]["provider"].as<std::string>(), "soft");
+
+  const YAML::Node hosts = y["hosts"];
+  ASSERT_EQ(hosts.size(), 6u);  // five hosts and the capture server
+  int checked = 0;
+  for (const auto& h : hosts) {
+    const Namespace* ns = t.find(h["name"].as<std::string>());
+    ASSERT_NE(ns, nullptr);
+    EXPECT_EQ(h["address"].as<std::string>(), ns->mgmt_address);
+    EXPECT_EQ(h["netns"].as<std::string>(), ns->netns);
+    if (ns->role != Role::host) continue;
+    EXPECT_EQ(h["rack"].as<std::string>(), "r" + std::to_string(ns->rack));
+    ASSERT_EQ(h["nics"].size(), 1u);
+    EXPECT_EQ(h["nics"][0]["ip"].as<std::string>(), ns->fabric_address);
+    EXPECT_EQ(h["nics"][0]["netdev"].as<std::string>(), "t1-nic0");
+    EXPECT_DOUBLE_EQ(h["nics"][0]["link_gbps"].as<double>(), 2.0);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5);
+
+  EXPECT_EQ(y["racks"].size(), 2u);
+  EXPECT_EQ(y["racks"][1]["leaf"].as<std::string>(), "l2");
+  EXPECT_EQ(y["switches"].size(), 5u);
+  EXPECT_EQ(y["links"].size(), 5u + 6u);
+  const YAML::Node captures = y["captures"];
+  ASSERT_EQ(captures.size(), 3u);
+  EXPECT_EQ(captures[2]["interface"].as<std::string>(), "t1-m3");
+  EXPECT_EQ(captures[2]["host"].as<std::string>(), "cap");
+  EXPECT_EQ(captures[2]["mirrors"]["links"][1].as<std::string>(), "l2-s3");
+  EXPECT_EQ(captures[2]["mirrors"]["direction"].as<std::string>(), "spine-to-leaf");
+  EXPECT_DOUBLE_EQ(captures[0]["link_gbps"].as<double>(), 0.5);
+}
+
+}  // namespace
+}  // namespace rocehil::testbed

@@ -1,0 +1,86 @@
+#include "rocehil/testbed/options.hpp"
+
+#include <gtest/gtest.h>
+
+#include "rocehil/common/error.hpp"
+
+namespace rocehil::testbed {
+namespace {
+
+TestbedOptions valid() {
+  TestbedOptions o;
+  o.dir = "/tmp/tb";
+  o.id = "t1";
+  return o;
+}
+
+std::string error_of(const TestbedOptions& o) {
+  try {
+    validate(o);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::bad_input);
+    return e.what();
+  }
+  return {};
+}
+
+TEST(Options, DefaultsAreValid) {
+  EXPECT_EQ(error_of(valid()), "");
+}
+
+TEST(Options, DerivedIdIsStableShortAndDiffersByDirectory) {
+  const std::string a = derive_id("/tmp/tb-a");
+  EXPECT_EQ(a, derive_id("/tmp/tb-a"));
+  EXPECT_NE(a, derive_id("/tmp/tb-b"));
+  EXPECT_EQ(a.size(), 5u);
+  EXPECT_EQ(a[0], 't');
+  TestbedOptions o = valid();
+  o.id = a;
+  EXPECT_EQ(error_of(o), "");
+}
+
+TEST(Options, IdMustFitInterfaceNames) {
+  for (const char* bad : {"", "T1", "1ab", "abcdefg", "a-b", "a b"}) {
+    TestbedOptions o = valid();
+    o.id = bad;
+    EXPECT_NE(error_of(o).find("--id"), std::string::npos) << bad;
+  }
+  TestbedOptions o = valid();
+  o.id = "abc123";
+  EXPECT_EQ(error_of(o), "");
+}
+
+TEST(Options, EachRangeNamesItsOption) {
+  struct Case {
+    void (*change)(TestbedOptions&);
+    const char* option;
+  };
+  const Case cases[] = {
+      {[](TestbedOptions& o) { o.hosts = 0; }, "--hosts 0"},
+      {[](TestbedOptions& o) { o.hosts = max_hosts + 1; }, "--hosts"},
+      {[](TestbedOptions& o) { o.racks = 0; }, "--racks 0"},
+      {[](TestbedOptions& o) { o.racks = 5; }, "--racks 5 is more than --hosts 4"},
+      {[](TestbedOptions& o) { o.spines = 0; }, "--spines 0"},
+      {[](TestbedOptions& o) { o.host_mbps = -1; }, "--host-mbps"},
+      {[](TestbedOptions& o) { o.uplink_mbps = -5; }, "--uplink-mbps"},
+      {[](TestbedOptions& o) { o.ecn_mark_mbps = 0; }, "--ecn-mark-mbps"},
+      {[](TestbedOptions& o) { o.mtu = 100; }, "--mtu"},
+      {[](TestbedOptions& o) { o.dir = "/tmp/with space"; }, "--dir"},
+      {[](TestbedOptions& o) { o.dir = "/tmp/quote'"; }, "--dir"},
+  };
+  for (const auto& c : cases) {
+    TestbedOptions o = valid();
+    c.change(o);
+    EXPECT_NE(error_of(o).find(c.option), std::string::npos) << c.option << ": " << error_of(o);
+  }
+}
+
+TEST(Options, NoEcnIgnoresTheMarkingRate) {
+  TestbedOptions o = valid();
+  o.ecn = false;
+  o.ecn_mark_mbps = 0;
+  EXPECT_EQ(error_of(o), "");
+}
+
+}  // namespace
+}  // namespace rocehil::testbed

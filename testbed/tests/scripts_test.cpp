@@ -1,0 +1,125 @@
+#include "rocehil/testbed/scripts.hpp"
+
+#include <gtest/gtest.h>
+
+namespace rocehil::testbed {
+namespace {
+
+struct Fabric {
+  TestbedOptions o;
+  Topology t;
+  Fabric() {
+    o.dir = "/tmp/tb";
+    o.id = "t1";
+    t = build_topology(o, 9);
+  }
+};
+
+bool has_line(const std::string& text, const std::string& line) {
+  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
+}
+
+TEST(Scripts, EveryNamespaceIsAdded) {
+  Fabric f;
+  const std::string batch = netns_add_batch(f.t);
+  EXPECT_TRUE(has_line(batch, "netns add rocehil-t1-h1"));
+  EXPECT_TRUE(has_line(batch, "netns add rocehil-t1-cap"));
+  EXPECT_EQ(std::count(batch.begin(), batch.end(), '\n'), 9);
+}
+
+TEST(Scripts, VethEndsAreCreatedInTheirNamespaces) {
+  Fabric f;
+  const std::string batch = links_batch(f.t);
+  EXPECT_TRUE(has_line(batch, "link add name t1-br type bridge"));
+  EXPECT_TRUE(has_line(batch, "addr add 198.19.9.1/24 dev t1-br"));
+  EXPECT_TRUE(has_line(batch,
+                       "link add name t1-nic0 netns rocehil-t1-h1 type veth peer name t1-h1 netns "
+                       "rocehil-t1-l1"));
+  EXPECT_TRUE(
+      has_line(batch, "link add name t1-h2 type veth peer name t1-mgmt netns rocehil-t1-h2"));
+  EXPECT_TRUE(has_line(batch, "link set dev t1-h2 master t1-br up"));
+  EXPECT_TRUE(has_line(batch,
+                       "link add name t1-cap netns rocehil-t1-s2 type veth peer name t1-m2 netns "
+                       "rocehil-t1-cap"));
+}
+
+TEST(Scripts, RoutersForwardWithTheL4HashAndHostsHaveNoIpv6) {
+  Fabric f;
+  const auto leaf = sysctls(*f.t.find("l1"));
+  EXPECT_NE(std::find(leaf.begin(), leaf.end(), "net.ipv4.fib_multipath_hash_policy=1"),
+            leaf.end());
+  EXPECT_NE(std::find(leaf.begin(), leaf.end(), "net.ipv4.ip_forward=1"), leaf.end());
+  const auto host = sysctls(*f.t.find("h1"));
+  EXPECT_NE(std::find(host.begin(), host.end(), "net.ipv6.conf.default.disable_ipv6=1"),
+            host.end());
+  EXPECT_EQ(std::find(host.begin(), host.end(), "net.ipv4.ip_forward=1"), host.end());
+}
+
+TEST(Scripts, LeafBatchHasPointToPointAddressesAndAnEcmpRoute) {
+  Fabric f;
+  const std::string batch = namespace_ip_batch(*f.t.find("l1"), f.o);
+  EXPECT_TRUE(has_line(batch, "addr add 198.18.1.1 peer 198.18.1.11 dev t1-h1"));
+  EXPECT_TRUE(has_line(batch, "link set dev t1-s2 mtu 9000"));
+  EXPECT_TRUE(has_line(batch,
+                       "route add 198.18.2.0/24 nexthop via 198.18.101.3 dev t1-s1 weight 1 "
+                       "nexthop via 198.18.102.3 dev t1-s2 weight 1"));
+  const std::string host = namespace_ip_batch(*f.t.find("h1"), f.o);
+  EXPECT_TRUE(has_line(host, "addr add 198.19.9.11/24 dev t1-mgmt"));
+  EXPECT_TRUE(has_line(host, "route add 198.18.0.0/16 via 198.18.1.1 dev t1-nic0"));
+  EXPECT_EQ(host.find("mtu 9000 dev t1-mgmt"), std::string::npos);
+}
+
+TEST(Scripts, ShapingOnBothEndsAndMirrorsOnSpines) {
+  Fabric f;
+  const std::string host = namespace_tc_batch(*f.t.find("h1"), f.t, f.o);
+  EXPECT_TRUE(
+      has_line(host, "qdisc add dev t1-nic0 root tbf rate 1000mbit burst 125000 latency 5ms"));
+  const std::string spine = namespace_tc_batch(*f.t.find("s1"), f.t, f.o);
+  EXPECT_TRUE(has_line(spine, "qdisc add dev t1-l2 root tbf rate 400mbit burst 50000 latency 5ms"));
+  EXPECT_TRUE(has_line(spine, "qdisc add dev t1-l1 clsact"));
+  EXPECT_TRUE(has_line(spine,
+                       "filter add dev t1-l1 egress protocol all u32 match u32 0 0 action mirred "
+                       "egress mirror dev t1-cap"));
+  EXPECT_EQ(spine.find("ingress"), std::string::npos);
+  EXPECT_EQ(spine.find("dev t1-cap clsact"), std::string::npos);  // never mirror the mirror
+
+  f.o.mirror = MirrorDirection::both;
+  const std::string both = namespace_tc_batch(*f.t.find("s2"), f.t, f.o);
+  EXPECT_TRUE(has_line(both,
+                       "filter add dev t1-l2 ingress protocol all u32 match u32 0 0 action mirred "
+                       "egress mirror dev t1-cap"));
+  f.o.host_mbps = 0;
+  const Topology unshaped = build_topology(f.o, 9);
+  EXPECT_EQ(namespace_tc_batch(*unshaped.find("h1"), unshaped, f.o), "");
+}
+
+TEST(Scripts, EcnMarkingOnEveryTrafficPortOfRoutersOnly) {
+  Fabric f;
+  const std::string spine = namespace_nft_ruleset(*f.t.find("s1"), f.t, f.o);
+  EXPECT_NE(spine.find("table ip rocehil_t1"), std::string::npos);
+  EXPECT_NE(spine.find("hook postrouting"), std::string::npos);
+  // 300 Mb/s in 1068-byte packets is 35,112 packets/s; a millisecond of them is the threshold.
+  EXPECT_NE(spine.find("oifname \"t1-l1\" udp dport 4791 ip ecn { ect0, ect1 } limit rate over "
+                       "35112/second burst 35 packets ip ecn set ce"),
+            std::string::npos)
+      << spine;
+  EXPECT_EQ(spine.find("t1-cap"), std::string::npos);
+  const std::string leaf = namespace_nft_ruleset(*f.t.find("l2"), f.t, f.o);
+  EXPECT_NE(leaf.find("oifname \"t1-h3\""), std::string::npos);
+  EXPECT_NE(leaf.find("oifname \"t1-s2\""), std::string::npos);
+  EXPECT_EQ(namespace_nft_ruleset(*f.t.find("h1"), f.t, f.o), "");
+  f.o.ecn = false;
+  EXPECT_EQ(namespace_nft_ruleset(*f.t.find("s1"), f.t, f.o), "");
+}
+
+TEST(Scripts, BurstIsAMillisecondButAtLeastTwoFrames) {
+  EXPECT_EQ(burst_bytes(400, 9000), 50000);
+  EXPECT_EQ(burst_bytes(10, 9000), 2 * 9018);
+  EXPECT_EQ(ecn_mark_packets_per_second(100'000), 11'704'120);
+  EXPECT_EQ(ecn_mark_burst_packets(100'000), 11'704);
+  EXPECT_EQ(ecn_mark_packets_per_second(1), 117);
+  EXPECT_EQ(ecn_mark_burst_packets(1), 2);
+}
+
+}  // namespace
+}  // namespace rocehil::testbed

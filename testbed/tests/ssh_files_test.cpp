@@ -1,0 +1,50 @@
+#include "rocehil/testbed/ssh_files.hpp"
+
+#include <gtest/gtest.h>
+
+namespace rocehil::testbed {
+namespace {
+
+struct Fabric {
+  TestbedOptions o;
+  Topology t;
+  TestbedPaths paths{"/srv/tb"};
+  Fabric() {
+    o.dir = "/srv/tb";
+    o.id = "t1";
+    o.hosts = 2;
+    o.racks = 1;
+    t = build_topology(o, 4);
+  }
+};
+
+TEST(SshFiles, SshdListensOnItsManagementAddressWithKeysOnly) {
+  Fabric f;
+  const std::string config = sshd_config(*f.t.find("h2"), f.paths);
+  EXPECT_NE(config.find("ListenAddress 198.19.4.12:22\n"), std::string::npos);
+  EXPECT_NE(config.find("PasswordAuthentication no\n"), std::string::npos);
+  EXPECT_NE(config.find("KbdInteractiveAuthentication no\n"), std::string::npos);
+  EXPECT_NE(config.find("HostKey /srv/tb/ssh/rocehil-t1-h2.host_key\n"), std::string::npos);
+  EXPECT_NE(config.find("AuthorizedKeysFile /srv/tb/ssh/authorized_keys\n"), std::string::npos);
+  EXPECT_NE(f.paths.sshd_config(*f.t.find("h2")).find("rocehil-t1-h2"), std::string::npos);
+}
+
+TEST(SshFiles, ClientConfigNamesEveryHostAndTheCaptureServer) {
+  Fabric f;
+  const std::string config = ssh_client_config(f.t, f.paths);
+  EXPECT_NE(config.find("Host h1\n  HostName 198.19.4.11\n"), std::string::npos);
+  EXPECT_NE(config.find("Host cap\n  HostName 198.19.4.2\n"), std::string::npos);
+  EXPECT_NE(config.find("StrictHostKeyChecking yes"), std::string::npos);
+  EXPECT_NE(config.find("IdentityFile /srv/tb/ssh/id_ed25519"), std::string::npos);
+}
+
+TEST(SshFiles, KnownHostsDropsTheKeyComment) {
+  Fabric f;
+  const std::string lines = known_hosts(
+      f.t, {{"h1", "ssh-ed25519 AAAAC3Nza1 rocehil-t1-h1\n"}, {"cap", "ssh-ed25519 AAAAC3Nzb2\n"}});
+  EXPECT_EQ(lines,
+            "h1,198.19.4.11 ssh-ed25519 AAAAC3Nza1\ncap,198.19.4.2 ssh-ed25519 AAAAC3Nzb2\n");
+}
+
+}  // namespace
+}  // namespace rocehil::testbed

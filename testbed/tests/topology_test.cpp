@@ -1,0 +1,161 @@
+#include "rocehil/testbed/topology.hpp"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+namespace rocehil::testbed {
+namespace {
+
+TestbedOptions options(int hosts, int racks, int spines) {
+  TestbedOptions o;
+  o.dir = "/tmp/tb";
+  o.id = "abc123";  // the longest id: names must still fit
+  o.hosts = hosts;
+  o.racks = racks;
+  o.spines = spines;
+  return o;
+}
+
+std::uint32_t parse(const std::string& address) {
+  in_addr a{};
+  EXPECT_EQ(inet_pton(AF_INET, address.c_str(), &a), 1) << address;
+  return ntohl(a.s_addr);
+}
+
+bool in_benchmark_range(const std::string& address) {  // 198.18.0.0/15
+  return (parse(address) & 0xfffe0000u) == 0xc6120000u;
+}
+
+TEST(Topology, DefaultFabricHasEveryRole) {
+  const Topology t = build_topology(options(4, 2, 2), 7);
+  std::map<Role, int> roles;
+  for (const auto& ns : t.namespaces) ++roles[ns.role];
+  EXPECT_EQ(roles[Role::host], 4);
+  EXPECT_EQ(roles[Role::leaf], 2);
+  EXPECT_EQ(roles[Role::spine], 2);
+  EXPECT_EQ(roles[Role::capture], 1);
+  EXPECT_EQ(t.mgmt_prefix, "198.19.7.0/24");
+  EXPECT_EQ(t.mirrors.size(), 2u);
+  EXPECT_EQ(t.mirrors[0].links, (std::vector<std::string>{"l1-s1", "l2-s1"}));
+  // 4 host links, 4 uplinks, 5 management links (4 hosts + capture), 2 mirror links.
+  EXPECT_EQ(t.links.size(), 15u);
+}
+
+TEST(Topology, HostsSpreadEvenlyAndNoRackIsEmpty) {
+  for (int hosts = 1; hosts <= 20; ++hosts) {
+    for (int racks = 1; racks <= hosts; ++racks) {
+      const Topology t = build_topology(options(hosts, racks, 1), 1);
+      std::map<int, int> per_rack;
+      for (const auto& ns : t.namespaces)
+        if (ns.role == Role::host) ++per_rack[ns.rack];
+      ASSERT_EQ(static_cast<int>(per_rack.size()), racks) << hosts << " hosts";
+      int low = hosts, high = 0;
+      for (auto [rack, n] : per_rack) {
+        low = std::min(low, n);
+        high = std::max(high, n);
+      }
+      EXPECT_LE(high - low, 1) << hosts << " hosts in " << racks << " racks";
+    }
+  }
+}
+
+TEST(Topology, NamesFitLinuxAndCarryTheId) {
+  const Topology t = build_topology(options(max_hosts, max_racks, max_spines), 200);
+  for (const auto& ns : t.namespaces) {
+    EXPECT_TRUE(ns.netns.starts_with("rocehil-abc123-")) << ns.netns;
+    for (const auto& i : ns.interfaces) {
+      EXPECT_LE(i.name.size(), 15u) << i.name;  // IFNAMSIZ - 1
+      EXPECT_TRUE(i.name.starts_with("abc123-")) << i.name;
+    }
+  }
+  for (const auto& l : t.links) {
+    if (l.a.ns.empty()) {
+      EXPECT_LE(l.a.interface.size(), 15u) << l.a.interface;
+    }
+  }
+}
+
+TEST(Topology, AddressesAreUniqueAndInTheBenchmarkingRange) {
+  const Topology t = build_topology(options(max_hosts, max_racks, max_spines), 255);
+  std::set<std::string> fabric, mgmt;
+  for (const auto& ns : t.namespaces) {
+    if (!ns.mgmt_address.empty()) {
+      EXPECT_TRUE(mgmt.insert(ns.mgmt_address).second) << ns.mgmt_address;
+      EXPECT_TRUE(in_benchmark_range(ns.mgmt_address));
+    }
+    for (const auto& i : ns.interfaces) {
+      if (i.address.empty()) continue;
+      EXPECT_TRUE(in_benchmark_range(i.address)) << i.address;
+      if (!i.peer_address.empty()) {
+        EXPECT_TRUE(in_benchmark_range(i.peer_address));
+      }
+      // Leaves use their rack's gateway on every host port; everything else is unique.
+      if (ns.role != Role::leaf || !i.link.starts_with("h")) {
+        EXPECT_TRUE(fabric.insert(i.address).second) << i.address << " twice";
+      }
+    }
+  }
+  EXPECT_FALSE(mgmt.contains(t.mgmt_gateway));
+}
+
+TEST(Topology, PointToPointEndsPointAtEachOther) {
+  const Topology t = build_topology(options(6, 3, 4), 1);
+  std::map<std::string, std::vector<const Interface*>> by_link;
+  for (const auto& ns : t.namespaces)
+    for (const auto& i : ns.interfaces) by_link[i.link].push_back(&i);
+  for (const auto& l : t.links) {
+    if (l.kind != LinkKind::host && l.kind != LinkKind::uplink) continue;
+    const auto& ends = by_link[l.name];
+    ASSERT_EQ(ends.size(), 2u) << l.name;
+    EXPECT_EQ(ends[0]->peer_address, ends[1]->address) << l.name;
+    EXPECT_EQ(ends[1]->peer_address, ends[0]->address) << l.name;
+  }
+}
+
+TEST(Topology, LeavesHaveOneEcmpRoutePerOtherRackOverEverySpine) {
+  const Topology t = build_topology(options(6, 3, 4), 1);
+  const Namespace* leaf = t.find("l2");
+  ASSERT_NE(leaf, nullptr);
+  ASSERT_EQ(leaf->routes.size(), 2u);
+  EXPECT_EQ(leaf->routes[0].prefix, "198.18.1.0/24");
+  EXPECT_EQ(leaf->routes[1].prefix, "198.18.3.0/24");
+  for (const auto& r : leaf->routes) {
+    ASSERT_EQ(r.next_hops.size(), 4u);
+    EXPECT_EQ(r.next_hops[0], "198.18.101.5");  // spine 1's end of the l2-s1 link
+    EXPECT_EQ(r.devices[3], "abc123-s4");
+  }
+  const Namespace* spine = t.find("s3");
+  ASSERT_EQ(spine->routes.size(), 3u);
+  EXPECT_EQ(spine->routes[1].next_hops, std::vector<std::string>{"198.18.103.4"});
+}
+
+TEST(Topology, HostsRouteTheFabricThroughTheirLeaf) {
+  const Topology t = build_topology(options(4, 2, 2), 1);
+  const Namespace* h3 = t.find("h3");
+  EXPECT_EQ(h3->rack, 2);
+  EXPECT_EQ(h3->fabric_address, "198.18.2.11");
+  EXPECT_EQ(h3->mgmt_address, "198.19.1.13");
+  ASSERT_EQ(h3->routes.size(), 1u);
+  EXPECT_EQ(h3->routes[0].prefix, "198.18.0.0/16");
+  EXPECT_EQ(h3->routes[0].next_hops[0], "198.18.2.1");
+}
+
+TEST(Topology, ManagementSubnetAvoidsRoutesInUse) {
+  const auto first = choose_mgmt_octet("t1", {});
+  ASSERT_TRUE(first);
+  const std::string taken = "198.19." + std::to_string(*first) + ".0/24";
+  const auto second = choose_mgmt_octet("t1", {"default", taken, "10.0.0.0/8"});
+  ASSERT_TRUE(second);
+  EXPECT_NE(*second, *first);
+  // A host route inside the /24 makes it taken as well; a covering /16 takes them all.
+  const std::string host_route = "198.19." + std::to_string(*first) + ".9";
+  EXPECT_NE(choose_mgmt_octet("t1", {host_route}), first);
+  EXPECT_FALSE(choose_mgmt_octet("t1", {"198.19.0.0/16"}));
+  EXPECT_FALSE(choose_mgmt_octet("t1", {"198.16.0.0/12"}));
+}
+
+}  // namespace
+}  // namespace rocehil::testbed
