@@ -188,8 +188,9 @@ class Fabric(unittest.TestCase):
         after = {s: sum(tx_packets(self.netns(s), p) for p in ports) for s in captures}
         for spine, (p, path) in captures.items():
             p.send_signal(signal.SIGINT)
-            p.wait(timeout=10)
-            p.stderr.close()
+            _, stats = p.communicate(timeout=10)
+            # Frames the capture itself lost would look like frames the mirror never copied.
+            self.assertRegex(stats, r"(?m)^0 packets dropped by kernel$")
             counted = subprocess.run(["tcpdump", "-r", path, "-nn"], capture_output=True,
                                      text=True).stdout.count("\n")
             crossed = after[spine] - before[spine]
@@ -220,6 +221,21 @@ class Fabric(unittest.TestCase):
         plain = self.receive_while_sending(4000, "0x00", 0)
         self.assertEqual(plain["ecn"]["ce"], 0, plain)
         self.assertEqual(plain["ecn"]["not-ect"], plain["received"])
+
+    def test_the_spine_link_is_the_bottleneck(self):
+        # One source port: one path, through one 400 Mb/s uplink, from a host on a 1000 Mb/s link.
+        # The shaper bounds the arrival rate whatever this machine's speed; a slow sender can only
+        # make it lower, so the bound cannot fail for the wrong reason.
+        r = self.receive_while_sending(3000, "0x00", 0, payload=1400)
+        span_s = r["arrival_span_ns"] / 1e9
+        self.assertGreater(span_s, 0)
+        # IP length on the wire: payload + UDP 8 + IPv4 20; tbf counts the Ethernet header too.
+        wire_bits = (r["payload_bytes"] + r["received"] * (28 + 14)) * 8
+        mbps = wire_bits / span_s / 1e6
+        print(f"\n  {r['received']} packets arrived at {mbps:.0f} Mb/s over a 400 Mb/s uplink",
+              file=sys.stderr)
+        burst_allowance = 50_000 * 8 / span_s / 1e6  # the tbf bucket may pass at once
+        self.assertLessEqual(mbps, 400 * 1.05 + burst_allowance)
 
     def test_inventory_matches_what_status_reads_back(self):
         hosts = {h["name"]: h for h in self.inventory["hosts"]}
@@ -270,6 +286,14 @@ class Lifecycle(unittest.TestCase):
         self.assertEqual(len(down["namespaces_removed"]), 9)
         self.assertEqual(down["processes_stopped"], 5)
         self.assertEqual(leftovers(up["id"]), [])
+        # Up over an existing testbed is refused, naming the way out.
+        up = rocehil("testbed", "up", "--dir", self.dir, check=False)
+        self.assertEqual(up.returncode, 0, up.stderr)  # it was down: up works again
+        twice = rocehil("testbed", "up", "--dir", self.dir, check=False)
+        self.assertEqual(twice.returncode, 2)
+        self.assertIn("is already up", twice.stderr)
+        self.assertIn("testbed down --dir", twice.stderr)
+        rocehil("testbed", "down", "--dir", self.dir)
         again = json.loads(rocehil("testbed", "down", "--dir", self.dir, "--json").stdout)
         self.assertEqual(again["namespaces_removed"], [])
         status = rocehil("testbed", "status", "--dir", self.dir, "--json", check=False)
@@ -286,6 +310,40 @@ class Lifecycle(unittest.TestCase):
             down = rocehil("testbed", "down", "--dir", self.dir, "--json")
             testbed_id = json.loads(down.stdout)["id"]
             self.assertEqual(leftovers(testbed_id), [], f"killed after {delay} s")
+
+    def test_mirror_both_copies_what_the_spine_sends_and_receives(self):
+        up = json.loads(rocehil("testbed", "up", "--dir", self.dir, "--hosts", "2", "--racks", "2",
+                                "--spines", "1", "--mirror", "both", "--json", "--quiet").stdout)
+        tid = up["id"]
+        spine, cap = f"rocehil-{tid}-s1", f"rocehil-{tid}-cap"
+        path = os.path.join(self.dir, "both.pcap")
+        p = subprocess.Popen(["ip", "netns", "exec", cap, "tcpdump", "-i", f"{tid}-m1", "-nn",
+                              "-s", "128", "--immediate-mode", "-U", "-Z", "root", "-w", path],
+                             stderr=subprocess.PIPE, text=True)
+        self.assertIn("listening on", p.stderr.readline())
+
+        def counters():
+            total = 0
+            for port in (f"{tid}-l1", f"{tid}-l2"):
+                out = subprocess.run(["ip", "-n", spine, "-j", "-s", "link", "show", "dev", port],
+                                     capture_output=True, text=True, check=True).stdout
+                stats = json.loads(out)[0]["stats64"]
+                total += stats["rx"]["packets"] + stats["tx"]["packets"]
+            return total
+
+        before = counters()
+        r = in_netns(f"rocehil-{tid}-h1", PYTHON, TRAFFIC, "send", "198.18.1.11", "198.18.2.11",
+                     "44000,44001", "50", "100", "0x02", "0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        time.sleep(0.2)
+        crossed_twice = counters() - before
+        p.send_signal(signal.SIGINT)
+        _, stats = p.communicate(timeout=10)
+        self.assertRegex(stats, r"(?m)^0 packets dropped by kernel$")
+        counted = subprocess.run(["tcpdump", "-r", path, "-nn"], capture_output=True,
+                                 text=True).stdout.count("\n")
+        self.assertGreaterEqual(crossed_twice, 200)  # each packet in on l1, out on l2
+        self.assertLessEqual(abs(counted - crossed_twice), 4, (counted, crossed_twice))
 
     def test_status_shows_what_is_missing(self):
         up = json.loads(rocehil("testbed", "up", "--dir", self.dir, "--hosts", "2", "--racks",

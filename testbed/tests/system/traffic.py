@@ -4,11 +4,13 @@ Run as `ip netns exec NS python3 traffic.py send|recv ...`; each prints one JSON
 """
 import json
 import select
+import struct
 import socket
 import sys
 import time
 
 IP_RECVTOS = 13  # Linux <netinet/in.h>
+SO_TIMESTAMPNS = 35  # Linux <asm-generic/socket.h>; the cmsg type is the same number
 ROCE_PORT = 4791
 
 
@@ -46,11 +48,14 @@ def recv(args):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
     s.setsockopt(socket.IPPROTO_IP, IP_RECVTOS, 1)
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     s.bind((addr, ROCE_PORT))
     print(json.dumps({"ready": True}), flush=True)
     ecn = {"not-ect": 0, "ect1": 0, "ect0": 0, "ce": 0}
     names = ["not-ect", "ect1", "ect0", "ce"]
     received = 0
+    payload_bytes = 0
+    first_ns = last_ns = None
     timeout = int(quiet_ms) / 1000
     started = False
     while True:
@@ -58,12 +63,20 @@ def recv(args):
         if not ready:
             break
         started = True
-        _, ancillary, _, _ = s.recvmsg(65536, socket.CMSG_SPACE(4))
+        data, ancillary, _, _ = s.recvmsg(65536, socket.CMSG_SPACE(4) + socket.CMSG_SPACE(16))
         received += 1
+        payload_bytes += len(data)
         for level, kind, value in ancillary:
             if level == socket.IPPROTO_IP and kind == socket.IP_TOS:
                 ecn[names[value[0] & 3]] += 1
-    print(json.dumps({"received": received, "ecn": ecn}), flush=True)
+            elif level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                # The kernel's arrival time, not when this loop got to the datagram.
+                seconds, nanoseconds = struct.unpack("qq", value[:16])
+                last_ns = seconds * 1_000_000_000 + nanoseconds
+                first_ns = first_ns if first_ns is not None else last_ns
+    span_ns = (last_ns - first_ns) if received > 1 else 0
+    print(json.dumps({"received": received, "ecn": ecn, "payload_bytes": payload_bytes,
+                      "arrival_span_ns": span_ns}), flush=True)
 
 
 if __name__ == "__main__":
