@@ -1,0 +1,163 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rocehil::traffic {
+
+// The one interface where hardware enters the traffic engine (design: "Interfaces where hardware
+// enters"). Two implementations, chosen by name at run time: `verbs` (libibverbs on a real RNIC)
+// and `soft` (RoCEv2 in user space over UDP sockets). Workloads and the collective executor are
+// written once against it.
+//
+// Threading: a Provider and everything it created are used from one thread. Hot-path calls
+// (post_send, post_recv, poll) allocate nothing and never throw; they return a status instead.
+// Setup calls throw rocehil::Error with errno and context.
+
+enum class Opcode : std::uint8_t { send, send_with_imm, write, write_with_imm, read, recv };
+std::string_view to_string(Opcode op);
+
+enum class QpType : std::uint8_t { rc, ud };
+
+enum class WcStatus : std::uint8_t {
+  success,
+  local_length_error,      // a receive buffer too small for the message
+  local_protection_error,  // a local buffer outside its memory region
+  remote_access_error,     // the responder NAKed: bad R_Key or outside the remote region
+  remote_invalid_request,  // the responder NAKed: e.g. a SEND with no receive posted
+  retry_exceeded,          // no ACK after the retry limit (transport retries exhausted)
+  flushed,                 // the QP went to the error state with this request outstanding
+};
+std::string_view to_string(WcStatus status);
+
+// Memory the provider can read, write and expose to peers.
+struct MemoryRegion {
+  std::byte* data = nullptr;  // host address (GPU memory: nullptr, use the device pointer)
+  std::uint64_t length = 0;
+  std::uint64_t remote_address = 0;  // what a peer puts in a RETH
+  std::uint32_t lkey = 0;
+  std::uint32_t rkey = 0;
+};
+
+// What a peer needs to reach a QP, exchanged out of band (the agent protocol carries it).
+struct Endpoint {
+  std::string address;          // the NIC's IP address (IPv4 or IPv6 text)
+  std::string gid;              // verbs: the GID as 32 hex digits; soft: empty
+  std::uint32_t qpn = 0;        // 24 bits
+  std::uint32_t psn = 0;        // 24 bits, the first PSN this QP sends
+  std::uint16_t udp_sport = 0;  // the QP's RoCEv2 UDP source port; 0: chosen by the NIC
+  std::uint32_t mtu = 1024;     // path MTU in bytes: 256, 512, 1024, 2048 or 4096
+};
+
+struct QpOptions {
+  QpType type = QpType::rc;
+  std::uint32_t max_send_wr = 128;  // TX depth
+  std::uint32_t max_recv_wr = 128;
+  std::uint32_t mtu = 1024;
+  std::uint32_t max_inline = 0;
+  std::uint8_t traffic_class = 0;  // the IP TOS / traffic class byte: DSCP << 2 | ECN
+  std::uint16_t udp_sport = 0;     // 0: the provider picks (soft: an ephemeral port)
+  std::uint8_t retry_count = 7;    // transport retries before retry_exceeded, as ibv's retry_cnt
+  std::uint32_t ack_timeout_us = 4096;  // time without progress before go-back-N
+};
+
+struct SendRequest {
+  std::uint64_t wr_id = 0;
+  Opcode opcode = Opcode::write;
+  const MemoryRegion* local = nullptr;
+  std::uint64_t local_offset = 0;
+  std::uint32_t length = 0;
+  std::uint64_t remote_address = 0;  // WRITE, READ
+  std::uint32_t rkey = 0;            // WRITE, READ
+  std::uint32_t imm = 0;             // *_with_imm, host order
+  bool signaled = true;              // a completion is reported when it finishes
+};
+
+struct RecvRequest {
+  std::uint64_t wr_id = 0;
+  const MemoryRegion* local = nullptr;
+  std::uint64_t local_offset = 0;
+  std::uint32_t length = 0;
+};
+
+struct Completion {
+  std::uint64_t wr_id = 0;
+  WcStatus status = WcStatus::success;
+  Opcode opcode = Opcode::send;  // recv for receive completions
+  std::uint32_t qpn = 0;
+  std::uint32_t byte_len = 0;  // receive completions: bytes placed
+  bool has_imm = false;
+  std::uint32_t imm = 0;
+};
+
+// Counters like an RNIC's, per QP.
+struct QpCounters {
+  std::uint64_t packets_sent = 0, bytes_sent = 0;  // bytes: RoCEv2 UDP payload (BTH .. ICRC)
+  std::uint64_t packets_received = 0, bytes_received = 0;
+  std::uint64_t retransmitted_packets = 0;  // request packets sent again (go-back-N)
+  std::uint64_t timeouts = 0;               // ACK timeouts that triggered a retransmission
+  std::uint64_t naks_sent = 0, naks_received = 0;
+  std::uint64_t cnps_sent = 0, cnps_handled = 0;
+  std::uint64_t ce_received = 0;      // packets that arrived with ECN CE
+  std::uint64_t out_of_sequence = 0;  // request packets dropped by the responder (PSN ahead)
+  double rate_gbps = 0;               // the DCQCN current rate; 0 when not rate-limited
+};
+
+enum class PostResult : std::uint8_t { ok, queue_full, invalid, not_connected };
+
+class QueuePair {
+ public:
+  virtual ~QueuePair() = default;
+  virtual std::uint32_t qpn() const = 0;
+  virtual Endpoint local_endpoint() const = 0;
+  // RC: moves the QP to ready-to-send toward `remote`. Throws rocehil::Error on failure.
+  virtual void connect(const Endpoint& remote) = 0;
+  virtual PostResult post_send(std::span<const SendRequest> requests) = 0;
+  virtual PostResult post_recv(std::span<const RecvRequest> requests) = 0;
+  virtual QpCounters counters() const = 0;
+};
+
+// A completion queue; a provider's QPs report to the CQ they were created with.
+class CompletionQueue {
+ public:
+  virtual ~CompletionQueue() = default;
+  // Fills `out` with up to out.size() completions; returns how many. Never blocks. On `soft` it
+  // also drives the protocol (receives, ACKs, retransmission timers) of the QPs on this CQ.
+  virtual std::size_t poll(std::span<Completion> out) = 0;
+};
+
+struct DeviceInfo {
+  std::string name;                    // mlx5_0, or "soft"
+  std::string provider;                // verbs | soft
+  std::vector<std::string> addresses;  // IPs a QP can use
+  std::string detail;                  // firmware, port state, ...
+};
+
+struct ProviderOptions {
+  std::string device;  // verbs: RDMA device name (mlx5_0); soft: ignored
+  std::uint8_t port = 1;
+  int gid_index = -1;   // verbs: -1 picks the RoCEv2 GID carrying `address`
+  std::string address;  // the local IP traffic uses (soft: the address sockets bind)
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  virtual std::string_view name() const = 0;
+  virtual MemoryRegion register_memory(std::size_t length) = 0;
+  virtual void deregister_memory(const MemoryRegion& region) = 0;
+  virtual std::unique_ptr<CompletionQueue> create_cq(std::uint32_t depth) = 0;
+  virtual std::unique_ptr<QueuePair> create_qp(CompletionQueue& cq, const QpOptions& options) = 0;
+};
+
+// "soft" or "verbs". Throws rocehil::Error (bad input) for an unknown name, and (infrastructure)
+// naming the reason when the provider cannot open (no RDMA device, verbs not built).
+std::unique_ptr<Provider> make_provider(std::string_view name, const ProviderOptions& options);
+
+}  // namespace rocehil::traffic

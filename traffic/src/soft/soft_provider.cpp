@@ -1,0 +1,164 @@
+#include "soft/soft_provider.hpp"
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <random>
+
+#include "rocehil/common/error.hpp"
+#include "rocehil/common/roce_wire.hpp"
+#include "soft/flow.hpp"
+#include "soft/packet.hpp"
+#include "soft/soft_qp.hpp"
+
+namespace rocehil::traffic::soft {
+
+std::uint64_t now_ns() noexcept {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+SoftCq::SoftCq(SoftProvider& provider, std::uint32_t depth)
+    : provider_(provider), ring_(std::max<std::uint32_t>(depth, 1)) {}
+
+std::size_t SoftCq::poll(std::span<Completion> out) {
+  provider_.progress();
+  std::size_t n = 0;
+  while (n < out.size() && count_ > 0) {
+    out[n++] = ring_[head_];
+    head_ = (head_ + 1) % ring_.size();
+    --count_;
+  }
+  return n;
+}
+
+bool SoftCq::push(const Completion& c) noexcept {
+  if (count_ == ring_.size()) {
+    ++overruns_;
+    return false;
+  }
+  ring_[(head_ + count_) % ring_.size()] = c;
+  ++count_;
+  return true;
+}
+
+namespace {
+
+// Socket buffers deep enough for a burst of a few thousand MTU packets.
+constexpr int socket_buffer_bytes = 8 << 20;
+// CNPs carry DSCP 48 (CNP_DSCP), not-ECT.
+constexpr std::uint8_t cnp_traffic_class = 48 << 2;
+
+}  // namespace
+
+SoftProvider::SoftProvider(const ProviderOptions& options)
+    : address_(options.address.empty() ? "127.0.0.1" : options.address),
+      receiver_(SocketAddress::parse(address_, wire::roce_v2_udp_port), cnp_traffic_class,
+                socket_buffer_bytes),
+      batch_(std::make_unique<ReceiveBatch>()) {
+  // QPNs and keys start at random points so that two runs, or two providers talking to each
+  // other, do not reuse each other's numbers.
+  std::random_device random;
+  next_qpn_ = 0x100 + random() % 0x7f0000;
+  next_key_ = static_cast<std::uint32_t>(random());
+}
+
+SoftProvider::~SoftProvider() {
+  for (auto& r : regions_) ::munmap(r.data, r.length);
+}
+
+MemoryRegion SoftProvider::register_memory(std::size_t length) {
+  if (length == 0) throw input_error("cannot register an empty memory region");
+  void* p = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    throw system_error(fmt::format("mmap of a {}-byte memory region", length), errno);
+  MemoryRegion r;
+  r.data = static_cast<std::byte*>(p);
+  r.length = length;
+  r.remote_address = reinterpret_cast<std::uint64_t>(p);
+  r.lkey = next_key_++;
+  r.rkey = next_key_++;
+  regions_.push_back(r);
+  return r;
+}
+
+void SoftProvider::deregister_memory(const MemoryRegion& region) {
+  const auto it = std::find_if(regions_.begin(), regions_.end(),
+                               [&](const MemoryRegion& r) { return r.lkey == region.lkey; });
+  if (it == regions_.end()) return;
+  ::munmap(it->data, it->length);
+  regions_.erase(it);
+}
+
+const MemoryRegion* SoftProvider::find_rkey(std::uint32_t rkey) const noexcept {
+  for (const auto& r : regions_)
+    if (r.rkey == rkey) return &r;
+  return nullptr;
+}
+
+const MemoryRegion* SoftProvider::find_lkey(std::uint32_t lkey) const noexcept {
+  for (const auto& r : regions_)
+    if (r.lkey == lkey) return &r;
+  return nullptr;
+}
+
+std::unique_ptr<CompletionQueue> SoftProvider::create_cq(std::uint32_t depth) {
+  return std::make_unique<SoftCq>(*this, depth);
+}
+
+std::unique_ptr<QueuePair> SoftProvider::create_qp(CompletionQueue& cq, const QpOptions& options) {
+  auto* soft_cq = dynamic_cast<SoftCq*>(&cq);
+  if (soft_cq == nullptr) throw input_error("create_qp: the CQ belongs to another provider");
+  if (options.type != QpType::rc)
+    throw input_error("the soft provider implements RC QPs; UD is not supported yet");
+  std::random_device random;
+  const std::uint32_t qpn = next_qpn_++ & 0xffffffu;
+  auto qp = std::make_unique<SoftQp>(*this, *soft_cq, options, qpn, random() & 0xffffffu);
+  qps_.push_back(qp.get());
+  return qp;
+}
+
+void SoftProvider::forget(SoftQp* qp) noexcept {
+  qps_.erase(std::remove(qps_.begin(), qps_.end(), qp), qps_.end());
+}
+
+void SoftProvider::progress() noexcept {
+  const std::uint64_t now = now_ns();
+  while (const std::size_t n = batch_->receive(receiver_)) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto data = batch_->data(i);
+      SocketAddress from;
+      from.storage = batch_->source(i);
+      from.length = from.ipv6() ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+      const SocketAddress& local = receiver_.local();
+      FlowAddress flow = flow_address(from, local);
+      DecodedPacket packet;
+      if (decode_packet(flow, data, packet) != DecodeError::none) {
+        ++dropped_;
+        continue;
+      }
+      SoftQp* target = nullptr;
+      for (SoftQp* qp : qps_)
+        if (qp->qpn() == packet.headers.bth.dest_qp) target = qp;
+      if (target == nullptr) {
+        ++dropped_;
+        continue;
+      }
+      target->on_packet(packet, data.size(), batch_->ecn(i), now);
+    }
+    if (n < ReceiveBatch::capacity) break;
+  }
+  for (SoftQp* qp : qps_) qp->progress(now);
+}
+
+std::unique_ptr<Provider> make_soft_provider(const ProviderOptions& options) {
+  return std::make_unique<SoftProvider>(options);
+}
+
+}  // namespace rocehil::traffic::soft

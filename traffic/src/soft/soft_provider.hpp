@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "rocehil/traffic/provider.hpp"
+#include "soft/udp_socket.hpp"
+
+namespace rocehil::traffic::soft {
+
+class SoftQp;
+
+// The completion queue of the soft provider: a fixed ring. Polling it runs the provider's
+// protocol engine first, so a loop that polls is all the "NIC" the soft provider needs.
+class SoftCq final : public CompletionQueue {
+ public:
+  SoftCq(class SoftProvider& provider, std::uint32_t depth);
+  std::size_t poll(std::span<Completion> out) override;
+  // False when the ring is full: the completion is lost and counted, as a CQ overrun.
+  bool push(const Completion& c) noexcept;
+  std::uint64_t overruns() const { return overruns_; }
+
+ private:
+  SoftProvider& provider_;
+  std::vector<Completion> ring_;
+  std::size_t head_ = 0, count_ = 0;
+  std::uint64_t overruns_ = 0;
+};
+
+// RoCEv2 in user space over UDP sockets. All RoCEv2 packets go to UDP port 4791 of the peer's
+// address, so one socket per provider receives for every QP (demultiplexed by BTH destination
+// QP), while each QP sends from its own socket: its own UDP source port, the ECMP entropy.
+// CNPs leave from the receiving socket with DSCP 48, as ConnectX sends them by default.
+class SoftProvider final : public Provider {
+ public:
+  explicit SoftProvider(const ProviderOptions& options);
+  ~SoftProvider() override;
+
+  std::string_view name() const override { return "soft"; }
+  MemoryRegion register_memory(std::size_t length) override;
+  void deregister_memory(const MemoryRegion& region) override;
+  std::unique_ptr<CompletionQueue> create_cq(std::uint32_t depth) override;
+  std::unique_ptr<QueuePair> create_qp(CompletionQueue& cq, const QpOptions& options) override;
+
+  // Used by QPs.
+  const std::string& address() const { return address_; }
+  const MemoryRegion* find_rkey(std::uint32_t rkey) const noexcept;
+  const MemoryRegion* find_lkey(std::uint32_t lkey) const noexcept;
+  UdpSocket& control_socket() { return receiver_; }
+  void forget(SoftQp* qp) noexcept;
+  std::uint64_t dropped_datagrams() const { return dropped_; }
+
+  // Receives and dispatches what arrived, then lets every QP send and run its timers.
+  void progress() noexcept;
+
+ private:
+  std::string address_;
+  UdpSocket receiver_;  // bound to address:4791
+  std::unique_ptr<ReceiveBatch> batch_;
+  std::vector<MemoryRegion> regions_;
+  std::vector<SoftQp*> qps_;
+  std::uint32_t next_qpn_;
+  std::uint32_t next_key_;
+  std::uint64_t dropped_ = 0;  // not RoCEv2, bad ICRC, or for no QP here
+};
+
+std::unique_ptr<Provider> make_soft_provider(const ProviderOptions& options);
+
+// CLOCK_MONOTONIC in nanoseconds.
+std::uint64_t now_ns() noexcept;
+
+}  // namespace rocehil::traffic::soft

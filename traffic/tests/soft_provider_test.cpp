@@ -1,0 +1,293 @@
+// The soft provider over loopback: two RC QPs of one provider talk to each other through the
+// kernel's UDP stack, so every packet is encoded, sent, received, ICRC-checked and decoded.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "rocehil/common/error.hpp"
+#include "rocehil/traffic/provider.hpp"
+
+namespace rocehil::traffic {
+namespace {
+
+class SoftLoopback : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ProviderOptions o;
+    o.address = "127.0.0.1";
+    provider = make_provider("soft", o);
+    cq = provider->create_cq(1024);
+  }
+
+  void connect_pair(QpOptions options = {}) {
+    a = provider->create_qp(*cq, options);
+    b = provider->create_qp(*cq, options);
+    a->connect(b->local_endpoint());
+    b->connect(a->local_endpoint());
+  }
+
+  // Polls until `n` completions arrived or two seconds passed.
+  std::vector<Completion> wait_for(std::size_t n) {
+    std::vector<Completion> got;
+    std::array<Completion, 32> batch{};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (got.size() < n && std::chrono::steady_clock::now() < deadline) {
+      const std::size_t k = cq->poll(batch);
+      got.insert(got.end(), batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    return got;
+  }
+
+  static void fill_random(const MemoryRegion& mr, unsigned seed) {
+    std::mt19937 random(seed);
+    for (std::uint64_t i = 0; i < mr.length; ++i) mr.data[i] = static_cast<std::byte>(random());
+  }
+
+  std::unique_ptr<Provider> provider;
+  std::unique_ptr<CompletionQueue> cq;
+  std::unique_ptr<QueuePair> a, b;
+};
+
+TEST_F(SoftLoopback, MultiPacketWriteArrivesIntact) {
+  connect_pair();
+  const std::size_t bytes = 1 << 20;
+  const MemoryRegion src = provider->register_memory(bytes);
+  const MemoryRegion dst = provider->register_memory(bytes);
+  fill_random(src, 1);
+  SendRequest wr{.wr_id = 7,
+                 .opcode = Opcode::write,
+                 .local = &src,
+                 .length = bytes,
+                 .remote_address = dst.remote_address,
+                 .rkey = dst.rkey};
+  ASSERT_EQ(a->post_send({&wr, 1}), PostResult::ok);
+  const auto done = wait_for(1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].wr_id, 7u);
+  EXPECT_EQ(done[0].status, WcStatus::success);
+  EXPECT_EQ(std::memcmp(src.data, dst.data, bytes), 0);
+  // 1 MiB at MTU 1024 is 1024 request packets; the responder answers with coalesced ACKs.
+  EXPECT_GE(a->counters().packets_sent, 1024u);
+  EXPECT_EQ(b->counters().out_of_sequence, 0u);
+  EXPECT_LT(b->counters().packets_sent, 1024u / 8);
+}
+
+TEST_F(SoftLoopback, SendAndWriteWithImmediateConsumeReceives) {
+  connect_pair();
+  const MemoryRegion src = provider->register_memory(8192);
+  const MemoryRegion dst = provider->register_memory(8192);
+  fill_random(src, 2);
+  RecvRequest recvs[2] = {{.wr_id = 100, .local = &dst, .local_offset = 0, .length = 4096},
+                          {.wr_id = 101, .local = &dst, .local_offset = 4096, .length = 4096}};
+  ASSERT_EQ(b->post_recv(recvs), PostResult::ok);
+  SendRequest wrs[2] = {
+      {.wr_id = 1, .opcode = Opcode::send_with_imm, .local = &src, .length = 3000, .imm = 0xabcd},
+      {.wr_id = 2,
+       .opcode = Opcode::write_with_imm,
+       .local = &src,
+       .local_offset = 4096,
+       .length = 2500,
+       .remote_address = dst.remote_address + 4096,
+       .rkey = dst.rkey,
+       .imm = 0x1234}};
+  ASSERT_EQ(a->post_send(wrs), PostResult::ok);
+  auto done = wait_for(4);
+  ASSERT_EQ(done.size(), 4u);
+  std::sort(done.begin(), done.end(),
+            [](const Completion& x, const Completion& y) { return x.wr_id < y.wr_id; });
+  EXPECT_EQ(done[0].status, WcStatus::success);
+  EXPECT_EQ(done[1].status, WcStatus::success);
+  EXPECT_EQ(done[2].opcode, Opcode::recv);
+  EXPECT_EQ(done[2].byte_len, 3000u);
+  EXPECT_TRUE(done[2].has_imm);
+  EXPECT_EQ(done[2].imm, 0xabcdu);
+  EXPECT_EQ(done[3].byte_len, 2500u);
+  EXPECT_EQ(done[3].imm, 0x1234u);
+  EXPECT_EQ(std::memcmp(src.data, dst.data, 3000), 0);
+  EXPECT_EQ(std::memcmp(src.data + 4096, dst.data + 4096, 2500), 0);
+}
+
+TEST_F(SoftLoopback, ReadFetchesRemoteMemory) {
+  connect_pair();
+  const MemoryRegion remote = provider->register_memory(65536 + 100);
+  const MemoryRegion local = provider->register_memory(65536 + 100);
+  fill_random(remote, 3);
+  SendRequest wr{.wr_id = 9,
+                 .opcode = Opcode::read,
+                 .local = &local,
+                 .length = 65536 + 100,
+                 .remote_address = remote.remote_address,
+                 .rkey = remote.rkey};
+  ASSERT_EQ(a->post_send({&wr, 1}), PostResult::ok);
+  const auto done = wait_for(1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, WcStatus::success);
+  EXPECT_EQ(done[0].opcode, Opcode::read);
+  EXPECT_EQ(std::memcmp(remote.data, local.data, 65536 + 100), 0);
+}
+
+TEST_F(SoftLoopback, ManyMessagesCompleteInOrder) {
+  connect_pair();
+  const MemoryRegion src = provider->register_memory(1 << 16);
+  const MemoryRegion dst = provider->register_memory(1 << 16);
+  fill_random(src, 4);
+  std::vector<std::uint64_t> order;
+  for (int round = 0; round < 50; ++round) {
+    std::array<SendRequest, 16> wrs{};
+    for (std::size_t i = 0; i < wrs.size(); ++i)
+      wrs[i] = {.wr_id = round * 16 + i,
+                .opcode = i % 3 == 0 ? Opcode::read : Opcode::write,
+                .local = &src,
+                .local_offset = i * 4096,
+                .length = 4096,
+                .remote_address = dst.remote_address + i * 4096,
+                .rkey = dst.rkey};
+    ASSERT_EQ(a->post_send(wrs), PostResult::ok);
+    for (const auto& c : wait_for(16)) {
+      EXPECT_EQ(c.status, WcStatus::success);
+      order.push_back(c.wr_id);
+    }
+  }
+  ASSERT_EQ(order.size(), 800u);
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+}
+
+TEST_F(SoftLoopback, BadRkeyIsARemoteAccessErrorAndFlushesTheRest) {
+  connect_pair();
+  const MemoryRegion src = provider->register_memory(4096);
+  const MemoryRegion dst = provider->register_memory(4096);
+  SendRequest wrs[3] = {{.wr_id = 1,
+                         .opcode = Opcode::write,
+                         .local = &src,
+                         .length = 100,
+                         .remote_address = dst.remote_address,
+                         .rkey = dst.rkey ^ 0x5a5a},
+                        {.wr_id = 2,
+                         .opcode = Opcode::write,
+                         .local = &src,
+                         .length = 100,
+                         .remote_address = dst.remote_address,
+                         .rkey = dst.rkey},
+                        {.wr_id = 3,
+                         .opcode = Opcode::write,
+                         .local = &src,
+                         .length = 100,
+                         .remote_address = dst.remote_address,
+                         .rkey = dst.rkey}};
+  ASSERT_EQ(a->post_send(wrs), PostResult::ok);
+  const auto done = wait_for(3);
+  ASSERT_EQ(done.size(), 3u);
+  EXPECT_EQ(done[0].wr_id, 1u);
+  EXPECT_EQ(done[0].status, WcStatus::remote_access_error);
+  EXPECT_EQ(done[1].status, WcStatus::flushed);
+  EXPECT_EQ(done[2].status, WcStatus::flushed);
+  EXPECT_EQ(b->counters().naks_sent, 1u);
+  EXPECT_EQ(a->counters().naks_received, 1u);
+  EXPECT_EQ(a->post_send({wrs, 1}), PostResult::invalid);  // the QP is in the error state
+}
+
+TEST_F(SoftLoopback, WriteOutsideTheRegionIsARemoteAccessError) {
+  connect_pair();
+  const MemoryRegion src = provider->register_memory(8192);
+  const MemoryRegion dst = provider->register_memory(4096);
+  SendRequest wr{.wr_id = 1,
+                 .opcode = Opcode::write,
+                 .local = &src,
+                 .length = 4097,
+                 .remote_address = dst.remote_address,
+                 .rkey = dst.rkey};
+  ASSERT_EQ(a->post_send({&wr, 1}), PostResult::ok);
+  const auto done = wait_for(1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, WcStatus::remote_access_error);
+}
+
+TEST_F(SoftLoopback, ReceiveTooSmallFailsBothSides) {
+  connect_pair();
+  const MemoryRegion src = provider->register_memory(4096);
+  const MemoryRegion dst = provider->register_memory(4096);
+  RecvRequest recv{.wr_id = 50, .local = &dst, .length = 100};
+  ASSERT_EQ(b->post_recv({&recv, 1}), PostResult::ok);
+  SendRequest wr{.wr_id = 1, .opcode = Opcode::send, .local = &src, .length = 200};
+  ASSERT_EQ(a->post_send({&wr, 1}), PostResult::ok);
+  auto done = wait_for(2);
+  ASSERT_EQ(done.size(), 2u);
+  std::sort(done.begin(), done.end(),
+            [](const Completion& x, const Completion& y) { return x.wr_id < y.wr_id; });
+  EXPECT_EQ(done[0].status, WcStatus::remote_invalid_request);
+  EXPECT_EQ(done[1].status, WcStatus::local_length_error);
+}
+
+TEST_F(SoftLoopback, NoResponderRunsOutOfRetries) {
+  QpOptions o;
+  o.retry_count = 2;
+  o.ack_timeout_us = 2000;
+  a = provider->create_qp(*cq, o);
+  Endpoint nobody = a->local_endpoint();
+  nobody.qpn = (a->qpn() + 0x1000) & 0xffffff;  // no QP has it: every packet is dropped
+  a->connect(nobody);
+  const MemoryRegion src = provider->register_memory(4096);
+  SendRequest wr{.wr_id = 1,
+                 .opcode = Opcode::write,
+                 .local = &src,
+                 .length = 4096,
+                 .remote_address = src.remote_address,
+                 .rkey = src.rkey};
+  ASSERT_EQ(a->post_send({&wr, 1}), PostResult::ok);
+  const auto done = wait_for(1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, WcStatus::retry_exceeded);
+  const QpCounters c = a->counters();
+  EXPECT_EQ(c.timeouts, 3u);  // the first try, then two retries
+  EXPECT_EQ(c.retransmitted_packets, 2u * 4u);
+  EXPECT_EQ(c.packets_sent, 3u * 4u);
+}
+
+TEST_F(SoftLoopback, CongestionExperiencedBringsCnpsAndARateCut) {
+  // Packets leave marked CE (the ECN bits of the TOS), as if a switch had marked them: the
+  // responder must notify and the requester must slow down.
+  QpOptions o;
+  o.traffic_class = (26 << 2) | 0x3;
+  connect_pair(o);
+  const MemoryRegion src = provider->register_memory(1 << 18);
+  const MemoryRegion dst = provider->register_memory(1 << 18);
+  SendRequest wr{.wr_id = 1,
+                 .opcode = Opcode::write,
+                 .local = &src,
+                 .length = 1 << 18,
+                 .remote_address = dst.remote_address,
+                 .rkey = dst.rkey};
+  ASSERT_EQ(a->post_send({&wr, 1}), PostResult::ok);
+  ASSERT_EQ(wait_for(1).size(), 1u);
+  const QpCounters responder = b->counters(), requester = a->counters();
+  EXPECT_GE(responder.ce_received, 256u);
+  EXPECT_GE(responder.cnps_sent, 1u);
+  EXPECT_LE(responder.cnps_sent, responder.ce_received);
+  EXPECT_EQ(requester.cnps_handled, responder.cnps_sent);
+  EXPECT_GT(requester.rate_gbps, 0.0);
+  EXPECT_LT(requester.rate_gbps, 100.0);
+}
+
+TEST_F(SoftLoopback, PostingChecksItsArguments) {
+  QpOptions o;
+  o.max_send_wr = 2;
+  a = provider->create_qp(*cq, o);
+  const MemoryRegion src = provider->register_memory(4096);
+  SendRequest wr{.opcode = Opcode::write, .local = &src, .length = 10};
+  EXPECT_EQ(a->post_send({&wr, 1}), PostResult::not_connected);
+  a->connect(a->local_endpoint());
+  SendRequest too_long{.opcode = Opcode::write, .local = &src, .length = 4097};
+  EXPECT_EQ(a->post_send({&too_long, 1}), PostResult::invalid);
+  SendRequest three[3] = {wr, wr, wr};
+  EXPECT_EQ(a->post_send(three), PostResult::queue_full);
+  o.mtu = 1000;
+  EXPECT_THROW(provider->create_qp(*cq, o), Error);
+  EXPECT_THROW(make_provider("nosuch", {}), Error);
+}
+
+}  // namespace
+}  // namespace rocehil::traffic
