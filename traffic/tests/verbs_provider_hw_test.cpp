@@ -1,0 +1,324 @@
+// The verbs provider on a real RNIC (ctest label hw). Every test skips, saying why, when the host
+// has no RDMA device; the GPU test also needs the CUDA driver. Loopback runs between two QPs of
+// one device, so one host with one RoCE port is enough.
+//
+// Which device: ROCEHIL_VERBS_DEVICE (default: the first), ROCEHIL_VERBS_PORT (1),
+// ROCEHIL_VERBS_GID_INDEX (-1: pick by ROCEHIL_VERBS_ADDRESS, or the first RoCEv2 GID),
+// ROCEHIL_VERBS_GPU (0).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocehil/common/error.hpp"
+#include "verbs/queue_pair.hpp"
+#include "verbs/verbs_provider.hpp"
+
+namespace rocehil::traffic::verbs {
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : fallback;
+}
+
+ProviderOptions options_from_environment() {
+  ProviderOptions options;
+  options.device = env_or("ROCEHIL_VERBS_DEVICE", "");
+  options.port = static_cast<std::uint8_t>(std::stoi(env_or("ROCEHIL_VERBS_PORT", "1")));
+  options.gid_index = std::stoi(env_or("ROCEHIL_VERBS_GID_INDEX", "-1"));
+  options.address = env_or("ROCEHIL_VERBS_ADDRESS", "");
+  return options;
+}
+
+void fill_pattern(const MemoryRegion& region, std::uint8_t seed) {
+  for (std::uint64_t i = 0; i < region.length; ++i) {
+    region.data[i] = static_cast<std::byte>((i * 131 + seed) & 0xff);
+  }
+}
+
+class VerbsHw : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (DeviceList::get().devices().empty()) {
+      GTEST_SKIP() << "no RDMA device: ibv_get_device_list found 0 devices";
+    }
+    try {
+      provider_ = std::make_unique<VerbsProvider>(options_from_environment());
+    } catch (const Error& error) {
+      GTEST_SKIP() << "RDMA device present but not usable for RoCEv2 (choose one with "
+                      "ROCEHIL_VERBS_DEVICE/_PORT/_GID_INDEX): "
+                   << error.what();
+    }
+    cq_ = provider_->create_cq(1024);
+  }
+
+  std::unique_ptr<QueuePair> make_qp(QpType type = QpType::rc, std::uint32_t max_inline = 0) {
+    QpOptions options;
+    options.type = type;
+    options.max_inline = max_inline;
+    options.mtu = 1024;
+    options.ack_timeout_us = 16384;  // loopback never needs it; a failing test ends sooner
+    return provider_->create_qp(*cq_, options);
+  }
+
+  static void connect_pair(QueuePair& a, QueuePair& b) {
+    const Endpoint a_end = a.local_endpoint();
+    const Endpoint b_end = b.local_endpoint();
+    a.connect(b_end);
+    b.connect(a_end);
+  }
+
+  // Polls until `count` completions arrived or 5 s passed.
+  std::vector<Completion> wait_for(std::size_t count) {
+    std::vector<Completion> got;
+    std::array<Completion, 16> batch{};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (got.size() < count && std::chrono::steady_clock::now() < deadline) {
+      const std::size_t n = cq_->poll(batch);
+      got.insert(got.end(), batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(n));
+    }
+    EXPECT_EQ(got.size(), count) << "completions within 5 s";
+    return got;
+  }
+
+  static const Completion* find(const std::vector<Completion>& completions, std::uint64_t wr_id) {
+    const auto it = std::find_if(completions.begin(), completions.end(),
+                                 [&](const Completion& c) { return c.wr_id == wr_id; });
+    return it == completions.end() ? nullptr : &*it;
+  }
+
+  std::unique_ptr<VerbsProvider> provider_;
+  std::unique_ptr<CompletionQueue> cq_;
+};
+
+TEST_F(VerbsHw, RcWriteLoopbackPlacesTheData) {
+  auto a = make_qp();
+  auto b = make_qp();
+  connect_pair(*a, *b);
+  const MemoryRegion source = provider_->register_memory(64 * 1024);
+  const MemoryRegion target = provider_->register_memory(64 * 1024);
+  fill_pattern(source, 7);
+
+  const SendRequest write{.wr_id = 11,
+                          .opcode = Opcode::write,
+                          .local = &source,
+                          .length = 64 * 1024,
+                          .remote_address = target.remote_address,
+                          .rkey = target.rkey};
+  ASSERT_EQ(a->post_send({&write, 1}), PostResult::ok);
+  const std::vector<Completion> done = wait_for(1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].wr_id, 11u);
+  EXPECT_EQ(done[0].status, WcStatus::success);
+  EXPECT_EQ(done[0].opcode, Opcode::write);
+  EXPECT_EQ(done[0].qpn, a->qpn());
+  EXPECT_EQ(std::memcmp(source.data, target.data, 64 * 1024), 0);
+  EXPECT_EQ(a->counters().bytes_sent, 64u * 1024);
+}
+
+TEST_F(VerbsHw, UnsignaledWritesRetireWithTheNextSignaledOne) {
+  auto a = make_qp();
+  auto b = make_qp();
+  connect_pair(*a, *b);
+  const MemoryRegion source = provider_->register_memory(4096);
+  const MemoryRegion target = provider_->register_memory(4096);
+  fill_pattern(source, 3);
+  std::vector<SendRequest> list;
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    list.push_back(SendRequest{.wr_id = i,
+                               .opcode = Opcode::write,
+                               .local = &source,
+                               .local_offset = i * 1024,
+                               .length = 1024,
+                               .remote_address = target.remote_address + i * 1024,
+                               .rkey = target.rkey,
+                               .signaled = i == 3});
+  }
+  ASSERT_EQ(a->post_send(list), PostResult::ok);
+  const std::vector<Completion> done = wait_for(1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].wr_id, 3u);
+  EXPECT_EQ(std::memcmp(source.data, target.data, 4096), 0);
+  EXPECT_EQ(a->counters().bytes_sent, 4096u);
+}
+
+TEST_F(VerbsHw, WriteWithImmediateConsumesAReceive) {
+  auto a = make_qp();
+  auto b = make_qp();
+  connect_pair(*a, *b);
+  const MemoryRegion source = provider_->register_memory(4096);
+  const MemoryRegion target = provider_->register_memory(4096);
+  fill_pattern(source, 1);
+  const RecvRequest receive{.wr_id = 21, .local = &target, .length = 0};
+  ASSERT_EQ(b->post_recv({&receive, 1}), PostResult::ok);
+  const SendRequest write{.wr_id = 22,
+                          .opcode = Opcode::write_with_imm,
+                          .local = &source,
+                          .length = 1000,
+                          .remote_address = target.remote_address,
+                          .rkey = target.rkey,
+                          .imm = 0xdeadbeef};
+  ASSERT_EQ(a->post_send({&write, 1}), PostResult::ok);
+
+  const std::vector<Completion> done = wait_for(2);
+  const Completion* sent = find(done, 22);
+  const Completion* received = find(done, 21);
+  ASSERT_NE(sent, nullptr);
+  ASSERT_NE(received, nullptr);
+  EXPECT_EQ(sent->status, WcStatus::success);
+  EXPECT_EQ(sent->opcode, Opcode::write_with_imm);
+  EXPECT_EQ(received->status, WcStatus::success);
+  EXPECT_EQ(received->opcode, Opcode::recv);
+  EXPECT_EQ(received->qpn, b->qpn());
+  EXPECT_EQ(received->byte_len, 1000u);
+  EXPECT_TRUE(received->has_imm);
+  EXPECT_EQ(received->imm, 0xdeadbeefu);  // host order
+  EXPECT_EQ(std::memcmp(source.data, target.data, 1000), 0);
+}
+
+TEST_F(VerbsHw, SendLandsInTheReceiveAndReadFetches) {
+  auto a = make_qp(QpType::rc, 64);
+  auto b = make_qp();
+  connect_pair(*a, *b);
+  const MemoryRegion mine = provider_->register_memory(8192);
+  const MemoryRegion theirs = provider_->register_memory(8192);
+  fill_pattern(mine, 5);
+  fill_pattern(theirs, 9);
+
+  const RecvRequest receive{.wr_id = 31, .local = &theirs, .local_offset = 4096, .length = 4096};
+  ASSERT_EQ(b->post_recv({&receive, 1}), PostResult::ok);
+  const SendRequest requests[] = {
+      {.wr_id = 32, .opcode = Opcode::send, .local = &mine, .length = 48},  // inline
+      {.wr_id = 33,
+       .opcode = Opcode::read,
+       .local = &mine,
+       .local_offset = 4096,
+       .length = 2048,
+       .remote_address = theirs.remote_address,
+       .rkey = theirs.rkey},
+  };
+  ASSERT_EQ(a->post_send(requests), PostResult::ok);
+  const std::vector<Completion> done = wait_for(3);
+  ASSERT_NE(find(done, 31), nullptr);
+  EXPECT_EQ(find(done, 31)->byte_len, 48u);
+  ASSERT_NE(find(done, 33), nullptr);
+  EXPECT_EQ(find(done, 33)->opcode, Opcode::read);
+  for (const Completion& c : done) EXPECT_EQ(c.status, WcStatus::success) << c.wr_id;
+  EXPECT_EQ(std::memcmp(mine.data, theirs.data + 4096, 48), 0);
+  EXPECT_EQ(std::memcmp(mine.data + 4096, theirs.data, 2048), 0);
+  EXPECT_EQ(a->counters().bytes_received, 2048u);
+}
+
+TEST_F(VerbsHw, BadRkeyIsARemoteAccessError) {
+  auto a = make_qp();
+  auto b = make_qp();
+  connect_pair(*a, *b);
+  const MemoryRegion source = provider_->register_memory(4096);
+  const MemoryRegion target = provider_->register_memory(4096);
+  const SendRequest write{.wr_id = 41,
+                          .opcode = Opcode::write,
+                          .local = &source,
+                          .length = 4096,
+                          .remote_address = target.remote_address,
+                          .rkey = target.rkey ^ 0x5a5a00};
+  ASSERT_EQ(a->post_send({&write, 1}), PostResult::ok);
+  const std::vector<Completion> done = wait_for(1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].wr_id, 41u);
+  EXPECT_EQ(done[0].status, WcStatus::remote_access_error);
+  EXPECT_EQ(done[0].opcode, Opcode::write);  // known although the CQE's opcode is undefined
+  EXPECT_EQ(a->counters().bytes_sent, 0u);
+}
+
+TEST_F(VerbsHw, UdSendArrivesWithoutTheGrh) {
+  auto a = make_qp(QpType::ud);
+  auto b = make_qp(QpType::ud);
+  const MemoryRegion source = provider_->register_memory(4096);
+  const MemoryRegion target = provider_->register_memory(4096);
+  fill_pattern(source, 11);
+  const RecvRequest receive{.wr_id = 51, .local = &target, .length = 1024};
+  ASSERT_EQ(b->post_recv({&receive, 1}), PostResult::ok);
+  const SendRequest send{.wr_id = 52, .opcode = Opcode::send, .local = &source, .length = 300};
+  EXPECT_EQ(a->post_send({&send, 1}), PostResult::not_connected);  // no destination yet
+  a->connect(b->local_endpoint());
+  ASSERT_EQ(a->post_send({&send, 1}), PostResult::ok);
+  const std::vector<Completion> done = wait_for(2);
+  ASSERT_NE(find(done, 51), nullptr);
+  EXPECT_EQ(find(done, 51)->status, WcStatus::success);
+  EXPECT_EQ(find(done, 51)->byte_len, 300u);
+  EXPECT_EQ(std::memcmp(source.data, target.data, 300), 0);
+}
+
+TEST_F(VerbsHw, PostsAreCheckedBeforeTheNic) {
+  auto a = make_qp();
+  auto b = make_qp();
+  const MemoryRegion region = provider_->register_memory(4096);
+  const SendRequest write{.wr_id = 1,
+                          .opcode = Opcode::write,
+                          .local = &region,
+                          .length = 64,
+                          .remote_address = region.remote_address,
+                          .rkey = region.rkey};
+  EXPECT_EQ(a->post_send({&write, 1}), PostResult::not_connected);
+  connect_pair(*a, *b);
+  const std::vector<SendRequest> too_many(129, write);  // default depth 128
+  EXPECT_EQ(a->post_send(too_many), PostResult::queue_full);
+  SendRequest outside = write;
+  outside.local_offset = 4090;
+  EXPECT_EQ(a->post_send({&outside, 1}), PostResult::invalid);
+  SendRequest recv_opcode = write;
+  recv_opcode.opcode = Opcode::recv;
+  EXPECT_EQ(a->post_send({&recv_opcode, 1}), PostResult::invalid);
+  EXPECT_EQ(a->post_send({}), PostResult::ok);
+}
+
+TEST_F(VerbsHw, ListsTheDeviceAndReadsItsPortCounters) {
+  const DeviceContext& device = provider_->device();
+  const std::vector<DeviceInfo> devices = list_devices();
+  const auto it = std::find_if(devices.begin(), devices.end(),
+                               [&](const DeviceInfo& d) { return d.name == device.name; });
+  ASSERT_NE(it, devices.end());
+  EXPECT_EQ(it->provider, "verbs");
+  EXPECT_NE(it->detail.find("firmware"), std::string::npos) << it->detail;
+  EXPECT_NE(std::find(it->addresses.begin(), it->addresses.end(), device.address),
+            it->addresses.end());
+  const auto counters = read_port_counters(device.name, device.port);
+  EXPECT_FALSE(counters.empty());
+}
+
+TEST_F(VerbsHw, GpuMemoryTakesAnRdmaWrite) {
+  const std::string cuda = cuda_unavailable_reason();
+  if (!cuda.empty()) GTEST_SKIP() << "no CUDA: " << cuda;
+  const int gpu = std::stoi(env_or("ROCEHIL_VERBS_GPU", "0"));
+  auto a = make_qp();
+  auto b = make_qp();
+  connect_pair(*a, *b);
+  const MemoryRegion source = provider_->register_memory(1 << 20);
+  const MemoryRegion target = provider_->register_gpu_memory(gpu, 1 << 20);
+  EXPECT_EQ(target.data, nullptr);
+  fill_pattern(source, 13);
+  const SendRequest write{.wr_id = 61,
+                          .opcode = Opcode::write,
+                          .local = &source,
+                          .length = 1 << 20,
+                          .remote_address = target.remote_address,
+                          .rkey = target.rkey};
+  ASSERT_EQ(a->post_send({&write, 1}), PostResult::ok);
+  const std::vector<Completion> done = wait_for(1);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].status, WcStatus::success);
+  std::vector<std::byte> back(1 << 20);
+  provider_->gpu_memory(target)->copy_to_host(0, back);
+  EXPECT_EQ(std::memcmp(back.data(), source.data, back.size()), 0);
+  provider_->deregister_memory(target);
+}
+
+}  // namespace
+}  // namespace rocehil::traffic::verbs
