@@ -59,6 +59,7 @@ demo: build
 
 bench: build
 	BUILD=$(BUILD) bench/analyze/run
+	$(BUILD)/bench/rocehil-bench-soft --seconds 2 --rounds 3
 
 format:
 	git ls-files '*.cpp' '*.hpp' | xargs clang-format -i

@@ -28,8 +28,9 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 struct Rate {
-  double packets_per_s = 0;
-  double gbps = 0;  // UDP payload bits
+  double packets_per_s = 0;  // soft: packets of completed WRITEs; reference: packets received
+  double gbps = 0;           // payload bits
+  double sent_per_s = 0;     // reference: packets sendmmsg accepted
 };
 
 int udp_socket(const char* address, std::uint16_t port, sockaddr_in& bound) {
@@ -85,8 +86,11 @@ Rate reference(std::size_t datagram_bytes, double seconds) {
   }
   const auto start = Clock::now();
   const std::uint64_t received_before = received;
-  while (std::chrono::duration<double>(Clock::now() - start).count() < seconds)
-    ::sendmmsg(source, messages.data(), batch, 0);
+  std::uint64_t sent = 0;
+  while (std::chrono::duration<double>(Clock::now() - start).count() < seconds) {
+    const int n = ::sendmmsg(source, messages.data(), batch, 0);
+    if (n > 0) sent += static_cast<std::uint64_t>(n);
+  }
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   const std::uint64_t got = received - received_before;
   stop = true;
@@ -94,7 +98,8 @@ Rate reference(std::size_t datagram_bytes, double seconds) {
   ::close(sink);
   ::close(source);
   const double pps = static_cast<double>(got) / elapsed;
-  return {pps, pps * static_cast<double>(datagram_bytes) * 8 / 1e9};
+  return {pps, pps * static_cast<double>(datagram_bytes) * 8 / 1e9,
+          static_cast<double>(sent) / elapsed};
 }
 
 // The soft provider: a stream of `message_bytes` WRITEs, `depth` outstanding, for `seconds`.
@@ -143,7 +148,7 @@ Rate soft(std::uint32_t mtu, std::uint32_t message_bytes, double seconds, std::s
   // Only packets of completed messages count: the placed payload is what the workload got.
   const double packets = static_cast<double>(completed) * ((message_bytes + mtu - 1) / mtu);
   const double pps = packets / elapsed;
-  return {pps, static_cast<double>(completed) * message_bytes * 8 / elapsed / 1e9};
+  return {pps, static_cast<double>(completed) * message_bytes * 8 / elapsed / 1e9, pps};
 }
 
 }  // namespace
@@ -165,15 +170,20 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r) {
     const Rate s = soft(mtu, message, seconds, datagram);
     const Rate ref = reference(datagram, seconds);
-    fmt::print("round {}: soft {:.2f} Mpps {:.2f} Gb/s payload | sendmmsg {:.2f} Mpps ({} B)\n",
-               r + 1, s.packets_per_s / 1e6, s.gbps, ref.packets_per_s / 1e6, datagram);
+    fmt::print(
+        "round {}: soft {:.3f} Mpps {:.2f} Gb/s payload | sendmmsg sent {:.3f} Mpps, recvmmsg got "
+        "{:.3f} Mpps ({} B)\n",
+        r + 1, s.packets_per_s / 1e6, s.gbps, ref.sent_per_s / 1e6, ref.packets_per_s / 1e6,
+        datagram);
     if (s.packets_per_s > best_soft.packets_per_s) best_soft = s;
-    if (ref.packets_per_s > best_reference.packets_per_s) best_reference = ref;
+    if (ref.sent_per_s > best_reference.sent_per_s) best_reference = ref;
   }
+  // The ratio is against what the plain sender pushed into the kernel, the stricter reference:
+  // its receiver may fall behind and drop, the soft provider's responder may not.
   fmt::print(
       "best: soft provider {:.3f} Mpps ({:.2f} Gb/s of WRITE payload, MTU {}, {} B messages); "
-      "sendmmsg/recvmmsg {:.3f} Mpps of {} B datagrams; ratio {:.2f}\n",
-      best_soft.packets_per_s / 1e6, best_soft.gbps, mtu, message,
-      best_reference.packets_per_s / 1e6, datagram,
-      best_soft.packets_per_s / best_reference.packets_per_s);
+      "plain sendmmsg {:.3f} Mpps of {} B datagrams (its receiver got {:.3f}); ratio {:.2f}\n",
+      best_soft.packets_per_s / 1e6, best_soft.gbps, mtu, message, best_reference.sent_per_s / 1e6,
+      datagram, best_reference.packets_per_s / 1e6,
+      best_soft.packets_per_s / best_reference.sent_per_s);
 }

@@ -153,15 +153,26 @@ void SoftQp::on_packet(const DecodedPacket& p, std::size_t datagram_bytes, std::
 void SoftQp::progress(std::uint64_t now) noexcept {
   if (!connected_) return;
   if (unacked_ > 0) send_ack();  // coalesced: one ACK for what arrived in this batch
-  if (error_) return;
+  if (error_) {
+    flush_sends();  // the NAK that put us there
+    return;
+  }
   rate_.advance(now);
   check_timeout(now);
   transmit(now);
+  flush_sends();
 }
 
-bool SoftQp::send_packet(const PacketHeaders& headers,
+void SoftQp::send_packet(const PacketHeaders& headers,
                          std::span<const std::uint8_t> payload) noexcept {
-  return transmit_packet(socket_, flow_, headers, payload);
+  if (outgoing_.full()) flush_sends();
+  outgoing_.add(flow_, headers, payload);
+}
+
+void SoftQp::flush_sends() noexcept {
+  const SendBatch::Sent sent = outgoing_.flush(socket_, remote_);
+  counters_.packets_sent += sent.packets;
+  counters_.bytes_sent += sent.bytes;
 }
 
 bool SoftQp::send_cnp_packet(const PacketHeaders& headers,

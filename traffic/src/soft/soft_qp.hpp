@@ -9,6 +9,7 @@
 #include "soft/cnp_limiter.hpp"
 #include "soft/dcqcn.hpp"
 #include "soft/packet.hpp"
+#include "soft/send_batch.hpp"
 #include "soft/udp_socket.hpp"
 
 namespace rocehil::traffic::soft {
@@ -81,8 +82,10 @@ class SoftQp final : public QueuePair {
   void send_nak(std::uint8_t syndrome, std::uint32_t psn) noexcept;
   void send_cnp(std::uint64_t now_ns) noexcept;
 
-  // Sends from this QP's socket (its UDP source port); false when the kernel refused it.
-  bool send_packet(const PacketHeaders& headers, std::span<const std::uint8_t> payload) noexcept;
+  // Queues a packet for this QP's socket (its UDP source port); flush_sends() hands the batch
+  // to the kernel, as does a full batch.
+  void send_packet(const PacketHeaders& headers, std::span<const std::uint8_t> payload) noexcept;
+  void flush_sends() noexcept;
   // CNPs leave from the provider's port-4791 socket, which marks them DSCP 48.
   bool send_cnp_packet(const PacketHeaders& headers,
                        std::span<const std::uint8_t> payload) noexcept;
@@ -136,7 +139,8 @@ class SoftQp final : public QueuePair {
   std::uint32_t message_bytes_ = 0;
   CnpLimiter cnp_limiter_;
 
-  std::array<std::uint8_t, 64> header_buffer_{};
+  std::array<std::uint8_t, 64> header_buffer_{};  // CNPs
+  SendBatch outgoing_;
   QpCounters counters_;
 };
 

@@ -124,11 +124,12 @@ class SoftWire(unittest.TestCase):
         self.assertEqual(flow["psn_gaps"], 0)
 
     def test_dropped_packets_are_recovered_by_go_back_n(self):
-        # About one data packet in 50 toward the responder is dropped before it reaches loopback.
+        # About one data packet in 50 toward the responder is dropped on arrival (the input hook:
+        # the sender cannot see it, as it cannot see a drop in the fabric).
         # Random, not every 50th: a periodic drop whose period equals a retransmission round
         # drops the same first packet of every round, a livelock go-back-N really has.
-        rules = ("table inet rocehil_drop {\n chain out {\n"
-                 "  type filter hook output priority 0;\n"
+        rules = ("table inet rocehil_drop {\n chain in {\n"
+                 "  type filter hook input priority 0;\n"
                  "  ip daddr 127.0.0.2 udp dport 4791 meta length > 1000 "
                  "numgen random mod 50 == 0 counter drop\n }\n}\n")
         r = ns("nft", "-f", "-", input=rules)
