@@ -1,0 +1,82 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rocehil/traffic/histogram.hpp"
+#include "rocehil/traffic/provider.hpp"
+
+namespace rocehil::traffic {
+
+// Point-to-point workloads, written once against the Provider interface (design: workloads run
+// the same on verbs and soft). One side of a test runs in one thread with its own provider.
+
+// A connected QP with the memory it uses and the peer's memory it targets.
+struct Connection {
+  QueuePair* qp = nullptr;
+  const MemoryRegion* local = nullptr;
+  std::uint64_t remote_address = 0;
+  std::uint32_t rkey = 0;
+};
+
+struct BwConfig {
+  Opcode opcode = Opcode::write;  // write, write_with_imm, send or read
+  std::uint32_t message_bytes = 65536;
+  std::uint32_t tx_depth = 64;   // messages outstanding per QP
+  std::uint64_t iterations = 0;  // messages in total after warm-up; 0: run for `seconds`
+  double seconds = 2;
+  double warmup_seconds = 0.2;  // messages completing in it are not measured
+};
+
+struct QpBwResult {
+  std::uint32_t qpn = 0;
+  std::uint16_t udp_sport = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  double gbps = 0;
+  QpCounters counters;
+};
+
+struct BwResult {
+  double seconds = 0;  // measured interval, warm-up excluded
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  double gbps = 0;  // payload bits per second, 1e9
+  double messages_per_s = 0;
+  std::vector<QpBwResult> per_qp;
+  std::uint64_t errors = 0;
+  std::string first_error;  // "QP 0x1a2: remote_access_error", empty without errors
+};
+
+// The requester side: keeps `tx_depth` messages in flight on every connection, spreading them
+// round-robin, until the iterations or the time are done, then waits for what is in flight.
+// `stop` ends it early (Ctrl-C, the controller). Returns what completed.
+BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connections,
+                          const BwConfig& config, const std::atomic<bool>& stop);
+
+// The passive side: keeps receives posted when the opcode consumes them (send,
+// write_with_imm) and polls its CQ (on soft, that runs the responder) until `stop`.
+// Returns the receive completions seen.
+std::uint64_t serve(CompletionQueue& cq, std::vector<Connection>& connections,
+                    const BwConfig& config, const std::atomic<bool>& stop);
+
+struct LatConfig {
+  std::uint32_t message_bytes = 8;
+  std::uint64_t iterations = 10000;
+  std::uint64_t warmup_iterations = 100;
+};
+
+struct LatResult {
+  LatencyHistogram one_way;  // half the round trip, as perftest reports
+  std::uint64_t errors = 0;
+  std::string first_error;
+};
+
+// Ping-pong with SEND over one connection: the initiator sends and waits for the pong, the
+// other side answers each ping. Both sides call it; `initiator` says which one this is.
+LatResult run_lat(CompletionQueue& cq, Connection& connection, const LatConfig& config,
+                  bool initiator, const std::atomic<bool>& stop);
+
+}  // namespace rocehil::traffic

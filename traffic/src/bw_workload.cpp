@@ -1,0 +1,159 @@
+// The bandwidth workload: a stream of messages on every connection, tx_depth deep, measured after
+// a warm-up. Nothing here allocates once the run has started.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+
+#include "rocehil/traffic/workload.hpp"
+
+namespace rocehil::traffic {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// wr_id = connection index << 32 | a sequence number, so a completion finds its connection.
+std::uint64_t make_wr_id(std::size_t connection, std::uint64_t sequence) {
+  return static_cast<std::uint64_t>(connection) << 32 | (sequence & 0xffffffffu);
+}
+std::size_t connection_of(std::uint64_t wr_id) {
+  return static_cast<std::size_t>(wr_id >> 32);
+}
+
+bool consumes_receive(Opcode op) {
+  return op == Opcode::send || op == Opcode::write_with_imm;
+}
+
+struct Flight {
+  std::uint32_t outstanding = 0;
+  std::uint64_t posted = 0;
+  std::uint64_t measured_messages = 0;
+  bool failed = false;
+};
+
+}  // namespace
+
+BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connections,
+                          const BwConfig& config, const std::atomic<bool>& stop) {
+  BwResult result;
+  std::vector<Flight> flights(connections.size());
+  std::array<Completion, 64> wc{};
+  std::array<SendRequest, 64> batch{};
+  const auto start = Clock::now();
+  const auto measure_from = start + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(config.warmup_seconds));
+  const auto run_until = measure_from + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(config.seconds));
+  auto last_counted = measure_from;
+  std::uint64_t measured_posted = 0;  // iterations mode: messages posted after warm-up
+  bool posting = true;
+
+  while (true) {
+    const auto now = Clock::now();
+    if (stop.load(std::memory_order_relaxed)) posting = false;
+    if (config.iterations == 0 && now >= run_until) posting = false;
+    if (config.iterations != 0 && now >= measure_from && measured_posted >= config.iterations)
+      posting = false;
+    bool any_alive = false;
+    for (const Flight& f : flights) any_alive |= !f.failed;
+    if (!any_alive) posting = false;
+    if (posting) {
+      for (std::size_t c = 0; c < connections.size(); ++c) {
+        Flight& f = flights[c];
+        if (f.failed) continue;
+        std::size_t n = std::min<std::size_t>(batch.size(), config.tx_depth - f.outstanding);
+        if (config.iterations != 0 && now >= measure_from)
+          n = std::min<std::uint64_t>(n, config.iterations - measured_posted);
+        for (std::size_t k = 0; k < n; ++k)
+          batch[k] = {.wr_id = make_wr_id(c, f.posted + k),
+                      .opcode = config.opcode,
+                      .local = connections[c].local,
+                      .length = config.message_bytes,
+                      .remote_address = connections[c].remote_address,
+                      .rkey = connections[c].rkey,
+                      .imm = static_cast<std::uint32_t>(f.posted + k)};
+        if (n == 0 || connections[c].qp->post_send({batch.data(), n}) != PostResult::ok) continue;
+        f.outstanding += static_cast<std::uint32_t>(n);
+        f.posted += n;
+        if (now >= measure_from) measured_posted += n;
+      }
+    }
+    const std::size_t got = cq.poll(wc);
+    const auto polled_at = Clock::now();
+    for (std::size_t i = 0; i < got; ++i) {
+      const std::size_t c = connection_of(wc[i].wr_id);
+      if (c >= flights.size()) continue;
+      Flight& f = flights[c];
+      if (f.outstanding > 0) --f.outstanding;
+      if (wc[i].status != WcStatus::success) {
+        if (result.errors++ == 0)
+          result.first_error = fmt::format("QP {:#x}: {}", wc[i].qpn, to_string(wc[i].status));
+        f.failed = true;
+        f.outstanding = 0;  // an errored QP flushes everything; nothing more will come
+        continue;
+      }
+      if (polled_at >= measure_from) {
+        ++f.measured_messages;
+        last_counted = polled_at;
+      }
+    }
+    bool in_flight = false;
+    for (const Flight& f : flights) in_flight |= f.outstanding > 0;
+    if (!posting && !in_flight) break;
+    if (!posting && polled_at - last_counted > std::chrono::seconds(10)) break;  // lost for good
+  }
+
+  result.seconds = std::chrono::duration<double>(last_counted - measure_from).count();
+  for (std::size_t c = 0; c < connections.size(); ++c) {
+    QpBwResult q;
+    q.qpn = connections[c].qp->qpn();
+    q.udp_sport = connections[c].qp->local_endpoint().udp_sport;
+    q.messages = flights[c].measured_messages;
+    q.bytes = q.messages * config.message_bytes;
+    q.gbps = result.seconds > 0 ? static_cast<double>(q.bytes) * 8 / result.seconds / 1e9 : 0;
+    q.counters = connections[c].qp->counters();
+    result.messages += q.messages;
+    result.bytes += q.bytes;
+    result.per_qp.push_back(q);
+  }
+  if (result.seconds > 0) {
+    result.gbps = static_cast<double>(result.bytes) * 8 / result.seconds / 1e9;
+    result.messages_per_s = static_cast<double>(result.messages) / result.seconds;
+  }
+  return result;
+}
+
+std::uint64_t serve(CompletionQueue& cq, std::vector<Connection>& connections,
+                    const BwConfig& config, const std::atomic<bool>& stop) {
+  const bool receives = consumes_receive(config.opcode);
+  // Receives for a full window and more on every QP, so the requester never meets RNR.
+  const std::uint32_t keep_posted = std::max<std::uint32_t>(config.tx_depth + 16, 32);
+  if (receives) {
+    for (std::size_t c = 0; c < connections.size(); ++c)
+      for (std::uint32_t k = 0; k < keep_posted; ++k) {
+        const RecvRequest r{.wr_id = make_wr_id(c, k),
+                            .local = connections[c].local,
+                            .length = config.message_bytes};
+        if (connections[c].qp->post_recv({&r, 1}) != PostResult::ok) break;
+      }
+  }
+  std::array<Completion, 64> wc{};
+  std::uint64_t received = 0;
+  while (!stop.load(std::memory_order_relaxed)) {
+    const std::size_t got = cq.poll(wc);
+    for (std::size_t i = 0; i < got; ++i) {
+      if (wc[i].opcode != Opcode::recv) continue;
+      ++received;
+      const std::size_t c = connection_of(wc[i].wr_id);
+      if (!receives || wc[i].status != WcStatus::success || c >= connections.size()) continue;
+      const RecvRequest r{
+          .wr_id = wc[i].wr_id, .local = connections[c].local, .length = config.message_bytes};
+      connections[c].qp->post_recv({&r, 1});
+    }
+  }
+  return received;
+}
+
+}  // namespace rocehil::traffic

@@ -1,0 +1,155 @@
+// Workloads on the soft provider: each side in its own thread with its own provider, on two
+// loopback addresses, as two hosts would run them.
+#include "rocehil/traffic/workload.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <thread>
+
+namespace rocehil::traffic {
+namespace {
+
+struct Side {
+  std::unique_ptr<Provider> provider;
+  std::unique_ptr<CompletionQueue> cq;
+  std::vector<std::unique_ptr<QueuePair>> qps;
+  std::vector<MemoryRegion> buffers;
+  std::vector<Connection> connections;
+
+  explicit Side(const char* address) {
+    ProviderOptions o;
+    o.address = address;
+    provider = make_provider("soft", o);
+    cq = provider->create_cq(8192);
+  }
+};
+
+// `qps` connected pairs between a and b, each with a buffer of `bytes` on both sides.
+void connect(Side& a, Side& b, std::size_t qps, std::uint32_t bytes) {
+  for (std::size_t i = 0; i < qps; ++i) {
+    for (Side* s : {&a, &b}) {
+      s->qps.push_back(s->provider->create_qp(*s->cq, {}));
+      s->buffers.push_back(s->provider->register_memory(bytes));
+    }
+  }
+  for (std::size_t i = 0; i < qps; ++i) {
+    a.qps[i]->connect(b.qps[i]->local_endpoint());
+    b.qps[i]->connect(a.qps[i]->local_endpoint());
+  }
+  for (std::size_t i = 0; i < qps; ++i) {
+    a.connections.push_back(
+        {a.qps[i].get(), &a.buffers[i], b.buffers[i].remote_address, b.buffers[i].rkey});
+    b.connections.push_back(
+        {b.qps[i].get(), &b.buffers[i], a.buffers[i].remote_address, a.buffers[i].rkey});
+  }
+}
+
+// Runs the requester on `a` and serve() on `b` in its own thread; returns the requester's result
+// and, in `received`, the receive completions b saw.
+BwResult run_pair(Side& a, Side& b, const BwConfig& config, std::uint64_t* received = nullptr) {
+  std::atomic<bool> stop{false};
+  std::uint64_t got = 0;
+  std::thread responder([&] { got = serve(*b.cq, b.connections, config, stop); });
+  BwResult r = run_bw_requester(*a.cq, a.connections, config, stop);
+  // Give the responder's last completions a moment before stopping it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  stop = true;
+  responder.join();
+  if (received != nullptr) *received = got;
+  return r;
+}
+
+TEST(BwWorkload, IterationsAreExactAndSplitOverQps) {
+  Side a("127.0.0.1"), b("127.0.0.2");
+  connect(a, b, 4, 16384);
+  for (std::size_t i = 0; i < a.buffers.size(); ++i)
+    std::memset(a.buffers[i].data, static_cast<int>(i + 1), 16384);
+  BwConfig config;
+  config.message_bytes = 16384;
+  config.iterations = 2000;
+  config.warmup_seconds = 0;
+  const BwResult r = run_pair(a, b, config);
+  EXPECT_EQ(r.errors, 0u) << r.first_error;
+  EXPECT_EQ(r.messages, 2000u);
+  EXPECT_EQ(r.bytes, 2000u * 16384);
+  ASSERT_EQ(r.per_qp.size(), 4u);
+  std::uint64_t sum = 0;
+  for (const auto& q : r.per_qp) {
+    sum += q.messages;
+    EXPECT_GT(q.messages, 300u);                          // round-robin keeps every QP busy
+    EXPECT_GE(q.counters.packets_sent, q.messages * 16);  // 16 KiB at MTU 1024
+  }
+  EXPECT_EQ(sum, r.messages);
+  EXPECT_GT(r.gbps, 0);
+  EXPECT_NEAR(r.gbps, static_cast<double>(r.bytes) * 8 / r.seconds / 1e9, 1e-9);
+  for (std::size_t i = 0; i < b.buffers.size(); ++i)
+    EXPECT_EQ(static_cast<int>(b.buffers[i].data[16383]), static_cast<int>(i + 1));
+}
+
+TEST(BwWorkload, SendConsumesTheReceivesServePosts) {
+  Side a("127.0.0.1"), b("127.0.0.2");
+  connect(a, b, 2, 4096);
+  BwConfig config;
+  config.opcode = Opcode::send;
+  config.message_bytes = 4096;
+  config.iterations = 1000;
+  config.warmup_seconds = 0;
+  std::uint64_t received = 0;
+  const BwResult r = run_pair(a, b, config, &received);
+  EXPECT_EQ(r.errors, 0u) << r.first_error;
+  EXPECT_EQ(r.messages, 1000u);
+  EXPECT_EQ(received, 1000u);
+}
+
+TEST(BwWorkload, DurationModeMeasuresAfterWarmup) {
+  Side a("127.0.0.1"), b("127.0.0.2");
+  connect(a, b, 1, 65536);
+  BwConfig config;
+  config.seconds = 0.3;
+  config.warmup_seconds = 0.1;
+  const BwResult r = run_pair(a, b, config);
+  EXPECT_EQ(r.errors, 0u) << r.first_error;
+  EXPECT_GT(r.messages, 0u);
+  EXPECT_GT(r.seconds, 0.2);
+  EXPECT_LT(r.seconds, 5.0);
+  // Warm-up messages are excluded: fewer measured than the QP completed in all.
+  EXPECT_LT(r.messages * 16, r.per_qp[0].counters.packets_sent);
+}
+
+TEST(BwWorkload, ABadKeyIsReportedNotHung) {
+  Side a("127.0.0.1"), b("127.0.0.2");
+  connect(a, b, 1, 4096);
+  a.connections[0].rkey ^= 0xffff;
+  BwConfig config;
+  config.message_bytes = 4096;
+  config.iterations = 100;
+  config.warmup_seconds = 0;
+  const BwResult r = run_pair(a, b, config);
+  EXPECT_GE(r.errors, 1u);
+  EXPECT_NE(r.first_error.find("remote_access_error"), std::string::npos) << r.first_error;
+}
+
+TEST(LatWorkload, PingPongRecordsEveryIteration) {
+  Side a("127.0.0.1"), b("127.0.0.2");
+  connect(a, b, 1, 64);
+  LatConfig config;
+  config.message_bytes = 64;
+  config.iterations = 2000;
+  config.warmup_iterations = 50;
+  std::atomic<bool> stop{false};
+  LatResult answered;
+  std::thread responder([&] { answered = run_lat(*b.cq, b.connections[0], config, false, stop); });
+  const LatResult r = run_lat(*a.cq, a.connections[0], config, true, stop);
+  responder.join();
+  EXPECT_EQ(r.errors, 0u) << r.first_error;
+  EXPECT_EQ(answered.errors, 0u) << answered.first_error;
+  EXPECT_EQ(r.one_way.count(), 2000u);
+  EXPECT_GT(r.one_way.min(), 0u);
+  EXPECT_LE(r.one_way.min(), r.one_way.percentile(0.5));
+  EXPECT_LE(r.one_way.percentile(0.5), r.one_way.percentile(0.99));
+  EXPECT_LE(r.one_way.percentile(0.99), r.one_way.max());
+}
+
+}  // namespace
+}  // namespace rocehil::traffic
