@@ -102,12 +102,6 @@ const MemoryRegion* SoftProvider::find_rkey(std::uint32_t rkey) const noexcept {
   return nullptr;
 }
 
-const MemoryRegion* SoftProvider::find_lkey(std::uint32_t lkey) const noexcept {
-  for (const auto& r : regions_)
-    if (r.lkey == lkey) return &r;
-  return nullptr;
-}
-
 std::unique_ptr<CompletionQueue> SoftProvider::create_cq(std::uint32_t depth) {
   return std::make_unique<SoftCq>(*this, depth);
 }
@@ -120,7 +114,11 @@ std::unique_ptr<QueuePair> SoftProvider::create_qp(CompletionQueue& cq, const Qp
   std::random_device random;
   const std::uint32_t qpn = next_qpn_++ & 0xffffffu;
   auto qp = std::make_unique<SoftQp>(*this, *soft_cq, options, qpn, random() & 0xffffffu);
-  qps_.push_back(qp.get());
+  // Kept sorted by QPN: every received packet looks its QP up by binary search.
+  const auto at =
+      std::lower_bound(qps_.begin(), qps_.end(), qpn,
+                       [](const SoftQp* q, std::uint32_t wanted) { return q->qpn() < wanted; });
+  qps_.insert(at, qp.get());
   return qp;
 }
 
@@ -143,9 +141,11 @@ void SoftProvider::progress() noexcept {
         ++dropped_;
         continue;
       }
-      SoftQp* target = nullptr;
-      for (SoftQp* qp : qps_)
-        if (qp->qpn() == packet.headers.bth.dest_qp) target = qp;
+      const std::uint32_t dest_qp = packet.headers.bth.dest_qp;
+      const auto at =
+          std::lower_bound(qps_.begin(), qps_.end(), dest_qp,
+                           [](const SoftQp* q, std::uint32_t wanted) { return q->qpn() < wanted; });
+      SoftQp* target = at != qps_.end() && (*at)->qpn() == dest_qp ? *at : nullptr;
       if (target == nullptr) {
         ++dropped_;
         continue;

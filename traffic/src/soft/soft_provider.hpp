@@ -46,7 +46,6 @@ class SoftProvider final : public Provider {
   // Used by QPs.
   const std::string& address() const { return address_; }
   const MemoryRegion* find_rkey(std::uint32_t rkey) const noexcept;
-  const MemoryRegion* find_lkey(std::uint32_t lkey) const noexcept;
   UdpSocket& control_socket() { return receiver_; }
   void forget(SoftQp* qp) noexcept;
   std::uint64_t dropped_datagrams() const { return dropped_; }
@@ -59,7 +58,7 @@ class SoftProvider final : public Provider {
   UdpSocket receiver_;  // bound to address:4791
   std::unique_ptr<ReceiveBatch> batch_;
   std::vector<MemoryRegion> regions_;
-  std::vector<SoftQp*> qps_;
+  std::vector<SoftQp*> qps_;  // sorted by QPN
   std::uint32_t next_qpn_;
   std::uint32_t next_key_;
   std::uint64_t dropped_ = 0;  // not RoCEv2, bad ICRC, or for no QP here

@@ -125,7 +125,7 @@ QpCounters SoftQp::counters() const {
 }
 
 std::uint32_t SoftQp::packets_for(const SendRequest& wr) const {
-  return wr.length == 0 ? 1 : (wr.length + mtu_ - 1) / mtu_;
+  return wire::packets_for_length(wr.length, mtu_);
 }
 
 void SoftQp::on_packet(const DecodedPacket& p, std::size_t datagram_bytes, std::uint8_t ecn,

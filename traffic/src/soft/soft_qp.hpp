@@ -132,7 +132,6 @@ class SoftQp final : public QueuePair {
   std::uint32_t unacked_ = 0;
   bool in_message_ = false;  // a multi-packet SEND or WRITE is being placed
   bool message_is_send_ = false;
-  bool message_dropped_ = false;  // its first packet was NAKed: drop the rest
   RecvRequest current_recv_{};
   std::byte* write_cursor_ = nullptr;
   std::uint64_t write_remaining_ = 0;

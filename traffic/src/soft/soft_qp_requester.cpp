@@ -12,10 +12,6 @@ namespace rocehil::traffic::soft {
 
 namespace {
 
-std::uint32_t psn_add(std::uint32_t psn, std::uint32_t n) {
-  return (psn + n) & 0xffffffu;
-}
-
 std::uint8_t request_opcode(Opcode op, std::uint32_t index, std::uint32_t packets) {
   namespace o = wire::opcode;
   const bool first = index == 0, last = index + 1 == packets, only = packets == 1;
@@ -50,7 +46,7 @@ void SoftQp::transmit(std::uint64_t now) noexcept {
   while (cursor_wqe_ < sq_count_) {
     if (now < next_send_ns_) return;  // paced by the current DCQCN rate
     SendWqe& w = wqe_at(cursor_wqe_);
-    const std::uint32_t psn = psn_add(w.first_psn, cursor_packet_);
+    const std::uint32_t psn = wire::psn_add(w.first_psn, cursor_packet_);
     if (wire::psn_distance(oldest_unacked(), psn) >=
         static_cast<std::int32_t>(limits_.max_outstanding_packets))
       return;
@@ -71,18 +67,18 @@ void SoftQp::transmit(std::uint64_t now) noexcept {
 std::uint32_t SoftQp::oldest_unacked() noexcept {
   if (sq_count_ == 0) return next_psn_;
   const SendWqe& head = wqe_at(0);
-  if (head.wr.opcode == Opcode::read) return psn_add(head.first_psn, head.read_received);
+  if (head.wr.opcode == Opcode::read) return wire::psn_add(head.first_psn, head.read_received);
   return wire::psn_distance(head.first_psn, acked_until_) > 0 ? acked_until_ : head.first_psn;
 }
 
 std::uint32_t SoftQp::cursor_psn() noexcept {
   if (cursor_wqe_ >= sq_count_) return next_psn_;
-  return psn_add(wqe_at(cursor_wqe_).first_psn, cursor_packet_);
+  return wire::psn_add(wqe_at(cursor_wqe_).first_psn, cursor_packet_);
 }
 
 void SoftQp::send_request_packet(SendWqe& w, std::uint32_t index, std::uint64_t now) noexcept {
   const SendRequest& wr = w.wr;
-  const std::uint32_t psn = psn_add(w.first_psn, index);
+  const std::uint32_t psn = wire::psn_add(w.first_psn, index);
   if (sent_any_ && wire::psn_distance(highest_sent_psn_, psn) <= 0)
     ++counters_.retransmitted_packets;
   PacketHeaders h{};
@@ -141,7 +137,7 @@ void SoftQp::on_ack(const DecodedPacket& p, std::uint64_t now) noexcept {
   ++counters_.naks_received;
   if (wire::aeth::is_rnr_nak(aeth.syndrome)) {
     // Receiver not ready: try again from there after a timeout's worth of time.
-    acknowledge_through(psn_add(psn, 0xffffffu), now);
+    acknowledge_through(wire::psn_add(psn, 0xffffffu), now);
     next_send_ns_ = now + static_cast<std::uint64_t>(options_.ack_timeout_us) * 1000;
     go_back_to(psn);
     return;
@@ -149,22 +145,22 @@ void SoftQp::on_ack(const DecodedPacket& p, std::uint64_t now) noexcept {
   switch (aeth.syndrome) {
     case wire::aeth::nak_psn_sequence_error:
       // Everything before `psn` arrived; resend from it.
-      acknowledge_through(psn_add(psn, 0xffffffu), now);
+      acknowledge_through(wire::psn_add(psn, 0xffffffu), now);
       go_back_to(psn);
       return;
     case wire::aeth::nak_remote_access_error:
-      acknowledge_through(psn_add(psn, 0xffffffu), now);
+      acknowledge_through(wire::psn_add(psn, 0xffffffu), now);
       fail(WcStatus::remote_access_error);
       return;
     default:
-      acknowledge_through(psn_add(psn, 0xffffffu), now);
+      acknowledge_through(wire::psn_add(psn, 0xffffffu), now);
       fail(WcStatus::remote_invalid_request);
       return;
   }
 }
 
 void SoftQp::acknowledge_through(std::uint32_t psn, std::uint64_t now) noexcept {
-  const std::uint32_t covered = psn_add(psn, 1);
+  const std::uint32_t covered = wire::psn_add(psn, 1);
   if (wire::psn_distance(acked_until_, covered) > 0 &&
       wire::psn_distance(covered, next_psn_) >= 0) {
     acked_until_ = covered;
@@ -175,7 +171,7 @@ void SoftQp::acknowledge_through(std::uint32_t psn, std::uint64_t now) noexcept 
   while (sq_count_ > 0) {
     const SendWqe& w = wqe_at(0);
     if (w.wr.opcode == Opcode::read) break;
-    const std::uint32_t last = psn_add(w.first_psn, w.packets - 1);
+    const std::uint32_t last = wire::psn_add(w.first_psn, w.packets - 1);
     if (wire::psn_distance(last, acked_until_) <= 0) break;
     complete_head(WcStatus::success);
   }
@@ -185,7 +181,7 @@ void SoftQp::on_read_response(const DecodedPacket& p, std::uint64_t now) noexcep
   if (sq_count_ == 0) return;
   SendWqe& w = wqe_at(0);
   if (w.wr.opcode != Opcode::read) return;  // a stale response to a finished READ
-  const std::uint32_t expected = psn_add(w.first_psn, w.read_received);
+  const std::uint32_t expected = wire::psn_add(w.first_psn, w.read_received);
   const std::uint32_t psn = p.headers.bth.psn;
   if (psn != expected) {
     // A response went missing: ask again for the rest, once per missing PSN.

@@ -14,10 +14,6 @@ namespace {
 
 namespace o = wire::opcode;
 
-std::uint32_t psn_add(std::uint32_t psn, std::uint32_t n) {
-  return (psn + n) & 0xffffffu;
-}
-
 bool starts_message(std::uint8_t op) {
   return op == o::rc_send_first || op == o::rc_send_only || op == o::rc_send_only_imm ||
          op == o::rc_write_first || op == o::rc_write_only || op == o::rc_write_only_imm;
@@ -62,20 +58,19 @@ void SoftQp::on_request(const DecodedPacket& p, std::uint64_t now) noexcept {
     return;
   }
   if (op == o::rc_read_request) {
-    const std::uint32_t packets =
-        p.headers.reth.length == 0 ? 1 : (p.headers.reth.length + mtu_ - 1) / mtu_;
+    const std::uint32_t packets = wire::packets_for_length(p.headers.reth.length, mtu_);
     if (target_region(provider_, p.headers.reth) == nullptr) {
       send_nak(wire::aeth::nak_remote_access_error, psn);
       return;
     }
     answer_read(p, psn);
-    epsn_ = psn_add(epsn_, packets);
+    epsn_ = wire::psn_add(epsn_, packets);
     nak_sent_ = false;
     return;
   }
   const bool placed = is_send(op) ? place_send(p) : place_write(p);
   if (!placed) return;  // NAKed; the PSN does not advance
-  epsn_ = psn_add(epsn_, 1);
+  epsn_ = wire::psn_add(epsn_, 1);
   nak_sent_ = false;
   ++unacked_;
   if (p.headers.bth.ack_request || unacked_ >= limits_.ack_every_packets) send_ack();
@@ -113,7 +108,7 @@ bool SoftQp::place_write(const DecodedPacket& p) noexcept {
   message_bytes_ += static_cast<std::uint32_t>(p.payload.size());
   if (ends_message(op)) {
     in_message_ = false;
-    msn_ = psn_add(msn_, 1);
+    msn_ = wire::psn_add(msn_, 1);
     if (with_imm) {
       const RecvRequest r = rq_[rq_head_];
       rq_head_ = (rq_head_ + 1) % rq_.size();
@@ -166,7 +161,7 @@ bool SoftQp::place_send(const DecodedPacket& p) noexcept {
   message_bytes_ += static_cast<std::uint32_t>(p.payload.size());
   if (ends_message(op)) {
     in_message_ = false;
-    msn_ = psn_add(msn_, 1);
+    msn_ = wire::psn_add(msn_, 1);
     c.byte_len = message_bytes_;
     c.has_imm = op == o::rc_send_last_imm || op == o::rc_send_only_imm;
     c.imm = c.has_imm ? p.headers.immdt : 0;
@@ -179,10 +174,9 @@ void SoftQp::answer_read(const DecodedPacket& p, std::uint32_t psn) noexcept {
   const MemoryRegion* mr = target_region(provider_, p.headers.reth);
   if (mr == nullptr) return;
   const std::uint64_t length = p.headers.reth.length;
-  const std::uint32_t packets =
-      length == 0 ? 1 : static_cast<std::uint32_t>((length + mtu_ - 1) / mtu_);
+  const std::uint32_t packets = wire::packets_for_length(length, mtu_);
   const std::byte* source = mr->data + (p.headers.reth.va - mr->remote_address);
-  msn_ = psn_add(msn_, 1);
+  msn_ = wire::psn_add(msn_, 1);
   for (std::uint32_t i = 0; i < packets; ++i) {
     PacketHeaders h{};
     h.bth.opcode = packets == 1       ? o::rc_read_response_only
@@ -190,7 +184,7 @@ void SoftQp::answer_read(const DecodedPacket& p, std::uint32_t psn) noexcept {
                    : i + 1 == packets ? o::rc_read_response_last
                                       : o::rc_read_response_middle;
     h.bth.dest_qp = remote_qpn_;
-    h.bth.psn = psn_add(psn, i);
+    h.bth.psn = wire::psn_add(psn, i);
     h.bth.pkey = 0xffff;
     h.aeth = {0x1f, msn_};
     const std::uint64_t offset = static_cast<std::uint64_t>(i) * mtu_;
@@ -207,7 +201,7 @@ void SoftQp::send_ack() noexcept {
   PacketHeaders h{};
   h.bth.opcode = o::rc_acknowledge;
   h.bth.dest_qp = remote_qpn_;
-  h.bth.psn = psn_add(epsn_, 0xffffffu);  // the last request executed
+  h.bth.psn = wire::psn_add(epsn_, 0xffffffu);  // the last request executed
   h.bth.pkey = 0xffff;
   h.aeth = {0x1f, msn_};  // ACK; 0x1f: no end-to-end credits advertised
   send_packet(h, {});

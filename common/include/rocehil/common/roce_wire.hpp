@@ -129,4 +129,14 @@ constexpr std::int32_t psn_distance(std::uint32_t from, std::uint32_t to) {
   return d >= 0x800000u ? static_cast<std::int32_t>(d) - 0x1000000 : static_cast<std::int32_t>(d);
 }
 
+// `psn` moved by `n` in the 24-bit PSN space (n = 0xffffff steps back by one).
+constexpr std::uint32_t psn_add(std::uint32_t psn, std::uint32_t n) {
+  return (psn + n) & 0xffffffu;
+}
+
+// Packets a message of `length` bytes takes at `mtu`; a zero-length message still takes one.
+constexpr std::uint32_t packets_for_length(std::uint64_t length, std::uint32_t mtu) {
+  return length == 0 ? 1 : static_cast<std::uint32_t>((length + mtu - 1) / mtu);
+}
+
 }  // namespace rocehil::wire
