@@ -8,7 +8,7 @@ packages=(
   # toolchain
   build-essential cmake pkg-config clang libclang-rt-14-dev clang-format
   # libraries
-  libibverbs-dev librdmacm-dev ibverbs-utils libpcap-dev libdpdk-dev libboost-dev
+  libibverbs-dev librdmacm-dev ibverbs-utils libpcap-dev libdpdk-dev libboost-dev libboost-filesystem-dev
   libcli11-dev libgtest-dev libgmock-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev
   # capture tools the tests compare against, and the packet builder they use
   tshark tcpdump python3 python3-scapy python3-yaml

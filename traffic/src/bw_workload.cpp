@@ -26,6 +26,37 @@ bool consumes_receive(Opcode op) {
   return op == Opcode::send || op == Opcode::write_with_imm;
 }
 
+// Keeps the receive ring of connection `c` full again after a receive completed.
+void repost_receive(std::vector<Connection>& connections, std::uint64_t wr_id,
+                    std::uint32_t message_bytes) {
+  const std::size_t c = connection_of(wr_id);
+  if (c >= connections.size()) return;
+  const RecvRequest r{.wr_id = wr_id,
+                      .local = connections[c].local,
+                      .local_offset = connections[c].receive_offset,
+                      .length = message_bytes};
+  connections[c].qp->post_recv({&r, 1});
+}
+
+// Receives for a full window and more on every QP, so the peer's requester never meets RNR.
+void post_receive_rings(std::vector<Connection>& connections, const BwConfig& config) {
+  const std::uint32_t keep_posted = std::max<std::uint32_t>(config.tx_depth + 16, 32);
+  for (std::size_t c = 0; c < connections.size(); ++c)
+    for (std::uint32_t k = 0; k < keep_posted; ++k) {
+      const RecvRequest r{.wr_id = make_wr_id(c, k),
+                          .local = connections[c].local,
+                          .local_offset = connections[c].receive_offset,
+                          .length = config.message_bytes};
+      if (connections[c].qp->post_recv({&r, 1}) != PostResult::ok) break;
+    }
+}
+
+void add_progress(LiveProgress* progress, std::uint64_t messages, std::uint64_t bytes) {
+  if (progress == nullptr || messages == 0) return;
+  progress->messages.fetch_add(messages, std::memory_order_relaxed);
+  progress->bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+
 struct Flight {
   std::uint32_t outstanding = 0;
   std::uint64_t posted = 0;
@@ -49,6 +80,8 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
   auto last_counted = measure_from;
   std::uint64_t measured_posted = 0;  // iterations mode: messages posted after warm-up
   bool posting = true;
+  const bool serve_receives = config.serve_peer && consumes_receive(config.opcode);
+  if (serve_receives) post_receive_rings(connections, config);
 
   while (true) {
     const auto now = Clock::now();
@@ -82,7 +115,13 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
     }
     const std::size_t got = cq.poll(wc);
     const auto polled_at = Clock::now();
+    std::uint64_t completed = 0;
     for (std::size_t i = 0; i < got; ++i) {
+      if (wc[i].opcode == Opcode::recv) {  // the peer's traffic, in a bidirectional run
+        if (serve_receives && wc[i].status == WcStatus::success)
+          repost_receive(connections, wc[i].wr_id, config.message_bytes);
+        continue;
+      }
       const std::size_t c = connection_of(wc[i].wr_id);
       if (c >= flights.size()) continue;
       Flight& f = flights[c];
@@ -94,11 +133,13 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
         f.outstanding = 0;  // an errored QP flushes everything; nothing more will come
         continue;
       }
+      ++completed;
       if (polled_at >= measure_from) {
         ++f.measured_messages;
         last_counted = polled_at;
       }
     }
+    add_progress(config.progress, completed, completed * config.message_bytes);
     bool in_flight = false;
     for (const Flight& f : flights) in_flight |= f.outstanding > 0;
     if (!posting && !in_flight) break;
@@ -128,30 +169,21 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
 std::uint64_t serve(CompletionQueue& cq, std::vector<Connection>& connections,
                     const BwConfig& config, const std::atomic<bool>& stop) {
   const bool receives = consumes_receive(config.opcode);
-  // Receives for a full window and more on every QP, so the requester never meets RNR.
-  const std::uint32_t keep_posted = std::max<std::uint32_t>(config.tx_depth + 16, 32);
-  if (receives) {
-    for (std::size_t c = 0; c < connections.size(); ++c)
-      for (std::uint32_t k = 0; k < keep_posted; ++k) {
-        const RecvRequest r{.wr_id = make_wr_id(c, k),
-                            .local = connections[c].local,
-                            .length = config.message_bytes};
-        if (connections[c].qp->post_recv({&r, 1}) != PostResult::ok) break;
-      }
-  }
+  if (receives) post_receive_rings(connections, config);
   std::array<Completion, 64> wc{};
   std::uint64_t received = 0;
   while (!stop.load(std::memory_order_relaxed)) {
     const std::size_t got = cq.poll(wc);
+    std::uint64_t batch_messages = 0, batch_bytes = 0;
     for (std::size_t i = 0; i < got; ++i) {
       if (wc[i].opcode != Opcode::recv) continue;
       ++received;
-      const std::size_t c = connection_of(wc[i].wr_id);
-      if (!receives || wc[i].status != WcStatus::success || c >= connections.size()) continue;
-      const RecvRequest r{
-          .wr_id = wc[i].wr_id, .local = connections[c].local, .length = config.message_bytes};
-      connections[c].qp->post_recv({&r, 1});
+      if (wc[i].status != WcStatus::success) continue;
+      ++batch_messages;
+      batch_bytes += wc[i].byte_len;
+      if (receives) repost_receive(connections, wc[i].wr_id, config.message_bytes);
     }
+    add_progress(config.progress, batch_messages, batch_bytes);
   }
   return received;
 }

@@ -42,7 +42,10 @@ LatResult run_lat(CompletionQueue& cq, Connection& connection, const LatConfig& 
                   bool initiator, const std::atomic<bool>& stop) {
   LatResult result;
   QueuePair& qp = *connection.qp;
-  const RecvRequest recv{.wr_id = 1, .local = connection.local, .length = config.message_bytes};
+  const RecvRequest recv{.wr_id = 1,
+                         .local = connection.local,
+                         .local_offset = connection.receive_offset,
+                         .length = config.message_bytes};
   // Mostly unsignaled sends, as in perftest's latency tests; every 16th is signaled so that a
   // verbs send queue retires the ones before it.
   SendRequest send{.wr_id = 2,
@@ -67,6 +70,10 @@ LatResult run_lat(CompletionQueue& cq, Connection& connection, const LatConfig& 
           std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - sent_at);
       if (i >= config.warmup_iterations)
         result.one_way.record(static_cast<std::uint64_t>(round_trip.count()) / 2);
+      if (config.progress != nullptr) {
+        config.progress->messages.fetch_add(1, std::memory_order_relaxed);
+        config.progress->bytes.fetch_add(config.message_bytes, std::memory_order_relaxed);
+      }
     } else {
       if (!wait_for(Opcode::recv, cq, result, stop)) break;
       qp.post_recv({&recv, 1});

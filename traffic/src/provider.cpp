@@ -1,10 +1,16 @@
 #include "rocehil/traffic/provider.hpp"
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <cerrno>
 
 #include "rocehil/common/error.hpp"
 #include "soft/soft_provider.hpp"
 #if ROCEHIL_HAVE_VERBS
+#include "verbs/device.hpp"
 #include "verbs/verbs_provider.hpp"
 #endif
 
@@ -33,6 +39,58 @@ std::string_view to_string(WcStatus status) {
     case WcStatus::flushed: return "flushed";
   }
   return "?";
+}
+
+std::vector<std::string> built_providers() {
+#if ROCEHIL_HAVE_VERBS
+  return {"soft", "verbs"};
+#else
+  return {"soft"};
+#endif
+}
+
+namespace {
+
+// The addresses of interfaces that are up, IPv4 first as getifaddrs lists them.
+std::vector<std::string> local_addresses(std::string& problem) {
+  std::vector<std::string> result;
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) {
+    problem = fmt::format("getifaddrs failed: errno {}", errno);
+    return result;
+  }
+  for (const ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || (a->ifa_flags & IFF_UP) == 0) continue;
+    char text[INET6_ADDRSTRLEN] = {};
+    const int family = a->ifa_addr->sa_family;
+    const void* raw = nullptr;
+    if (family == AF_INET)
+      raw = &reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr;
+    else if (family == AF_INET6)
+      raw = &reinterpret_cast<const sockaddr_in6*>(a->ifa_addr)->sin6_addr;
+    if (raw != nullptr && inet_ntop(family, raw, text, sizeof text) != nullptr)
+      result.emplace_back(text);
+  }
+  freeifaddrs(list);
+  return result;
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> list_devices() {
+  std::vector<DeviceInfo> devices;
+  DeviceInfo soft{.name = "soft", .provider = "soft", .addresses = {}, .detail = {}};
+  soft.addresses = local_addresses(soft.detail);
+  if (soft.detail.empty()) soft.detail = "RoCEv2 over UDP sockets";
+  devices.push_back(std::move(soft));
+#if ROCEHIL_HAVE_VERBS
+  try {
+    for (DeviceInfo& d : verbs::list_devices()) devices.push_back(std::move(d));
+  } catch (const std::exception& e) {
+    devices.push_back({.name = "verbs", .provider = "verbs", .addresses = {}, .detail = e.what()});
+  }
+#endif
+  return devices;
 }
 
 std::unique_ptr<Provider> make_provider(std::string_view name, const ProviderOptions& options) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "rocehil/common/error.hpp"
@@ -128,6 +129,29 @@ TEST_F(SoftLoopback, ReadFetchesRemoteMemory) {
   EXPECT_EQ(done[0].status, WcStatus::success);
   EXPECT_EQ(done[0].opcode, Opcode::read);
   EXPECT_EQ(std::memcmp(remote.data, local.data, 65536 + 100), 0);
+}
+
+TEST_F(SoftLoopback, AnIdleSpellDoesNotFireTheAckTimerOnTheNextMessage) {
+  // The timer runs from the first packet of a flight, not from the last progress before an
+  // idle spell longer than the timeout (that fired a spurious go-back-N on every new burst).
+  connect_pair({.ack_timeout_us = 2000});
+  const MemoryRegion src = provider->register_memory(4096);
+  const MemoryRegion dst = provider->register_memory(4096);
+  for (int round = 0; round < 5; ++round) {
+    SendRequest wr{.wr_id = static_cast<std::uint64_t>(round),
+                   .opcode = round % 2 == 0 ? Opcode::write : Opcode::read,
+                   .local = &src,
+                   .length = 4096,
+                   .remote_address = dst.remote_address,
+                   .rkey = dst.rkey};
+    ASSERT_EQ(a->post_send({&wr, 1}), PostResult::ok);
+    const auto done = wait_for(1);
+    ASSERT_EQ(done.size(), 1u);
+    EXPECT_EQ(done[0].status, WcStatus::success);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // idle: 2.5 timeouts long
+  }
+  EXPECT_EQ(a->counters().timeouts, 0u);
+  EXPECT_EQ(a->counters().retransmitted_packets, 0u);
 }
 
 TEST_F(SoftLoopback, ManyMessagesCompleteInOrder) {

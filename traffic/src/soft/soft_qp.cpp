@@ -120,6 +120,7 @@ PostResult SoftQp::post_recv(std::span<const RecvRequest> requests) {
 QpCounters SoftQp::counters() const {
   QpCounters c = counters_;
   c.cnps_handled = rate_.cnps_handled();
+  c.rate_cuts = rate_.rate_cuts();
   c.rate_gbps = rate_.limited() ? rate_.current_rate_mbps() / 1000.0 : 0.0;
   return c;
 }

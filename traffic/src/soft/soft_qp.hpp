@@ -22,6 +22,10 @@ struct SoftTransportLimits {
   std::uint32_t ack_every_packets = 16;          // the responder ACKs at least this often
   std::uint32_t ack_request_every = 64;          // the requester sets AckReq at least this often
   std::uint32_t max_outstanding_packets = 1024;  // PSNs in flight before the requester waits
+  // READ responses arrive as a burst the requester does not pace: all of them from many QPs
+  // at once overrun the shared receive socket, losing the same responses round after round.
+  // RNICs bound this too (max_rd_atomic); here it is the response PSNs a QP may await.
+  std::uint32_t max_outstanding_read_packets = 256;
 };
 
 // A reliable-connected QP in user space: the requester side (segmentation, PSNs, go-back-N on

@@ -50,12 +50,19 @@ void SoftQp::transmit(std::uint64_t now) noexcept {
     if (wire::psn_distance(oldest_unacked(), psn) >=
         static_cast<std::int32_t>(limits_.max_outstanding_packets))
       return;
+    // A READ waits while earlier responses are due and its own would exceed the READ window.
+    if (w.wr.opcode == Opcode::read && oldest_unacked() != psn &&
+        wire::psn_distance(oldest_unacked(), wire::psn_add(psn, w.packets)) >
+            static_cast<std::int32_t>(limits_.max_outstanding_read_packets))
+      return;
+    // The ACK timer runs from the first packet of a flight: after an idle spell the time of the
+    // last progress is old, and would fire a retransmission at once.
+    if (last_progress_ns_ == 0 || psn == oldest_unacked()) last_progress_ns_ = now;
     send_request_packet(w, cursor_packet_, now);
     if (!sent_any_ || wire::psn_distance(highest_sent_psn_, psn) > 0) {
       highest_sent_psn_ = psn;
       sent_any_ = true;
     }
-    if (last_progress_ns_ == 0) last_progress_ns_ = now;
     // A READ request is one packet however many PSNs its responses use.
     if (w.wr.opcode == Opcode::read || ++cursor_packet_ == w.packets) {
       ++cursor_wqe_;

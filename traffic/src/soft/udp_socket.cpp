@@ -75,9 +75,12 @@ UdpSocket::UdpSocket(const SocketAddress& local, std::uint8_t traffic_class, int
     ::close(fd_);
     throw system_error("setsockopt on a RoCEv2 UDP socket", e);
   }
-  // Best effort: the kernel caps these at net.core.[rw]mem_max.
-  ::setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &buffer_bytes, sizeof buffer_bytes);
-  ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof buffer_bytes);
+  // Best effort: as root the FORCE variants pass net.core.[rw]mem_max (a default host caps
+  // buffers at 208 KiB, far less than one QP's window); otherwise the kernel caps them there.
+  if (::setsockopt(fd_, SOL_SOCKET, SO_SNDBUFFORCE, &buffer_bytes, sizeof buffer_bytes) != 0)
+    ::setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &buffer_bytes, sizeof buffer_bytes);
+  if (::setsockopt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, &buffer_bytes, sizeof buffer_bytes) != 0)
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof buffer_bytes);
   if (::bind(fd_, reinterpret_cast<const sockaddr*>(&local.storage), local.length) != 0) {
     const int e = errno;
     ::close(fd_);

@@ -64,7 +64,9 @@ struct QpOptions {
   std::uint8_t traffic_class = 0;  // the IP TOS / traffic class byte: DSCP << 2 | ECN
   std::uint16_t udp_sport = 0;     // 0: the provider picks (soft: an ephemeral port)
   std::uint8_t retry_count = 7;    // transport retries before retry_exceeded, as ibv's retry_cnt
-  std::uint32_t ack_timeout_us = 4096;  // time without progress before go-back-N
+  // Time without progress before go-back-N. The default is what ibv timeout 14 means (4.096 us
+  // x 2^14), perftest's default: shorter fires on a busy host whose responder is descheduled.
+  std::uint32_t ack_timeout_us = 67108;
 };
 
 struct SendRequest {
@@ -106,6 +108,7 @@ struct QpCounters {
   std::uint64_t cnps_sent = 0, cnps_handled = 0;
   std::uint64_t ce_received = 0;      // packets that arrived with ECN CE
   std::uint64_t out_of_sequence = 0;  // request packets dropped by the responder (PSN ahead)
+  std::uint64_t rate_cuts = 0;        // DCQCN rate decreases (soft; RNICs do not count per QP)
   double rate_gbps = 0;               // the DCQCN current rate; 0 when not rate-limited
 };
 
@@ -155,6 +158,12 @@ class Provider {
   virtual std::unique_ptr<CompletionQueue> create_cq(std::uint32_t depth) = 0;
   virtual std::unique_ptr<QueuePair> create_qp(CompletionQueue& cq, const QpOptions& options) = 0;
 };
+
+// The providers this build has ("soft", and "verbs" when libibverbs was found) and the devices
+// they can use here: "soft" with this host's IP addresses, then every RDMA device (none without
+// an RNIC). Never throws: a device that cannot be read is listed with the reason in `detail`.
+std::vector<std::string> built_providers();
+std::vector<DeviceInfo> list_devices();
 
 // "soft" or "verbs". Throws rocehil::Error (bad input) for an unknown name, and (infrastructure)
 // naming the reason when the provider cannot open (no RDMA device, verbs not built).

@@ -19,6 +19,16 @@ struct Connection {
   const MemoryRegion* local = nullptr;
   std::uint64_t remote_address = 0;
   std::uint32_t rkey = 0;
+  // Where in `local` messages from the peer land (receives); sends and READ targets use offset 0.
+  // Keeping the two apart lets a test compare what left one side with what arrived on the other.
+  std::uint64_t receive_offset = 0;
+};
+
+// What a running workload has done so far, for live stats read from another thread. The
+// workload adds to it after each poll (relaxed atomics: a few instructions, no allocation).
+struct LiveProgress {
+  std::atomic<std::uint64_t> messages{0};  // completed, warm-up included
+  std::atomic<std::uint64_t> bytes{0};
 };
 
 struct BwConfig {
@@ -28,6 +38,10 @@ struct BwConfig {
   std::uint64_t iterations = 0;  // messages in total after warm-up; 0: run for `seconds`
   double seconds = 2;
   double warmup_seconds = 0.2;  // messages completing in it are not measured
+  // Bidirectional runs: the requester also serves the peer's traffic on the same QPs, keeping
+  // receives posted when the opcode consumes them.
+  bool serve_peer = false;
+  LiveProgress* progress = nullptr;  // optional
 };
 
 struct QpBwResult {
@@ -58,7 +72,7 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
 
 // The passive side: keeps receives posted when the opcode consumes them (send,
 // write_with_imm) and polls its CQ (on soft, that runs the responder) until `stop`.
-// Returns the receive completions seen.
+// Returns the receive completions seen. With `config.progress`, receives are counted there.
 std::uint64_t serve(CompletionQueue& cq, std::vector<Connection>& connections,
                     const BwConfig& config, const std::atomic<bool>& stop);
 
@@ -66,6 +80,7 @@ struct LatConfig {
   std::uint32_t message_bytes = 8;
   std::uint64_t iterations = 10000;
   std::uint64_t warmup_iterations = 100;
+  LiveProgress* progress = nullptr;  // optional: ping-pongs done
 };
 
 struct LatResult {
