@@ -8,6 +8,7 @@ BUILD       := build/$(PRESET)
 ROCEHIL     := $(BUILD)/harness/rocehil
 SYNTH       := $(BUILD)/bench/rocehil-synth-capture
 DEMO_DIR    ?= out/demo
+DEMO_ID     ?= demo
 FUZZ_SECONDS ?= 20
 CTEST_FLAGS := --output-on-failure --timeout 600
 
@@ -41,14 +42,20 @@ test-asan: deps
 	cmake --build --preset asan
 	cd build/asan && ctest $(CTEST_FLAGS) -L 'unit|fuzz'
 
-# The virtual fabric goes up, shows its status and comes down again; until the traffic engine and
+# The virtual fabric goes up, shows its status, carries a point-to-point test between two racks
+# (the server side started over ssh) and comes down again; until the suites and
 # the orchestrator land, the demo then analyses a synthetic mirror-port capture: an incast on one
 # spine link, with ECN marks, the CNPs they cause and PFC pauses.
 demo: build
 	@mkdir -p $(DEMO_DIR)
-	$(ROCEHIL) testbed down --dir $(DEMO_DIR)/testbed --quiet
-	$(ROCEHIL) testbed up --dir $(DEMO_DIR)/testbed
+	$(ROCEHIL) testbed down --dir $(DEMO_DIR)/testbed --id $(DEMO_ID) --quiet
+	$(ROCEHIL) testbed up --dir $(DEMO_DIR)/testbed --id $(DEMO_ID)
 	$(ROCEHIL) testbed status --dir $(DEMO_DIR)/testbed || { $(ROCEHIL) testbed down --dir $(DEMO_DIR)/testbed; exit 3; }
+	@echo; echo "demo: 4 QPs of RDMA WRITE from h1 (rack 1) to h3 (rack 2), the server started over ssh:"
+	ip netns exec rocehil-$(DEMO_ID)-h1 $(abspath $(ROCEHIL)) traffic client --server h3 \
+	  --ssh-config $(DEMO_DIR)/testbed/ssh/config --remote-rocehil $(abspath $(ROCEHIL)) \
+	  --server-address 198.18.2.11 --qps 4 --duration 2 \
+	  || { $(ROCEHIL) testbed down --dir $(DEMO_DIR)/testbed; exit 3; }
 	$(ROCEHIL) testbed down --dir $(DEMO_DIR)/testbed
 	$(SYNTH) --out $(DEMO_DIR)/spine1-mirror.pcapng --format pcapng --frames 300000 --qps 256 \
 	  --hosts 16 --snaplen 128 --ce-percent 3 --pfc-per-million 400 --loss-per-million 50 --seed 7

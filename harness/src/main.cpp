@@ -7,8 +7,10 @@
 #include <new>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/harness/agent_command.hpp"
 #include "rocehil/harness/analyze_command.hpp"
 #include "rocehil/harness/testbed_command.hpp"
+#include "rocehil/harness/traffic_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app(
@@ -37,6 +39,8 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   rocehil::harness::add_analyze_command(app, exit_code);
   rocehil::harness::add_testbed_command(app, exit_code);
+  rocehil::harness::add_traffic_command(app, exit_code);
+  rocehil::harness::add_agent_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

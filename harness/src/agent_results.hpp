@@ -1,0 +1,30 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "rocehil/harness/agent_protocol.hpp"
+#include "rocehil/traffic/provider.hpp"
+#include "rocehil/traffic/workload.hpp"
+
+namespace rocehil::harness {
+
+// Turning what a workload returned into the results event the agent reports.
+
+// Fills a QP's buffer (source half, target half) with patterns that differ by role, QP and
+// half, so a transfer that did not happen cannot look intact. GPU memory is left alone.
+void fill_buffer(const traffic::MemoryRegion& region, Role role, std::uint32_t qp_index);
+
+void add_bw(ResultsEvent& results, const traffic::BwResult& bw);
+void add_latency(ResultsEvent& results, const traffic::LatResult& lat,
+                 std::chrono::steady_clock::duration elapsed);
+// The passive side of bw: what it received (SEND, WRITE_WITH_IMM) over the time it served.
+void add_served(ResultsEvent& results, const traffic::LiveProgress& progress,
+                std::chrono::steady_clock::duration elapsed);
+// Per-QP counters and buffer checksums, read once nothing else touches the QPs.
+void add_qp_state(ResultsEvent& results,
+                  const std::vector<std::unique_ptr<traffic::QueuePair>>& qps,
+                  const std::vector<traffic::MemoryRegion>& memory, std::uint32_t message_bytes);
+
+}  // namespace rocehil::harness

@@ -1,0 +1,160 @@
+#include "rocehil/harness/traffic_text.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "rocehil/common/units.hpp"
+#include "rocehil/harness/text_table.hpp"
+
+namespace rocehil::harness {
+
+namespace {
+
+// The results as the agent protocol writes them, minus the envelope: one definition of the
+// field names for the wire and for --json.
+nlohmann::json results_json(const ResultsEvent& results) {
+  nlohmann::json j = nlohmann::json::parse(to_json_line(Reply{std::nullopt, results}));
+  j.erase("v");
+  j.erase("op");
+  return j;
+}
+
+}  // namespace
+
+std::string describe_test(const PointToPointConfig& config, const std::string& server_name) {
+  const SetupRequest& c = config.client;
+  std::string what =
+      c.workload == Workload::lat
+          ? fmt::format("lat (send ping-pong): {} B messages, {} iterations after {} warm-up",
+                        c.message_bytes, config.start.iterations, config.start.warmup_iterations)
+          : fmt::format("bw {}{}: {} QP{} x {} B messages, tx depth {}, {}", to_string(c.opcode),
+                        c.bidirectional ? " bidirectional" : "", c.qps, c.qps == 1 ? "" : "s",
+                        c.message_bytes, c.tx_depth,
+                        config.start.iterations != 0
+                            ? fmt::format("{} messages after {} s warm-up", config.start.iterations,
+                                          config.start.warmup_seconds)
+                            : fmt::format("{} s after {} s warm-up", config.start.seconds,
+                                          config.start.warmup_seconds));
+  static constexpr const char* ecn[] = {"not ECN-capable", "ECT(1)", "ECT(0)", "CE"};
+  return fmt::format(
+      "{}\n  mtu {}, traffic class {} (DSCP {}, {}), provider {}\n"
+      "  client {} (here)  ->  server {} on {}\n",
+      what, c.mtu, c.traffic_class, c.traffic_class >> 2, ecn[c.traffic_class & 3], c.provider,
+      c.address, config.server.address, server_name);
+}
+
+std::string format_stats_line(const StatsEvent& stats) {
+  return fmt::format("  {:6.1f} s  {:9.3f} Gbps  {:>12} messages\n", stats.t_s, stats.gbps,
+                     stats.messages);
+}
+
+std::string format_point_to_point(const PointToPointConfig& config,
+                                  const PointToPointResult& result) {
+  const ResultsEvent& c = result.client.results;
+  const ResultsEvent& s = result.server.results;
+  std::string out;
+  if (result.interrupted) out += "interrupted: the results cover the run until Ctrl-C\n";
+  if (c.latency) {
+    const LatencySummary& l = *c.latency;
+    out += fmt::format(
+        "one-way latency over {} samples (half the round trip):\n"
+        "  min {:.2f} us  p50 {:.2f} us  p99 {:.2f} us  p99.9 {:.2f} us  max {:.2f} us  "
+        "mean {:.2f} us\n",
+        l.samples, l.min_us, l.p50_us, l.p99_us, l.p999_us, l.max_us, l.mean_us);
+  } else {
+    TextTable table({{"QP"},
+                     {"sport"},
+                     {"messages"},
+                     {"Gbps"},
+                     {"retransmits"},
+                     {"timeouts"},
+                     {"NAKs in"},
+                     {"CNPs handled"},
+                     {"rate cuts"},
+                     {"DCQCN rate"}});
+    for (const QpResult& q : c.per_qp)
+      table.add_row({fmt::format("{:#08x}", q.qpn), std::to_string(q.udp_sport),
+                     std::to_string(q.messages), fmt::format("{:.3f}", q.gbps),
+                     std::to_string(q.counters.retransmitted_packets),
+                     std::to_string(q.counters.timeouts), std::to_string(q.counters.naks_received),
+                     std::to_string(q.counters.cnps_handled), std::to_string(q.counters.rate_cuts),
+                     q.counters.rate_gbps > 0 ? fmt::format("{:.3f} Gbps", q.counters.rate_gbps)
+                                              : "line rate"});
+    out += "client, per QP:\n" + table.render();
+    out += fmt::format("  total {:.3f} Gbps, {}, {} in {:.2f} s\n", c.gbps,
+                       format_si(std::round(c.messages_per_s), "messages/s"),
+                       format_bytes(static_cast<double>(c.bytes)), c.seconds);
+    if (config.client.bidirectional)
+      out += fmt::format("  server -> client {:.3f} Gbps, {}\n", s.gbps,
+                         format_si(std::round(s.messages_per_s), "messages/s"));
+  }
+  std::uint64_t ce = 0, cnps = 0, naks = 0, out_of_sequence = 0;
+  for (const QpResult& q : s.per_qp) {
+    ce += q.counters.ce_received;
+    cnps += q.counters.cnps_sent;
+    naks += q.counters.naks_sent;
+    out_of_sequence += q.counters.out_of_sequence;
+  }
+  out += fmt::format(
+      "server: {} packets with ECN CE received, {} CNPs sent, {} NAKs sent, {} out of "
+      "sequence\n",
+      ce, cnps, naks, out_of_sequence);
+  for (const auto* side : {&result.client, &result.server})
+    if (side->results.errors != 0)
+      out += fmt::format("{}: {} error completions, the first: {}\n", side->name,
+                         side->results.errors, side->results.first_error);
+  const DataCheck& d = result.data;
+  if (!d.checked)
+    out += "data: not checked (a buffer is not in host memory)\n";
+  else if (d.problems.empty())
+    out +=
+        fmt::format("data: intact, {} of {} transfers (CRC-32 of what was sent = what arrived)\n",
+                    d.intact, d.transfers);
+  else
+    for (const std::string& p : d.problems) out += fmt::format("data: CORRUPT: {}\n", p);
+  return out;
+}
+
+nlohmann::json point_to_point_json(const PointToPointConfig& config,
+                                   const PointToPointResult& result) {
+  const auto side = [](const SideReport& r, const SetupRequest& setup) {
+    return nlohmann::json{{"name", r.name},
+                          {"address", setup.address},
+                          {"provider", setup.provider},
+                          {"agent_version", r.hello.version},
+                          {"host", r.hello.host},
+                          {"results", results_json(r.results)}};
+  };
+  nlohmann::json data{{"checked", result.data.checked},
+                      {"transfers", result.data.transfers},
+                      {"intact", result.data.intact},
+                      {"problems", result.data.problems}};
+  const SetupRequest& c = config.client;
+  return {{"schema_version", 1},
+          {"test",
+           {{"workload", to_string(c.workload)},
+            {"opcode", to_string(c.opcode)},
+            {"bidirectional", c.bidirectional},
+            {"qps", c.qps},
+            {"message_bytes", c.message_bytes},
+            {"tx_depth", c.tx_depth},
+            {"mtu", c.mtu},
+            {"traffic_class", c.traffic_class},
+            {"seconds", config.start.seconds},
+            {"iterations", config.start.iterations},
+            {"warmup_seconds", config.start.warmup_seconds},
+            {"warmup_iterations", config.start.warmup_iterations}}},
+          {"interrupted", result.interrupted},
+          {"client", side(result.client, config.client)},
+          {"server", side(result.server, config.server)},
+          {"data", data}};
+}
+
+int point_to_point_exit_code(const PointToPointResult& result) {
+  const bool clean = result.client.results.errors == 0 && result.server.results.errors == 0 &&
+                     result.data.problems.empty();
+  return clean ? 0 : 1;
+}
+
+}  // namespace rocehil::harness
