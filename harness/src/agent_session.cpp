@@ -6,20 +6,14 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <ctime>
 
 #include "agent_results.hpp"
+#include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 
 namespace rocehil::harness {
 
 namespace {
-
-std::int64_t wall_now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 // Receives kept posted per QP by the bw workload (its post_receive_rings), twice over for a
 // bidirectional run whose serving tail posts a second ring.
@@ -161,7 +155,7 @@ void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest&
   if (setup_.workload == Workload::lat && start.iterations == 0)
     return error(id, "start: the lat workload needs 'iterations' (ping-pongs to measure) > 0");
 
-  const std::int64_t now_ns = wall_now_ns();
+  const std::int64_t now_ns = wall_clock_ns();
   const std::int64_t begin_ns = std::max(start.at_ns, now_ns);
   const auto now = Clock::now();
   started_at_ = now + std::chrono::nanoseconds(begin_ns - now_ns);
@@ -184,7 +178,7 @@ void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest&
   worker_ = std::thread([this, start, begin_ns] {
     // Sleep to the agreed wall-clock time in short steps, so a stop is never kept waiting.
     while (!stop_.load(std::memory_order_relaxed)) {
-      const std::int64_t left = begin_ns - wall_now_ns();
+      const std::int64_t left = begin_ns - wall_clock_ns();
       if (left <= 0) break;
       std::this_thread::sleep_for(
           std::chrono::nanoseconds(std::min<std::int64_t>(left, 10'000'000)));

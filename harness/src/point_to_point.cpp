@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <ctime>
-
+#include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 
 namespace rocehil::harness {
@@ -11,12 +10,6 @@ namespace rocehil::harness {
 namespace {
 
 using Clock = AgentLink::Clock;
-
-std::int64_t wall_now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 // Waits for a reply of type T from `link`; stats on the way go to `on_stats`.
 template <typename T>
@@ -166,7 +159,7 @@ PointToPointResult run_point_to_point(AgentLink& client, AgentLink& server,
   expect<ConnectedReply>(server, "connect", timeout, no_stats);
 
   StartRequest start = config.start;
-  start.at_ns = wall_now_ns() +
+  start.at_ns = wall_clock_ns() +
                 std::chrono::duration_cast<std::chrono::nanoseconds>(config.start_delay).count();
   server.send(Request{4, start});
   client.send(Request{4, start});
