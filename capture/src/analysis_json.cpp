@@ -96,9 +96,44 @@ json pfc_json(const Analysis::Pfc& pfc) {
                           {"xoff", x.xoff},
                           {"xon", x.xon},
                           {"quanta", x.quanta},
-                          {"pause_ns", x.pause_ns}});
+                          {"pause_ns", x.pause_ns},
+                          {"paused_ns", x.paused_ns},
+                          {"longest_pause_ns", x.longest_pause_ns},
+                          {"pause_fraction", x.pause_fraction},
+                          {"storms", x.storms}});
   }
-  return {{"frames", pfc.frames}, {"malformed", pfc.malformed}, {"priorities", priorities}};
+  json storms = json::array();
+  for (const PfcStorm& s : pfc.storms)
+    storms.push_back({{"priority", s.priority},
+                      {"source_mac", to_string(s.source_mac)},
+                      {"start_ns", s.start_ns},
+                      {"end_ns", s.end_ns},
+                      {"duration_ns", s.duration_ns},
+                      {"ongoing", s.ongoing},
+                      {"from_spine", s.from_spine}});
+  // null, not zeros, when nothing said which frames come from a spine: zeros would claim none did.
+  json from_spine = nullptr;
+  if (pfc.direction_known)
+    from_spine = {{"frames", pfc.from_spine.frames},
+                  {"xoff", pfc.from_spine.xoff},
+                  {"paused_ns", pfc.from_spine.paused_ns},
+                  {"storms", pfc.from_spine.storms}};
+  return {{"frames", pfc.frames},
+          {"malformed", pfc.malformed},
+          {"priorities", priorities},
+          {"storms", storms},
+          {"direction_known", pfc.direction_known},
+          {"from_spine", from_spine}};
+}
+
+json options_json(const AnalyzerOptions& o) {
+  json spine_macs = json::array();
+  for (const MacAddress& mac : o.spine_macs) spine_macs.push_back(to_string(mac));
+  return {{"link_gbps", o.link_gbps},
+          {"bin_ms", o.bin_ms},
+          {"storm_ms", o.storm_ms},
+          {"direction", to_string(o.direction)},
+          {"spine_macs", spine_macs}};
 }
 
 // Everything but the flows and the timeline bins: small, so a DOM is fine.
@@ -122,7 +157,13 @@ json head_json(const Analysis& a) {
            {{"frames", a.pause_8023x.frames},
             {"xoff", a.pause_8023x.xoff},
             {"quanta", a.pause_8023x.quanta},
-            {"pause_ns", a.pause_8023x.pause_ns}}},
+            {"pause_ns", a.pause_8023x.pause_ns},
+            {"paused_ns", a.pause_8023x.paused_ns},
+            {"longest_pause_ns", a.pause_8023x.longest_pause_ns},
+            {"pause_fraction", a.pause_8023x.pause_fraction},
+            {"storms", a.pause_8023x.storms}}},
+          {"window", {{"start_ns", a.window_start_ns}, {"end_ns", a.window_end_ns}}},
+          {"options", options_json(a.options)},
           {"flow_count", a.flows.size()}};
 }
 

@@ -7,6 +7,7 @@
 
 #include "flat_table.hpp"
 #include "frame_layout.hpp"
+#include "pause_tracker.hpp"
 #include "rocehil/common/roce_wire.hpp"
 #include "rocehil/common/units.hpp"
 
@@ -111,6 +112,25 @@ struct FlowTables {
   }
 };
 
+// The Ethernet source MAC: present in every frame located as PFC or PAUSE.
+constexpr std::size_t source_mac_offset = 6;
+
+// The observation window: the frames' first and last timestamps, widened to the window the
+// options give (a live capture's start and stop). With no frames it is the options' window, or
+// empty.
+std::pair<std::uint64_t, std::uint64_t> observation_window(const Analysis& a,
+                                                           const AnalyzerOptions& o) {
+  std::uint64_t start = 0, end = 0;
+  if (a.frames > 0) {
+    start = o.window_start_ns != 0 ? std::min(a.first_ns, o.window_start_ns) : a.first_ns;
+    end = std::max(a.last_ns, o.window_end_ns);
+  } else {
+    start = o.window_start_ns != 0 ? o.window_start_ns : o.window_end_ns;
+    end = std::max(start, o.window_end_ns);
+  }
+  return {start, end};
+}
+
 // PSNs a READ REQUEST may reserve for its response: one per packet at the smallest IB MTU,
 // because the path MTU is not in the capture. Larger MTUs use fewer, so this never reports a
 // gap that was not there; a loss hidden inside that window goes unseen.
@@ -159,7 +179,9 @@ void sort_by_bytes(std::vector<Flow>& flows) {
 
 struct Analyzer::State {
   explicit State(const AnalyzerOptions& o)
-      : options(o), bin_ns(std::max<std::uint64_t>(1, std::uint64_t{o.bin_ms} * 1'000'000)) {}
+      : options(o),
+        bin_ns(std::max<std::uint64_t>(1, std::uint64_t{o.bin_ms} * 1'000'000)),
+        pauses(o) {}
 
   AnalyzerOptions options;
   std::uint64_t bin_ns;
@@ -169,6 +191,7 @@ struct Analyzer::State {
   FlatTable<std::uint32_t, std::uint64_t, QpHash> cnp_by_qp{256};
   std::vector<TimelineBin> bins;
   std::uint64_t frames_outside = 0;
+  PauseTracker pauses;
   bool started = false;
   std::uint64_t start_ns = 0;
   // The bin of the previous frame, [bin_lo, bin_hi): most frames fall in it and skip a division.
@@ -342,6 +365,7 @@ void Analyzer::State::count_pfc(const Frame& f, const FrameLayout& l) {
     x.quanta += quanta;
     any_xoff |= quanta > 0;
   }
+  pauses.pfc(f.ts_ns, f.data + source_mac_offset, class_enable, p + 4);
   TimelineBin* bin = bin_for(f.ts_ns);
   if (bin && any_xoff) ++bin->pfc_xoff;
 }
@@ -351,10 +375,15 @@ void Analyzer::State::count_pause(const Frame& f, const FrameLayout& l) {
   ++totals.pause_8023x.frames;
   totals.pause_8023x.xoff += quanta > 0;
   totals.pause_8023x.quanta += quanta;
+  pauses.pause(f.ts_ns, f.data + source_mac_offset, quanta);
 }
 
 Analyzer::Analyzer(const AnalyzerOptions& options) : state_(std::make_unique<State>(options)) {}
 Analyzer::~Analyzer() = default;
+
+void Analyzer::set_window_end(std::uint64_t ns) noexcept {
+  state_->options.window_end_ns = ns;
+}
 
 void Analyzer::add(std::span<const Frame> frames) {
   State& st = *state_;
@@ -370,9 +399,30 @@ Analysis Analyzer::result() const {
   Analysis a = st.totals;
   a.options = st.options;
 
-  for (PfcPriority& p : a.pfc.priorities)
+  std::tie(a.window_start_ns, a.window_end_ns) = observation_window(a, st.options);
+  const double window_ns = static_cast<double>(a.window_end_ns - a.window_start_ns);
+  const auto fraction = [&](double paused_ns) { return window_ns > 0 ? paused_ns / window_ns : 0; };
+  PauseTracker::Totals pauses = st.pauses.totals(a.window_start_ns, a.window_end_ns);
+  for (std::size_t i = 0; i < a.pfc.priorities.size(); ++i) {
+    PfcPriority& p = a.pfc.priorities[i];
+    const PauseTracker::ClassTotals& c = pauses.classes[i];
     p.pause_ns = pause_quanta_to_ns(p.quanta, st.options.link_gbps);
-  a.pause_8023x.pause_ns = pause_quanta_to_ns(a.pause_8023x.quanta, st.options.link_gbps);
+    p.paused_ns = c.paused_ns;
+    p.longest_pause_ns = c.longest_pause_ns;
+    p.pause_fraction = fraction(c.paused_ns);
+    p.storms = c.storms;
+  }
+  Analysis::Pause& pause = a.pause_8023x;
+  const PauseTracker::ClassTotals& c = pauses.classes[PauseTracker::pause_8023x];
+  pause.pause_ns = pause_quanta_to_ns(pause.quanta, st.options.link_gbps);
+  pause.paused_ns = c.paused_ns;
+  pause.longest_pause_ns = c.longest_pause_ns;
+  pause.pause_fraction = fraction(c.paused_ns);
+  pause.storms = c.storms;
+  a.pfc.storms = std::move(pauses.storms);
+  a.pfc.direction_known =
+      st.options.direction != MirrorDirection::unknown || !st.options.spine_macs.empty();
+  a.pfc.from_spine = pauses.from_spine;
 
   a.cnp.by_dest_qp.reserve(st.cnp_by_qp.size());
   st.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) {

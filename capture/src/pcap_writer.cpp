@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "rocehil/capture/frame.hpp"
 #include "rocehil/common/error.hpp"
@@ -36,9 +37,70 @@ void put(std::FILE* f, const void* p, std::size_t n) noexcept {
   if (n != 0) std::fwrite(p, 1, n, f);
 }
 
+// A pcapng block built in memory: for the few blocks that carry options (not the per-frame path).
+class Block {
+ public:
+  explicit Block(std::uint32_t type) { put32(type), put32(0); }
+  void put16(std::uint16_t v) { append(&v, 2); }
+  void put32(std::uint32_t v) { append(&v, 4); }
+  void put64(std::uint64_t v) { append(&v, 8); }
+  // An option: code, length, value, zero padding to 32 bits. Empty values are left out.
+  void option(std::uint16_t code, const void* value, std::size_t size) {
+    if (size == 0) return;
+    put16(code);
+    put16(static_cast<std::uint16_t>(size));
+    append(value, size);
+    bytes_.resize((bytes_.size() + 3) & ~std::size_t{3}, 0);
+  }
+  void option(std::uint16_t code, const std::string& text) {
+    option(code, text.data(), std::min<std::size_t>(text.size(), 0xfff0));
+  }
+  void option64(std::uint16_t code, std::uint64_t v) { option(code, &v, 8); }
+  // Timestamps are split like an EPB's: the high 32 bits, then the low 32 bits.
+  void timestamp_option(std::uint16_t code, std::uint64_t ns) {
+    const std::uint32_t words[2] = {static_cast<std::uint32_t>(ns >> 32),
+                                    static_cast<std::uint32_t>(ns)};
+    option(code, words, sizeof words);
+  }
+  // opt_endofopt, the trailing length, and the leading length patched in.
+  const std::vector<std::uint8_t>& finish(bool had_options) {
+    if (had_options) put32(0);
+    const auto total = static_cast<std::uint32_t>(bytes_.size() + 4);
+    put32(total);
+    std::memcpy(bytes_.data() + 4, &total, 4);
+    return bytes_;
+  }
+
+ private:
+  void append(const void* p, std::size_t n) {
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    bytes_.insert(bytes_.end(), b, b + n);
+  }
+  std::vector<std::uint8_t> bytes_;
+};
+
+std::vector<std::uint8_t> interface_block(std::uint32_t snaplen, const InterfaceInfo& iface) {
+  Block b(1);
+  b.put16(link_type::ethernet);
+  b.put16(0);
+  b.put32(snaplen);
+  b.option(2, iface.name);                                   // if_name
+  b.option(3, iface.description);                            // if_description
+  if (iface.speed_bps != 0) b.option64(8, iface.speed_bps);  // if_speed
+  const std::uint8_t ns_resolution = 9;
+  b.option(9, &ns_resolution, 1);   // if_tsresol
+  if (!iface.bpf_filter.empty()) {  // if_filter: first byte 0 = a libpcap filter string
+    std::string value(1, '\0');
+    value += iface.bpf_filter;
+    b.option(11, value);
+  }
+  return b.finish(true);
+}
+
 }  // namespace
 
-PcapWriter::PcapWriter(const std::string& path, FileFormat format, std::uint32_t snaplen)
+PcapWriter::PcapWriter(const std::string& path, FileFormat format, std::uint32_t snaplen,
+                       const InterfaceInfo& iface)
     : path_(path), format_(format), snaplen_(snaplen) {
   file_ = std::fopen(path.c_str(), "wbe");
   if (file_ == nullptr) throw system_error(path + ": cannot create the capture file", errno);
@@ -56,17 +118,12 @@ PcapWriter::PcapWriter(const std::string& path, FileFormat format, std::uint32_t
     h.put<std::uint16_t>(0);
     h.put<std::uint64_t>(~std::uint64_t{0});
     h.put<std::uint32_t>(28);
-    // Interface description block: Ethernet, if_tsresol = 9 (ns), end of options.
-    h.put<std::uint32_t>(1);
-    h.put<std::uint32_t>(32);
-    h.put<std::uint16_t>(link_type::ethernet);
-    h.put<std::uint16_t>(0);
-    h.put<std::uint32_t>(snaplen_);
-    h.put<std::uint16_t>(9);
-    h.put<std::uint16_t>(1);
-    h.put<std::uint32_t>(9);  // the value byte, then three bytes of padding (zero either way)
-    h.put<std::uint32_t>(0);
-    h.put<std::uint32_t>(32);
+    put(file_, h.data(), h.size());
+    bytes_written_ += h.size();
+    const std::vector<std::uint8_t> idb = interface_block(snaplen_, iface);
+    put(file_, idb.data(), idb.size());
+    bytes_written_ += idb.size();
+    return;
   } else {
     h.put<std::uint32_t>(format_ == FileFormat::pcap_ns ? 0xa1b23c4d : 0xa1b2c3d4);
     h.put<std::uint16_t>(2);
@@ -77,6 +134,25 @@ PcapWriter::PcapWriter(const std::string& path, FileFormat format, std::uint32_t
     h.put<std::uint32_t>(link_type::ethernet);
   }
   put(file_, h.data(), h.size());
+  bytes_written_ += h.size();
+}
+
+void PcapWriter::write_statistics(const CaptureCounters& counters, std::uint64_t start_ns,
+                                  std::uint64_t end_ns) {
+  if (file_ == nullptr || format_ != FileFormat::pcapng) return;
+  Block b(5);
+  b.put32(0);  // interface 0
+  b.put32(static_cast<std::uint32_t>(end_ns >> 32));
+  b.put32(static_cast<std::uint32_t>(end_ns));
+  b.timestamp_option(2, start_ns);                        // isb_starttime
+  b.timestamp_option(3, end_ns);                          // isb_endtime
+  b.option64(4, counters.captured + counters.dropped());  // isb_ifrecv
+  b.option64(5, counters.dropped_interface);              // isb_ifdrop
+  b.option64(7, counters.dropped_buffer);                 // isb_osdrop
+  b.option64(8, counters.captured);                       // isb_usrdeliv
+  const std::vector<std::uint8_t>& block = b.finish(true);
+  put(file_, block.data(), block.size());
+  bytes_written_ += block.size();
 }
 
 PcapWriter::~PcapWriter() {
@@ -108,6 +184,7 @@ void PcapWriter::write(std::uint64_t ts_ns, std::span<const std::uint8_t> bytes,
     t.put<std::uint32_t>(0);  // padding; only padded - caplen bytes of it go out
     t.put<std::uint32_t>(total);
     put(file_, t.data() + 4 - (padded - caplen), 4 + (padded - caplen));
+    bytes_written_ += total;
     return;
   }
   const std::uint64_t sec = ts_ns / ns_per_s;
@@ -119,6 +196,7 @@ void PcapWriter::write(std::uint64_t ts_ns, std::span<const std::uint8_t> bytes,
   h.put<std::uint32_t>(orig);
   put(file_, h.data(), h.size());
   put(file_, bytes.data(), caplen);
+  bytes_written_ += h.size() + caplen;
 }
 
 void PcapWriter::close() {

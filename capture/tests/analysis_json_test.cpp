@@ -20,7 +20,15 @@ Analysis sample() {
   a.cnp.count = 2;
   a.cnp.by_dest_qp = {{257, 2}};
   a.pfc.frames = 1;
-  a.pfc.priorities[3] = PfcPriority{1, 1, 0, 10, 51.2};
+  a.pfc.priorities[3] = PfcPriority{.frames = 1,
+                                    .xoff = 1,
+                                    .xon = 0,
+                                    .quanta = 10,
+                                    .pause_ns = 51.2,
+                                    .paused_ns = 40.5,
+                                    .longest_pause_ns = 30.25,
+                                    .pause_fraction = 0.125,
+                                    .storms = 1};
   a.pause_8023x.frames = 1;
   const std::uint8_t ip1[4] = {198, 18, 0, 1}, ip2[4] = {198, 18, 0, 2};
   for (std::uint32_t qp : {257u, 258u, 259u}) {
@@ -71,6 +79,81 @@ TEST(AnalysisJson, TheShapeTheIssueAsksFor) {
   EXPECT_EQ(j["timeline"]["bins"][0]["cnp"], 2);
   for (const char* key : {"roce_bytes", "pfc_xoff", "ecn_ce"})
     EXPECT_EQ(j["timeline"]["bins"][0][key], 0) << key;
+}
+
+TEST(AnalysisJson, PauseAccountingStormsWindowAndOptions) {
+  Analysis a = sample();
+  a.options.storm_ms = 50;
+  a.options.direction = MirrorDirection::spine_to_leaf;
+  a.options.spine_macs = {MacAddress{0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0x0f}};
+  a.window_start_ns = 1000;
+  a.window_end_ns = 9000;
+  a.pfc.storms.push_back({.priority = 3,
+                          .source_mac = {0x02, 0, 0, 0, 0xab, 0x10},
+                          .start_ns = 1'700'000'000'000'000'123ull,
+                          .end_ns = 1'700'000'000'200'000'123ull,
+                          .duration_ns = 200'000'000.4,
+                          .ongoing = true,
+                          .from_spine = true});
+  a.pfc.storms.push_back({.priority = 8,
+                          .source_mac = {},
+                          .start_ns = 5,
+                          .end_ns = 6,
+                          .duration_ns = 1,
+                          .ongoing = false,
+                          .from_spine = false});
+  a.pfc.direction_known = true;
+  a.pfc.from_spine = {.frames = 4, .xoff = 3, .paused_ns = 12.5, .storms = 1};
+  a.pause_8023x = {.frames = 2,
+                   .xoff = 1,
+                   .quanta = 100,
+                   .pause_ns = 512,
+                   .paused_ns = 256.5,
+                   .longest_pause_ns = 200.25,
+                   .pause_fraction = 0.5,
+                   .storms = 2};
+  const nlohmann::json j = nlohmann::json::parse(to_json_text(a));
+  const auto& p3 = j["pfc"]["priorities"][3];
+  EXPECT_DOUBLE_EQ(p3["paused_ns"].get<double>(), 40.5);
+  EXPECT_DOUBLE_EQ(p3["longest_pause_ns"].get<double>(), 30.25);
+  EXPECT_DOUBLE_EQ(p3["pause_fraction"].get<double>(), 0.125);
+  EXPECT_EQ(p3["storms"], 1);
+  EXPECT_EQ(j["pfc"]["priorities"][0]["paused_ns"], 0);
+  ASSERT_EQ(j["pfc"]["storms"].size(), 2u);
+  const auto& s = j["pfc"]["storms"][0];
+  EXPECT_EQ(s["priority"], 3);
+  EXPECT_EQ(s["source_mac"], "02:00:00:00:ab:10");
+  EXPECT_EQ(s["start_ns"].get<std::uint64_t>(), 1'700'000'000'000'000'123ull);  // exact
+  EXPECT_EQ(s["end_ns"].get<std::uint64_t>(), 1'700'000'000'200'000'123ull);
+  EXPECT_DOUBLE_EQ(s["duration_ns"].get<double>(), 200'000'000.4);
+  EXPECT_EQ(s["ongoing"], true);
+  EXPECT_EQ(s["from_spine"], true);
+  EXPECT_EQ(j["pfc"]["storms"][1]["priority"], 8);
+  EXPECT_EQ(j["pfc"]["storms"][1]["source_mac"], "00:00:00:00:00:00");
+  EXPECT_EQ(j["pfc"]["direction_known"], true);
+  EXPECT_EQ(j["pfc"]["from_spine"],
+            (nlohmann::json{{"frames", 4}, {"xoff", 3}, {"paused_ns", 12.5}, {"storms", 1}}));
+  const auto& pause = j["pause_8023x"];
+  EXPECT_DOUBLE_EQ(pause["paused_ns"].get<double>(), 256.5);
+  EXPECT_DOUBLE_EQ(pause["longest_pause_ns"].get<double>(), 200.25);
+  EXPECT_DOUBLE_EQ(pause["pause_fraction"].get<double>(), 0.5);
+  EXPECT_EQ(pause["storms"], 2);
+  EXPECT_EQ(j["window"], (nlohmann::json{{"start_ns", 1000}, {"end_ns", 9000}}));
+  EXPECT_EQ(j["options"]["storm_ms"], 50.0);
+  EXPECT_EQ(j["options"]["direction"], "spine-to-leaf");
+  EXPECT_EQ(j["options"]["spine_macs"], (nlohmann::json{"aa:bb:cc:dd:ee:0f"}));
+  EXPECT_EQ(j["options"]["link_gbps"], 100.0);
+  EXPECT_EQ(j["link_gbps"], 100.0);  // kept where schema 1 had it
+}
+
+TEST(AnalysisJson, FromSpineIsNullWhenNobodySaidWhichWayTheLinkRuns) {
+  const nlohmann::json j = nlohmann::json::parse(to_json_text(sample()));
+  EXPECT_TRUE(j["pfc"]["from_spine"].is_null());
+  EXPECT_EQ(j["pfc"]["direction_known"], false);
+  EXPECT_TRUE(j["pfc"]["storms"].is_array());
+  EXPECT_TRUE(j["pfc"]["storms"].empty());
+  EXPECT_EQ(j["options"]["direction"], "unknown");
+  EXPECT_EQ(j["options"]["storm_ms"], 100.0);
 }
 
 TEST(AnalysisJson, FlowCapKeepsTheTotalVisible) {

@@ -34,6 +34,19 @@ void operator delete(void* p, std::size_t) noexcept {
 namespace rocehil::capture {
 namespace {
 
+// MAC control frames from three senders: PFC XOFF and XON, 802.3x PAUSE and its XON, so that the
+// pause state machines see every transition.
+std::vector<std::uint8_t> mac_control_frame(std::size_t n) {
+  const MacAddress sender{0x02, 0, 0, 0, 0, static_cast<std::uint8_t>(0x10 + n % 3)};
+  switch (n % 5) {
+    case 0: return build_pfc(0b1000, {0, 0, 0, 100}, sender);
+    case 1: return build_pfc(0b1000'1000, {0, 0, 0, 0xffff, 0, 0, 0, 7}, sender);
+    case 2: return build_pfc(0b1000, {}, sender);
+    case 3: return build_pause(0xffff, sender);
+    default: return build_pause(0, sender);
+  }
+}
+
 // A pcap of `frames` records over 64 flows, CNPs, ACKs and PFC mixed in, all within one second.
 std::vector<std::uint8_t> sample_capture(std::size_t frames) {
   std::vector<std::uint8_t> out;
@@ -46,7 +59,7 @@ std::vector<std::uint8_t> sample_capture(std::size_t frames) {
       f.bth.dest_qp = static_cast<std::uint32_t>(i % 64);
       f.bth.psn = static_cast<std::uint32_t>(i / 64);
       f.ecn = i % 10 == 0 ? wire::ecn_ce : 0b10;
-      std::vector<std::uint8_t> bytes = i % 97 == 0   ? build_pfc(0b1000, {0, 0, 0, 100})
+      std::vector<std::uint8_t> bytes = i % 97 == 0   ? mac_control_frame(i / 97)
                                         : i % 13 == 0 ? build(cnp_frame(f.dst, f.src, 7))
                                                       : build(f);
       w.write(1'000'000'000 + i * 100, bytes);
@@ -74,7 +87,9 @@ std::size_t analyse(Analyzer& analyzer, FileSource& source) {
 
 TEST(HotPath, ReadingAndAnalysingAllocateNothingOnceTablesHaveRoom) {
   const std::vector<std::uint8_t> capture = sample_capture(20'000);
-  Analyzer analyzer;
+  AnalyzerOptions options;
+  options.spine_macs = {MacAddress{0x02, 0, 0, 0, 0, 0x11}};
+  Analyzer analyzer(options);
   auto warm_up = FileSource::from_memory(capture);
   ASSERT_EQ(analyse(analyzer, *warm_up), 20'000u);  // the flows, QPs and bins are known now
 
@@ -90,7 +105,12 @@ TEST(HotPath, ReadingAndAnalysingAllocateNothingOnceTablesHaveRoom) {
   // A direct call: new-expressions may be elided by the compiler, calls to operator new are not.
   ::operator delete(::operator new(16));
   EXPECT_EQ(allocations.load(), probe + 1);
-  EXPECT_EQ(analyzer.result().roce.packets, 2 * (20'000u - 20'000u / 97 - 1));
+  const Analysis a = analyzer.result();
+  EXPECT_EQ(a.roce.packets, 2 * (20'000u - 20'000u / 97 - 1));
+  // The pause path really ran: pauses on PFC and 802.3x, some of them from the spine's MAC.
+  EXPECT_GT(a.pfc.priorities[3].paused_ns, 0);
+  EXPECT_GT(a.pause_8023x.paused_ns, 0);
+  EXPECT_GT(a.pfc.from_spine.frames, 0u);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -198,6 +199,78 @@ TEST(PcapWriter, PcapngBlocksArePaddedAndSelfConsistent) {
   EXPECT_EQ(native32(f, 100), 6u);
   EXPECT_EQ(native32(f, 104), 40u);
   EXPECT_EQ(native32(f, 136), 40u);
+  std::remove(path.c_str());
+}
+
+// Walks a pcapng block's options from `at` (the first option) and returns code -> value.
+std::map<std::uint16_t, Bytes> options_of(const Bytes& f, std::size_t at, std::size_t end) {
+  std::map<std::uint16_t, Bytes> out;
+  while (at + 4 <= end) {
+    const std::uint16_t code = native16(f, at);
+    const std::uint16_t len = native16(f, at + 2);
+    if (code == 0) break;
+    out[code] =
+        Bytes(f.begin() + static_cast<long>(at + 4), f.begin() + static_cast<long>(at + 4 + len));
+    at += 4 + ((len + 3u) & ~3u);
+  }
+  return out;
+}
+
+Bytes text(const std::string& s) {
+  return Bytes(s.begin(), s.end());
+}
+
+Bytes u64(std::uint64_t v) {
+  Bytes b(8);
+  std::memcpy(b.data(), &v, 8);
+  return b;
+}
+
+TEST(PcapWriter, PcapngNamesTheCapturePointAndRecordsItsLosses) {
+  const std::string path = temp_path("idb.pcapng");
+  {
+    PcapWriter w(path, FileFormat::pcapng, 128,
+                 {.name = "rocehil-t-m1",
+                  .description = "rocehil pcap",
+                  .bpf_filter = "ether proto 0x8808",
+                  .speed_bps = 100'000'000'000});
+    w.write(1000, payload(60, 3));
+    w.write_statistics({.captured = 1, .dropped_buffer = 7, .dropped_interface = 2},
+                       (std::uint64_t{3} << 32) + 5, (std::uint64_t{4} << 32) + 6);
+    w.close();
+  }
+  const Bytes f = slurp(path);
+  // IDB after the 28-byte SHB.
+  ASSERT_EQ(native32(f, 28), 1u);
+  const std::uint32_t idb_len = native32(f, 32);
+  EXPECT_EQ(native32(f, 28 + idb_len - 4), idb_len);
+  auto idb = options_of(f, 28 + 16, 28 + idb_len - 4);
+  EXPECT_EQ(idb[2], text("rocehil-t-m1"));
+  EXPECT_EQ(idb[3], text("rocehil pcap"));
+  EXPECT_EQ(idb[8], u64(100'000'000'000));
+  EXPECT_EQ(idb[9], Bytes{9});
+  EXPECT_EQ(idb[11], text(std::string(1, '\0') + "ether proto 0x8808"));
+  // The frame reads back: readers skip the options and the statistics block.
+  auto src = FileSource::open(path);
+  std::vector<Frame> frames(4);
+  ASSERT_EQ(src->next_batch(frames), 1u);
+  EXPECT_EQ(frames[0].ts_ns, 1000u);
+  EXPECT_EQ(src->next_batch(frames), 0u);
+  EXPECT_TRUE(src->problems().empty());
+  // ISB last: interface 0, the end time as the block timestamp, then the counters.
+  const std::size_t isb = f.size() - native32(f, f.size() - 4);
+  ASSERT_EQ(native32(f, isb), 5u);
+  EXPECT_EQ(native32(f, isb + 8), 0u);
+  EXPECT_EQ(native32(f, isb + 12), 4u);
+  EXPECT_EQ(native32(f, isb + 16), 6u);
+  auto isb_options = options_of(f, isb + 20, f.size() - 4);
+  const std::uint32_t start_words[2] = {3, 5};
+  EXPECT_EQ(isb_options[2], Bytes(reinterpret_cast<const std::uint8_t*>(start_words),
+                                  reinterpret_cast<const std::uint8_t*>(start_words) + 8));
+  EXPECT_EQ(isb_options[4], u64(10));  // ifrecv = captured + dropped
+  EXPECT_EQ(isb_options[5], u64(2));   // ifdrop
+  EXPECT_EQ(isb_options[7], u64(7));   // osdrop
+  EXPECT_EQ(isb_options[8], u64(1));   // usrdeliv
   std::remove(path.c_str());
 }
 

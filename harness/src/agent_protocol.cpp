@@ -46,9 +46,11 @@ constexpr std::string_view version_fix =
 
 // The op names, in the order of the alternatives of RequestBody and ReplyBody: an op's index is
 // its variant index, so parsing and writing share one table.
-constexpr std::string_view request_ops[] = {"hello", "setup", "connect", "start", "stop"};
-constexpr std::string_view reply_ops[] = {"hello", "setup",   "connected", "started",
-                                          "stats", "results", "error"};
+constexpr std::string_view request_ops[] = {"hello", "setup",         "connect",     "start",
+                                            "stop",  "capture_start", "capture_stop"};
+constexpr std::string_view reply_ops[] = {"hello",   "setup",           "connected",
+                                          "started", "stats",           "results",
+                                          "error",   "capture_started", "capture_summary"};
 static_assert(std::size(request_ops) == std::variant_size_v<RequestBody>);
 static_assert(std::size(reply_ops) == std::variant_size_v<ReplyBody>);
 
@@ -62,8 +64,20 @@ constexpr std::string_view peer_fields[] = {
 constexpr std::string_view connect_fields[] = {"peers"};
 constexpr std::string_view start_fields[] = {"at_ns",          "seconds",           "iterations",
                                              "warmup_seconds", "warmup_iterations", "stats_ms"};
-constexpr std::string_view hello_reply_fields[] = {"version",   "protocol",  "host",
-                                                   "providers", "workloads", "devices"};
+constexpr std::string_view hello_reply_fields[] = {
+    "version", "protocol", "host", "providers", "workloads", "devices", "capture_backends"};
+constexpr std::string_view capture_start_fields[] = {
+    "backend", "iface",      "dpdk_args", "filter",    "snaplen",   "write",
+    "seconds", "ring_files", "ring_mb",   "buffer_mb", "link_gbps", "max_flows"};
+constexpr std::string_view capture_started_fields[] = {"iface", "description", "speed_bps"};
+constexpr std::string_view capture_summary_fields[] = {
+    "stopped",  "backend", "iface",         "filter",         "snaplen",
+    "start_ns", "end_ns",  "frames",        "dropped_buffer", "dropped_interface",
+    "coverage", "files",   "files_deleted", "write_error",    "analysis"};
+constexpr std::string_view capture_backend_names[] = {"pcap", "dpdk"};
+constexpr std::string_view capture_filter_names[] = {"all", "roce", "cnp-pfc"};
+constexpr std::size_t max_dpdk_args_chars = 2048;
+constexpr std::size_t max_path_chars = 4096;
 constexpr std::string_view device_fields[] = {"name", "provider", "addresses", "detail"};
 constexpr std::string_view setup_reply_fields[] = {"endpoints"};
 constexpr std::string_view started_fields[] = {"at_ns", "late_ns"};
@@ -636,6 +650,62 @@ StartRequest read_start(const Object& o) {
   return s;
 }
 
+// An interface or DPDK port name ("eth3", "net_af_packet0", "0000:3b:00.1"): it reaches sysfs
+// paths and the capture library, so only the characters such names use.
+std::string interface_name(const Value& v) {
+  const std::string& s = v.string();
+  bool ok = !s.empty() && s.size() <= max_device_chars;
+  for (char c : s) ok = ok && (is_ascii_alnum(c) || c == '_' || c == '.' || c == ':' || c == '-');
+  if (!ok)
+    v.fail(
+        fmt::format("must be an interface or port name such as eth3 or 0000:3b:00.1: up to "
+                    "{} letters, digits, '_', '.', ':' or '-'",
+                    max_device_chars));
+  return s;
+}
+
+// Free text bound for one argument list or path: printable ASCII on one line, no shell involved.
+std::string printable(const Value& v, std::size_t max_chars, bool allow_empty) {
+  const std::string& s = v.string();
+  bool ok = s.size() <= max_chars && (allow_empty || !s.empty());
+  for (char c : s) ok = ok && c >= 0x20 && c < 0x7f;
+  if (!ok)
+    v.fail(fmt::format("must be {}printable ASCII on one line, at most {} characters",
+                       allow_empty ? "" : "non-empty ", max_chars));
+  return s;
+}
+
+CaptureStartRequest read_capture_start(const Object& o) {
+  o.only(capture_start_fields);
+  CaptureStartRequest c;
+  if (auto v = o.get("backend"))
+    c.backend = capture_backend_names[v->choice(capture_backend_names)];
+  if (auto v = o.get("iface")) c.iface = interface_name(*v);
+  if (auto v = o.get("dpdk_args")) c.dpdk_args = printable(*v, max_dpdk_args_chars, true);
+  if (auto v = o.get("filter")) c.filter = capture_filter_names[v->choice(capture_filter_names)];
+  o.integer("snaplen", c.snaplen, 64, 262144);
+  if (auto v = o.get("write")) c.write = printable(*v, max_path_chars, true);
+  if (auto v = o.get("seconds")) c.seconds = v->number(0, false, 86400);
+  o.integer("ring_files", c.ring_files, 0, 100000);
+  o.integer("ring_mb", c.ring_mb, 0, 1u << 20);
+  o.integer("buffer_mb", c.buffer_mb, 1, 1024);
+  if (auto v = o.get("link_gbps")) c.link_gbps = v->number(0, false, 10000);
+  o.integer("max_flows", c.max_flows, 0, 100000);
+  if (c.backend == "pcap" && c.iface.empty())
+    reject("capture_start: backend \"pcap\" needs field 'iface': the interface to capture on");
+  if (c.backend == "pcap" && !c.dpdk_args.empty())
+    reject("capture_start: field 'dpdk_args' is for backend \"dpdk\"");
+  if (c.backend == "dpdk" && c.dpdk_args.empty())
+    reject("capture_start: backend \"dpdk\" needs field 'dpdk_args': the EAL arguments");
+  if ((c.ring_files == 0) != (c.ring_mb == 0))
+    reject(
+        "capture_start: fields 'ring_files' and 'ring_mb' go together: how many files of "
+        "how many MiB");
+  if (c.ring_files != 0 && c.write.empty())
+    reject("capture_start: a ring of files needs field 'write': the base name");
+  return c;
+}
+
 RequestBody read_request_body(std::size_t op, const Object& o) {
   switch (op) {
     case 0: o.only({}); return HelloRequest{};
@@ -645,7 +715,9 @@ RequestBody read_request_body(std::size_t op, const Object& o) {
       return ConnectRequest{read_peers(o.need("peers"), false)};
     }
     case 3: return read_start(o);
-    default: o.only({}); return StopRequest{};
+    case 4: o.only({}); return StopRequest{};
+    case 5: return read_capture_start(o);
+    default: o.only({}); return CaptureStopRequest{};
   }
 }
 
@@ -662,6 +734,12 @@ std::vector<std::string> read_strings(const Value& v) {
 HelloReply read_hello_reply(const Object& o) {
   o.only(hello_reply_fields);
   HelloReply h;
+  if (auto v = o.get("capture_backends")) {
+    const std::size_t n = v->array(0, std::size(capture_backend_names));
+    for (std::size_t i = 0; i < n; ++i)
+      h.capture_backends.emplace_back(
+          capture_backend_names[v->at(i).choice(capture_backend_names)]);
+  }
   o.string("version", h.version);
   o.integer("protocol", h.protocol, 0, INT_MAX);
   o.string("host", h.host);
@@ -763,6 +841,33 @@ ResultsEvent read_results(const Object& o) {
   return r;
 }
 
+CaptureSummaryEvent read_capture_summary(const Object& o) {
+  o.only(capture_summary_fields);
+  CaptureSummaryEvent c;
+  o.boolean("stopped", c.stopped);
+  if (auto v = o.get("backend"))
+    c.backend = capture_backend_names[v->choice(capture_backend_names)];
+  o.string("iface", c.iface);
+  if (auto v = o.get("filter")) c.filter = capture_filter_names[v->choice(capture_filter_names)];
+  o.integer("snaplen", c.snaplen, 0, max_u32);
+  o.integer("start_ns", c.start_ns, 0, max_u64);
+  o.integer("end_ns", c.end_ns, 0, max_u64);
+  o.integer("frames", c.frames, 0, max_u64);
+  o.integer("dropped_buffer", c.dropped_buffer, 0, max_u64);
+  o.integer("dropped_interface", c.dropped_interface, 0, max_u64);
+  if (auto v = o.get("coverage")) c.coverage = v->number(0, false, 1);
+  if (auto v = o.get("files")) c.files = read_strings(*v);
+  o.integer("files_deleted", c.files_deleted, 0, max_u64);
+  o.string("write_error", c.write_error);
+  const Value analysis = o.need("analysis");
+  const Object a = analysis.object(false);
+  const Value version = a.need("schema_version");
+  if (version.integer<int>(0, 1000) != 1)
+    version.fail("must be 1 (the analysis schema this controller reads)");
+  c.analysis_json = analysis.raw().dump(-1, ' ', false, json::error_handler_t::replace);
+  return c;
+}
+
 ReplyBody read_reply_body(std::size_t op, const Object& o) {
   switch (op) {
     case 0: return read_hello_reply(o);
@@ -788,12 +893,21 @@ ReplyBody read_reply_body(std::size_t op, const Object& o) {
       return s;
     }
     case 5: return read_results(o);
-    default: {
+    case 6: {
       o.only(error_fields);
       ErrorReply e;
       o.string("error", e.message);
       return e;
     }
+    case 7: {
+      o.only(capture_started_fields);
+      CaptureStartedReply c;
+      o.string("iface", c.iface);
+      o.string("description", c.description);
+      o.integer("speed_bps", c.speed_bps, 0, max_u64);
+      return c;
+    }
+    default: return read_capture_summary(o);
   }
 }
 
@@ -850,6 +964,46 @@ void put(ordered& j, const StartRequest& s) {
   j["stats_ms"] = s.stats_ms;
 }
 void put(ordered&, const StopRequest&) {}
+void put(ordered& j, const CaptureStartRequest& c) {
+  j["backend"] = c.backend;
+  j["iface"] = c.iface;
+  j["dpdk_args"] = c.dpdk_args;
+  j["filter"] = c.filter;
+  j["snaplen"] = c.snaplen;
+  j["write"] = c.write;
+  j["seconds"] = c.seconds;
+  j["ring_files"] = c.ring_files;
+  j["ring_mb"] = c.ring_mb;
+  j["buffer_mb"] = c.buffer_mb;
+  j["link_gbps"] = c.link_gbps;
+  j["max_flows"] = c.max_flows;
+}
+void put(ordered&, const CaptureStopRequest&) {}
+void put(ordered& j, const CaptureStartedReply& c) {
+  j["iface"] = c.iface;
+  j["description"] = c.description;
+  j["speed_bps"] = c.speed_bps;
+}
+void put(ordered& j, const CaptureSummaryEvent& c) {
+  j["stopped"] = c.stopped;
+  j["backend"] = c.backend;
+  j["iface"] = c.iface;
+  j["filter"] = c.filter;
+  j["snaplen"] = c.snaplen;
+  j["start_ns"] = c.start_ns;
+  j["end_ns"] = c.end_ns;
+  j["frames"] = c.frames;
+  j["dropped_buffer"] = c.dropped_buffer;
+  j["dropped_interface"] = c.dropped_interface;
+  j["coverage"] = c.coverage;
+  j["files"] = c.files;
+  j["files_deleted"] = c.files_deleted;
+  j["write_error"] = c.write_error;
+  // Text that is not one JSON object (a bug on our side) is sent as an empty analysis, which the
+  // controller refuses by its missing schema_version rather than by a parse error mid-line.
+  ordered analysis = ordered::parse(c.analysis_json, nullptr, false);
+  j["analysis"] = analysis.is_object() ? std::move(analysis) : ordered::object();
+}
 
 void put(ordered& j, const HelloReply& h) {
   j["version"] = h.version;
@@ -867,6 +1021,7 @@ void put(ordered& j, const HelloReply& h) {
     devices.push_back(std::move(e));
   }
   j["devices"] = std::move(devices);
+  j["capture_backends"] = h.capture_backends;
 }
 void put(ordered& j, const SetupReply& s) {
   j["endpoints"] = peers_json(s.endpoints);
@@ -896,7 +1051,6 @@ ordered counters_json(const traffic::QpCounters& c) {
   j["cnps_handled"] = c.cnps_handled;
   j["ce_received"] = c.ce_received;
   j["out_of_sequence"] = c.out_of_sequence;
-  j["rate_cuts"] = c.rate_cuts;
   j["rate_cuts"] = c.rate_cuts;
   j["rate_gbps"] = c.rate_gbps;
   return j;

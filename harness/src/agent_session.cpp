@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "agent_capture.hpp"
 #include "agent_results.hpp"
+#include "rocehil/capture/dpdk_source.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 
@@ -40,6 +42,21 @@ void AgentSession::error(std::optional<std::uint64_t> id, std::string message) {
 
 void AgentSession::handle(const Request& request) {
   const auto id = request.id;
+  // Capture requests first, in a try of their own: a capture that fails to start must not
+  // tear down traffic that is set up.
+  if (std::holds_alternative<CaptureStartRequest>(request.body) ||
+      std::holds_alternative<CaptureStopRequest>(request.body)) {
+    try {
+      if (const auto* start = std::get_if<CaptureStartRequest>(&request.body)) {
+        on_capture_start(id, *start);
+      } else {
+        on_capture_stop(id);
+      }
+    } catch (const std::exception& e) {
+      error(id, e.what());
+    }
+    return;
+  }
   try {
     std::visit(
         [&](const auto& body) {
@@ -50,7 +67,9 @@ void AgentSession::handle(const Request& request) {
                              .host = {},
                              .providers = traffic::built_providers(),
                              .workloads = {"bw", "lat"},
-                             .devices = {}};
+                             .devices = {},
+                             .capture_backends = {"pcap"}};
+            if (capture::dpdk_available()) hello.capture_backends.push_back("dpdk");
             char name[256] = {};
             if (gethostname(name, sizeof name - 1) == 0) hello.host = name;
             for (traffic::DeviceInfo& d : traffic::list_devices())
@@ -65,9 +84,9 @@ void AgentSession::handle(const Request& request) {
             on_connect(id, body);
           } else if constexpr (std::is_same_v<T, StartRequest>) {
             on_start(id, body);
-          } else {
+          } else if constexpr (std::is_same_v<T, StopRequest>) {
             on_stop(id);
-          }
+          }  // capture requests were handled above
         },
         request.body);
   } catch (const std::exception& e) {
@@ -242,9 +261,29 @@ void AgentSession::join_worker() {
   if (worker_.joinable()) worker_.join();
 }
 
+void AgentSession::on_capture_start(std::optional<std::uint64_t> id,
+                                    const CaptureStartRequest& request) {
+  if (!capture_) capture_ = std::make_unique<AgentCapture>(wake_fd_);
+  CaptureStartedReply started = capture_->start(request);
+  capture_id_ = id;
+  emit_(Reply{id, std::move(started)});
+}
+
+void AgentSession::on_capture_stop(std::optional<std::uint64_t> id) {
+  if (!capture_) capture_ = std::make_unique<AgentCapture>(wake_fd_);
+  emit_(Reply{id, capture_->stop()});
+}
+
 void AgentSession::tick() {
   std::uint64_t drained = 0;
   [[maybe_unused]] const auto n = read(wake_fd_, &drained, sizeof drained);
+  if (capture_) {
+    try {
+      if (auto summary = capture_->take_finished()) emit_(Reply{capture_id_, std::move(*summary)});
+    } catch (const Error& e) {
+      error(capture_id_, e.what());
+    }
+  }
   if (state_ != State::running) return;
   const auto now = Clock::now();
   if (now >= next_stats_) emit_stats(now);
@@ -322,6 +361,7 @@ void AgentSession::release() {
 }
 
 void AgentSession::shutdown() {
+  capture_.reset();  // stops a running capture with its files flushed
   release();
   state_ = State::idle;
 }

@@ -84,20 +84,78 @@ std::string cnp_section(const Analysis& a, std::size_t top) {
   return s;
 }
 
+// A pause fraction as a percentage; "-" when there was no window to take it over.
+std::string pause_percent(double fraction, const Analysis& a) {
+  if (a.window_end_ns <= a.window_start_ns) return "-";
+  return fmt::format("{:.2f}%", 100.0 * fraction);
+}
+
 std::string pfc_section(const Analysis& a) {
   std::string s =
       fmt::format("\nPFC (802.1Qbb): {} frames, malformed MAC control {}; pause time at {} Gb/s\n",
                   group_digits(a.pfc.frames), group_digits(a.pfc.malformed), a.options.link_gbps);
-  TextTable t({{"priority"}, {"frames"}, {"XOFF"}, {"XON"}, {"quanta"}, {"pause"}});
+  // "requested" adds up every XOFF's quanta; "paused" is the time a priority was held, refreshes
+  // that overlap counted once, so a storm shows as requested >> paused.
+  TextTable t({{"priority"},
+               {"frames"},
+               {"XOFF"},
+               {"XON"},
+               {"quanta"},
+               {"requested"},
+               {"paused"},
+               {"longest"},
+               {"% paused"},
+               {"storms"}});
   for (std::size_t p = 0; p < a.pfc.priorities.size(); ++p) {
     const auto& x = a.pfc.priorities[p];
     t.add_row({std::to_string(p), group_digits(x.frames), group_digits(x.xoff), group_digits(x.xon),
-               group_digits(x.quanta), format_duration_ns(x.pause_ns)});
+               group_digits(x.quanta), format_duration_ns(x.pause_ns),
+               format_duration_ns(x.paused_ns), format_duration_ns(x.longest_pause_ns),
+               pause_percent(x.pause_fraction, a), group_digits(x.storms)});
   }
   s += t.render();
-  s += fmt::format("802.3x PAUSE: {} frames ({} XOFF), {} quanta, {} paused\n",
-                   group_digits(a.pause_8023x.frames), group_digits(a.pause_8023x.xoff),
-                   group_digits(a.pause_8023x.quanta), format_duration_ns(a.pause_8023x.pause_ns));
+  const auto& pause = a.pause_8023x;
+  s += fmt::format(
+      "802.3x PAUSE: {} frames ({} XOFF), {} quanta, {} requested; paused {} ({}), longest {}, "
+      "{} storms\n",
+      group_digits(pause.frames), group_digits(pause.xoff), group_digits(pause.quanta),
+      format_duration_ns(pause.pause_ns), format_duration_ns(pause.paused_ns),
+      pause_percent(pause.pause_fraction, a), format_duration_ns(pause.longest_pause_ns),
+      group_digits(pause.storms));
+  if (a.pfc.direction_known) {
+    const auto& spine = a.pfc.from_spine;
+    s += fmt::format(
+        "From spine (toward the leaf): {} PFC/PAUSE frames ({} with XOFF), paused {}, {} storms\n",
+        group_digits(spine.frames), group_digits(spine.xoff), format_duration_ns(spine.paused_ns),
+        group_digits(spine.storms));
+  }
+  s += fmt::format("Observed for {} (pause % is paused time over this; senders add up)\n",
+                   format_duration_ns(static_cast<double>(a.window_end_ns - a.window_start_ns)));
+  return s;
+}
+
+std::string storms_section(const Analysis& a) {
+  if (a.pfc.storms.empty()) return {};
+  std::string s = fmt::format(
+      "\nPause storms (continuous pauses longer than {} ms; start is time into the capture): {}\n",
+      a.options.storm_ms, group_digits(a.pfc.storms.size()));
+  std::vector<TextTable::Column> columns = {{"priority", Align::left},
+                                            {"source MAC", Align::left},
+                                            {"start"},
+                                            {"lasts"},
+                                            {"ongoing", Align::left}};
+  if (a.pfc.direction_known) columns.push_back({"from spine", Align::left});
+  TextTable t(std::move(columns));
+  for (const capture::PfcStorm& storm : a.pfc.storms) {
+    std::vector<std::string> row = {
+        storm.priority < 8 ? std::to_string(storm.priority) : std::string("802.3x"),
+        capture::to_string(storm.source_mac),
+        format_duration_ns(static_cast<double>(storm.start_ns - a.window_start_ns)),
+        format_duration_ns(storm.duration_ns), storm.ongoing ? "yes, at the end" : "no"};
+    if (a.pfc.direction_known) row.push_back(storm.from_spine ? "yes" : "no");
+    t.add_row(std::move(row));
+  }
+  s += t.render();
   return s;
 }
 
@@ -167,7 +225,7 @@ std::string timeline_section(const Analysis& a) {
 
 std::string render_analysis_text(const Analysis& a, const CaptureInfo& info, std::size_t top) {
   return summary(a, info) + roce_section(a) + cnp_section(a, top) + pfc_section(a) +
-         flows_section(a, top) + timeline_section(a);
+         storms_section(a) + flows_section(a, top) + timeline_section(a);
 }
 
 }  // namespace rocehil::harness

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <array>
+#include <cmath>
 #include <memory>
 
 #include "rocehil/capture/analysis_json.hpp"
@@ -30,14 +31,99 @@ nlohmann::json problems_json(const std::vector<capture::FileProblem>& problems) 
   return out;
 }
 
+// A number from an option's text, or NaN when it is not one (trailing garbage included).
+double parse_number(const std::string& text) {
+  std::size_t used = 0;
+  try {
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nan("");
+}
+
+std::optional<capture::MirrorDirection> parse_direction(std::string_view text) {
+  for (auto d : {capture::MirrorDirection::leaf_to_spine, capture::MirrorDirection::spine_to_leaf})
+    if (text == capture::to_string(d)) return d;
+  return std::nullopt;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 }  // namespace
+
+std::optional<capture::MacAddress> parse_mac_address(std::string_view text) {
+  // Six pairs of hex digits with one separator, the same throughout: 17 characters.
+  if (text.size() != 17 || (text[2] != ':' && text[2] != '-')) return std::nullopt;
+  capture::MacAddress mac{};
+  for (std::size_t i = 0; i < 6; ++i) {
+    const int hi = hex_digit(text[3 * i]), lo = hex_digit(text[3 * i + 1]);
+    if (hi < 0 || lo < 0 || (i < 5 && text[3 * i + 2] != text[2])) return std::nullopt;
+    mac[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+  }
+  return mac;
+}
+
+void PauseOptions::apply_to(capture::AnalyzerOptions& options) const {
+  options.storm_ms = storm_ms;
+  options.direction = direction;
+  options.spine_macs = spine_macs;
+}
+
+void add_pause_options(CLI::App& cmd, PauseOptions& options) {
+  cmd.add_option("--storm-ms", options.storm_ms,
+                 "A continuous pause of one sender on one priority longer than this many "
+                 "milliseconds is a storm (XOFFs refreshed before they expire are one pause)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            const double v = parse_number(text);
+            if (std::isfinite(v) && v > 0) return {};
+            return "'" + text + "' is not a duration; give milliseconds above 0, e.g. 100 or 2.5";
+          },
+          "MS", "storm threshold"))
+      ->capture_default_str();
+  cmd.add_option_function<std::string>(
+         "--direction",
+         [&options](const std::string& text) { options.direction = *parse_direction(text); },
+         "Which way the mirrored link carries frames: spine-to-leaf marks every PFC/PAUSE frame as "
+         "sent by a spine, leaf-to-spine marks none")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            if (parse_direction(text)) return {};
+            return "'" + text + "' is not a direction; give leaf-to-spine or spine-to-leaf";
+          },
+          "leaf-to-spine|spine-to-leaf", "mirror direction"));
+  cmd.add_option_function<std::vector<std::string>>(
+         "--spine-mac",
+         [&options](const std::vector<std::string>& texts) {
+           for (const std::string& text : texts)
+             options.spine_macs.push_back(*parse_mac_address(text));
+         },
+         "Source MAC of a spine's port (repeat for each): PFC/PAUSE frames it sent are reported "
+         "as from spine")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            if (parse_mac_address(text)) return {};
+            return "'" + text +
+                   "' is not a MAC address; give six hex pairs, e.g. 0c:42:a1:00:00:01";
+          },
+          "MAC", "MAC address"))
+      // One MAC per --spine-mac, so the capture file may follow it; every occurrence counts.
+      ->allow_extra_args(false)
+      ->take_all();
+}
 
 void add_analyze_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<AnalyzeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "analyze",
-      "Decode a mirror-port capture: RoCEv2 packets, CNPs per QP, PFC per priority, ECN marks and "
-      "per-flow PSN gaps, retransmits and NAKs.");
+      "Decode a mirror-port capture: RoCEv2 packets, CNPs per QP, PFC per priority (time paused, "
+      "storms), ECN marks and per-flow PSN gaps, retransmits and NAKs.");
   cmd->footer(R"(
 Reads pcap (us and ns timestamps) and pcapng, from a file or '-' for standard input; Ethernet
 with 802.1Q/802.1ad tags; IPv4 and IPv6. A flow is (IP src, IP dst, BTH dest QP) over RoCEv2
@@ -47,7 +133,19 @@ Examples:
   rocehil analyze spine1-mirror.pcapng                 tables for a person
   rocehil analyze spine1-mirror.pcapng --json | jq .cnp.by_dest_qp
   rocehil analyze cap.pcap --link-gbps 400 --bin-ms 1  PFC pause time on a 400G port, 1 ms bins
+  rocehil analyze cap.pcap --storm-ms 20 --spine-mac 0c:42:a1:00:00:01
+                                                       storms over 20 ms; which pauses a spine sent
   tcpdump -i mirror0 -s 128 -w - | rocehil analyze -    analyze while capturing
+
+Pauses: an XOFF (quanta > 0) pauses its priority, per sending MAC, for quanta x 512 bit times at
+--link-gbps (0xffff quanta = 335.5 us at 100G); an XOFF before that runs out continues the same
+pause, an XON (quanta 0) ends it. Per priority the report gives the pause requested (every XOFF's
+quanta added up), the time paused, the longest continuous pause and its share of the capture, and
+lists each storm: a continuous pause longer than --storm-ms, with its sender, start and length
+('ongoing' when the capture ended inside it). 802.3x PAUSE is reported the same way, apart.
+With --direction or --spine-mac the report also counts the pauses a spine sent toward a leaf:
+a spine pauses a leaf when its own buffers fill, so these point at congestion inside the fabric
+rather than at a slow host.
 
 Exit codes: 0 read to the end (a capture cut inside its last record is a warning),
 2 bad usage or a corrupt record (frames before it are still reported), 3 I/O failure.)");
@@ -75,6 +173,7 @@ Exit codes: 0 read to the end (a capture cut inside its last record is a warning
   cmd->add_option("--top", opts->top,
                   "Flows and CNP QPs to list, biggest first; 0 lists all (default: 10 in tables, "
                   "all in JSON)");
+  add_pause_options(*cmd, opts->pause);
   cmd->add_flag_callback(
       "--no-progress", [opts] { opts->progress = false; },
       "Do not show progress on stderr (shown for reads longer than a second)");
@@ -86,6 +185,7 @@ int run_analyze(const AnalyzeOptions& o) {
   capture::AnalyzerOptions analyzer_options;
   analyzer_options.link_gbps = o.link_gbps;
   analyzer_options.bin_ms = o.bin_ms;
+  o.pause.apply_to(analyzer_options);
   capture::Analyzer analyzer(analyzer_options);
 
   Progress progress("analyze " + source->name(), "B", source->size_hint());

@@ -9,6 +9,8 @@
 #include "rocehil/common/error.hpp"
 #include "rocehil/harness/agent_command.hpp"
 #include "rocehil/harness/analyze_command.hpp"
+#include "rocehil/harness/capture_command.hpp"
+#include "rocehil/harness/inject_command.hpp"
 #include "rocehil/harness/testbed_command.hpp"
 #include "rocehil/harness/traffic_command.hpp"
 
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
   rocehil::harness::add_testbed_command(app, exit_code);
   rocehil::harness::add_traffic_command(app, exit_code);
   rocehil::harness::add_agent_command(app, exit_code);
+  rocehil::harness::add_capture_command(app, exit_code);
+  rocehil::harness::add_inject_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

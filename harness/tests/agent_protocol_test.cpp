@@ -254,7 +254,9 @@ TEST(AgentProtocolRoundTrip, HelloReplyWithDevices) {
   h.workloads = {"bw", "lat"};
   h.devices = {{"soft", "soft", {"10.0.0.1", "2001:db8::1"}, "RoCEv2 over UDP"},
                {"mlx5_0", "verbs", {}, "fw 28.39.1002, port 1 ACTIVE \"quoted\"\ttab é"}};
+  h.capture_backends = {"pcap", "dpdk"};
   const auto back = reply_round_trip<HelloReply>(Reply{1, h});
+  EXPECT_EQ(back.capture_backends, h.capture_backends);
   EXPECT_EQ(back.version, h.version);
   EXPECT_EQ(back.protocol, h.protocol);
   EXPECT_EQ(back.host, h.host);
@@ -439,7 +441,7 @@ TEST(AgentProtocolWire, HelloReplyText) {
   EXPECT_EQ(to_json_line(Reply{0, h}),
             R"({"v":1,"op":"hello","id":0,"version":"1.0","protocol":1,"host":"h1",)"
             R"("providers":["soft"],"workloads":["bw"],"devices":[{"name":"soft",)"
-            R"("provider":"soft","addresses":["10.0.0.1"],"detail":""}]})");
+            R"("provider":"soft","addresses":["10.0.0.1"],"detail":""}],"capture_backends":[]})");
 }
 
 TEST(AgentProtocolWire, NonFiniteNumbersAreWrittenAsNullAndRefused) {
@@ -671,17 +673,22 @@ TEST(AgentProtocolRejects, Envelope) {
            "protocol version 1.0 is not supported (this agent speaks 1): " + fix},
           {R"({"v":-1,"op":"hello"})",
            "protocol version -1 is not supported (this agent speaks 1): " + fix},
-          {R"({"v":1})", "missing field 'op' (known: hello, setup, connect, start, stop)"},
+          {R"({"v":1})",
+           "missing field 'op' (known: hello, setup, connect, start, stop, capture_start, "
+           "capture_stop)"},
           {R"({"v":1,"op":5})", "field 'op' must be a string, got 5"},
           {R"({"v":1,"op":"frobnicate"})",
-           "unknown op 'frobnicate' (known: hello, setup, connect, start, stop)"},
+           "unknown op 'frobnicate' (known: hello, setup, connect, start, stop, capture_start, "
+           "capture_stop)"},
           {R"({"v":1,"op":"Hello"})",
-           "unknown op 'Hello' (known: hello, setup, connect, start, stop)"},
+           "unknown op 'Hello' (known: hello, setup, connect, start, stop, capture_start, "
+           "capture_stop)"},
           {R"({"v":1,"op":"\u001b[2J\u0007it's a very long op name, longer than forty"})",
            "unknown op '\\x1b[2J\\x07it\\'s a very long op name, longer th...' (known: hello, "
-           "setup, connect, start, stop)"},
+           "setup, connect, start, stop, capture_start, capture_stop)"},
           {R"({"v":1,"op":"connected"})",
-           "unknown op 'connected' (known: hello, setup, connect, start, stop)"},
+           "unknown op 'connected' (known: hello, setup, connect, start, stop, capture_start, "
+           "capture_stop)"},
           {R"({"v":1,"op":"hello","id":-1})",
            "hello: field 'id' must be an integer from 0 to 18446744073709551615, got -1"},
           {R"({"v":1,"op":"hello","id":1.5})",
@@ -943,7 +950,8 @@ TEST(AgentProtocolRejects, Replies) {
           {R"({"op":"hello"})",
            "missing field 'v' (the protocol version; this controller speaks 1): " + fix},
           {R"({"v":1,"op":"start"})",
-           "unknown op 'start' (known: hello, setup, connected, started, stats, results, error)"},
+           "unknown op 'start' (known: hello, setup, connected, started, stats, results, error, "
+           "capture_started, capture_summary)"},
           {R"({"v":1,"op":"stats","t_s":1,"messages":1,"bytes":1})",
            "stats: missing required field 'gbps'"},
           {R"({"v":1,"op":"stats","t_s":1,"messages":-1,"bytes":1,"gbps":1})",
@@ -962,10 +970,11 @@ TEST(AgentProtocolRejects, Replies) {
           {R"({"v":1,"op":"hello","id":-3,"version":"x"})",
            "hello: field 'id' must be an integer from 0 to 18446744073709551615, got -3"},
           {R"({"v":1,"op":"hello","version":"1","protocol":1,"host":"h","providers":[1],)"
-           R"("workloads":[],"devices":[]})",
+           R"("workloads":[],"devices":[],"capture_backends":[]})",
            "hello: providers[0] must be a string, got 1"},
           {R"({"v":1,"op":"hello","version":"1","protocol":1,"host":"h","providers":[],)"
-           R"("workloads":[],"devices":[{"name":"soft","provider":"soft","addresses":[]}]})",
+           R"("workloads":[],"devices":[{"name":"soft","provider":"soft","addresses":[]}],)"
+           R"("capture_backends":[]})",
            "hello: devices[0]: missing required field 'detail'"},
           {edited(setup, R"("psn":1193046,)", ""),
            "setup: endpoints[0]: missing required field 'psn'"},

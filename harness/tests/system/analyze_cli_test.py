@@ -12,10 +12,12 @@ import json
 import math
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 import unittest
+from fractions import Fraction
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -26,6 +28,7 @@ from scapy.compat import raw  # noqa: E402
 from scapy.contrib.roce import BTH  # noqa: E402
 from scapy.layers.inet import IP, UDP  # noqa: E402
 from scapy.layers.inet6 import IPv6  # noqa: E402
+from scapy.layers.l2 import Ether  # noqa: E402
 from scapy.packet import Raw  # noqa: E402
 from scapy.utils import rdpcap  # noqa: E402
 
@@ -837,6 +840,221 @@ class SynthCapture(AnalyzeTest):
                                  {k: {x: f[x] for x in keys} for k, f in json_flows(truth).items()})
                 self.assertGreater(sum(f["psn_gaps"] for f in truth["flows"]), 0, "the loss shows as gaps")
                 self.assertGreater(sum(f["retransmits"] for f in truth["flows"]), 0, "and as resends")
+
+
+# --- pause accounting ---------------------------------------------------------------------------
+
+PAUSE_CLASS = 8  # 802.3x PAUSE, accounted as a ninth class after the eight PFC priorities
+
+
+def reference_pauses(frames, link_gbps=100, storm_ms=100, window_end_ns=0, spine=lambda mac: False):
+    """Pause accounting written here from 802.1Qbb / 802.3x, in exact fractions: `frames` are
+    (ts_ns, source MAC, {class: quanta}) in capture order, class 0-7 a PFC priority (its bit set)
+    and 8 a PAUSE frame. Per (MAC, class): an XOFF at t holds the class until t + quanta x 512 /
+    link_gbps ns; an XOFF before then keeps the same pause going until its own expiry; one at or
+    after the expiry begins a new pause; an XON (quanta 0) ends the pause at t. The window runs
+    from the first frame to max(last frame, window_end_ns); a pause in force at its end ends there
+    and is ongoing. A storm is a pause longer than storm_ms."""
+    quantum = Fraction(512) / Fraction(link_gbps)
+    start = min(ts for ts, _, _ in frames)
+    end = max(max(ts for ts, _, _ in frames), window_end_ns)
+    running, pauses = {}, []  # (mac, class) -> [start, expiry]; (class, mac, start, end, ongoing)
+    for ts, mac, classes in frames:
+        for cls, quanta in classes.items():
+            pause = running.get((mac, cls))
+            if pause and ts >= pause[1]:  # it ran out before this frame
+                pauses.append((cls, mac, pause[0], pause[1], False))
+                del running[(mac, cls)]
+                pause = None
+            if quanta == 0:
+                if pause:
+                    pauses.append((cls, mac, pause[0], Fraction(ts), False))
+                    running.pop((mac, cls))
+                continue
+            running[(mac, cls)] = [pause[0] if pause else Fraction(ts), ts + quanta * quantum]
+    for (mac, cls), (begin, expiry) in running.items():
+        pauses.append((cls, mac, begin, min(expiry, Fraction(end)), expiry > end))
+    window = end - start
+    classes = []
+    for cls in range(9):
+        lengths = [e - b for c, _, b, e, _ in pauses if c == cls]
+        paused = sum(lengths, Fraction(0))
+        classes.append({"paused_ns": paused, "longest_pause_ns": max(lengths, default=Fraction(0)),
+                        "pause_fraction": paused / window if window else 0,
+                        "storms": sum(1 for x in lengths if x > storm_ms * 10**6)})
+    storms = sorted((b, c, mac, e, ongoing) for c, mac, b, e, ongoing in pauses if e - b > storm_ms * 10**6)
+    storms = [{"priority": c, "source_mac": mac, "start_ns": b, "end_ns": e, "ongoing": ongoing,
+               "from_spine": spine(mac)} for b, c, mac, e, ongoing in storms]
+    from_spine = {"frames": sum(1 for _, mac, _ in frames if spine(mac)),
+                  "xoff": sum(1 for _, mac, q in frames if spine(mac) and any(q.values())),
+                  "paused_ns": sum((e - b for _, mac, b, e, _ in pauses if spine(mac)), Fraction(0)),
+                  "storms": sum(1 for s in storms if s["from_spine"])}
+    return {"window": (start, end), "classes": classes, "storms": storms, "from_spine": from_spine}
+
+
+def mac_control(src, opcode_body):
+    body = opcode_body + bytes(46 - len(opcode_body))
+    return raw(Ether(src=src, dst=cap.PFC_MAC, type=0x8808) / Raw(body))
+
+
+class PauseAccounting(AnalyzeTest):
+    """11. Time paused, longest pause, storms and pauses from spines, against reference_pauses()
+    over the frames the test built (and tshark's reading of them)."""
+
+    LEAF, SPINE, OTHER_LEAF = "02:00:00:00:0a:01", "02:00:00:00:5b:01", "02:00:00:00:0a:02"
+
+    @classmethod
+    def storm_frames(cls):
+        """(ts_ns, src MAC, {class: quanta}) in capture order:
+        - priority 3 stormed by LEAF: 2000 XOFFs of 0xffff every 100 us (one 200.2 ms pause);
+        - priority 5 from OTHER_LEAF: XOFF 1000 ended by an XON after 2 us, then one of 0xffff
+          that runs out, then two XOFFs of 1000 (5.12 us) the second exactly at the first's
+          expiry (two pauses, not one); priorities 5 and 7 in one frame from SPINE;
+        - 802.3x PAUSE from SPINE: 400 of 0xffff every 300 us (a 120 ms pause, refreshed just
+          inside each 335.5 us);
+        - priority 3 from SPINE from 150 ms on, overlapping LEAF's storm, 3200 XOFFs every 100 us,
+          in force when the capture ends at 469.9 ms: a 319.9 ms storm, ongoing."""
+        ms, us = 1_000_000, 1_000
+        frames = [(T0 + i * 100 * us, cls.LEAF, {3: 0xFFFF}) for i in range(2000)]
+        frames += [(T0 + 50 * ms, cls.OTHER_LEAF, {5: 1000}), (T0 + 50 * ms + 2 * us, cls.OTHER_LEAF, {5: 0}),
+                   (T0 + 60 * ms, cls.OTHER_LEAF, {5: 0xFFFF}), (T0 + 70 * ms, cls.SPINE, {5: 300, 7: 0}),
+                   (T0 + 80 * ms, cls.OTHER_LEAF, {5: 1000}), (T0 + 80 * ms + 5120, cls.OTHER_LEAF, {5: 1000})]
+        frames += [(T0 + 210 * ms + i * 300 * us, cls.SPINE, {PAUSE_CLASS: 0xFFFF}) for i in range(400)]
+        frames += [(T0 + 150 * ms + i * 100 * us + 50 * us, cls.SPINE, {3: 0xFFFF}) for i in range(3200)]
+        return sorted(frames, key=lambda f: f[0])
+
+    def setUp(self):
+        super().setUp()
+        self.frames = self.storm_frames()
+        built = {}  # identical frames are built once: scapy is slow
+        records = []
+        for ts, mac, classes in self.frames:
+            key = (mac, tuple(sorted(classes.items())))
+            if key not in built:
+                if PAUSE_CLASS in classes:
+                    body = struct.pack("!HH", 0x0001, classes[PAUSE_CLASS])
+                else:
+                    enable = sum(1 << p for p in classes)
+                    body = struct.pack("!HH8H", 0x0101, enable, *(classes.get(p, 0) for p in range(8)))
+                built[key] = mac_control(mac, body)
+            records.append(cap.record(ts, built[key]))
+        self.path = self.file("storm.pcap", cap.pcap_bytes(records, nano=True))
+
+    def check(self, j, ref):
+        self.assertEqual((j["window"]["start_ns"], j["window"]["end_ns"]), ref["window"])
+        ours = j["pfc"]["priorities"] + [j["pause_8023x"]]
+        for cls, (got, want) in enumerate(zip(ours, ref["classes"])):
+            with self.subTest(cls=cls):
+                for key in ("paused_ns", "longest_pause_ns"):
+                    self.assertTrue(math.isclose(got[key], want[key], abs_tol=1e-3),
+                                    f"class {cls} {key}: {got[key]} != {float(want[key])}")
+                self.assertTrue(math.isclose(got["pause_fraction"], want["pause_fraction"], rel_tol=1e-9,
+                                             abs_tol=1e-15), f"class {cls}: {got['pause_fraction']}")
+                self.assertEqual(got["storms"], want["storms"])
+        self.assertEqual(len(j["pfc"]["storms"]), len(ref["storms"]), j["pfc"]["storms"])
+        for got, want in zip(j["pfc"]["storms"], ref["storms"]):
+            self.assertEqual({k: got[k] for k in ("priority", "source_mac", "start_ns", "ongoing", "from_spine")},
+                             {k: want[k] for k in ("priority", "source_mac", "start_ns", "ongoing", "from_spine")})
+            self.assertEqual(got["end_ns"], round(want["end_ns"]), "end to the nearest ns")
+            self.assertTrue(math.isclose(got["duration_ns"], want["end_ns"] - want["start_ns"], abs_tol=1e-3))
+
+    def test_tshark_reads_the_frames_the_test_built(self):
+        if not TSHARK:
+            self.skipTest("tshark is not installed")
+        rows = tshark_rows(self.path, PFC_FILTER, "frame.time_epoch", "eth.src", "macc.cbfc.enbv",
+                           *[f"macc.cbfc.pause_time.c{p}" for p in range(8)])
+        read = []
+        for epoch, mac, enable, *quanta in rows:
+            sec, frac = epoch.split(".")
+            ts = int(sec) * 10**9 + int(frac.ljust(9, "0")[:9])
+            read.append((ts, mac, {p: int(quanta[p], 0) for p in range(8) if int(enable, 0) & (1 << p)}))
+        self.assertEqual(read, [f for f in self.frames if PAUSE_CLASS not in f[2]])
+        self.assertEqual(tshark_count(self.path, PAUSE_FILTER), 400)
+
+    def test_paused_time_longest_pause_and_storms(self):
+        ref = reference_pauses(self.frames)
+        # the scenario is what it says: storms on priority 3 (one of them ongoing) and on PAUSE
+        self.assertEqual([(s["priority"], s["source_mac"], s["ongoing"]) for s in ref["storms"]],
+                         [(3, self.LEAF, False), (3, self.SPINE, True), (PAUSE_CLASS, self.SPINE, False)])
+        j = self.analyze(self.path)
+        self.check(j, ref)
+        self.assertEqual(j["options"]["storm_ms"], 100)
+        self.assertEqual(j["options"]["direction"], "unknown")
+        self.assertIsNone(j["pfc"]["from_spine"])
+        # the pause requested is still every XOFF's quanta: far more than the time paused
+        p3 = j["pfc"]["priorities"][3]
+        self.assertTrue(math.isclose(p3["pause_ns"], 5200 * 0xFFFF * 5.12, rel_tol=1e-12))
+        self.assertGreater(p3["pause_ns"], 3 * p3["paused_ns"])
+
+    def test_storm_ms_and_link_speed(self):
+        # 0.006 ms: the two 5.12 us pauses back to back are no storm, one 10.24 us pause would be;
+        # 0.00512 ms: a pause of exactly the threshold is no storm.
+        for args, gbps, storm_ms in ((["--storm-ms", "150"], 100, 150), (["--storm-ms", "0.5"], 100, 0.5),
+                                     (["--storm-ms", "0.006"], 100, 0.006),
+                                     (["--storm-ms", "0.00512"], 100, 0.00512),
+                                     (["--link-gbps", "400", "--storm-ms", "120"], 400, 120)):
+            with self.subTest(args=args):
+                j = self.analyze(self.path, *args)
+                self.check(j, reference_pauses(self.frames, gbps, storm_ms))
+                self.assertEqual(j["options"]["storm_ms"], storm_ms)
+
+    def test_from_spine_by_mac_and_by_direction(self):
+        cases = {
+            "by MAC": (["--spine-mac", self.SPINE.upper()], lambda mac: mac == self.SPINE),
+            "two MACs": (["--spine-mac", self.SPINE, "--spine-mac", self.OTHER_LEAF.replace(":", "-")],
+                         lambda mac: mac in (self.SPINE, self.OTHER_LEAF)),
+            "spine to leaf": (["--direction", "spine-to-leaf"], lambda mac: True),
+            "leaf to spine": (["--direction", "leaf-to-spine"], lambda mac: False),
+        }
+        for name, (args, spine) in cases.items():
+            with self.subTest(name):
+                ref = reference_pauses(self.frames, spine=spine)
+                j = self.analyze(self.path, *args)
+                self.check(j, ref)
+                got = j["pfc"]["from_spine"]
+                self.assertEqual({k: got[k] for k in ("frames", "xoff", "storms")},
+                                 {k: ref["from_spine"][k] for k in ("frames", "xoff", "storms")})
+                self.assertTrue(math.isclose(got["paused_ns"], ref["from_spine"]["paused_ns"], abs_tol=1e-3))
+        self.assertEqual(self.analyze(self.path, "--direction", "spine-to-leaf")["options"]["direction"],
+                         "spine-to-leaf")
+        # one MAC per --spine-mac: the file may follow it
+        p = run_rocehil("--spine-mac", self.SPINE, self.path, "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["options"]["spine_macs"], [self.SPINE])
+
+    def test_text_lists_the_storms(self):
+        p = run_rocehil(self.path, "--spine-mac", self.SPINE)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        text = p.stdout.decode()
+        storms = [line.split() for line in text.split("\n\nPause storms")[1].split("\n\n")[0].splitlines()
+                  if line.strip()[:1].isdigit() or line.strip().startswith("802.3x")]
+        self.assertEqual([(row[0], row[1]) for row in storms],
+                         [("3", self.LEAF), ("3", self.SPINE), ("802.3x", self.SPINE)], text)
+        self.assertEqual([row[-1] for row in storms], ["no", "yes", "yes"], "from spine")
+        self.assertIn("yes, at the end", text)
+        self.assertIn("From spine (toward the leaf): 3,601 PFC/PAUSE frames", text)
+
+    def test_bad_pause_options(self):
+        cases = {
+            ("--storm-ms", "0"): ("--storm-ms", "milliseconds above 0"),
+            ("--storm-ms", "-5"): ("--storm-ms", "milliseconds above 0"),
+            ("--storm-ms", "soon"): ("--storm-ms", "'soon'"),
+            ("--storm-ms", "nan"): ("--storm-ms", "'nan'"),
+            ("--spine-mac", "02:00:00:00:5b"): ("--spine-mac", "'02:00:00:00:5b'", "0c:42:a1:00:00:01"),
+            ("--spine-mac", "02:00:00:00:5b:zz"): ("--spine-mac", "six hex pairs"),
+            ("--spine-mac", "02:00-00:00:5b:01"): ("--spine-mac", "six hex pairs"),
+            ("--direction", "up"): ("--direction", "'up'", "leaf-to-spine", "spine-to-leaf"),
+        }
+        for args, needles in cases.items():
+            with self.subTest(args=args):
+                self.assert_error(run_rocehil(self.path, *args), 2, *needles)
+
+    def test_help_teaches_the_pause_options(self):
+        p = subprocess.run([ROCEHIL, "analyze", "--help"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for needle in ("--storm-ms", "--direction", "--spine-mac", "leaf-to-spine|spine-to-leaf",
+                       "continuous pause", "ongoing"):
+            self.assertIn(needle, p.stdout)
 
 
 def main():

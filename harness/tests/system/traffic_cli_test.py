@@ -8,13 +8,13 @@ Usage: python3 traffic_cli_test.py PATH/TO/rocehil   (as root)
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
+
+from testbed_fixture import testbed_down, testbed_up
 
 ROCEHIL = None
 NETNS = f"rocehil-traffic-{os.getpid()}"
@@ -219,20 +219,11 @@ class Testbed(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="rocehil-traffic-tb-")
-        up = subprocess.run([ROCEHIL, "testbed", "up", "--dir", cls.dir, "--json", "--quiet"],
-                            capture_output=True, text=True, timeout=300)
-        if up.returncode != 0:
-            raise AssertionError(f"testbed up failed: {up.stderr}")
-        cls.id = json.loads(up.stdout)["id"]
-        status = json.loads(subprocess.run([ROCEHIL, "testbed", "status", "--dir", cls.dir,
-                                            "--json"], capture_output=True, text=True).stdout)
-        cls.ns = {n["name"]: n for n in status["namespaces"]}
+        cls.dir, cls.id, cls.ns = testbed_up(ROCEHIL, "rocehil-traffic-tb-")
 
     @classmethod
     def tearDownClass(cls):
-        subprocess.run([ROCEHIL, "testbed", "down", "--dir", cls.dir], capture_output=True)
-        shutil.rmtree(cls.dir, ignore_errors=True)
+        testbed_down(ROCEHIL, cls.dir)
 
     def tearDown(self):
         subprocess.run(["ip", "netns", "exec", self.netns("h3"), "nft", "delete", "table", "inet",

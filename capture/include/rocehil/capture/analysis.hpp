@@ -6,12 +6,40 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "rocehil/capture/decode.hpp"
+#include "rocehil/capture/frame_builder.hpp"
 
 namespace rocehil::capture {
+
+// Which way the mirrored link carries frames to the capture point, as far as anyone said.
+enum class MirrorDirection : std::uint8_t {
+  unknown,
+  leaf_to_spine,  // every frame here was sent by a leaf toward a spine
+  spine_to_leaf,  // every frame here was sent by a spine toward a leaf
+};
+
+// "unknown", "leaf-to-spine", "spine-to-leaf": the spelling of the CLI and the JSON.
+constexpr const char* to_string(MirrorDirection d) noexcept {
+  switch (d) {
+    case MirrorDirection::leaf_to_spine: return "leaf-to-spine";
+    case MirrorDirection::spine_to_leaf: return "spine-to-leaf";
+    case MirrorDirection::unknown: break;
+  }
+  return "unknown";
+}
+
+// "aa:bb:cc:dd:ee:ff", lower case, as ip link and tshark write MACs.
+inline std::string to_string(const MacAddress& mac) {
+  char text[18];
+  std::snprintf(text, sizeof text, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+                mac[4], mac[5]);
+  return text;
+}
 
 struct AnalyzerOptions {
   double link_gbps = 100.0;   // converts pause quanta to time: one quantum = 512 bit times
@@ -20,6 +48,17 @@ struct AnalyzerOptions {
   // beyond it are counted in Timeline::frames_outside instead. A million bins is 32 MB and
   // covers 2.7 hours at the default 10 ms bins.
   std::uint32_t max_bins = 1'000'000;
+  // A continuous pause strictly longer than this is a storm (one of exactly storm_ms is not).
+  double storm_ms = 100.0;
+  // The observation window over which pause fractions are taken (see Analysis::window_start_ns).
+  // 0 leaves the end that the frames give. A live capture sets them to when it started and
+  // stopped, so a pause still in force when the capture stopped is counted up to that moment.
+  std::uint64_t window_start_ns = 0;
+  std::uint64_t window_end_ns = 0;
+  // Where PFC comes from: every frame, when the capture point says the mirrored link runs
+  // spine to leaf; otherwise frames whose source MAC is one of spine_macs.
+  MirrorDirection direction = MirrorDirection::unknown;
+  std::vector<MacAddress> spine_macs;
 };
 
 // A flow is (IP source, IP destination, BTH destination QP) over RoCE packets other than CNPs.
@@ -50,12 +89,34 @@ struct Flow {
   FlowStats stats;
 };
 
+// Pause accounting, per (source MAC, priority): an XOFF (class bit set, quanta > 0) at ts pauses
+// the priority until ts + quanta x 512 / link Gbps; another XOFF before that moment reloads the
+// timer and the pause goes on (one continuous pause), one at or after it starts a new pause (the
+// old one ended at its expiry); an XON (quanta 0) ends the pause at its ts. Pauses are clipped to
+// the observation window; one still in force at the window's end ends there.
 struct PfcPriority {
   std::uint64_t frames = 0;  // PFC frames with this priority's class-enable bit set
   std::uint64_t xoff = 0;    // ... and quanta > 0
   std::uint64_t xon = 0;     // ... and quanta == 0
   std::uint64_t quanta = 0;  // sum of this priority's quanta over those frames
-  double pause_ns = 0;       // quanta x 512 / link Gbps
+  double pause_ns = 0;       // quanta x 512 / link Gbps: the pause requested
+  // The pause in force: the sum over senders of their continuous pauses. With one sender per
+  // mirrored direction (a link's far end) it is the time the priority was paused.
+  double paused_ns = 0;
+  double longest_pause_ns = 0;  // the longest continuous pause of one sender
+  double pause_fraction = 0;    // paused_ns / window length; 0 for an empty window
+  std::uint64_t storms = 0;     // continuous pauses longer than storm_ms
+};
+
+// One continuous pause longer than AnalyzerOptions::storm_ms.
+struct PfcStorm {
+  std::uint8_t priority = 0;  // 0-7, or 8 for 802.3x PAUSE
+  MacAddress source_mac{};
+  std::uint64_t start_ns = 0;  // the XOFF that began it
+  std::uint64_t end_ns = 0;    // expiry, XON or window end, rounded to the nearest ns
+  double duration_ns = 0;      // end - start, unrounded
+  bool ongoing = false;        // still in force when the window ended
+  bool from_spine = false;
 };
 
 struct TimelineBin {
@@ -76,6 +137,10 @@ struct Analysis {
   std::uint64_t ipv6 = 0;
   std::uint64_t first_ns = 0;  // smallest and largest timestamp seen (0 when no frames)
   std::uint64_t last_ns = 0;
+  // The observation window: from first_ns (or options.window_start_ns when set and earlier) to
+  // last_ns (or options.window_end_ns when later). Pause fractions are taken over it.
+  std::uint64_t window_start_ns = 0;
+  std::uint64_t window_end_ns = 0;
 
   struct Roce {
     std::uint64_t packets = 0;    // UDP dst 4791 with a complete BTH captured (CNPs included)
@@ -97,13 +162,29 @@ struct Analysis {
     std::uint64_t frames = 0;
     std::uint64_t malformed = 0;  // MAC control frames (PFC or PAUSE) cut before their fields
     std::array<PfcPriority, 8> priorities{};
+    // Storms of every priority and of 802.3x PAUSE (priority 8), ordered by start. The list
+    // grows when a storm ends, never per frame.
+    std::vector<PfcStorm> storms;
+    // Frames from a spine: options.direction or options.spine_macs said where frames come from.
+    bool direction_known = false;
+    struct FromSpine {
+      std::uint64_t frames = 0;  // PFC and 802.3x PAUSE frames sent by a spine
+      std::uint64_t xoff = 0;    // ... with at least one priority (or the link) in XOFF
+      double paused_ns = 0;      // their pauses, every priority and 802.3x summed
+      std::uint64_t storms = 0;
+    } from_spine;
   } pfc;
 
+  // 802.3x PAUSE: the whole link, accounted as PFC priorities are, under the same rules.
   struct Pause {
     std::uint64_t frames = 0;
     std::uint64_t xoff = 0;
     std::uint64_t quanta = 0;
     double pause_ns = 0;
+    double paused_ns = 0;
+    double longest_pause_ns = 0;
+    double pause_fraction = 0;
+    std::uint64_t storms = 0;
   } pause_8023x;
 
   std::vector<Flow> flows;  // descending bytes, then ascending key for a stable order

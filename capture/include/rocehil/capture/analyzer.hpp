@@ -24,6 +24,10 @@ class Analyzer {
   void add(std::span<const Frame> frames);
   void add(const Frame& frame) { add(std::span<const Frame>(&frame, 1)); }
 
+  // A live capture's stop time: pauses still in force are counted up to it (AnalyzerOptions::
+  // window_end_ns, known only once the capture has ended).
+  void set_window_end(std::uint64_t ns) noexcept;
+
   // The result so far; flows sorted by bytes. Cheap enough to call once at the end.
   Analysis result() const;
 

@@ -23,6 +23,9 @@ namespace rocehil::harness {
 //   connect {peers}       -> connected
 //   start {at_ns, ...}    -> started, then stats every stats_ms, then results when the work ends
 //   stop                  -> results  (of the running workload, ended early)
+//   capture_start {...}   -> capture_started, then capture_summary when its seconds are over
+//   capture_stop          -> capture_summary (frames, drops, coverage, files, the analysis)
+// Captures run beside traffic, one at a time, on the host wired to a mirror port.
 // A request that is not valid JSON, has an unknown op, an unknown field, a wrong type, a number
 // out of range or arrives in the wrong state gets an `error` reply naming the field and the fix;
 // the agent goes on reading. When stdin closes the agent stops its traffic and exits.
@@ -85,8 +88,26 @@ struct StartRequest {
 
 struct StopRequest {};
 
-using RequestBody =
-    std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest, StopRequest>;
+// A capture on this host, as `rocehil capture` runs it.
+struct CaptureStartRequest {
+  std::string backend = "pcap";  // pcap | dpdk
+  std::string iface;             // pcap: the interface (required); dpdk: the port name, optional
+  std::string dpdk_args;         // dpdk: the EAL arguments (required); printable, <= 2048 chars
+  std::string filter = "all";    // all | roce | cnp-pfc
+  std::uint32_t snaplen = 128;   // 64..262144
+  std::string write;             // pcapng path on this host; empty: analyse only
+  double seconds = 0;            // 0: until capture_stop; else (0, 86400]
+  std::uint32_t ring_files = 0;  // with ring_mb: keep the newest N files
+  std::uint32_t ring_mb = 0;
+  std::uint32_t buffer_mb = 64;  // pcap kernel ring, 1..1024
+  double link_gbps = 0;          // 0: the interface's speed, else 100
+  std::uint32_t max_flows = 64;  // flows listed in the summary's analysis, 0..100000
+};
+
+struct CaptureStopRequest {};
+
+using RequestBody = std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest,
+                                 StopRequest, CaptureStartRequest, CaptureStopRequest>;
 
 struct Request {
   std::optional<std::uint64_t> id;
@@ -121,6 +142,7 @@ struct HelloReply {
   std::vector<std::string> providers;
   std::vector<std::string> workloads;
   std::vector<DeviceEntry> devices;
+  std::vector<std::string> capture_backends;  // pcap, and dpdk when built in
 };
 
 struct SetupReply {
@@ -184,8 +206,30 @@ struct ErrorReply {
   std::string message;
 };
 
+struct CaptureStartedReply {
+  std::string iface;
+  std::string description;
+  std::uint64_t speed_bps = 0;
+};
+
+struct CaptureSummaryEvent {
+  bool stopped = false;  // ended by capture_stop or stdin closing rather than by its seconds
+  std::string backend, iface, filter;
+  std::uint32_t snaplen = 0;
+  std::uint64_t start_ns = 0, end_ns = 0;  // wall clock, Unix ns
+  std::uint64_t frames = 0;
+  std::uint64_t dropped_buffer = 0, dropped_interface = 0;
+  double coverage = 1;  // frames / (frames + drops)
+  std::vector<std::string> files;
+  std::uint64_t files_deleted = 0;
+  std::string write_error;
+  // The analysis as `rocehil analyze --json` prints it: one JSON object (schema_version 1),
+  // kept as text; its consumer reads it with the analysis schema.
+  std::string analysis_json;
+};
+
 using ReplyBody = std::variant<HelloReply, SetupReply, ConnectedReply, StartedReply, StatsEvent,
-                               ResultsEvent, ErrorReply>;
+                               ResultsEvent, ErrorReply, CaptureStartedReply, CaptureSummaryEvent>;
 
 struct Reply {
   std::optional<std::uint64_t> id;

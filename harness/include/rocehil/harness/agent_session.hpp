@@ -16,6 +16,8 @@
 
 namespace rocehil::harness {
 
+class AgentCapture;
+
 // What an agent does with the requests it reads: the state machine behind `rocehil agent`, and
 // the local side of `rocehil traffic client` (in process, without JSON in between).
 //
@@ -53,6 +55,8 @@ class AgentSession {
   void on_connect(std::optional<std::uint64_t> id, const ConnectRequest& connect);
   void on_start(std::optional<std::uint64_t> id, const StartRequest& start);
   void on_stop(std::optional<std::uint64_t> id);
+  void on_capture_start(std::optional<std::uint64_t> id, const CaptureStartRequest& request);
+  void on_capture_stop(std::optional<std::uint64_t> id);
   void error(std::optional<std::uint64_t> id, std::string message);
 
   void run_worker(StartRequest start);
@@ -66,6 +70,10 @@ class AgentSession {
   std::string version_;
   int wake_fd_ = -1;
   State state_ = State::idle;
+
+  // Captures are independent of the traffic state machine: a capture host may run only them.
+  std::unique_ptr<AgentCapture> capture_;
+  std::optional<std::uint64_t> capture_id_;
 
   SetupRequest setup_;
   std::unique_ptr<traffic::Provider> provider_;

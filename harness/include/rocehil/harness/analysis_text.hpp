@@ -15,8 +15,10 @@ struct CaptureInfo {
   std::vector<std::string> problems;  // why reading stopped early, if it did
 };
 
-// The readable report of `rocehil analyze`: totals, RoCE opcodes, CNPs by QP, PFC per priority,
-// PAUSE, the top `top` flows by bytes and the busiest timeline bins.
+// The readable report of `rocehil analyze`: totals, RoCE opcodes, CNPs by QP, PFC per priority
+// (pause requested, time paused, longest pause, storms), PAUSE, pauses sent by spines when the
+// analysis knows which way the link runs, each pause storm, the top `top` flows by bytes and the
+// busiest timeline bins.
 std::string render_analysis_text(const capture::Analysis& analysis, const CaptureInfo& info,
                                  std::size_t top);
 

@@ -4,8 +4,30 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "rocehil/capture/analysis.hpp"
 
 namespace rocehil::harness {
+
+// How the analyzer judges pauses: a storm's threshold and which frames come from a spine. A
+// command that analyses a live capture can add the same options, so it reads pauses as
+// `rocehil analyze` reads the file it wrote.
+struct PauseOptions {
+  double storm_ms = 100.0;
+  capture::MirrorDirection direction = capture::MirrorDirection::unknown;
+  std::vector<capture::MacAddress> spine_macs;
+
+  void apply_to(capture::AnalyzerOptions& options) const;
+};
+
+// Adds --storm-ms, --direction and --spine-mac (repeatable) to `cmd`, parsed into `options`
+// (which must outlive the parse). A malformed value is a usage error naming the option.
+void add_pause_options(CLI::App& cmd, PauseOptions& options);
+
+// "aa:bb:cc:dd:ee:ff" or "aa-bb-cc-dd-ee-ff", either case; nullopt for anything else.
+std::optional<capture::MacAddress> parse_mac_address(std::string_view text);
 
 struct AnalyzeOptions {
   std::string file;
@@ -14,6 +36,7 @@ struct AnalyzeOptions {
   std::uint32_t bin_ms = 10;
   std::optional<std::size_t> top;  // flows and QPs listed; unset: 10 in text, all in JSON
   bool progress = true;
+  PauseOptions pause;
 };
 
 // Adds `rocehil analyze` to `app`; when it runs, its exit code is stored in `exit_code`.

@@ -1,0 +1,33 @@
+#pragma once
+
+// What a live capture knows about where it listens and what it missed. Written into pcapng
+// files (interface description and statistics blocks) and into the capture summary.
+
+#include <cstdint>
+#include <string>
+
+namespace rocehil::capture {
+
+struct InterfaceInfo {
+  std::string name;             // if_name: "eth3", "0000:3b:00.0", "net_af_packet0"
+  std::string description;      // if_description: e.g. "pcap" or "dpdk net_af_packet"
+  std::string bpf_filter;       // if_filter: the libpcap filter expression, empty for none
+  std::uint64_t speed_bps = 0;  // if_speed; 0 when the interface does not report one (veth)
+};
+
+struct CaptureCounters {
+  std::uint64_t captured = 0;  // frames delivered through next_batch
+  // Frames the capture path lost, as the kernel or the NIC counts them:
+  std::uint64_t dropped_buffer = 0;     // no room in the capture buffer (pcap_stats ps_drop,
+                                        // rte_eth_stats imissed + rx_nombuf)
+  std::uint64_t dropped_interface = 0;  // dropped or in error at the interface (ps_ifdrop,
+                                        // rte_eth_stats ierrors)
+  std::uint64_t dropped() const noexcept { return dropped_buffer + dropped_interface; }
+  // captured / (captured + dropped); 1 when nothing arrived at all.
+  double coverage() const noexcept {
+    const std::uint64_t total = captured + dropped();
+    return total == 0 ? 1.0 : static_cast<double>(captured) / static_cast<double>(total);
+  }
+};
+
+}  // namespace rocehil::capture

@@ -1,0 +1,49 @@
+#pragma once
+
+// Live capture from a DPDK port: a NIC by PCI address, or a virtual device such as
+// net_af_packet0,iface=eth3 (any Linux interface) or net_pcap0,rx_pcap=FILE (replays a file).
+// No DPDK type appears here; when rocehil is built without DPDK, open() says so.
+//
+// - A replay (net_pcap with rx_pcap, without infinite_rx) ends by itself: DPDK gives no end of
+//   file, so next_batch returns 0 once the port has delivered nothing for 100 ms. Its frames keep
+//   the file's timestamps (net_pcap hands them over in microseconds: a nanosecond file comes back
+//   truncated to the microsecond). Every other port ends only on stop(), and its frames are
+//   stamped with the wall clock at each burst.
+// - Frames point into DPDK's buffers, which are handed back at the next call; nothing is
+//   allocated per frame.
+// - Ending a source stops its port but does not close it, so the same port can be opened again
+//   later in the process (a virtual device could not come back after a close); one source per
+//   port at a time.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "rocehil/capture/live_source.hpp"
+
+namespace rocehil::capture {
+
+struct DpdkSourceOptions {
+  // EAL arguments as one string, split on blanks (no shell involved), e.g.
+  // "--no-huge --no-pci -m 256 --vdev=net_af_packet0,iface=veth1". The process may initialise
+  // the EAL once; a second open() with other arguments is refused.
+  std::string eal_args;
+  // Which ethdev port: its name ("net_af_packet0", "0000:3b:00.0") or empty for the only port.
+  std::string port;
+  std::uint32_t snaplen = 128;
+  std::uint16_t burst = 32;  // frames per rte_eth_rx_burst
+  std::uint16_t rx_descriptors = 4096;
+  std::uint32_t mbufs = 16383;  // mempool size (with --no-huge and no -m, -m 512 is added)
+};
+
+// Whether this build has the DPDK backend.
+bool dpdk_available() noexcept;
+
+class DpdkSource : public LiveSource {
+ public:
+  // Throws rocehil::Error: EAL initialisation failed (with DPDK's reason), no such port, the
+  // port cannot be configured, or DPDK is not built in (with the package to install).
+  static std::unique_ptr<DpdkSource> open(const DpdkSourceOptions& options);
+};
+
+}  // namespace rocehil::capture
