@@ -430,8 +430,12 @@ class Testbed(unittest.TestCase):
         mirrors = [f"{self.id}-m{s}" for s in (1, 2)]
         before = {m: counter(m, "rx_packets", cap_ns) for m in mirrors}
         captures = []
-        for m in mirrors:
-            p = subprocess.Popen(["ip", "netns", "exec", cap_ns, ROCEHIL, "capture", "--iface", m,
+        # Spine 1's mirror through libpcap, spine 2's through DPDK (the af_packet vdev).
+        backends = [["--iface", mirrors[0]],
+                    ["--backend", "dpdk", "--dpdk-args", "--no-huge --no-pci -m 256 "
+                     f"--vdev=net_af_packet0,iface={mirrors[1]},qpairs=1,framecnt=8192"]]
+        for m, backend in zip(mirrors, backends):
+            p = subprocess.Popen(["ip", "netns", "exec", cap_ns, ROCEHIL, "capture", *backend,
                                   "--json", "--no-progress", "--write",
                                   os.path.join(self.dir, f"{m}.pcapng")],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -465,7 +469,7 @@ class Testbed(unittest.TestCase):
                 self.assertEqual(len(tshark_fields(path, "infiniband.bth.opcode == 0x81")),
                                  report["cnp"]["count"])
             total_roce += report["roce"]["packets"]
-            print(f"\n  {m}: {cap['frames']} frames (kernel rx {rx}), RoCE "
+            print(f"\n  {m} ({cap['backend']}): {cap['frames']} frames (kernel rx {rx}), RoCE "
                   f"{report['roce']['packets']}, CNPs {report['cnp']['count']}, coverage "
                   f"{cap['coverage']}", file=sys.stderr)
         # The traffic crossed the spines (what the leaves' queues dropped before a spine never

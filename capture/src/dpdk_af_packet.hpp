@@ -1,0 +1,25 @@
+#pragma once
+
+// Workarounds for DPDK 22.11's net_af_packet driver, which reads a Linux interface through
+// AF_PACKET sockets of its own: the drops it does not report, and the outgoing frames it should
+// not see.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rocehil::capture::dpdk {
+
+// The sockets this process has open (file descriptors), to tell which ones rte_eal_init made.
+std::vector<int> open_sockets();
+// AF_PACKET TPACKET_V2 sockets opened since `before`: {fd, ifindex}.
+std::vector<std::pair<int, int>> new_packet_sockets(const std::vector<int>& before);
+// Frames the kernel dropped on this socket since the last call (reading resets the count).
+std::uint64_t take_packet_drops(int fd) noexcept;
+// Makes the socket ignore frames the host sends out of the interface.
+void drop_outgoing(int fd) noexcept;
+// The interface's speed from sysfs in bit/s; 0 when it reports none (veth) or the name is odd.
+std::uint64_t sysfs_speed_bps(const std::string& iface);
+
+}  // namespace rocehil::capture::dpdk
