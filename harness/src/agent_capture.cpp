@@ -5,6 +5,7 @@
 #include "rocehil/capture/analysis_json.hpp"
 #include "rocehil/capture/open_live_source.hpp"
 #include "rocehil/common/error.hpp"
+#include "rocehil/harness/analyze_command.hpp"
 
 namespace rocehil::harness {
 
@@ -79,6 +80,13 @@ CaptureStartedReply AgentCapture::start(const CaptureStartRequest& request) {
   options.duration_s = request.seconds;
   options.analyzer.link_gbps = capture::pause_link_gbps(
       *source_, request.link_gbps > 0 ? std::optional<double>(request.link_gbps) : std::nullopt);
+  options.analyzer.storm_ms = request.storm_ms;
+  options.analyzer.direction =
+      request.direction == "leaf-to-spine"   ? capture::MirrorDirection::leaf_to_spine
+      : request.direction == "spine-to-leaf" ? capture::MirrorDirection::spine_to_leaf
+                                             : capture::MirrorDirection::unknown;
+  for (const std::string& mac : request.spine_macs)
+    if (auto parsed = parse_mac_address(mac)) options.analyzer.spine_macs.push_back(*parsed);
   run_ = std::make_unique<capture::CaptureRun>(*source_, options);
   thread_ = std::thread([this] {
     try {

@@ -67,8 +67,11 @@ constexpr std::string_view start_fields[] = {"at_ns",          "seconds",       
 constexpr std::string_view hello_reply_fields[] = {
     "version", "protocol", "host", "providers", "workloads", "devices", "capture_backends"};
 constexpr std::string_view capture_start_fields[] = {
-    "backend", "iface",      "dpdk_args", "filter",    "snaplen",   "write",
-    "seconds", "ring_files", "ring_mb",   "buffer_mb", "link_gbps", "max_flows"};
+    "backend",   "iface",     "dpdk_args",  "filter",    "snaplen",
+    "write",     "seconds",   "ring_files", "ring_mb",   "buffer_mb",
+    "link_gbps", "max_flows", "storm_ms",   "direction", "spine_macs"};
+constexpr std::string_view direction_names[] = {"unknown", "leaf-to-spine", "spine-to-leaf"};
+constexpr std::size_t max_spine_macs = 256;
 constexpr std::string_view capture_started_fields[] = {"iface", "description", "speed_bps"};
 constexpr std::string_view capture_summary_fields[] = {
     "stopped",  "backend", "iface",         "filter",         "snaplen",
@@ -675,6 +678,25 @@ std::string printable(const Value& v, std::size_t max_chars, bool allow_empty) {
   return s;
 }
 
+// A MAC address as "aa:bb:cc:dd:ee:ff" (either case, ':' or '-'), returned in lower case with ':'.
+std::string mac_address(const Value& v) {
+  const std::string& s = v.string();
+  bool ok = s.size() == 17;
+  std::string out;
+  for (std::size_t i = 0; ok && i < s.size(); ++i) {
+    const char c = s[i];
+    if (i % 3 == 2) {
+      ok = c == ':' || c == '-';
+      out += ':';
+    } else {
+      ok = is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+      out += static_cast<char>(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c);
+    }
+  }
+  if (!ok) v.fail("must be a MAC address such as 0c:42:a1:00:00:01");
+  return out;
+}
+
 CaptureStartRequest read_capture_start(const Object& o) {
   o.only(capture_start_fields);
   CaptureStartRequest c;
@@ -691,6 +713,12 @@ CaptureStartRequest read_capture_start(const Object& o) {
   o.integer("buffer_mb", c.buffer_mb, 1, 1024);
   if (auto v = o.get("link_gbps")) c.link_gbps = v->number(0, false, 10000);
   o.integer("max_flows", c.max_flows, 0, 100000);
+  if (auto v = o.get("storm_ms")) c.storm_ms = v->number(0, /*above_lo=*/true, 3'600'000);
+  if (auto v = o.get("direction")) c.direction = direction_names[v->choice(direction_names)];
+  if (auto v = o.get("spine_macs")) {
+    const std::size_t n = v->array(0, max_spine_macs);
+    for (std::size_t i = 0; i < n; ++i) c.spine_macs.push_back(mac_address(v->at(i)));
+  }
   if (c.backend == "pcap" && c.iface.empty())
     reject("capture_start: backend \"pcap\" needs field 'iface': the interface to capture on");
   if (c.backend == "pcap" && !c.dpdk_args.empty())
@@ -977,6 +1005,9 @@ void put(ordered& j, const CaptureStartRequest& c) {
   j["buffer_mb"] = c.buffer_mb;
   j["link_gbps"] = c.link_gbps;
   j["max_flows"] = c.max_flows;
+  j["storm_ms"] = c.storm_ms;
+  j["direction"] = c.direction;
+  j["spine_macs"] = c.spine_macs;
 }
 void put(ordered&, const CaptureStopRequest&) {}
 void put(ordered& j, const CaptureStartedReply& c) {

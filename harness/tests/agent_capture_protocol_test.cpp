@@ -25,6 +25,9 @@ CaptureStartRequest full_start() {
   c.buffer_mb = 8;
   c.link_gbps = 400;
   c.max_flows = 7;
+  c.storm_ms = 20.5;
+  c.direction = "spine-to-leaf";
+  c.spine_macs = {"0c:42:a1:00:00:01", "0c:42:a1:00:00:02"};
   return c;
 }
 
@@ -45,10 +48,21 @@ TEST(AgentCaptureProtocol, StartRoundTripsWithEveryField) {
   EXPECT_EQ(back->buffer_mb, 8u);
   EXPECT_EQ(back->link_gbps, 400);
   EXPECT_EQ(back->max_flows, 7u);
+  EXPECT_EQ(back->storm_ms, 20.5);
+  EXPECT_EQ(back->direction, "spine-to-leaf");
+  EXPECT_EQ(back->spine_macs, full_start().spine_macs);
   EXPECT_EQ(to_json_line(*parsed.request), line);
   const ParsedRequest stop = parse_request(R"({"v":1,"op":"capture_stop","id":3})");
   ASSERT_TRUE(stop.request.has_value()) << stop.error;
   EXPECT_TRUE(std::holds_alternative<CaptureStopRequest>(stop.request->body));
+}
+
+TEST(AgentCaptureProtocol, SpineMacsAreStoredInOneSpelling) {
+  const ParsedRequest p = parse_request(
+      R"({"v":1,"op":"capture_start","iface":"m1","spine_macs":["0C-42-A1-00-00-0F"]})");
+  ASSERT_TRUE(p.request.has_value()) << p.error;
+  EXPECT_EQ(std::get<CaptureStartRequest>(p.request->body).spine_macs,
+            std::vector<std::string>{"0c:42:a1:00:00:0f"});
 }
 
 TEST(AgentCaptureProtocol, DpdkStartNeedsOnlyItsArguments) {
@@ -96,7 +110,16 @@ TEST(AgentCaptureProtocol, RefusesWhatCouldHurtOrCannotWork) {
        "capture_start: field 'seconds' must be a number from 0 to 86400, got -1"},
       {R"({"v":1,"op":"capture_start","iface":"m1","duration":5})",
        "capture_start: unknown field 'duration' (known: backend, iface, dpdk_args, filter, "
-       "snaplen, write, seconds, ring_files, ring_mb, buffer_mb, link_gbps, max_flows)"},
+       "snaplen, write, seconds, ring_files, ring_mb, buffer_mb, link_gbps, max_flows, storm_ms, "
+       "direction, spine_macs)"},
+      {R"({"v":1,"op":"capture_start","iface":"m1","storm_ms":0})",
+       "capture_start: field 'storm_ms' must be a number above 0 and at most 3600000, got 0"},
+      {R"({"v":1,"op":"capture_start","iface":"m1","direction":"up"})",
+       "capture_start: field 'direction' must be one of \"unknown\", \"leaf-to-spine\" or "
+       "\"spine-to-leaf\", got \"up\""},
+      {R"({"v":1,"op":"capture_start","iface":"m1","spine_macs":["0c:42:a1:00:00"]})",
+       "capture_start: spine_macs[0] must be a MAC address such as 0c:42:a1:00:00:01, got "
+       "\"0c:42:a1:00:00\""},
       {R"({"v":1,"op":"capture_stop","now":true})",
        "capture_stop: unknown field 'now' (capture_stop takes no fields besides v, op and id)"},
   };

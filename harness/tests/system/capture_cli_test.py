@@ -383,7 +383,7 @@ class VethPair(unittest.TestCase):
             self.assertIn("rh-nothere", bad["error"])
             started = ask({"v": 1, "op": "capture_start", "id": 3, "iface": LISTEN,
                            "filter": "cnp-pfc", "write": self.path("agent.pcapng"),
-                           "link_gbps": 100})
+                           "link_gbps": 100, "direction": "spine-to-leaf", "storm_ms": 20})
             self.assertEqual(started["op"], "capture_started", started)
             again = ask({"v": 1, "op": "capture_start", "id": 4, "iface": LISTEN})
             self.assertEqual(again["op"], "error")
@@ -399,6 +399,9 @@ class VethPair(unittest.TestCase):
             self.assertEqual(summary["frames"], sent)
             self.assertEqual(summary["coverage"], 1.0)
             self.assertEqual(summary["analysis"]["pfc"]["priorities"][4]["xoff"], sent)
+            # The pause options reached the analysis: every frame counts as from the spine.
+            self.assertEqual(summary["analysis"]["pfc"]["from_spine"]["frames"], sent)
+            self.assertEqual(summary["analysis"]["options"]["storm_ms"], 20)
             self.assertEqual(len(tshark_fields(summary["files"][0], "")), sent)
             # A timed capture reports by itself, under the id of its capture_start.
             timed = ask({"v": 1, "op": "capture_start", "id": 6, "iface": LISTEN, "seconds": 0.5})

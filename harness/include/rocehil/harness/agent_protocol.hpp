@@ -102,6 +102,10 @@ struct CaptureStartRequest {
   std::uint32_t buffer_mb = 64;  // pcap kernel ring, 1..1024
   double link_gbps = 0;          // 0: the interface's speed, else 100
   std::uint32_t max_flows = 64;  // flows listed in the summary's analysis, 0..100000
+  // Pause accounting, as `rocehil capture --storm-ms --direction --spine-mac`:
+  double storm_ms = 100;                // (0, 3,600,000]
+  std::string direction = "unknown";    // unknown | leaf-to-spine | spine-to-leaf
+  std::vector<std::string> spine_macs;  // "aa:bb:cc:dd:ee:ff" (lower case), at most 256
 };
 
 struct CaptureStopRequest {};
