@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <pthread.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 

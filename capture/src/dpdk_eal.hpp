@@ -3,8 +3,6 @@
 // The DPDK EAL, initialised once per process, and what rocehil keeps beside it: the arguments it
 // was started with, per-port state that outlives a source, and finding a port by name.
 
-#include <sched.h>
-
 #include <array>
 #include <cstdint>
 #include <list>
