@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <pthread.h>
-
 #include <sched.h>
 
 #include <algorithm>
