@@ -8,19 +8,9 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 
 namespace rocehil::capture::dpdk {
-
-std::uint64_t sysfs_speed_bps(const std::string& iface) {
-  // Mb/s, or -1 / an error (EINVAL) for interfaces without a speed, such as veth.
-  if (iface.empty() || iface.find('/') != std::string::npos) return 0;
-  std::ifstream in("/sys/class/net/" + iface + "/speed");
-  long long mbps = -1;
-  if (!(in >> mbps) || mbps <= 0) return 0;
-  return static_cast<std::uint64_t>(mbps) * 1'000'000;
-}
 
 std::vector<int> open_sockets() {
   std::vector<int> fds;

@@ -5,7 +5,6 @@
 // not see.
 
 #include <cstdint>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -19,7 +18,5 @@ std::vector<std::pair<int, int>> new_packet_sockets(const std::vector<int>& befo
 std::uint64_t take_packet_drops(int fd) noexcept;
 // Makes the socket ignore frames the host sends out of the interface.
 void drop_outgoing(int fd) noexcept;
-// The interface's speed from sysfs in bit/s; 0 when it reports none (veth) or the name is odd.
-std::uint64_t sysfs_speed_bps(const std::string& iface);
 
 }  // namespace rocehil::capture::dpdk

@@ -20,6 +20,7 @@
 #include "dpdk_af_packet.hpp"
 #include "dpdk_eal.hpp"
 #include "dpdk_headers.hpp"
+#include "interface_speed.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 
@@ -445,7 +446,7 @@ std::unique_ptr<DpdkSource> DpdkSource::open(const DpdkSourceOptions& options) {
   // Virtual devices report a made-up link (10G for net_pcap, net_af_packet, net_null), and the
   // speed converts pause quanta to time: report what is known, else 0 (unknown).
   if (driver == "net_af_packet") {
-    setup.info.speed_bps = sysfs_speed_bps(kv_value(kv, "iface"));
+    setup.info.speed_bps = interface_speed_bps(kv_value(kv, "iface"));
   } else if (!is_vdev) {
     rte_eth_link link{};
     if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP &&

@@ -6,12 +6,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <thread>
 #include <vector>
 
 #include <fmt/format.h>
-#include "rocehil/common/clock.hpp"
+#include "interface_speed.hpp"
 
 #include "rocehil/common/error.hpp"
 
@@ -24,6 +23,12 @@ const char* to_string(CaptureFilter filter) noexcept {
     case CaptureFilter::cnp_pfc: return "cnp-pfc";
   }
   return "?";
+}
+
+std::optional<CaptureFilter> capture_filter_from(std::string_view name) noexcept {
+  for (const CaptureFilter f : {CaptureFilter::all, CaptureFilter::roce, CaptureFilter::cnp_pfc})
+    if (name == to_string(f)) return f;
+  return std::nullopt;
 }
 
 std::string bpf_expression(CaptureFilter filter) {
@@ -52,14 +57,6 @@ namespace {
 // Frames handed out per next_batch at most; their bytes are copied into one reused arena,
 // because libpcap hands a TPACKET_V3 block back to the kernel when the dispatch call returns.
 constexpr std::size_t max_batch = 256;
-
-std::uint64_t link_speed_bps(const std::string& iface) {
-  // Mb/s, or -1 / an error (EINVAL) for interfaces without a speed, such as veth.
-  std::ifstream in("/sys/class/net/" + iface + "/speed");
-  long long mbps = -1;
-  if (!(in >> mbps) || mbps <= 0) return 0;
-  return static_cast<std::uint64_t>(mbps) * 1'000'000;
-}
 
 std::string pcap_message(pcap_t* handle, int status) {
   if (status == PCAP_ERROR || status == PCAP_WARNING) return pcap_geterr(handle);
@@ -175,7 +172,7 @@ std::unique_ptr<PcapSource> PcapSource::open(const PcapSourceOptions& options) {
   impl->info.name = options.iface;
   impl->info.description = fmt::format("rocehil pcap ({})", pcap_lib_version());
   impl->info.bpf_filter = expression;
-  impl->info.speed_bps = link_speed_bps(options.iface);
+  impl->info.speed_bps = interface_speed_bps(options.iface);
   return std::unique_ptr<PcapSource>(new PcapSource(std::move(impl)));
 }
 

@@ -87,6 +87,10 @@ TEST(CaptureFilter, Names) {
   EXPECT_STREQ(to_string(CaptureFilter::roce), "roce");
   EXPECT_STREQ(to_string(CaptureFilter::cnp_pfc), "cnp-pfc");
   EXPECT_EQ(bpf_expression(CaptureFilter::all), "");
+  for (const CaptureFilter f : {CaptureFilter::all, CaptureFilter::roce, CaptureFilter::cnp_pfc})
+    EXPECT_EQ(capture_filter_from(to_string(f)), f);
+  EXPECT_EQ(capture_filter_from("tcp"), std::nullopt);
+  EXPECT_EQ(capture_filter_from(""), std::nullopt);
 }
 
 TEST(PcapSource, RefusesAnInterfaceThatDoesNotExist) {

@@ -14,12 +14,6 @@ namespace {
 // Room left in a protocol line for the rest of the summary.
 constexpr std::size_t max_analysis_bytes = max_agent_line_bytes - (64u << 10);
 
-capture::CaptureFilter filter_of(const std::string& name) {
-  if (name == "roce") return capture::CaptureFilter::roce;
-  if (name == "cnp-pfc") return capture::CaptureFilter::cnp_pfc;
-  return capture::CaptureFilter::all;
-}
-
 }  // namespace
 
 CaptureSummaryEvent capture_summary_event(const capture::CaptureSummary& s,
@@ -68,7 +62,8 @@ CaptureStartedReply AgentCapture::start(const CaptureStartRequest& request) {
   source_ = capture::open_live_source({.backend = request.backend,
                                        .iface = request.iface,
                                        .dpdk_args = request.dpdk_args,
-                                       .filter = filter_of(request.filter),
+                                       // The protocol admits only the filters' names.
+                                       .filter = *capture::capture_filter_from(request.filter),
                                        .snaplen = request.snaplen,
                                        .buffer_mb = request.buffer_mb,
                                        .outbound_too = false});

@@ -18,8 +18,6 @@ namespace rocehil::harness {
 
 namespace {
 
-constexpr std::size_t default_text_top = 10;
-
 nlohmann::json problems_json(const std::vector<capture::FileProblem>& problems) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& p : problems)
@@ -180,6 +178,21 @@ Exit codes: 0 read to the end (a capture cut inside its last record is a warning
   cmd->callback([opts, &exit_code] { exit_code = run_analyze(*opts); });
 }
 
+std::size_t json_flow_limit(std::optional<std::size_t> top) noexcept {
+  return !top || *top == 0 ? SIZE_MAX : *top;
+}
+
+std::size_t text_flow_limit(std::optional<std::size_t> top) noexcept {
+  return !top ? 10 : *top == 0 ? SIZE_MAX : *top;
+}
+
+void print_analysis_json(const capture::Analysis& analysis, std::optional<std::size_t> top,
+                         const nlohmann::json& extra) {
+  capture::write_json(
+      analysis, [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); },
+      json_flow_limit(top), extra);
+}
+
 int run_analyze(const AnalyzeOptions& o) {
   auto source = capture::FileSource::open(o.file);
   capture::AnalyzerOptions analyzer_options;
@@ -208,20 +221,15 @@ int run_analyze(const AnalyzeOptions& o) {
         source->name(), p.detail, analysis.frames);
   }
 
-  const std::size_t unlimited = SIZE_MAX;
   if (o.json) {
-    const std::size_t max_flows = !o.top || *o.top == 0 ? unlimited : *o.top;
     const nlohmann::json file = {{"path", source->name()},
                                  {"format", capture::to_string(source->format())},
                                  {"problems", problems_json(problems)}};
-    capture::write_json(
-        analysis,
-        [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); },
-        max_flows, {{"file", file}});
+    print_analysis_json(analysis, o.top, {{"file", file}});
   } else {
     CaptureInfo info{source->name(), capture::to_string(source->format()), {}};
     for (const auto& p : problems) info.problems.push_back(p.detail);
-    const std::size_t top = !o.top ? default_text_top : *o.top == 0 ? unlimited : *o.top;
+    const std::size_t top = text_flow_limit(o.top);
     fmt::print("{}", render_analysis_text(analysis, info, top));
   }
   std::fflush(stdout);

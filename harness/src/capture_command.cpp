@@ -9,7 +9,6 @@
 #include <memory>
 #include <optional>
 
-#include "rocehil/capture/analysis_json.hpp"
 #include "rocehil/capture/capture_run.hpp"
 #include "rocehil/capture/open_live_source.hpp"
 #include "rocehil/common/error.hpp"
@@ -46,18 +45,13 @@ extern "C" void on_capture_interrupt(int) {
   interrupted.store(true);
 }
 
-capture::CaptureFilter parse_filter(const std::string& name) {
-  if (name == "all") return capture::CaptureFilter::all;
-  if (name == "roce") return capture::CaptureFilter::roce;
-  return capture::CaptureFilter::cnp_pfc;  // the option's check admits nothing else
-}
-
 int run_capture(const CaptureOptions& o) {
   if (o.duration_s < 0) throw input_error("--duration: give seconds above 0, or leave it out");
   auto source = capture::open_live_source({.backend = o.backend,
                                            .iface = o.iface,
                                            .dpdk_args = o.dpdk_args,
-                                           .filter = parse_filter(o.filter),
+                                           // The option's check admits only the filters' names.
+                                           .filter = *capture::capture_filter_from(o.filter),
                                            .snaplen = o.snaplen,
                                            .buffer_mb = o.buffer_mb,
                                            .outbound_too = o.outbound_too});
@@ -100,16 +94,10 @@ int run_capture(const CaptureOptions& o) {
   if (tty && o.progress) fmt::print(stderr, "\r\033[K");
 
   const CaptureSetup setup{o.backend, o.filter, o.snaplen};
-  const std::size_t unlimited = SIZE_MAX;
   if (o.json) {
-    const std::size_t max_flows = !o.top || *o.top == 0 ? unlimited : *o.top;
-    capture::write_json(
-        summary.analysis,
-        [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); },
-        max_flows, {{"capture", capture_json(summary, setup)}});
+    print_analysis_json(summary.analysis, o.top, {{"capture", capture_json(summary, setup)}});
   } else {
-    const std::size_t top = !o.top ? 10 : *o.top == 0 ? unlimited : *o.top;
-    fmt::print("{}", render_capture_text(summary, setup, top));
+    fmt::print("{}", render_capture_text(summary, setup, text_flow_limit(o.top)));
   }
   std::fflush(stdout);
   if (summary.counters.dropped() > 0)

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "rocehil/capture/live_source.hpp"
 
@@ -17,6 +19,8 @@ enum class CaptureFilter {
   cnp_pfc,  // only CNPs (BTH opcode 0x81) and MAC control frames
 };
 const char* to_string(CaptureFilter filter) noexcept;
+// The filter named "all", "roce" or "cnp-pfc"; nullopt for any other name.
+std::optional<CaptureFilter> capture_filter_from(std::string_view name) noexcept;
 // The BPF expression for `filter` (tcpdump syntax); frames with up to two VLAN tags match too.
 std::string bpf_expression(CaptureFilter filter);
 

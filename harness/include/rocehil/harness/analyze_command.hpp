@@ -2,6 +2,7 @@
 
 #include <CLI/App.hpp>
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,16 @@ struct PauseOptions {
 // Adds --storm-ms, --direction and --spine-mac (repeatable) to `cmd`, parsed into `options`
 // (which must outlive the parse). A malformed value is a usage error naming the option.
 void add_pause_options(CLI::App& cmd, PauseOptions& options);
+
+// What --top means (shared by analyze and capture): in JSON, unset or 0 lists every flow; in
+// tables, unset lists 10 and 0 lists every flow.
+std::size_t json_flow_limit(std::optional<std::size_t> top) noexcept;
+std::size_t text_flow_limit(std::optional<std::size_t> top) noexcept;
+
+// Writes the analysis as JSON (schema_version 1) on stdout in pieces, with `extra` members at the
+// top level (where the frames came from).
+void print_analysis_json(const capture::Analysis& analysis, std::optional<std::size_t> top,
+                         const nlohmann::json& extra);
 
 // "aa:bb:cc:dd:ee:ff" or "aa-bb-cc-dd-ee-ff", either case; nullopt for anything else.
 std::optional<capture::MacAddress> parse_mac_address(std::string_view text);
