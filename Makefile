@@ -54,6 +54,8 @@ demo: build
 	$(ROCEHIL) testbed down --dir $(DEMO_DIR)/testbed --id $(DEMO_ID) --quiet
 	$(ROCEHIL) testbed up --dir $(DEMO_DIR)/testbed --id $(DEMO_ID)
 	$(ROCEHIL) testbed status --dir $(DEMO_DIR)/testbed || $(DEMO_DOWN)
+	@echo; echo "demo: preflight of the testbed's inventory over ssh (every host is soft only: no RNIC here):"
+	$(ROCEHIL) inventory check $(DEMO_DIR)/testbed/inventory.yaml || $(DEMO_DOWN)
 	@echo; echo "demo: capturing spine 1's mirror port; 4 QPs of RDMA WRITE from h1 (rack 1) to h3 (rack 2), the server started over ssh; then a PFC storm on spine 1 -> leaf 1:"
 	$(DEMO_RUN)-cap $(abspath $(ROCEHIL)) capture --iface $(DEMO_ID)-m1 --filter roce \
 	  --write $(DEMO_DIR)/spine1-live.pcapng --direction spine-to-leaf --link-gbps 100 --top 4 \

@@ -14,7 +14,9 @@ std::string format_si(double value, const char* unit) {
     v /= 1000.0;
     ++i;
   }
-  if (i == 0) return fmt::format("{:g} {}", v, unit);
+  // Counts print whole; a fractional rate such as 0.81 hosts/s keeps three digits, like the rest.
+  if (i == 0 && v == std::floor(v)) return fmt::format("{:g} {}", v, unit);
+  if (i == 0) return fmt::format("{:.3g} {}", v, unit);
   return fmt::format("{:.3g} {}{}", v, prefixes[i], unit);
 }
 

@@ -17,6 +17,8 @@ TEST(Units, Formatting) {
   EXPECT_EQ(format_bytes(512), "512 B");
   EXPECT_EQ(format_bytes(1234567), "1.23 MB");
   EXPECT_EQ(format_si(20.5e6, "pps"), "20.5 Mpps");
+  EXPECT_EQ(format_si(0.810426, "hosts/s"), "0.81 hosts/s");
+  EXPECT_EQ(format_si(64, "hosts"), "64 hosts");
   EXPECT_EQ(format_duration_ns(95), "95 ns");
   EXPECT_EQ(format_duration_ns(830e3), "830 us");
   EXPECT_EQ(format_duration_ns(12.5e6), "12.5 ms");

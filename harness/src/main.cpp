@@ -5,12 +5,14 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <new>
+#include <string_view>
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/harness/agent_command.hpp"
 #include "rocehil/harness/analyze_command.hpp"
 #include "rocehil/harness/capture_command.hpp"
 #include "rocehil/harness/inject_command.hpp"
+#include "rocehil/harness/inventory_command.hpp"
 #include "rocehil/harness/testbed_command.hpp"
 #include "rocehil/harness/traffic_command.hpp"
 
@@ -45,6 +47,7 @@ int main(int argc, char** argv) {
   rocehil::harness::add_agent_command(app, exit_code);
   rocehil::harness::add_capture_command(app, exit_code);
   rocehil::harness::add_inject_command(app, exit_code);
+  rocehil::harness::add_inventory_command(app, exit_code);
 
   try {
     app.parse(argc, argv);
@@ -53,7 +56,13 @@ int main(int argc, char** argv) {
     return cli_code == 0 ? 0 : static_cast<int>(rocehil::ExitCode::bad_input);
   } catch (const rocehil::Error& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "rocehil: error: {}\n", e.what());
+    // One line per problem (an inventory can have many), each marked as an error.
+    std::string_view rest = e.what();
+    do {
+      const auto nl = rest.find('\n');
+      fmt::print(stderr, "rocehil: error: {}\n", rest.substr(0, nl));
+      rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+    } while (!rest.empty());
     return static_cast<int>(e.exit_code());
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "rocehil: error: out of memory\n");

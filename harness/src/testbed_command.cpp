@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <memory>
 
 #include "rocehil/common/error.hpp"
@@ -94,6 +95,9 @@ Addresses come only from 198.18.0.0/15: RoCEv2 traffic on 198.18.0.0/16 (rack r'
       if (testbed::to_string(d) == *mirror) up_opts->mirror = d;
     up_opts->dir = up_common->dir;
     up_opts->id = up_common->id;
+    // Hosts run this very binary as their agent: the namespaces see this machine's files.
+    std::error_code ec;
+    up_opts->agent = std::filesystem::read_symlink("/proc/self/exe", ec).string();
     const auto result = testbed::up(*up_opts, reporter(*up_common));
     if (up_common->json)
       print_json(testbed::up_json(result));

@@ -49,6 +49,8 @@ void write_host(YAML::Emitter& y, const Namespace& ns, const TestbedOptions& o) 
 
 std::string inventory_yaml(const Topology& t, const TestbedOptions& o, const TestbedPaths& paths) {
   YAML::Emitter y;
+  // Link speeds such as 0.4 Gb/s print as written, not as the nearest double's 17 digits.
+  y.SetDoublePrecision(9);
   y << YAML::Comment(fmt::format(
       "Written by 'rocehil testbed up' for testbed {} in {}.\n"
       "A virtual fabric of network namespaces: hosts reach it over ssh on the management\n"
@@ -59,6 +61,7 @@ std::string inventory_yaml(const Topology& t, const TestbedOptions& o, const Tes
   y << YAML::Key << "name" << YAML::Value << fmt::format("testbed-{}", t.id);
   y << YAML::Key << "defaults" << YAML::Value << YAML::BeginMap;
   write_ssh(y, paths);
+  if (!o.agent.empty()) y << YAML::Key << "agent" << YAML::Value << o.agent;
   y << YAML::Key << "provider" << YAML::Value << "soft";
   y << YAML::Key << "link_gbps" << YAML::Value << gbps(o.host_mbps);
   y << YAML::EndMap;

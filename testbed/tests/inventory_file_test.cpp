@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include "rocehil/inventory/load.hpp"
+#include "rocehil/inventory/selection.hpp"
+
 namespace rocehil::testbed {
 namespace {
 
@@ -52,6 +55,55 @@ TEST(InventoryFile, ParsesBackToTheTopology) {
   EXPECT_EQ(captures[2]["mirrors"]["links"][1].as<std::string>(), "l2-s3");
   EXPECT_EQ(captures[2]["mirrors"]["direction"].as<std::string>(), "spine-to-leaf");
   EXPECT_DOUBLE_EQ(captures[0]["link_gbps"].as<double>(), 0.5);
+}
+
+// The file the testbed writes is the inventory a site would write: the loader must take it as it
+// is, with every value the testbed meant.
+TEST(InventoryFile, LoadsWithTheInventoryLoader) {
+  TestbedOptions o;
+  o.dir = "/srv/tb";
+  o.id = "t1";
+  o.hosts = 5;
+  o.racks = 2;
+  o.spines = 3;
+  o.uplink_mbps = 400;
+  o.agent = "/opt/rocehil/bin/rocehil";
+  const Topology t = build_topology(o, 4);
+  const auto loaded =
+      inventory::parse_inventory(inventory_yaml(t, o, TestbedPaths{o.dir}), "tb.yaml");
+  for (const auto& d : loaded.diagnostics) ADD_FAILURE() << inventory::to_string(d);
+  ASSERT_TRUE(loaded.inventory.has_value());
+  const inventory::Inventory& inv = *loaded.inventory;
+  EXPECT_EQ(inv.hosts.size(), 6u);
+  EXPECT_EQ(inv.defaults.agent, "/opt/rocehil/bin/rocehil");
+  for (const auto& ns : t.namespaces) {
+    if (ns.role != Role::host) continue;
+    const inventory::Host* h = inv.find_host(ns.name);
+    ASSERT_NE(h, nullptr) << ns.name;
+    EXPECT_EQ(h->address, ns.mgmt_address);
+    EXPECT_EQ(h->provider, inventory::Provider::soft);
+    EXPECT_EQ(h->agent, "/opt/rocehil/bin/rocehil");
+    EXPECT_EQ(h->ssh.identity, "/srv/tb/ssh/id_ed25519");
+    EXPECT_EQ(h->ssh.known_hosts, "/srv/tb/ssh/known_hosts");
+    ASSERT_EQ(h->nics.size(), 1u);
+    EXPECT_EQ(h->nics[0].ip, ns.fabric_address);
+    EXPECT_EQ(h->rack, "r" + std::to_string(ns.rack));
+  }
+  ASSERT_EQ(inv.captures.size(), 3u);
+  EXPECT_EQ(inv.captures[1].mirrors.switch_name, "s2");
+  EXPECT_DOUBLE_EQ(inv.captures[1].link_gbps, 0.4);
+  EXPECT_EQ(inventory::select_hosts(inv, "label:gpu@1/rack").size(), 2u);
+}
+
+TEST(InventoryFile, SpeedsAreWrittenAsStated) {
+  TestbedOptions o;
+  o.dir = "/srv/tb";
+  o.id = "t1";
+  o.uplink_mbps = 400;
+  const Topology t = build_topology(o, 4);
+  const std::string text = inventory_yaml(t, o, TestbedPaths{o.dir});
+  EXPECT_NE(text.find("gbps: 0.4}"), std::string::npos) << text;
+  EXPECT_EQ(text.find("0.40000"), std::string::npos);
 }
 
 }  // namespace

@@ -25,6 +25,9 @@ struct TestbedOptions {
   bool ecn = true;
   int mtu = 9000;
   MirrorDirection mirror = MirrorDirection::spine_to_leaf;
+  // The rocehil binary the hosts run as their agent, written as the inventory's defaults.agent
+  // (the namespaces share this machine's file system); empty: not written.
+  std::string agent{};
 };
 
 // Limits that keep names and addresses inside their fields: interface names are 15 characters,

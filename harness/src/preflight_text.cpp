@@ -1,0 +1,161 @@
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "rocehil/harness/preflight.hpp"
+#include "rocehil/harness/text_table.hpp"
+
+namespace rocehil::harness {
+
+namespace {
+
+const CheckItem* first_item(const HostCheck& h, std::string_view prefix) {
+  for (const auto& i : h.items)
+    if (i.name == prefix || i.name.starts_with(std::string(prefix) + " ")) return &i;
+  return nullptr;
+}
+
+// Compact cells: the table is a glance, the lines under it say why.
+std::string agent_cell(const HostCheck& h) {
+  const CheckItem* i = first_item(h, "agent");
+  if (!i) return "-";
+  if (i->status == CheckStatus::ok) return "ok";
+  return h.facts && !h.facts->agent_version.empty() ? h.facts->agent_version : "missing";
+}
+
+std::string rdma_cell(const HostCheck& h) {
+  std::size_t ports = 0, active = 0;
+  for (const auto& i : h.items)
+    if (i.name.starts_with("rdma ")) {
+      ++ports;
+      if (i.status == CheckStatus::ok) ++active;
+    }
+  return ports == 0 ? "-" : fmt::format("{}/{} active", active, ports);
+}
+
+std::string mtu_cell(const HostCheck& h) {
+  if (!h.facts) return "-";
+  std::string cell;
+  for (const auto& i : h.items)
+    if (i.name.starts_with("mtu ")) {
+      const std::string value = i.detail.substr(0, i.detail.find(' '));
+      if (cell.find(value) == std::string::npos) cell += (cell.empty() ? "" : ",") + value;
+    }
+  return cell.empty() ? "-" : cell;
+}
+
+std::string pfc_cell(const HostCheck& h) {
+  if (!h.facts) return "-";
+  std::string cell;
+  for (const auto& n : h.facts->netdevs) {
+    if (!n.pfc) continue;
+    std::string prios;
+    for (std::size_t p = 0; p < 8; ++p)
+      if ((*n.pfc)[p]) prios += std::to_string(p);
+    if (prios.empty()) prios = "none";
+    if (cell.find(prios) == std::string::npos) cell += (cell.empty() ? "" : ",") + prios;
+  }
+  return cell.empty() ? "?" : cell;
+}
+
+std::string ecn_cell(const HostCheck& h) {
+  if (!h.facts) return "-";
+  bool known = false, np = false, rp = false;
+  for (const auto& n : h.facts->netdevs) {
+    for (const auto& [side, on] : {std::pair{&n.ecn_np, &np}, std::pair{&n.ecn_rp, &rp}}) {
+      if (!*side) continue;
+      known = true;
+      for (const bool b : **side) *on = *on || b;
+    }
+  }
+  if (!known) return "?";
+  if (np && rp) return "np+rp";
+  return np ? "np" : rp ? "rp" : "off";
+}
+
+std::string firmware_cell(const HostCheck& h) {
+  if (!h.facts) return "-";
+  std::string cell;
+  for (const auto& d : h.facts->rdma) {
+    std::string fw = d.fw_ver;
+    for (const auto& n : h.facts->netdevs)
+      if (n.name == d.netdev && !n.firmware.empty())
+        fw = n.firmware.substr(0, n.firmware.find(' '));
+    if (!fw.empty() && cell.find(fw) == std::string::npos) cell += (cell.empty() ? "" : ",") + fw;
+  }
+  return cell.empty() ? "-" : cell;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const CheckReport& r) {
+  nlohmann::json j{{"schema_version", 1},
+                   {"inventory", r.inventory_file},
+                   {"name", r.inventory_name},
+                   {"selection", r.selection},
+                   {"controller_version", r.controller_version}};
+  nlohmann::json summary{{"ok", 0}, {"soft_only", 0}, {"failed", 0}, {"unreachable", 0}};
+  j["hosts"] = nlohmann::json::array();
+  for (const auto& h : r.hosts) {
+    switch (h.verdict) {
+      case HostVerdict::ok: summary["ok"] = summary["ok"].get<int>() + 1; break;
+      case HostVerdict::soft_only:
+        summary["soft_only"] = summary["soft_only"].get<int>() + 1;
+        break;
+      case HostVerdict::failed: summary["failed"] = summary["failed"].get<int>() + 1; break;
+      case HostVerdict::unreachable:
+        summary["unreachable"] = summary["unreachable"].get<int>() + 1;
+        break;
+    }
+    nlohmann::json hj{{"name", h.host},
+                      {"address", h.address},
+                      {"verdict", std::string(to_string(h.verdict))},
+                      {"ssh_ms", std::round(h.ssh_ms * 10) / 10}};
+    if (h.verdict == HostVerdict::unreachable) hj["unreachable"] = h.unreachable;
+    hj["checks"] = nlohmann::json::array();
+    for (const auto& i : h.items)
+      hj["checks"].push_back(
+          {{"name", i.name}, {"status", std::string(to_string(i.status))}, {"detail", i.detail}});
+    hj["facts"] = h.facts ? to_json(*h.facts) : nlohmann::json(nullptr);
+    j["hosts"].push_back(std::move(hj));
+  }
+  j["summary"] = summary;
+  return j;
+}
+
+std::string render_check_text(const CheckReport& r) {
+  TextTable table({{"HOST", TextTable::Align::left},
+                   {"ADDRESS", TextTable::Align::left},
+                   {"VERDICT", TextTable::Align::left},
+                   {"SSH", TextTable::Align::right},
+                   {"AGENT", TextTable::Align::left},
+                   {"RDMA", TextTable::Align::left},
+                   {"MTU", TextTable::Align::right},
+                   {"PFC", TextTable::Align::left},
+                   {"ECN", TextTable::Align::left},
+                   {"FIRMWARE", TextTable::Align::left}});
+  std::size_t counts[4] = {0, 0, 0, 0};
+  std::string details;
+  for (const auto& h : r.hosts) {
+    ++counts[static_cast<int>(h.verdict)];
+    if (h.verdict == HostVerdict::unreachable) {
+      table.add_row({h.host, h.address, "unreachable", "-", "-", "-", "-", "-", "-", "-"});
+      details += fmt::format("  {}: unreachable: {}\n", h.host, h.unreachable);
+      continue;
+    }
+    table.add_row({h.host, h.address, std::string(to_string(h.verdict)),
+                   fmt::format("{:.0f} ms", h.ssh_ms), agent_cell(h), rdma_cell(h), mtu_cell(h),
+                   pfc_cell(h), ecn_cell(h), firmware_cell(h)});
+    for (const auto& i : h.items)
+      if (i.status == CheckStatus::fail || i.status == CheckStatus::warn)
+        details += fmt::format("  {}: {} {}: {}\n", h.host, to_string(i.status), i.name, i.detail);
+  }
+  std::string out = table.render();
+  if (!details.empty()) out += "\n" + details;
+  out += fmt::format("{} hosts: {} ok, {} soft only, {} failed, {} unreachable\n", r.hosts.size(),
+                     counts[0], counts[1], counts[2], counts[3]);
+  return out;
+}
+
+}  // namespace rocehil::harness

@@ -1,0 +1,50 @@
+// libFuzzer target: any bytes as an inventory file. parse_inventory must never crash or throw;
+// it either returns an inventory or diagnostics, never both; every diagnostic is one printable
+// line of bounded length pointing inside the input; and whatever loads selects with "all".
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "rocehil/inventory/load.hpp"
+#include "rocehil/inventory/selection.hpp"
+
+namespace inv = rocehil::inventory;
+
+namespace {
+
+[[noreturn]] void fail(const char* what, std::string_view detail) {
+  std::fprintf(stderr, "fuzz_inventory_loader: %s\n%.*s\n", what, static_cast<int>(detail.size()),
+               detail.data());
+  std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  int lines = 1;
+  for (const char c : text) lines += c == '\n' ? 1 : 0;
+  const inv::LoadResult r = inv::parse_inventory(text, "fuzz.yaml");
+  if (r.inventory.has_value() == !r.diagnostics.empty()) fail("inventory and diagnostics", "");
+  for (const auto& d : r.diagnostics) {
+    const std::string line = inv::to_string(d);
+    if (line.size() > 600) fail("diagnostic too long", line);
+    for (const char c : line)
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
+        fail("diagnostic not printable", line);
+    if (d.line < 1 || d.line > lines + 1 || d.column < 1)
+      fail("diagnostic outside the input", line);
+  }
+  if (r.inventory) {
+    try {
+      if (inv::select_hosts(*r.inventory, "all").size() != r.inventory->hosts.size())
+        fail("'all' does not select every host", "");
+    } catch (const std::exception& e) {
+      fail("'all' threw", e.what());
+    }
+  }
+  return 0;
+}

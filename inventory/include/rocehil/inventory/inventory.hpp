@@ -1,0 +1,136 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rocehil::inventory {
+
+// Where a value came from in the inventory file, 1-based, for messages that point at it.
+struct SourceLocation {
+  int line = 0;
+  int column = 0;
+};
+
+enum class Provider { soft, verbs };
+std::string_view to_string(Provider p);
+
+// How rocehil reaches a host over ssh. After loading, a host's settings are complete: its own
+// values over the file's defaults. Empty or 0 means "ssh's own default".
+struct SshSettings {
+  std::string user;                  // ssh -l
+  int port = 0;                      // ssh -p
+  std::string identity;              // ssh -i
+  std::string known_hosts;           // -o UserKnownHostsFile=
+  std::string jump;                  // ssh -J [user@]host[:port]
+  std::vector<std::string> options;  // -o Key=Value, never one that runs a command
+  int connect_timeout_s = 10;
+};
+
+// One RDMA-capable port (or, for the soft provider, one netdev) of a host.
+struct Nic {
+  std::string device;  // RDMA device, e.g. mlx5_0; empty for soft-only hosts
+  int port = 1;        // RDMA port number
+  int gid_index = -1;  // -1: not stated (the verbs provider then looks for the RoCEv2 GID of ip)
+  std::string netdev;  // kernel interface, e.g. ens1f0np0
+  std::string ip;      // the address RoCE traffic uses
+  double link_gbps = 0;
+  int numa = -1;  // -1: unknown
+  int gpu = -1;   // GPU index paired with this NIC (same PCIe switch); -1: none
+  int rail = 0;
+  std::string link;  // name of the fabric link it is cabled to, if the inventory lists links
+  int mtu = 0;       // expected netdev MTU; 0: not stated
+  SourceLocation where;
+};
+
+struct Host {
+  std::string name;
+  std::string address;  // what ssh connects to: IP or DNS name
+  SshSettings ssh;
+  std::string agent;  // remote path (or PATH name) of the rocehil binary
+  Provider provider = Provider::verbs;
+  std::string rack;
+  std::vector<std::string> labels;
+  std::string netns;  // the testbed's namespace behind this host; informative
+  std::vector<Nic> nics;
+  SourceLocation where;  // the entry it came from (a range entry gives many hosts one place)
+};
+
+struct Switch {
+  std::string name;
+  std::string role;  // leaf, spine, superspine, other
+  std::string rack;
+  std::string address;
+  int ports = 0;
+  double port_gbps = 0;
+  std::string netns;
+  SourceLocation where;
+};
+
+// One end of a link: a host or switch name and its port or interface.
+struct LinkEnd {
+  std::string node;
+  std::string port;
+};
+
+struct Link {
+  std::string name;
+  LinkEnd a, b;
+  double gbps = 0;
+  SourceLocation where;
+};
+
+struct Rack {
+  std::string name;
+  std::string leaf;  // the switch the rack's hosts hang off
+  std::vector<std::string> hosts;
+  SourceLocation where;
+};
+
+// What a capture point's mirror port copies: links (or ports) of one switch, in a direction.
+struct Mirror {
+  std::string switch_name;
+  std::vector<std::string> links;
+  std::vector<std::string> ports;
+  std::string direction;  // spine-to-leaf, leaf-to-spine, ingress, egress, both
+};
+
+struct CapturePoint {
+  std::string name;
+  std::string host;
+  std::string backend;                 // pcap or dpdk
+  std::string interface;               // pcap: the interface wired to the mirror port
+  std::vector<std::string> dpdk_args;  // dpdk: EAL arguments naming the port or vdev
+  double link_gbps = 0;
+  Mirror mirrors;
+  SourceLocation where;
+};
+
+struct Defaults {
+  SshSettings ssh;
+  std::string agent = "rocehil";
+  Provider provider = Provider::verbs;
+  double link_gbps = 0;
+  int gid_index = -1;
+  int port = 1;
+};
+
+struct Inventory {
+  int schema_version = 1;
+  std::string name;
+  std::string file;  // the path it was loaded from, for messages
+  Defaults defaults;
+  std::vector<Host> hosts;  // ranges expanded, in file order
+  std::vector<Rack> racks;
+  std::vector<Switch> switches;
+  std::vector<Link> links;
+  std::vector<CapturePoint> captures;
+
+  const Host* find_host(std::string_view name) const;
+  const Switch* find_switch(std::string_view name) const;
+  const CapturePoint* find_capture(std::string_view name) const;
+  const Rack* find_rack(std::string_view name) const;
+};
+
+}  // namespace rocehil::inventory

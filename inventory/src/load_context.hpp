@@ -1,0 +1,71 @@
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rocehil/inventory/inventory.hpp"
+#include "rocehil/inventory/load.hpp"
+
+namespace rocehil::inventory::detail {
+
+// A user's value as it may appear in a message: at most 40 characters, control characters
+// escaped, so every diagnostic stays one printable line.
+std::string shown(std::string_view value);
+
+SourceLocation location_of(const YAML::Node& node);
+
+// Collects diagnostics while one file is read.
+class LoadContext {
+ public:
+  explicit LoadContext(std::string file) : file_(std::move(file)) {}
+  void error(const YAML::Node& at, std::string message);
+  void error(SourceLocation at, std::string message);
+  std::vector<Diagnostic> take();
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+  std::vector<Diagnostic> diagnostics_;
+};
+
+// A YAML map read key by key: every key not in `known` is reported (with the nearest known one
+// as a suggestion), and so is a key given twice.
+class MapReader {
+ public:
+  MapReader(LoadContext& ctx, const YAML::Node& node, std::string what,
+            std::initializer_list<std::string_view> known);
+  bool ok() const { return ok_; }
+  // The value, or an undefined node when the key is absent.
+  YAML::Node get(std::string_view key) const;
+  bool has(std::string_view key) const { return get(key).IsDefined(); }
+  // Reports a missing required key at the map; returns the value.
+  YAML::Node require(std::string_view key, std::string_view example) const;
+  const YAML::Node& node() const { return node_; }
+
+ private:
+  LoadContext& ctx_;
+  YAML::Node node_;
+  std::string what_;
+  bool ok_ = false;
+};
+
+// Typed scalars: each reports a wrong type or a value out of range at the value and returns
+// nothing; `what` names the field in the message ("host 'h1': port").
+std::optional<std::string> read_string(LoadContext& ctx, const YAML::Node& n,
+                                       std::string_view what);
+std::optional<long> read_int(LoadContext& ctx, const YAML::Node& n, std::string_view what, long lo,
+                             long hi, std::string_view example);
+std::optional<double> read_number(LoadContext& ctx, const YAML::Node& n, std::string_view what,
+                                  double lo, double hi);
+std::optional<std::vector<std::string>> read_string_list(LoadContext& ctx, const YAML::Node& n,
+                                                         std::string_view what);
+// One of `choices`.
+std::optional<std::string> read_choice(LoadContext& ctx, const YAML::Node& n, std::string_view what,
+                                       std::initializer_list<std::string_view> choices);
+
+}  // namespace rocehil::inventory::detail
