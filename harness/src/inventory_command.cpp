@@ -4,12 +4,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/harness/inventory_check.hpp"
@@ -36,16 +33,6 @@ struct InventoryOptions {
   SshOptions ssh;
 };
 
-std::string read_file(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw input_error(
-        fmt::format("cannot read inventory '{}': {}; check the path", file, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string summary(const inv::Inventory& inventory) {
   std::size_t nics = 0;
   for (const auto& h : inventory.hosts) nics += h.nics.size();
@@ -55,7 +42,7 @@ std::string summary(const inv::Inventory& inventory) {
 }
 
 int validate(const InventoryOptions& o) {
-  const inv::LoadResult result = inv::parse_inventory(read_file(o.file), o.file);
+  const inv::LoadResult result = inv::parse_inventory_file(o.file);
   if (o.json) {
     nlohmann::json j{
         {"schema_version", 1}, {"file", o.file}, {"valid", result.inventory.has_value()}};

@@ -69,14 +69,18 @@ LoadResult parse_inventory(std::string_view text, const std::string& file) {
   return result;
 }
 
-Inventory load_inventory(const std::string& file) {
+LoadResult parse_inventory_file(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in)
-    throw input_error(
-        fmt::format("cannot read inventory '{}': {}; check the path", file, std::strerror(errno)));
+    throw input_error(fmt::format("cannot read inventory '{}': {}; check the path", file,
+                                  std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
-  LoadResult result = parse_inventory(text.str(), file);
+  return parse_inventory(text.str(), file);
+}
+
+Inventory load_inventory(const std::string& file) {
+  LoadResult result = parse_inventory_file(file);
   if (result.inventory) return std::move(*result.inventory);
   std::string message;
   for (const auto& d : result.diagnostics) {

@@ -28,6 +28,9 @@ struct LoadResult {
 // user fixes them in one go. `file` names it in messages. Never throws for bad input.
 LoadResult parse_inventory(std::string_view text, const std::string& file);
 
+// Reads FILE and parses it; throws rocehil::Error (bad input) only when it cannot be read.
+LoadResult parse_inventory_file(const std::string& file);
+
 // Reads FILE and parses it; throws rocehil::Error (bad input) carrying every diagnostic, one per
 // line, when the file cannot be read or is invalid.
 Inventory load_inventory(const std::string& file);
