@@ -72,8 +72,8 @@ LoadResult parse_inventory(std::string_view text, const std::string& file) {
 LoadResult parse_inventory_file(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in)
-    throw input_error(fmt::format("cannot read inventory '{}': {}; check the path", file,
-                                  std::strerror(errno)));
+    throw input_error(
+        fmt::format("cannot read inventory '{}': {}; check the path", file, std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
   return parse_inventory(text.str(), file);

@@ -165,14 +165,14 @@ void Loader::read_rack(const YAML::Node& entry) {
         for (const auto& host : e.values) add_to_rack(rack, host, at, owner);
       }
     }
+  rack_index_.try_emplace(rack.name, inv_.racks.size());
   inv_.racks.push_back(std::move(rack));
 }
 
 void Loader::add_to_rack(Rack& rack, const std::string& host_name, const YAML::Node& at,
                          const std::string& owner) {
-  Host* host = nullptr;
-  for (auto& h : inv_.hosts)
-    if (h.name == host_name) host = &h;
+  const auto found = host_index_.find(host_name);
+  Host* host = found == host_index_.end() ? nullptr : &inv_.hosts[found->second];
   if (!host) {
     ctx_.error(at, fmt::format("{}: host '{}' is not in hosts; add it there, or correct the "
                                "name",
@@ -198,10 +198,9 @@ void Loader::check_host_racks() {
     // Racks named only by hosts: the implicit rack list, in order of first mention.
     for (const auto& h : inv_.hosts) {
       if (h.rack.empty()) continue;
-      Rack* rack = nullptr;
-      for (auto& r : inv_.racks)
-        if (r.name == h.rack) rack = &r;
+      Rack* rack = find_rack(h.rack);
       if (!rack) {
+        rack_index_.emplace(h.rack, inv_.racks.size());
         inv_.racks.push_back(Rack{h.rack, "", {}, h.where});
         rack = &inv_.racks.back();
       }
@@ -226,9 +225,8 @@ void Loader::check_host_racks() {
 }
 
 Rack* Loader::find_rack(const std::string& name) {
-  for (auto& r : inv_.racks)
-    if (r.name == name) return &r;
-  return nullptr;
+  const auto it = rack_index_.find(name);
+  return it == rack_index_.end() ? nullptr : &inv_.racks[it->second];
 }
 
 void Loader::check_nic_links() {

@@ -96,6 +96,7 @@ void Loader::read_host(const YAML::Node& entry) {
     h.nics = std::move(nics[i]);
     claim_node_name(h.name, name_node, "host");
     check_host_duplicates(h, name_node, address_node);
+    host_index_.try_emplace(h.name, inv_.hosts.size());
     inv_.hosts.push_back(std::move(h));
   }
 }

@@ -98,6 +98,9 @@ class Loader {
   std::map<std::string, int> link_names_;
   std::map<std::string, int> rack_names_;
   std::map<std::string, std::string> host_rack_;
+  // Indexes into inv_.hosts and inv_.racks: a site of thousands must not load in N^2.
+  std::map<std::string, std::size_t> host_index_;
+  std::map<std::string, std::size_t> rack_index_;
   struct NicLink {
     YAML::Node at;
     std::string what;

@@ -160,9 +160,11 @@ class Selector {
         for (std::size_t i = 0; i < matched.size(); ++i)
           for (const auto& nic : inv_.hosts[i].nics) matched[i] = matched[i] || nic.rail == rail;
       } else if (key == "leaf") {
+        std::map<std::string_view, std::string_view> leaf_of;
+        for (const auto& r : inv_.racks) leaf_of.emplace(r.name, r.leaf);
         for (std::size_t i = 0; i < matched.size(); ++i) {
-          const Rack* rack = inv_.find_rack(inv_.hosts[i].rack);
-          matched[i] = rack && !rack->leaf.empty() && glob_match(value, rack->leaf);
+          const auto it = leaf_of.find(inv_.hosts[i].rack);
+          matched[i] = it != leaf_of.end() && !it->second.empty() && glob_match(value, it->second);
         }
       } else if (key == "provider") {
         if (value != "soft" && value != "verbs")
