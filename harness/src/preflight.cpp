@@ -156,6 +156,17 @@ void check_netdev(const Host& host, const Nic& nic, const std::string& netdev, c
   else
     out.push_back(item("mtu " + netdev, CheckStatus::ok, mtu));
 
+  // A port that came up slower than it should is the classic bad cable or optic.
+  if (nic.link_gbps > 0 && n->speed_mbps > 0) {
+    const double gbps = n->speed_mbps / 1000.0;
+    if (gbps + 1e-9 < nic.link_gbps)
+      out.push_back(item("speed " + netdev, CheckStatus::fail,
+                         fmt::format("link is up at {:g} Gb/s, the inventory says {:g}; check the "
+                                     "cable, the optic and the switch port",
+                                     gbps, nic.link_gbps)));
+    else
+      out.push_back(item("speed " + netdev, CheckStatus::ok, fmt::format("{:g} Gb/s", gbps)));
+  }
   if (n->pfc) {
     std::string detail = fmt::format("priorities {} ({})", priorities(*n->pfc), n->pfc_source);
     if (!n->trust.empty()) detail += ", trust " + n->trust;

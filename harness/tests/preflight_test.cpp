@@ -114,6 +114,13 @@ TEST(Preflight, AgentAndMtu) {
       "agent is rocehil 0.0.9, this controller is rocehil 0.1.0; --deploy copies this binary");
   EXPECT_EQ(find(items, "mtu ens1f0np0").detail, "mtu 9000, the inventory says 4200");
   EXPECT_EQ(verdict_of(h, f, items), HostVerdict::failed);
+  EXPECT_FALSE(contains(find(items, "netdev ens1f0np0").detail, "fail"));
+  h.nics[0].link_gbps = 400;
+  EXPECT_EQ(find(evaluate_host(h, f, version), "speed ens1f0np0").detail, "400 Gb/s");
+  f.netdevs[0].speed_mbps = 200000;
+  EXPECT_EQ(find(evaluate_host(h, f, version), "speed ens1f0np0").detail,
+            "link is up at 200 Gb/s, the inventory says 400; check the cable, the optic and the "
+            "switch port");
   f.agent_version.clear();
   f.agent_problem = "not found";
   items = evaluate_host(h, f, version);
