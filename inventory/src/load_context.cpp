@@ -35,28 +35,6 @@ std::string_view kind_of(const YAML::Node& n) {
 
 }  // namespace
 
-std::string shown(std::string_view value) {
-  std::string out;
-  for (const char c : value) {
-    if (out.size() >= 40) {
-      out += "...";
-      break;
-    }
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n')
-      out += "\\n";
-    else if (c == '\t')
-      out += "\\t";
-    else if (u < 0x20 || u == 0x7f)
-      out += fmt::format("\\x{:02x}", u);
-    else if (u >= 0x80)
-      out += '?';  // keep messages ASCII whatever the file's bytes
-    else
-      out += c;
-  }
-  return out;
-}
-
 SourceLocation location_of(const YAML::Node& node) {
   const YAML::Mark m = node.Mark();
   if (m.is_null()) return {};

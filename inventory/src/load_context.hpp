@@ -10,12 +10,9 @@
 
 #include "rocehil/inventory/inventory.hpp"
 #include "rocehil/inventory/load.hpp"
+#include "shown.hpp"
 
 namespace rocehil::inventory::detail {
-
-// A user's value as it may appear in a message: at most 40 characters, control characters
-// escaped, so every diagnostic stays one printable line.
-std::string shown(std::string_view value);
 
 SourceLocation location_of(const YAML::Node& node);
 

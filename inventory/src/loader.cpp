@@ -148,6 +148,8 @@ std::optional<Inventory> Loader::load(const YAML::Node& root) {
   if (const auto n = top.get("defaults"); n.IsDefined()) read_defaults(n);
   const auto hosts = top.require("hosts", "[{name: h1, address: 10.0.0.1}]");
   if (hosts.IsDefined()) read_list(hosts, "hosts", [&](const YAML::Node& h) { read_host(h); });
+  if (hosts.IsNull() || (hosts.IsSequence() && hosts.size() == 0))
+    ctx_.error(hosts, "hosts lists no host; add at least one ('- name: gpu001')");
   if (const auto n = top.get("switches"); n.IsDefined())
     read_list(n, "switches", [&](const YAML::Node& s) { read_switch(s); });
   if (const auto n = top.get("links"); n.IsDefined())

@@ -4,9 +4,13 @@
 
 #include <charconv>
 
+#include "shown.hpp"
+
 namespace rocehil::inventory {
 
 namespace {
+
+using detail::shown;
 
 struct Bound {
   unsigned long value = 0;
@@ -23,10 +27,6 @@ Bound parse_bound(std::string_view digits) {
   b.width = digits.size() > 1 && digits.front() == '0' ? digits.size() : 0;
   b.ok = true;
   return b;
-}
-
-std::string shown(std::string_view s) {
-  return s.size() <= 40 ? std::string(s) : std::string(s.substr(0, 37)) + "...";
 }
 
 }  // namespace

@@ -7,15 +7,14 @@
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/range.hpp"
+#include "shown.hpp"
 
 namespace rocehil::inventory {
 
 namespace {
 
 std::string shown(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 60)) out += (c >= ' ' && c < 0x7f) ? c : '?';
-  return s.size() > 60 ? out + "..." : out;
+  return detail::shown(s, 60);
 }
 
 std::string_view trim(std::string_view s) {
