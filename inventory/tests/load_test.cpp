@@ -105,6 +105,23 @@ hosts:
   EXPECT_EQ(inv.racks[0].hosts.size(), 64u);
 }
 
+TEST(Load, RangedNicLinksNameListedLinks) {
+  const std::string head = R"(schema_version: 1
+defaults: {provider: soft}
+hosts:
+  - name: h[1-2]
+    nics: [{netdev: eth0, link: "h[1-2]-l1"}]
+switches: [{name: l1, role: leaf}]
+links:
+  - {name: h1-l1, a: "h1:eth0", b: "l1:swp1"}
+)";
+  EXPECT_EQ(messages(head + "  - {name: h2-l1, a: \"h2:eth0\", b: \"l1:swp2\"}\n"),
+            std::vector<std::string>{});
+  EXPECT_EQ(messages(head),
+            std::vector<std::string>{"f.yaml:5:33: host entry 'h[1-2]': nic 1: link 'h2-l1' is not "
+                                     "in links; add it there, or correct the name"});
+}
+
 TEST(Load, RacksSectionFillsHostRacks) {
   const Inventory inv = load_ok(R"(schema_version: 1
 defaults: {provider: soft}
