@@ -17,14 +17,8 @@ void Loader::read_capture(const YAML::Node& entry) {
   if (!m.ok()) return;
   const YAML::Node name_node = m.require("name", "spine01-mirror");
   const YAML::Node host_node = m.require("host", "cap01");
-  if (!name_node.IsDefined()) return;
-  const auto name = detail::read_string(ctx_, name_node, "capture name");
+  const auto name = read_entry_name(ctx_, name_node, "capture");
   if (!name) return;
-  if (!is_valid_name(*name)) {
-    ctx_.error(name_node,
-               fmt::format("capture name '{}' is not a valid name; {}", shown(*name), name_rule));
-    return;
-  }
   const std::string owner = fmt::format("capture '{}'", *name);
   CapturePoint c;
   c.name = *name;

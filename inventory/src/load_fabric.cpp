@@ -97,14 +97,8 @@ void Loader::read_link(const YAML::Node& entry) {
   const YAML::Node name_node = m.require("name", "leaf01-spine01");
   const YAML::Node a = m.require("a", "leaf01:Ethernet1/1");
   const YAML::Node b = m.require("b", "spine01:Ethernet1/1");
-  if (!name_node.IsDefined()) return;
-  const auto name = detail::read_string(ctx_, name_node, "link name");
+  const auto name = read_entry_name(ctx_, name_node, "link");
   if (!name) return;
-  if (!is_valid_name(*name)) {
-    ctx_.error(name_node,
-               fmt::format("link name '{}' is not a valid name; {}", shown(*name), name_rule));
-    return;
-  }
   const std::string owner = fmt::format("link '{}'", *name);
   Link link;
   link.name = *name;
@@ -126,14 +120,8 @@ void Loader::read_rack(const YAML::Node& entry) {
   const MapReader m(ctx_, entry, "rack entry", {"name", "leaf", "hosts"});
   if (!m.ok()) return;
   const YAML::Node name_node = m.require("name", "r01");
-  if (!name_node.IsDefined()) return;
-  const auto name = detail::read_string(ctx_, name_node, "rack name");
+  const auto name = read_entry_name(ctx_, name_node, "rack");
   if (!name) return;
-  if (!is_valid_name(*name)) {
-    ctx_.error(name_node,
-               fmt::format("rack name '{}' is not a valid name; {}", shown(*name), name_rule));
-    return;
-  }
   const std::string owner = fmt::format("rack '{}'", *name);
   Rack rack;
   rack.name = *name;

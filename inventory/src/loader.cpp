@@ -113,6 +113,18 @@ void read_ssh(LoadContext& ctx, const YAML::Node& node, const std::string& owner
       ssh.connect_timeout_s = static_cast<int>(*v);
 }
 
+std::optional<std::string> read_entry_name(LoadContext& ctx, const YAML::Node& name_node,
+                                           std::string_view kind) {
+  if (!name_node.IsDefined()) return std::nullopt;
+  auto name = read_string(ctx, name_node, fmt::format("{} name", kind));
+  if (name && !is_valid_name(*name)) {
+    ctx.error(name_node,
+              fmt::format("{} name '{}' is not a valid name; {}", kind, shown(*name), name_rule));
+    return std::nullopt;
+  }
+  return name;
+}
+
 std::optional<Provider> read_provider(LoadContext& ctx, const YAML::Node& n,
                                       std::string_view what) {
   const auto v = detail::read_choice(ctx, n, what, {"soft", "verbs"});

@@ -36,6 +36,9 @@ Zipped zip(LoadContext& ctx, const YAML::Node& node, std::string_view what, std:
 bool all_valid(LoadContext& ctx, const YAML::Node& node, const Zipped& z,
                bool (*valid)(std::string_view), std::string_view what, std::string_view rule);
 void read_ssh(LoadContext& ctx, const YAML::Node& node, const std::string& owner, SshSettings& ssh);
+// An entry's name (a link, rack or capture): reported and nothing when absent or not a valid name.
+std::optional<std::string> read_entry_name(LoadContext& ctx, const YAML::Node& name_node,
+                                           std::string_view kind);
 std::optional<Provider> read_provider(LoadContext& ctx, const YAML::Node& n, std::string_view what);
 std::optional<std::string> read_agent(LoadContext& ctx, const YAML::Node& n, std::string_view what);
 

@@ -38,7 +38,9 @@ TEST(Range, Errors) {
 }
 
 TEST(Range, ErrorsStayOnePrintableLine) {
-  const auto r = expand_range("gpu[0\x0e" "01-1\n28]");
+  const auto r = expand_range(
+      "gpu[0\x0e"
+      "01-1\n28]");
   ASSERT_FALSE(r.error.empty());
   for (const char c : r.error) EXPECT_TRUE(c >= ' ' && c <= '~') << r.error;
   EXPECT_NE(r.error.find("\\x0e"), std::string::npos) << r.error;

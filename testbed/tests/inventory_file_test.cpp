@@ -9,13 +9,19 @@
 namespace rocehil::testbed {
 namespace {
 
-TEST(InventoryFile, ParsesBackToTheTopology) {
+// Five hosts in two racks behind three spines, in /srv/tb.
+TestbedOptions five_hosts() {
   TestbedOptions o;
   o.dir = "/srv/tb";
   o.id = "t1";
   o.hosts = 5;
   o.racks = 2;
   o.spines = 3;
+  return o;
+}
+
+TEST(InventoryFile, ParsesBackToTheTopology) {
+  TestbedOptions o = five_hosts();
   o.host_mbps = 2000;
   o.uplink_mbps = 500;
   const Topology t = build_topology(o, 4);
@@ -60,12 +66,7 @@ TEST(InventoryFile, ParsesBackToTheTopology) {
 // The file the testbed writes is the inventory a site would write: the loader must take it as it
 // is, with every value the testbed meant.
 TEST(InventoryFile, LoadsWithTheInventoryLoader) {
-  TestbedOptions o;
-  o.dir = "/srv/tb";
-  o.id = "t1";
-  o.hosts = 5;
-  o.racks = 2;
-  o.spines = 3;
+  TestbedOptions o = five_hosts();
   o.uplink_mbps = 400;
   o.agent = "/opt/rocehil/bin/rocehil";
   const Topology t = build_topology(o, 4);
