@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -12,39 +13,50 @@ namespace rocehil::harness {
 namespace {
 
 // POSIX sh (dash, bash, busybox). Arguments are data: every expansion is quoted, names are
-// checked against the interface-name characters before use, nothing is eval'd, nothing written.
-// Every tool's output is cut short so a broken one cannot flood the controller.
-constexpr std::string_view script = R"SH(agent=$1; shift
+// checked against the interface-name characters before use, nothing is eval'd, nothing written,
+// nothing reads the controller's stdin. Every tool's output is cut short (lines and line length)
+// so a broken one cannot flood the controller, and every tool runs under `timeout 5` when the
+// host has it.
+constexpr std::string_view script = R"SH(exec </dev/null
+agent=${1-}; [ "$#" -gt 0 ] && shift
 t=""; command -v timeout >/dev/null 2>&1 && t="timeout 5"
+cap() { head -n "$1" 2>/dev/null | cut -c1-1000 2>/dev/null; }
 echo "@@ host"
-echo "hostname $(cat /proc/sys/kernel/hostname 2>/dev/null)"
-echo "kernel $(uname -r 2>/dev/null)"
+printf 'hostname %s\n' "$(cat /proc/sys/kernel/hostname 2>/dev/null | cut -c1-200)"
+printf 'kernel %s\n' "$(uname -r 2>/dev/null | cut -c1-200)"
 echo "@@ agent"
 a=""
 case "$agent" in
-  */*) if [ ! -e "$agent" ]; then echo "problem not found"; elif [ ! -x "$agent" ]; then echo "problem not executable"; else a=$agent; fi ;;
-  *) a=$(command -v "$agent" 2>/dev/null) || a=""; [ -n "$a" ] || echo "problem not found" ;;
+  "") echo "problem not found" ;;
+  */*) if [ ! -e "$agent" ]; then echo "problem not found"; elif [ -d "$agent" ] || [ ! -x "$agent" ]; then echo "problem not executable"; else a=$agent; fi ;;
+  *) a=$(command -v -- "$agent" 2>/dev/null) || a=""; [ -n "$a" ] || echo "problem not found" ;;
 esac
 if [ -n "$a" ]; then
-  out=$($t "$a" --version 2>&1 </dev/null); rc=$?
-  first=$(printf '%s\n' "$out" | head -n 1 | cut -c1-200)
-  if [ "$rc" -eq 0 ]; then echo "version $first"; else echo "problem exit $rc: $first"; fi
+  case "$a" in -*) a=./$a ;; esac
+  $t "$a" --version >/dev/null 2>&1; rc=$?
+  if [ "$rc" -eq 0 ]; then
+    printf 'version %s\n' "$($t "$a" --version 2>/dev/null | head -n 1 | cut -c1-200)"
+  elif [ "$rc" -eq 124 ] && [ -n "$t" ]; then
+    echo "problem timed out after 5 s"
+  else
+    printf 'problem exit %s: %s\n' "$rc" "$($t "$a" --version 2>&1 >/dev/null | head -n 1 | cut -c1-200)"
+  fi
 fi
 rdma_netdevs=""
 for d in /sys/class/infiniband/*; do
   [ -e "$d" ] || continue
   echo "@@ rdma ${d##*/}"
-  echo "fw_ver $(cat "$d/fw_ver" 2>/dev/null)"
+  printf 'fw_ver %s\n' "$(cat "$d/fw_ver" 2>/dev/null)"
   nd=""
   for x in "$d"/device/net/*; do [ -e "$x" ] && { nd=${x##*/}; break; }; done
-  echo "netdev $nd"
+  printf 'netdev %s\n' "$nd"
   rdma_netdevs="$rdma_netdevs $nd"
   for p in "$d"/ports/*; do
     [ -e "$p" ] || continue
     echo "port ${p##*/}"
-    echo "state $(cat "$p/state" 2>/dev/null)"
-    echo "phys_state $(cat "$p/phys_state" 2>/dev/null)"
-    echo "link_layer $(cat "$p/link_layer" 2>/dev/null)"
+    printf 'state %s\n' "$(cat "$p/state" 2>/dev/null)"
+    printf 'phys_state %s\n' "$(cat "$p/phys_state" 2>/dev/null)"
+    printf 'link_layer %s\n' "$(cat "$p/link_layer" 2>/dev/null)"
     c=0
     for g in "$p"/gids/*; do [ -e "$g" ] && c=$((c+1)); done
     echo "gid_table_len $c"
@@ -53,12 +65,12 @@ for d in /sys/class/infiniband/*; do
       i=${g##*/}; v=$(cat "$g" 2>/dev/null)
       case "$v" in ""|0000:0000:0000:0000:0000:0000:0000:0000|fe80:0000:0000:0000:0000:0000:0000:0000) continue ;; esac
       ty=$(cat "$p/gid_attrs/types/$i" 2>/dev/null); gn=$(cat "$p/gid_attrs/ndevs/$i" 2>/dev/null)
-      echo "gid $i $v ${gn:--} $ty"
+      printf 'gid %s %s %s %s\n' "$i" "$v" "${gn:--}" "$ty"
     done
   done
 done
 if [ -n "$rdma_netdevs" ] && command -v ibv_devinfo >/dev/null 2>&1; then
-  echo "@@ ibv_devinfo"; $t ibv_devinfo 2>/dev/null | head -n 400
+  echo "@@ ibv_devinfo"; $t ibv_devinfo 2>/dev/null | cap 400
 fi
 probe_netdev() {
   n=$1
@@ -66,13 +78,13 @@ probe_netdev() {
   echo "@@ netdev $n"
   s=/sys/class/net/$n
   if [ ! -e "$s" ]; then echo "missing"; return; fi
-  echo "mtu $(cat "$s/mtu" 2>/dev/null)"
-  echo "operstate $(cat "$s/operstate" 2>/dev/null)"
-  echo "address $(cat "$s/address" 2>/dev/null)"
-  echo "speed $(cat "$s/speed" 2>/dev/null)"
-  echo "numa $(cat "$s/device/numa_node" 2>/dev/null)"
-  ip -o addr show dev "$n" 2>/dev/null | head -n 64 | while read -r _ _ fam addr _; do echo "inet $addr"; done
-  if command -v ethtool >/dev/null 2>&1; then echo "@@ ethtool $n"; $t ethtool -i "$n" 2>/dev/null | head -n 20; fi
+  printf 'mtu %s\n' "$(cat "$s/mtu" 2>/dev/null)"
+  printf 'operstate %s\n' "$(cat "$s/operstate" 2>/dev/null)"
+  printf 'address %s\n' "$(cat "$s/address" 2>/dev/null)"
+  printf 'speed %s\n' "$(cat "$s/speed" 2>/dev/null)"
+  printf 'numa %s\n' "$(cat "$s/device/numa_node" 2>/dev/null)"
+  $t ip -o addr show dev "$n" 2>/dev/null | cap 64 | while read -r _ _ _ addr _; do printf 'inet %s\n' "$addr"; done
+  if command -v ethtool >/dev/null 2>&1; then echo "@@ ethtool $n"; $t ethtool -i "$n" 2>/dev/null | cap 20; fi
   if [ -d "$s/ecn/roce_np" ] || [ -d "$s/ecn/roce_rp" ]; then
     echo "@@ ecn $n"
     for k in 0 1 2 3 4 5 6 7; do
@@ -80,12 +92,14 @@ probe_netdev() {
       echo "rp $k $(cat "$s/ecn/roce_rp/enable/$k" 2>/dev/null)"
     done
   fi
-  if command -v mlnx_qos >/dev/null 2>&1; then echo "@@ mlnx_qos $n"; $t mlnx_qos -i "$n" 2>/dev/null | head -n 80
-  elif command -v dcb >/dev/null 2>&1; then echo "@@ dcb $n"; $t dcb pfc show dev "$n" 2>/dev/null | head -n 20; fi
+  if command -v mlnx_qos >/dev/null 2>&1; then echo "@@ mlnx_qos $n"; $t mlnx_qos -i "$n" 2>/dev/null | cap 80
+  elif command -v dcb >/dev/null 2>&1; then echo "@@ dcb $n"; $t dcb pfc show dev "$n" 2>/dev/null | cap 20; fi
 }
 for n in "$@"; do probe_netdev "$n"; done
+set -f
 for n in $rdma_netdevs; do probe_netdev "$n"; done
-if command -v nvidia-smi >/dev/null 2>&1; then echo "@@ nvidia_smi"; $t nvidia-smi topo -m 2>/dev/null | head -n 200; fi
+set +f
+if command -v nvidia-smi >/dev/null 2>&1; then echo "@@ nvidia_smi"; $t nvidia-smi topo -m 2>/dev/null | cap 200; fi
 exit 0
 )SH";
 
@@ -184,6 +198,11 @@ class Parser {
   }
 
   void finish() {
+    // The shell lists gids/ in name order (0, 1, 10, 100, ..., 2): put them in index order.
+    for (auto& d : f_.rdma)
+      for (auto& p : d.ports)
+        std::stable_sort(p.gids.begin(), p.gids.end(),
+                         [](const GidEntry& a, const GidEntry& b) { return a.index < b.index; });
     for (auto& a : f_.gpu_nic)
       if (const auto it = nic_legend_.find(a.nic); it != nic_legend_.end()) a.nic = it->second;
   }

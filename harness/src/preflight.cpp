@@ -44,6 +44,15 @@ std::string address_of(std::string_view cidr) {
   return std::string(cidr.substr(0, cidr.find('/')));
 }
 
+// "10.0.0.1/24" holds 10.0.0.1; "2001:db8::2/64" holds 2001:DB8:0::2 (compared as bytes).
+bool holds_address(std::string_view cidr, const std::string& ip) {
+  const std::string a = address_of(cidr);
+  if (a == ip) return true;
+  std::array<unsigned char, 16> x{}, y{};
+  return inet_pton(AF_INET6, a.c_str(), x.data()) == 1 &&
+         inet_pton(AF_INET6, ip.c_str(), y.data()) == 1 && x == y;
+}
+
 const NetdevFacts* find_netdev(const HostFacts& f, std::string_view name) {
   for (const auto& n : f.netdevs)
     if (n.name == name) return &n;
@@ -105,12 +114,19 @@ void check_agent(const Host& host, const HostFacts& f, std::string_view version,
                                    "path and run 'rocehil inventory check FILE --deploy' to copy "
                                    "this binary there",
                                    host.agent)));
+  } else if (f.agent_version.empty() &&
+             (f.agent_problem == "not found" || f.agent_problem == "not executable")) {
+    out.push_back(item("agent", CheckStatus::fail,
+                       fmt::format("{} at {}; run 'rocehil inventory check FILE --deploy' to copy "
+                                   "this binary there",
+                                   f.agent_problem, host.agent)));
   } else if (f.agent_version.empty()) {
+    // It is there but does not run: a binary for another architecture or libc, or a broken copy.
     out.push_back(
         item("agent", CheckStatus::fail,
-             fmt::format("{} at {}; run 'rocehil inventory check FILE --deploy' to copy "
-                         "this binary there",
-                         f.agent_problem.empty() ? "no answer" : f.agent_problem, host.agent)));
+             fmt::format("{} --version failed ({}); run 'rocehil inventory check FILE "
+                         "--deploy' to copy this binary there",
+                         host.agent, f.agent_problem.empty() ? "no answer" : f.agent_problem)));
   } else {
     out.push_back(item("agent", CheckStatus::fail,
                        fmt::format("agent is {}, this controller is {}; --deploy copies this "
@@ -132,11 +148,12 @@ void check_netdev(const Host& host, const Nic& nic, const std::string& netdev, c
   }
   std::string carried;
   for (const auto& a : n->addresses)
-    if (!nic.ip.empty() && address_of(a) == nic.ip) carried = a;
-  if (n->operstate == "down")
-    out.push_back(
-        item(name, CheckStatus::fail,
-             "is down; bring it up (ip link set dev " + netdev + " up) and check the cable"));
+    if (!nic.ip.empty() && holds_address(a, nic.ip)) carried = a;
+  // The kernel's operstates (RFC 2863): a link on a down lower device or an absent one is down.
+  if (n->operstate == "down" || n->operstate == "lowerlayerdown" || n->operstate == "notpresent")
+    out.push_back(item(name, CheckStatus::fail,
+                       fmt::format("is {}; bring it up (ip link set dev {} up) and check the cable",
+                                   n->operstate, netdev)));
   else if (!nic.ip.empty() && carried.empty())
     out.push_back(
         item(name, CheckStatus::fail,

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -16,12 +17,32 @@ const CheckItem* first_item(const HostCheck& h, std::string_view prefix) {
   return nullptr;
 }
 
+// Adds `value` to a cell of distinct values, in first-seen order.
+void add_distinct(std::vector<std::string>& values, std::string value) {
+  if (!value.empty() && std::find(values.begin(), values.end(), value) == values.end())
+    values.push_back(std::move(value));
+}
+
+std::string joined(const std::vector<std::string>& values, std::string_view separator,
+                   std::string_view none) {
+  if (values.empty()) return std::string(none);
+  std::string out;
+  for (const auto& v : values) {
+    if (!out.empty()) out += separator;
+    out += v;
+  }
+  return out;
+}
+
 // Compact cells: the table is a glance, the lines under it say why.
 std::string agent_cell(const HostCheck& h) {
   const CheckItem* i = first_item(h, "agent");
   if (!i) return "-";
   if (i->status == CheckStatus::ok) return "ok";
-  return h.facts && !h.facts->agent_version.empty() ? h.facts->agent_version : "missing";
+  if (!h.facts || h.facts->agent_version.empty()) return "missing";
+  std::string_view v = h.facts->agent_version;
+  if (v.starts_with("rocehil ")) v.remove_prefix(8);
+  return std::string(v.substr(0, 20));
 }
 
 std::string rdma_cell(const HostCheck& h) {
@@ -34,29 +55,33 @@ std::string rdma_cell(const HostCheck& h) {
   return ports == 0 ? "-" : fmt::format("{}/{} active", active, ports);
 }
 
+// The MTU of every netdev the inventory's NICs use, as the host has it.
 std::string mtu_cell(const HostCheck& h) {
   if (!h.facts) return "-";
-  std::string cell;
-  for (const auto& i : h.items)
-    if (i.name.starts_with("mtu ")) {
-      const std::string value = i.detail.substr(0, i.detail.find(' '));
-      if (cell.find(value) == std::string::npos) cell += (cell.empty() ? "" : ",") + value;
-    }
-  return cell.empty() ? "-" : cell;
+  std::vector<std::string> values;
+  for (const auto& i : h.items) {
+    if (!i.name.starts_with("mtu ")) continue;
+    const std::string_view netdev = std::string_view(i.name).substr(4);
+    for (const auto& n : h.facts->netdevs)
+      if (n.name == netdev && n.mtu > 0) add_distinct(values, std::to_string(n.mtu));
+  }
+  return joined(values, ",", "-");
 }
 
 std::string pfc_cell(const HostCheck& h) {
   if (!h.facts) return "-";
-  std::string cell;
+  std::vector<std::string> values;
   for (const auto& n : h.facts->netdevs) {
     if (!n.pfc) continue;
     std::string prios;
     for (std::size_t p = 0; p < 8; ++p)
-      if ((*n.pfc)[p]) prios += std::to_string(p);
-    if (prios.empty()) prios = "none";
-    if (cell.find(prios) == std::string::npos) cell += (cell.empty() ? "" : ",") + prios;
+      if ((*n.pfc)[p]) {
+        if (!prios.empty()) prios += ',';
+        prios += std::to_string(p);
+      }
+    add_distinct(values, prios.empty() ? "none" : prios);
   }
-  return cell.empty() ? "?" : cell;
+  return joined(values, "/", "?");
 }
 
 std::string ecn_cell(const HostCheck& h) {
@@ -76,15 +101,15 @@ std::string ecn_cell(const HostCheck& h) {
 
 std::string firmware_cell(const HostCheck& h) {
   if (!h.facts) return "-";
-  std::string cell;
+  std::vector<std::string> values;
   for (const auto& d : h.facts->rdma) {
     std::string fw = d.fw_ver;
     for (const auto& n : h.facts->netdevs)
       if (n.name == d.netdev && !n.firmware.empty())
         fw = n.firmware.substr(0, n.firmware.find(' '));
-    if (!fw.empty() && cell.find(fw) == std::string::npos) cell += (cell.empty() ? "" : ",") + fw;
+    add_distinct(values, fw);
   }
-  return cell.empty() ? "-" : cell;
+  return joined(values, ",", "-");
 }
 
 }  // namespace
@@ -153,8 +178,8 @@ std::string render_check_text(const CheckReport& r) {
   }
   std::string out = table.render();
   if (!details.empty()) out += "\n" + details;
-  out += fmt::format("{} hosts: {} ok, {} soft only, {} failed, {} unreachable\n", r.hosts.size(),
-                     counts[0], counts[1], counts[2], counts[3]);
+  out += fmt::format("{} host{}: {} ok, {} soft only, {} failed, {} unreachable\n", r.hosts.size(),
+                     r.hosts.size() == 1 ? "" : "s", counts[0], counts[1], counts[2], counts[3]);
   return out;
 }
 

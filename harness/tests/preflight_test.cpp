@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -202,6 +204,293 @@ TEST(Preflight, ReportTextAndJson) {
   EXPECT_EQ(j["hosts"][0]["verdict"], "failed");
   EXPECT_EQ(j["hosts"][1]["facts"], nullptr);
   EXPECT_EQ(j["hosts"][1]["unreachable"], gone.unreachable);
+}
+
+HostFacts sample(const std::string& name) {
+  std::ifstream in(std::filesystem::path(__FILE__).parent_path() / "data/probe" / name);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return parse_probe_output(s.str());
+}
+
+inventory::Host healthy_inventory() {
+  auto h = gpu_host({nic("mlx5_0", "ens1f0np0", "10.10.1.2", 3, 0),
+                     nic("mlx5_1", "ens2f0np0", "10.11.1.2", 3, 1)});
+  h.name = "gpu002";
+  h.address = "10.0.1.2";
+  for (auto& n : h.nics) {
+    n.mtu = 9000;
+    n.link_gbps = 400;
+  }
+  return h;
+}
+
+inventory::Host testbed_inventory(inventory::Provider provider) {
+  inventory::Host h;
+  h.name = "t1";
+  h.address = "198.19.1.11";
+  h.agent = "/usr/local/bin/rocehil";
+  h.provider = provider;
+  h.nics = {nic("", "t1-nic0", "198.18.1.11", -1)};
+  h.nics[0].mtu = 9000;
+  return h;
+}
+
+std::vector<std::string> names(const std::vector<CheckItem>& items) {
+  std::vector<std::string> out;
+  for (const auto& i : items) out.push_back(i.name);
+  return out;
+}
+
+TEST(Preflight, HealthyTwoNicHostHasNothingToReport) {
+  const auto h = healthy_inventory();
+  const HostFacts f = sample("connectx_healthy.txt");
+  const auto items = evaluate_host(h, f, version);
+  for (const auto& i : items)
+    EXPECT_TRUE(i.status == CheckStatus::ok || i.status == CheckStatus::info)
+        << i.name << ": " << to_string(i.status) << " " << i.detail;
+  EXPECT_EQ(items.front().name, "agent");
+  EXPECT_EQ(items.front().detail, "rocehil 0.1.0");
+  const auto n = names(items);
+  for (const char* want :
+       {"rdma mlx5_0/1", "gid mlx5_0/1/3", "firmware mlx5_0", "netdev ens1f0np0", "mtu ens1f0np0",
+        "speed ens1f0np0", "pfc ens1f0np0", "ecn ens1f0np0", "gpu 0-mlx5_0", "rdma mlx5_1/1",
+        "gid mlx5_1/1/3", "netdev ens2f0np0", "gpu 1-mlx5_1"})
+    EXPECT_NE(std::find(n.begin(), n.end(), want), n.end()) << want;
+  EXPECT_EQ(std::find(n.begin(), n.end(), "rdma"), n.end());
+  EXPECT_EQ(find(items, "netdev ens2f0np0").detail, "up, 10.11.1.2/31");
+  EXPECT_EQ(find(items, "ecn ens2f0np0").detail, "roce_np 3,4 roce_rp 3,4");
+  EXPECT_EQ(find(items, "firmware mlx5_1").detail,
+            "mlx5_core 24.10-1.1.4, firmware 28.39.2048 (MT_0000000838)");
+  EXPECT_EQ(find(items, "gpu 1-mlx5_1").detail, "PIX: same PCIe switch");
+  EXPECT_EQ(verdict_of(h, f, items), HostVerdict::ok);
+
+  // The GID of an IPv6 address sits at 11, past the slots sysfs lists first.
+  auto v6 = h;
+  v6.nics = {nic("mlx5_0", "", "2001:db8:100::2", -1)};
+  auto v6items = evaluate_host(v6, f, version);
+  EXPECT_EQ(find(v6items, "gid mlx5_0/1").detail, "RoCE v2 GID for 2001:db8:100::2 is index 11");
+  // No netdev in the inventory: the RDMA device's is checked.
+  EXPECT_EQ(find(v6items, "netdev ens1f0np0").status, CheckStatus::fail);
+  // Addresses compare as addresses, not as spellings.
+  HostFacts with_v6 = f;
+  with_v6.netdevs[0].addresses.push_back("2001:db8:100:0::2/64");
+  v6.nics[0].ip = "2001:DB8:100::2";
+  v6items = evaluate_host(v6, with_v6, version);
+  EXPECT_EQ(find(v6items, "netdev ens1f0np0").detail, "up, 2001:db8:100:0::2/64");
+  EXPECT_EQ(find(v6items, "gid mlx5_0/1").detail, "RoCE v2 GID for 2001:DB8:100::2 is index 11");
+}
+
+TEST(Preflight, AgentThatDoesNotRun) {
+  auto h = healthy_inventory();
+  HostFacts f = sample("connectx_healthy.txt");
+  f.agent_version.clear();
+  f.agent_problem =
+      "exit 126: timeout: failed to run command '/usr/local/bin/rocehil': Exec format "
+      "error";
+  auto items = evaluate_host(h, f, version);
+  EXPECT_EQ(find(items, "agent").status, CheckStatus::fail);
+  EXPECT_EQ(find(items, "agent").detail,
+            "/usr/local/bin/rocehil --version failed (exit 126: timeout: failed to run command "
+            "'/usr/local/bin/rocehil': Exec format error); run 'rocehil inventory check FILE "
+            "--deploy' to copy this binary there");
+  f.agent_problem = "not executable";
+  items = evaluate_host(h, f, version);
+  EXPECT_EQ(find(items, "agent").detail,
+            "not executable at /usr/local/bin/rocehil; run 'rocehil inventory check FILE "
+            "--deploy' to copy this binary there");
+  EXPECT_EQ(verdict_of(h, f, items), HostVerdict::failed);
+}
+
+TEST(Preflight, DownAndMissingNetdevs) {
+  const auto h = healthy_inventory();
+  HostFacts f = sample("connectx_healthy.txt");
+  f.netdevs[1].operstate = "lowerlayerdown";
+  auto items = evaluate_host(h, f, version);
+  EXPECT_EQ(find(items, "netdev ens2f0np0").status, CheckStatus::fail);
+  EXPECT_EQ(find(items, "netdev ens2f0np0").detail,
+            "is lowerlayerdown; bring it up (ip link set dev ens2f0np0 up) and check the cable");
+  f.netdevs[1].operstate = "missing";
+  items = evaluate_host(h, f, version);
+  EXPECT_EQ(find(items, "netdev ens2f0np0").detail,
+            "ens2f0np0 is not on host gpu002; 'rocehil inventory discover gpu002' lists its "
+            "interfaces");
+  // No mtu/pfc/ecn items for a netdev that is not there.
+  const auto n = names(items);
+  EXPECT_EQ(std::find(n.begin(), n.end(), "mtu ens2f0np0"), n.end());
+}
+
+TEST(Preflight, QosSettingsWarnOnVerbsHosts) {
+  const auto h = healthy_inventory();
+  HostFacts f = sample("connectx_healthy.txt");
+  f.netdevs[0].ecn_rp = std::array<bool, 8>{};
+  f.netdevs[0].pfc = std::array<bool, 8>{};
+  const auto items = evaluate_host(h, f, version);
+  EXPECT_EQ(find(items, "pfc ens1f0np0").status, CheckStatus::warn);
+  EXPECT_EQ(find(items, "pfc ens1f0np0").detail,
+            "no priority has PFC enabled; RoCE without PFC relies on ECN alone");
+  EXPECT_EQ(find(items, "ecn ens1f0np0").status, CheckStatus::warn);
+  EXPECT_TRUE(contains(find(items, "ecn ens1f0np0").detail, "roce_np 3,4 roce_rp none"));
+  // Warnings alone do not fail a host.
+  EXPECT_EQ(verdict_of(h, f, items), HostVerdict::ok);
+  f.nvidia_smi = false;
+  EXPECT_EQ(find(evaluate_host(h, f, version), "gpu 0-mlx5_0").detail, "nvidia-smi not installed");
+  f.nvidia_smi = true;
+  f.gpu_nic.clear();
+  EXPECT_EQ(find(evaluate_host(h, f, version), "gpu 0-mlx5_0").status, CheckStatus::warn);
+}
+
+TEST(Preflight, TestbedHostFromItsProbe) {
+  const HostFacts f = sample("testbed_host.txt");
+  auto h = testbed_inventory(inventory::Provider::soft);
+  auto items = evaluate_host(h, f, version);
+  EXPECT_EQ(find(items, "netdev t1-nic0").detail, "up, 198.18.1.11/24");
+  EXPECT_EQ(find(items, "mtu t1-nic0").detail, "9000");
+  EXPECT_EQ(find(items, "pfc t1-nic0").detail, "not exposed (no mlnx_qos or dcb on the host)");
+  EXPECT_EQ(find(items, "ecn t1-nic0").status, CheckStatus::skip);
+  EXPECT_EQ(items.back().name, "rdma");
+  EXPECT_EQ(items.back().status, CheckStatus::info);
+  EXPECT_EQ(verdict_of(h, f, items), HostVerdict::soft_only);
+  h = testbed_inventory(inventory::Provider::verbs);
+  items = evaluate_host(h, f, version);
+  EXPECT_EQ(items.back().name, "rdma");
+  EXPECT_EQ(items.back().status, CheckStatus::fail);
+  EXPECT_EQ(items.back().detail,
+            "no RDMA device on t1, and the inventory asks for the verbs provider; install the "
+            "RNIC driver, or set provider: soft for this host");
+  EXPECT_EQ(verdict_of(h, f, items), HostVerdict::failed);
+}
+
+TEST(Preflight, EnumNames) {
+  EXPECT_EQ(to_string(CheckStatus::ok), "ok");
+  EXPECT_EQ(to_string(CheckStatus::info), "info");
+  EXPECT_EQ(to_string(CheckStatus::warn), "warn");
+  EXPECT_EQ(to_string(CheckStatus::fail), "fail");
+  EXPECT_EQ(to_string(CheckStatus::skip), "skip");
+  EXPECT_EQ(to_string(HostVerdict::ok), "ok");
+  EXPECT_EQ(to_string(HostVerdict::soft_only), "soft only");
+  EXPECT_EQ(to_string(HostVerdict::failed), "failed");
+  EXPECT_EQ(to_string(HostVerdict::unreachable), "unreachable");
+}
+
+HostCheck checked(std::string name, std::string address, const inventory::Host& h, HostFacts f,
+                  double ssh_ms) {
+  HostCheck c;
+  c.host = std::move(name);
+  c.address = std::move(address);
+  c.ssh_ms = ssh_ms;
+  c.items = evaluate_host(h, f, version);
+  c.verdict = verdict_of(h, f, c.items);
+  c.facts = std::move(f);
+  return c;
+}
+
+// The line of the table that starts with `host`.
+std::string row(const std::string& text, const std::string& host) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.starts_with("  " + host + " ")) return line;
+  return "";
+}
+
+std::vector<std::string> cells(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  std::string w;
+  while (in >> w) out.push_back(w);
+  return out;
+}
+
+TEST(Preflight, FourHostReport) {
+  CheckReport r;
+  r.inventory_file = "fabric.yaml";
+  r.inventory_name = "lab";
+  r.selection = "all";
+  r.controller_version = std::string(version);
+  const auto h = healthy_inventory();
+  r.hosts.push_back(checked("gpu002", "10.0.1.2", h, sample("connectx_healthy.txt"), 11.96));
+  auto h2 = h;
+  h2.name = "gpu003";
+  r.hosts.push_back(checked("gpu003", "10.0.1.3", h2, sample("connectx_healthy.txt"), 8.04));
+  r.hosts.push_back(checked("t1", "198.19.1.11", testbed_inventory(inventory::Provider::soft),
+                            sample("testbed_host.txt"), 1.26));
+  HostCheck gone;
+  gone.host = "h2";
+  gone.address = "198.19.1.12";
+  gone.verdict = HostVerdict::unreachable;
+  gone.ssh_ms = 3.0;
+  gone.unreachable = "ssh: connect to host 198.19.1.12 port 22: Connection refused";
+  r.hosts.push_back(gone);
+
+  const std::string text = render_check_text(r);
+  EXPECT_TRUE(contains(text, "\n4 hosts: 2 ok, 1 soft only, 0 failed, 1 unreachable\n")) << text;
+  EXPECT_TRUE(contains(text,
+                       "  h2: unreachable: ssh: connect to host 198.19.1.12 port 22: Connection "
+                       "refused\n"))
+      << text;
+  EXPECT_TRUE(text.starts_with("  HOST ")) << text;
+  EXPECT_EQ(cells(row(text, "gpu002")),
+            (std::vector<std::string>{"gpu002", "10.0.1.2", "ok", "12", "ms", "ok", "2/2", "active",
+                                      "9000", "3", "np+rp", "28.39.2048"}))
+      << text;
+  EXPECT_EQ(cells(row(text, "t1")),
+            (std::vector<std::string>{"t1", "198.19.1.11", "soft", "only", "1", "ms", "ok", "-",
+                                      "9000", "?", "?", "-"}))
+      << text;
+  EXPECT_EQ(cells(row(text, "h2")), (std::vector<std::string>{"h2", "198.19.1.12", "unreachable",
+                                                              "-", "-", "-", "-", "-", "-", "-"}))
+      << text;
+  // Nothing to spell out for the healthy hosts.
+  EXPECT_FALSE(contains(text, "  gpu002: ")) << text;
+
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["inventory"], "fabric.yaml");
+  EXPECT_EQ(j["name"], "lab");
+  EXPECT_EQ(j["selection"], "all");
+  EXPECT_EQ(j["controller_version"], "rocehil 0.1.0");
+  EXPECT_EQ(j["summary"],
+            (nlohmann::json{{"ok", 2}, {"soft_only", 1}, {"failed", 0}, {"unreachable", 1}}));
+  ASSERT_EQ(j["hosts"].size(), 4u);
+  EXPECT_EQ(j["hosts"][0]["name"], "gpu002");
+  EXPECT_EQ(j["hosts"][0]["address"], "10.0.1.2");
+  EXPECT_EQ(j["hosts"][0]["ssh_ms"], 12.0);
+  EXPECT_FALSE(j["hosts"][0].contains("unreachable"));
+  EXPECT_EQ(j["hosts"][0]["checks"][0],
+            (nlohmann::json{{"name", "agent"}, {"status", "ok"}, {"detail", "rocehil 0.1.0"}}));
+  EXPECT_EQ(j["hosts"][0]["facts"]["netdevs"][0]["pfc"], nlohmann::json::array({3}));
+  EXPECT_EQ(j["hosts"][2]["verdict"], "soft only");
+  EXPECT_EQ(j["hosts"][2]["ssh_ms"], 1.3);
+  EXPECT_EQ(j["hosts"][3]["verdict"], "unreachable");
+  EXPECT_EQ(j["hosts"][3]["checks"], nlohmann::json::array());
+  EXPECT_EQ(j["hosts"][3]["facts"], nullptr);
+}
+
+TEST(Preflight, TableCellsOfAFailedHost) {
+  CheckReport r;
+  auto h = healthy_inventory();
+  h.nics[0].mtu = 4200;
+  HostFacts f = sample("connectx_healthy.txt");
+  f.agent_version = "rocehil 0.0.9";
+  f.netdevs[1].pfc = std::array<bool, 8>{};
+  f.netdevs[0].ecn_np.reset();
+  f.netdevs[0].ecn_rp.reset();
+  f.netdevs[1].ecn_np.reset();
+  r.hosts.push_back(checked("gpu002", "10.0.1.2", h, f, 0.4));
+  const std::string text = render_check_text(r);
+  EXPECT_EQ(cells(row(text, "gpu002")),
+            (std::vector<std::string>{"gpu002", "10.0.1.2", "failed", "0", "ms", "0.0.9", "2/2",
+                                      "active", "9000", "3/none", "rp", "28.39.2048"}))
+      << text;
+  EXPECT_TRUE(contains(text,
+                       "  gpu002: fail agent: agent is rocehil 0.0.9, this controller is "
+                       "rocehil 0.1.0; --deploy copies this binary\n"))
+      << text;
+  EXPECT_TRUE(contains(text, "  gpu002: fail mtu ens1f0np0: mtu 9000, the inventory says 4200\n"))
+      << text;
+  EXPECT_TRUE(contains(text, "  gpu002: warn pfc ens2f0np0: no priority has PFC enabled")) << text;
+  EXPECT_TRUE(contains(text, "1 host: 0 ok, 0 soft only, 1 failed, 0 unreachable")) << text;
 }
 
 }  // namespace
