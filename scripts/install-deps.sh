@@ -14,6 +14,8 @@ packages=(
   tshark tcpdump python3 python3-scapy python3-yaml
   # the virtual fabric, and what its tests check it with
   iproute2 nftables openssh-server openssh-client procps iputils-ping util-linux
+  # the reference launcher bench/fanout measures rocehil's against
+  pdsh
 )
 
 missing=()

@@ -3,10 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "allocation_counter.hpp"
+
 #include <array>
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <vector>
 
 #include "rocehil/capture/analyzer.hpp"
@@ -15,21 +14,7 @@
 #include "rocehil/capture/pcap_writer.hpp"
 #include "rocehil/common/roce_wire.hpp"
 
-namespace {
-std::atomic<std::size_t> allocations{0};
-}
-
-void* operator new(std::size_t n) {
-  ++allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
+using rocehil::testing::allocations;
 
 namespace rocehil::capture {
 namespace {
@@ -94,17 +79,17 @@ TEST(HotPath, ReadingAndAnalysingAllocateNothingOnceTablesHaveRoom) {
   ASSERT_EQ(analyse(analyzer, *warm_up), 20'000u);  // the flows, QPs and bins are known now
 
   auto again = FileSource::from_memory(capture);  // opening may allocate: not per frame
-  const std::size_t before = allocations.load();
+  const std::size_t before = allocations();
   const std::size_t frames = analyse(analyzer, *again);
-  const std::size_t during = allocations.load() - before;
+  const std::size_t during = allocations() - before;
   EXPECT_EQ(frames, 20'000u);
   EXPECT_EQ(during, 0u) << "allocations while reading and analysing 20,000 frames";
 
   // The count is live: the test would see an allocation if the path made one.
-  const std::size_t probe = allocations.load();
+  const std::size_t probe = allocations();
   // A direct call: new-expressions may be elided by the compiler, calls to operator new are not.
   ::operator delete(::operator new(16));
-  EXPECT_EQ(allocations.load(), probe + 1);
+  EXPECT_EQ(allocations(), probe + 1);
   const Analysis a = analyzer.result();
   EXPECT_EQ(a.roce.packets, 2 * (20'000u - 20'000u / 97 - 1));
   // The pause path really ran: pauses on PFC and 802.3x, some of them from the spine's MAC.

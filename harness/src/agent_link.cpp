@@ -94,4 +94,10 @@ AgentCommand ssh_agent_command(const std::string& host, const SshOptions& ssh,
   return command;
 }
 
+void close_all(std::vector<std::unique_ptr<AgentLink>>& links) {
+  for (auto& link : links)
+    if (link) link->close_input();
+  links.clear();
+}
+
 }  // namespace rocehil::harness

@@ -59,10 +59,15 @@ class ProcessAgent final : public AgentLink {
     set_nonblocking(agent_errors_.native_source());
   }
 
-  ~ProcessAgent() override {
-    // EOF on its stdin ends an agent (and ssh with it); give it a moment, then insist.
+  void close_input() override {
+    if (to_agent_.native_sink() < 0) return;
     ::close(to_agent_.native_sink());
     to_agent_.assign_sink(-1);
+  }
+
+  ~ProcessAgent() override {
+    // EOF on its stdin ends an agent (and ssh with it); give it a moment, then insist.
+    close_input();
     const auto give_up = Clock::now() + std::chrono::seconds(5);
     std::error_code ec;
     while (child_.running(ec) && Clock::now() < give_up)

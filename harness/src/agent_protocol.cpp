@@ -1,5 +1,7 @@
 #include "rocehil/harness/agent_protocol.hpp"
 
+#include "rocehil/traffic/collective.hpp"
+
 #include <arpa/inet.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
@@ -55,10 +57,22 @@ static_assert(std::size(request_ops) == std::variant_size_v<RequestBody>);
 static_assert(std::size(reply_ops) == std::variant_size_v<ReplyBody>);
 
 constexpr std::string_view envelope_fields[] = {"v", "op", "id"};
-constexpr std::string_view setup_fields[] = {
-    "provider",      "device",     "port",          "gid_index",     "address",       "workload",
-    "role",          "opcode",     "qps",           "message_bytes", "tx_depth",      "mtu",
-    "traffic_class", "udp_sports", "bidirectional", "retry_count",   "ack_timeout_us"};
+constexpr std::string_view setup_fields[] = {"provider",      "device",         "port",
+                                             "gid_index",     "address",        "workload",
+                                             "role",          "opcode",         "qps",
+                                             "message_bytes", "tx_depth",       "mtu",
+                                             "traffic_class", "udp_sports",     "bidirectional",
+                                             "retry_count",   "ack_timeout_us", "collective"};
+constexpr std::string_view collective_setup_fields[] = {
+    "pattern", "ranks", "rank", "ranks_per_host", "pipeline", "seed", "strategy", "sport_seed"};
+constexpr std::string_view collective_report_fields[] = {
+    "iterations", "start_ns",   "iteration_end_ns", "wait_ns",
+    "step_ns",    "bytes_sent", "bytes_received",   "output_crc32"};
+constexpr std::string_view strategy_names[] = {"split", "round_robin"};
+constexpr std::uint32_t max_collective_ranks = 65536;
+constexpr std::uint32_t max_collective_qps = 256;  // per connection
+// Per-iteration and per-step lists in a results line: bounded so the line stays under 1 MiB.
+constexpr std::size_t max_collective_entries = 40000;
 constexpr std::string_view peer_fields[] = {
     "address", "gid", "qpn", "psn", "udp_sport", "mtu", "remote_address", "rkey"};
 constexpr std::string_view connect_fields[] = {"peers"};
@@ -86,8 +100,8 @@ constexpr std::string_view setup_reply_fields[] = {"endpoints"};
 constexpr std::string_view started_fields[] = {"at_ns", "late_ns"};
 constexpr std::string_view stats_fields[] = {"t_s", "messages", "bytes", "gbps"};
 constexpr std::string_view results_fields[] = {
-    "workload", "role",           "stopped", "seconds",     "messages", "bytes",
-    "gbps",     "messages_per_s", "errors",  "first_error", "per_qp",   "latency"};
+    "workload",       "role",   "stopped",     "seconds", "messages", "bytes",     "gbps",
+    "messages_per_s", "errors", "first_error", "per_qp",  "latency",  "collective"};
 constexpr std::string_view qp_fields[] = {"qpn",  "udp_sport", "messages",     "bytes",
                                           "gbps", "counters",  "source_crc32", "target_crc32"};
 constexpr std::string_view counter_fields[] = {"packets_sent",
@@ -109,8 +123,8 @@ constexpr std::string_view latency_fields[] = {"samples", "min_us",  "mean_us", 
 constexpr std::string_view error_fields[] = {"error"};
 
 constexpr std::string_view provider_names[] = {"soft", "verbs"};
-constexpr std::string_view workload_names[] = {"bw", "lat"};     // Workload's order
-constexpr std::string_view role_names[] = {"client", "server"};  // Role's order
+constexpr std::string_view workload_names[] = {"bw", "lat", "collective"};  // Workload's order
+constexpr std::string_view role_names[] = {"client", "server"};             // Role's order
 constexpr std::string_view opcode_names[] = {"send", "write", "write_with_imm", "read"};
 constexpr traffic::Opcode opcode_values[] = {traffic::Opcode::send, traffic::Opcode::write,
                                              traffic::Opcode::write_with_imm,
@@ -585,6 +599,34 @@ std::vector<PeerEndpoint> read_peers(const Value& v, bool all_required) {
   return peers;
 }
 
+// The traffic library's pattern names, as the choice readers want them.
+std::span<const std::string_view> pattern_names() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (const auto p : traffic::all_patterns()) v.push_back(traffic::to_string(p));
+    return v;
+  }();
+  return names;
+}
+
+CollectiveSetup read_collective_setup(const Value& v) {
+  const Object o = v.object(false);
+  o.only(collective_setup_fields);
+  CollectiveSetup c;
+  c.pattern = pattern_names()[o.need("pattern").choice(pattern_names())];
+  c.ranks = o.need("ranks").integer<std::uint32_t>(2, max_collective_ranks);
+  c.rank = o.need("rank").integer<std::uint32_t>(0, c.ranks - 1);
+  if (auto r = o.get("ranks_per_host")) {
+    c.ranks_per_host = r->integer<std::uint32_t>(1, c.ranks);
+    if (c.ranks % c.ranks_per_host != 0) r->fail(fmt::format("must divide ranks ({})", c.ranks));
+  }
+  o.integer("pipeline", c.pipeline, 1, 1024);
+  o.integer("seed", c.seed, 0, max_u64);
+  if (auto r = o.get("strategy")) c.strategy = strategy_names[r->choice(strategy_names)];
+  o.integer("sport_seed", c.sport_seed, 0, max_u64);
+  return c;
+}
+
 SetupRequest read_setup(const Object& o) {
   o.only(setup_fields);
   SetupRequest s;
@@ -614,7 +656,21 @@ SetupRequest read_setup(const Object& o) {
   o.boolean("bidirectional", s.bidirectional);
   o.integer("retry_count", s.retry_count, 0, 7);
   o.integer("ack_timeout_us", s.ack_timeout_us, 1, 60'000'000);
+  if (auto v = o.get("collective")) s.collective = read_collective_setup(*v);
 
+  if (s.workload == Workload::collective) {
+    if (!s.collective)
+      reject("setup: workload \"collective\" needs field 'collective' (pattern, ranks, rank)");
+    if (s.qps > max_collective_qps)
+      reject(fmt::format("setup: a collective takes at most {} qps per connection, got {}",
+                         max_collective_qps, s.qps));
+    if (opcode) reject("setup: a collective moves its data with write_with_imm: drop 'opcode'");
+    if (s.bidirectional || s.role != Role::client)
+      reject("setup: a collective has no roles or directions: drop 'role' and 'bidirectional'");
+  } else if (s.collective) {
+    reject(fmt::format("setup: field 'collective' needs workload \"collective\", not \"{}\"",
+                       to_string(s.workload)));
+  }
   if (s.workload == Workload::lat) {
     // lat is one ping-pong over SEND on one QP; anything else would measure something else.
     if (s.qps != 1) reject(fmt::format("setup: workload \"lat\" needs qps 1, got {}", s.qps));
@@ -832,6 +888,37 @@ LatencySummary read_latency(const Value& v) {
   return l;
 }
 
+template <class T>
+std::vector<T> read_integers(const Value& v, std::int64_t lo, std::uint64_t hi) {
+  const std::size_t n = v.array(0, max_collective_entries);
+  std::vector<T> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) out.push_back(v.at(i).integer<T>(lo, hi));
+  return out;
+}
+
+CollectiveReport read_collective_report(const Value& v) {
+  const Object o = v.object(false);
+  o.only(collective_report_fields);
+  CollectiveReport c;
+  c.iterations = o.need("iterations").integer<std::uint64_t>(0, max_u64);
+  c.start_ns = o.need("start_ns").integer<std::int64_t>(0, max_i64);
+  c.iteration_end_ns = read_integers<std::int64_t>(o.need("iteration_end_ns"), 0, max_i64);
+  c.wait_ns = read_integers<std::uint64_t>(o.need("wait_ns"), 0, max_u64);
+  c.step_ns = read_integers<std::uint64_t>(o.need("step_ns"), 0, max_u64);
+  c.bytes_sent = o.need("bytes_sent").integer<std::uint64_t>(0, max_u64);
+  c.bytes_received = o.need("bytes_received").integer<std::uint64_t>(0, max_u64);
+  if (auto crc = o.optional("output_crc32"))
+    c.output_crc32 = crc->integer<std::uint32_t>(0, max_u32);
+  if (c.iteration_end_ns.size() != c.iterations)
+    reject(fmt::format("results: collective.iteration_end_ns has {} entries for {} iterations",
+                       c.iteration_end_ns.size(), c.iterations));
+  if (c.wait_ns.size() != c.step_ns.size())
+    reject(fmt::format("results: collective.wait_ns has {} steps but step_ns {}", c.wait_ns.size(),
+                       c.step_ns.size()));
+  return c;
+}
+
 ResultsEvent read_results(const Object& o) {
   o.only(results_fields);
   ResultsEvent r;
@@ -864,8 +951,9 @@ ResultsEvent read_results(const Object& o) {
     if (auto v = q.optional("target_crc32"))
       qp.target_crc32 = v->integer<std::uint32_t>(0, max_u32);
   }
-  // The one optional field of a reply: only lat has a latency summary.
+  // The optional fields of a reply: only lat has a latency summary, only a collective its report.
   if (auto v = o.optional("latency")) r.latency = read_latency(*v);
+  if (auto v = o.optional("collective")) r.collective = read_collective_report(*v);
   return r;
 }
 
@@ -969,7 +1057,8 @@ void put(ordered& j, const SetupRequest& s) {
   j["address"] = s.address;
   j["workload"] = std::string(to_string(s.workload));
   j["role"] = std::string(to_string(s.role));
-  j["opcode"] = std::string(traffic::to_string(s.opcode));
+  // A collective always writes with immediate, and says so by not naming an opcode.
+  if (s.workload != Workload::collective) j["opcode"] = std::string(traffic::to_string(s.opcode));
   j["qps"] = s.qps;
   j["message_bytes"] = s.message_bytes;
   j["tx_depth"] = s.tx_depth;
@@ -979,6 +1068,19 @@ void put(ordered& j, const SetupRequest& s) {
   j["bidirectional"] = s.bidirectional;
   j["retry_count"] = s.retry_count;
   j["ack_timeout_us"] = s.ack_timeout_us;
+  if (s.collective) {
+    const CollectiveSetup& c = *s.collective;
+    ordered o;
+    o["pattern"] = c.pattern;
+    o["ranks"] = c.ranks;
+    o["rank"] = c.rank;
+    o["ranks_per_host"] = c.ranks_per_host;
+    o["pipeline"] = c.pipeline;
+    o["seed"] = c.seed;
+    o["strategy"] = c.strategy;
+    o["sport_seed"] = c.sport_seed;
+    j["collective"] = std::move(o);
+  }
 }
 void put(ordered& j, const ConnectRequest& c) {
   j["peers"] = peers_json(c.peers);
@@ -1125,6 +1227,19 @@ void put(ordered& j, const ResultsEvent& r) {
     for (const auto& b : l.histogram) histogram.push_back(ordered::array({b.upper_us, b.count}));
     lat["histogram"] = std::move(histogram);
     j["latency"] = std::move(lat);
+  }
+  if (r.collective) {
+    const CollectiveReport& c = *r.collective;
+    ordered o;
+    o["iterations"] = c.iterations;
+    o["start_ns"] = c.start_ns;
+    o["iteration_end_ns"] = c.iteration_end_ns;
+    o["wait_ns"] = c.wait_ns;
+    o["step_ns"] = c.step_ns;
+    o["bytes_sent"] = c.bytes_sent;
+    o["bytes_received"] = c.bytes_received;
+    if (c.output_crc32) o["output_crc32"] = *c.output_crc32;
+    j["collective"] = std::move(o);
   }
 }
 void put(ordered& j, const ErrorReply& e) {

@@ -45,7 +45,11 @@ void add_bw(ResultsEvent& results, const traffic::BwResult& bw) {
   results.messages_per_s = bw.messages_per_s;
   results.errors = bw.errors;
   results.first_error = bw.first_error;
-  for (const traffic::QpBwResult& q : bw.per_qp)
+  add_qp_results(results, bw.per_qp);
+}
+
+void add_qp_results(ResultsEvent& results, const std::vector<traffic::QpBwResult>& per_qp) {
+  for (const traffic::QpBwResult& q : per_qp)
     results.per_qp.push_back({.qpn = q.qpn,
                               .udp_sport = q.udp_sport,
                               .messages = q.messages,

@@ -16,6 +16,8 @@ namespace rocehil::harness {
 // half, so a transfer that did not happen cannot look intact. GPU memory is left alone.
 void fill_buffer(const traffic::MemoryRegion& region, Role role, std::uint32_t qp_index);
 
+// Per-QP numbers of a workload, without buffer checksums (those come when the run has ended).
+void add_qp_results(ResultsEvent& results, const std::vector<traffic::QpBwResult>& per_qp);
 void add_bw(ResultsEvent& results, const traffic::BwResult& bw);
 void add_latency(ResultsEvent& results, const traffic::LatResult& lat,
                  std::chrono::steady_clock::duration elapsed);

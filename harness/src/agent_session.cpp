@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "agent_capture.hpp"
+#include "agent_collective.hpp"
 #include "agent_results.hpp"
 #include "rocehil/capture/dpdk_source.hpp"
 #include "rocehil/common/clock.hpp"
@@ -66,7 +67,7 @@ void AgentSession::handle(const Request& request) {
                              .protocol = agent_protocol_version,
                              .host = {},
                              .providers = traffic::built_providers(),
-                             .workloads = {"bw", "lat"},
+                             .workloads = {"bw", "lat", "collective"},
                              .devices = {},
                              .capture_backends = {"pcap"}};
             if (capture::dpdk_available()) hello.capture_backends.push_back("dpdk");
@@ -111,6 +112,11 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
                                                       .port = setup.port,
                                                       .gid_index = setup.gid_index,
                                                       .address = setup.address});
+  if (setup.workload == Workload::collective) {
+    collective_ = std::make_unique<AgentCollective>(*provider_, setup);
+    state_ = State::ready;
+    return emit_(Reply{id, SetupReply{collective_->endpoints()}});
+  }
   const std::uint32_t ring = receive_ring(setup.tx_depth);
   const std::uint64_t cq_depth = std::min<std::uint64_t>(
       std::uint64_t{setup.qps} * (setup.tx_depth + 2 * ring) + 64, std::uint64_t{1} << 22);
@@ -147,6 +153,11 @@ void AgentSession::on_connect(std::optional<std::uint64_t> id, const ConnectRequ
     return error(id, state_ == State::idle
                          ? "connect: nothing is set up; send setup first"
                          : "connect: the QPs are already connected; send setup to start over");
+  if (collective_) {
+    collective_->connect(connect.peers);
+    state_ = State::connected;
+    return emit_(Reply{id, ConnectedReply{}});
+  }
   if (connect.peers.size() != qps_.size())
     return error(id, fmt::format("connect: {} peers for {} QPs; give exactly one peer per QP, in "
                                  "the order setup listed them",
@@ -171,6 +182,12 @@ void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest&
     return error(id, state_ == State::idle
                          ? "start: nothing is set up; send setup first"
                          : "start: the QPs are not connected; send connect first");
+  if (setup_.workload == Workload::collective && start.iterations == 0)
+    return error(id, "start: a collective needs 'iterations' (measured iterations) > 0");
+  if (setup_.workload == Workload::collective && start.iterations > 40000)
+    return error(id, fmt::format("start: a collective reports every iteration's end time; at most "
+                                 "40000 iterations, got {}",
+                                 start.iterations));
   if (setup_.workload == Workload::lat && start.iterations == 0)
     return error(id, "start: the lat workload needs 'iterations' (ping-pongs to measure) > 0");
 
@@ -211,6 +228,7 @@ void AgentSession::run_worker(StartRequest start) {
   results.workload = setup_.workload;
   results.role = setup_.role;
   try {
+    if (collective_) return publish(collective_->run(start, progress_, stop_), false);
     if (setup_.workload == Workload::lat) {
       const traffic::LatConfig config{.message_bytes = setup_.message_bytes,
                                       .iterations = start.iterations,
@@ -345,12 +363,14 @@ void AgentSession::on_stop(std::optional<std::uint64_t> id) {
 }
 
 void AgentSession::finalize(ResultsEvent& results) {
+  if (collective_) return;  // its results are complete when the run ends
   add_qp_state(results, qps_, memory_, setup_.message_bytes);
 }
 
 void AgentSession::release() {
   stop_.store(true);
   join_worker();
+  collective_.reset();
   connections_.clear();
   qps_.clear();
   cq_.reset();

@@ -33,7 +33,7 @@ struct Probe {
 };
 
 Probe probe(const inventory::Host& host, const CheckOptions& o) {
-  const AgentCommand command = ssh_command(host, probe_command(host.agent, probed_netdevs(host)));
+  const AgentCommand command = host_command(host, probe_command(host.agent, probed_netdevs(host)));
   RunOptions run_options;
   run_options.timeout = o.timeout;
   Probe p;
@@ -52,7 +52,7 @@ CheckItem deploy_agent(const inventory::Host& host, const CheckOptions& o) {
                                   "'agent' to an absolute path to deploy there",
                                   host.agent)};
   const AgentCommand command =
-      ssh_command(host, {"sh", "-c", deploy_script, "rocehil-deploy", host.agent});
+      host_command(host, {"sh", "-c", deploy_script, "rocehil-deploy", host.agent});
   RunOptions run_options;
   run_options.timeout = o.timeout;
   run_options.stdin_file = o.local_binary;

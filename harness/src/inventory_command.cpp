@@ -1,4 +1,5 @@
 #include "rocehil/harness/inventory_command.hpp"
+#include "rocehil/harness/self.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -108,13 +109,6 @@ int show(const InventoryOptions& o) {
   fmt::print("{}{} of {} hosts selected by '{}'\n", table.render(), hosts.size(),
              inventory.hosts.size(), o.hosts);
   return 0;
-}
-
-std::string this_executable() {
-  std::error_code ec;
-  const auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw system_error("cannot find this executable (/proc/self/exe) to deploy", ec.value());
-  return path.string();
 }
 
 int check(const InventoryOptions& o) {

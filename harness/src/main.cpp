@@ -11,8 +11,11 @@
 #include "rocehil/harness/agent_command.hpp"
 #include "rocehil/harness/analyze_command.hpp"
 #include "rocehil/harness/capture_command.hpp"
+#include "rocehil/harness/history_command.hpp"
 #include "rocehil/harness/inject_command.hpp"
 #include "rocehil/harness/inventory_command.hpp"
+#include "rocehil/harness/run_command.hpp"
+#include "rocehil/harness/suite_command.hpp"
 #include "rocehil/harness/testbed_command.hpp"
 #include "rocehil/harness/traffic_command.hpp"
 
@@ -48,6 +51,9 @@ int main(int argc, char** argv) {
   rocehil::harness::add_capture_command(app, exit_code);
   rocehil::harness::add_inject_command(app, exit_code);
   rocehil::harness::add_inventory_command(app, exit_code);
+  rocehil::harness::add_suite_command(app, exit_code);
+  rocehil::harness::add_run_command(app, exit_code);
+  rocehil::harness::add_history_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "agent_conversation.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 
@@ -11,41 +12,8 @@ namespace {
 
 using Clock = AgentLink::Clock;
 
-// Waits for a reply of type T from `link`; stats on the way go to `on_stats`.
-template <typename T>
-T expect(AgentLink& link, std::string_view step, std::chrono::seconds timeout,
-         const std::function<void(const StatsEvent&)>& on_stats) {
-  const auto deadline = Clock::now() + timeout;
-  while (true) {
-    std::optional<Reply> reply = link.receive(deadline);
-    if (!reply)
-      throw Error(ExitCode::infrastructure, fmt::format("agent on {}: no answer to {} within {} s",
-                                                        link.name(), step, timeout.count()));
-    if (auto* error = std::get_if<ErrorReply>(&reply->body))
-      throw input_error(
-          fmt::format("agent on {} refused {}: {}", link.name(), step, error->message));
-    if (auto* stats = std::get_if<StatsEvent>(&reply->body)) {
-      if (on_stats) on_stats(*stats);
-      continue;
-    }
-    if (auto* wanted = std::get_if<T>(&reply->body)) return std::move(*wanted);
-    throw Error(ExitCode::infrastructure,
-                fmt::format("agent on {}: unexpected reply {} while waiting for {}", link.name(),
-                            reply->body.index(), step));
-  }
-}
-
-void check_hello(const AgentLink& link, const HelloReply& hello, const std::string& provider) {
-  if (hello.protocol != agent_protocol_version)
-    throw Error(ExitCode::infrastructure,
-                fmt::format("agent on {} speaks protocol {} (rocehil {}), this controller {}: "
-                            "install the same rocehil on both",
-                            link.name(), hello.protocol, hello.version, agent_protocol_version));
-  if (std::find(hello.providers.begin(), hello.providers.end(), provider) == hello.providers.end())
-    throw input_error(fmt::format("agent on {} (rocehil {}) has no '{}' provider; it has: {}",
-                                  link.name(), hello.version, provider,
-                                  fmt::join(hello.providers, ", ")));
-}
+using conversation::check_hello;
+using conversation::expect;
 
 // Follows a run until every side in `waiting` has sent results. Silence longer than the timeout
 // from a side that still owes results is an infrastructure error.

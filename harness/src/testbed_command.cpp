@@ -83,6 +83,10 @@ Addresses come only from 198.18.0.0/15: RoCEv2 traffic on 198.18.0.0/16 (rack r'
   up->add_flag_callback(
       "--no-ecn", [up_opts] { up_opts->ecn = false; }, "No ECN marking");
   up->add_option("--mtu", up_opts->mtu, "MTU of fabric links in bytes")->capture_default_str();
+  up->add_option("--ecmp-seed", up_opts->ecmp_seed,
+                 "Multipath hash seed of the leaves and spines: the same seed puts a flow on the "
+                 "same spine every run (0: the kernel's random seed)")
+      ->capture_default_str();
   auto mirror = std::make_shared<std::string>("spine-to-leaf");
   up->add_option("--mirror", *mirror,
                  "What each spine's mirror interface copies of its leaf links: spine-to-leaf "

@@ -68,7 +68,11 @@ std::string render_status_text(const testbed::StatusResult& s) {
                           std::to_string(i.rx_packets), std::to_string(i.tx_packets)});
     }
   }
-  out += "\n" + namespaces.render() + "\n" + interfaces.render();
+  // Appended piece by piece: gcc 12 warns (-Wrestrict, falsely) on "\n" + std::string&&.
+  out += '\n';
+  out += namespaces.render();
+  out += '\n';
+  out += interfaces.render();
   for (const auto& stray : s.stray_namespaces)
     out += fmt::format("stray namespace {} carries the id but is not in the state file\n", stray);
   return out;

@@ -1,5 +1,7 @@
 #include "rocehil/harness/traffic_command.hpp"
 
+#include "rocehil/harness/collective_command.hpp"
+
 #include <arpa/inet.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
@@ -14,6 +16,7 @@
 #include "rocehil/harness/agent_command.hpp"
 #include "rocehil/harness/agent_link.hpp"
 #include "rocehil/harness/point_to_point.hpp"
+#include "rocehil/harness/self.hpp"
 #include "rocehil/harness/traffic_text.hpp"
 
 namespace rocehil::harness {
@@ -93,13 +96,6 @@ traffic::Opcode parse_opcode(const std::string& name) {
     if (name == traffic::to_string(op)) return op;
   throw input_error(
       fmt::format("--opcode '{}' is unknown; use write, write_with_imm, send or read", name));
-}
-
-std::string this_executable() {
-  char path[4096] = {};
-  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-  if (n <= 0) throw system_error("cannot find this executable (/proc/self/exe)", errno);
-  return std::string(path, static_cast<std::size_t>(n));
 }
 
 PointToPointConfig make_config(const ClientOptions& o) {
@@ -204,6 +200,7 @@ void add_traffic_command(CLI::App& app, int& exit_code) {
       "One point-to-point test, perftest style: bandwidth or latency between here and "
       "one other host, over the soft or verbs provider.");
   traffic->require_subcommand(1);
+  add_collective_command(*traffic, exit_code);
 
   CLI::App* server = traffic->add_subcommand(
       "server",

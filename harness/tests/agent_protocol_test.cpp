@@ -51,6 +51,16 @@ void expect_same(const SetupRequest& a, const SetupRequest& b) {
   EXPECT_EQ(a.bidirectional, b.bidirectional);
   EXPECT_EQ(a.retry_count, b.retry_count);
   EXPECT_EQ(a.ack_timeout_us, b.ack_timeout_us);
+  ASSERT_EQ(a.collective.has_value(), b.collective.has_value());
+  if (!a.collective) return;
+  EXPECT_EQ(a.collective->pattern, b.collective->pattern);
+  EXPECT_EQ(a.collective->ranks, b.collective->ranks);
+  EXPECT_EQ(a.collective->rank, b.collective->rank);
+  EXPECT_EQ(a.collective->ranks_per_host, b.collective->ranks_per_host);
+  EXPECT_EQ(a.collective->pipeline, b.collective->pipeline);
+  EXPECT_EQ(a.collective->seed, b.collective->seed);
+  EXPECT_EQ(a.collective->strategy, b.collective->strategy);
+  EXPECT_EQ(a.collective->sport_seed, b.collective->sport_seed);
 }
 
 void expect_same(const StartRequest& a, const StartRequest& b) {
@@ -102,6 +112,17 @@ void expect_same(const ResultsEvent& a, const ResultsEvent& b) {
     expect_same(x.counters, y.counters);
     EXPECT_EQ(x.source_crc32, y.source_crc32);
     EXPECT_EQ(x.target_crc32, y.target_crc32);
+  }
+  ASSERT_EQ(a.collective.has_value(), b.collective.has_value());
+  if (a.collective) {
+    EXPECT_EQ(a.collective->iterations, b.collective->iterations);
+    EXPECT_EQ(a.collective->start_ns, b.collective->start_ns);
+    EXPECT_EQ(a.collective->iteration_end_ns, b.collective->iteration_end_ns);
+    EXPECT_EQ(a.collective->wait_ns, b.collective->wait_ns);
+    EXPECT_EQ(a.collective->step_ns, b.collective->step_ns);
+    EXPECT_EQ(a.collective->bytes_sent, b.collective->bytes_sent);
+    EXPECT_EQ(a.collective->bytes_received, b.collective->bytes_received);
+    EXPECT_EQ(a.collective->output_crc32, b.collective->output_crc32);
   }
   ASSERT_EQ(a.latency.has_value(), b.latency.has_value());
   if (!a.latency) return;
@@ -714,7 +735,7 @@ TEST(AgentProtocolRejects, SetupFields) {
           {s + R"("qsp":4})",
            "setup: unknown field 'qsp' (known: provider, device, port, gid_index, address, "
            "workload, role, opcode, qps, message_bytes, tx_depth, mtu, traffic_class, "
-           "udp_sports, bidirectional, retry_count, ack_timeout_us)"},
+           "udp_sports, bidirectional, retry_count, ack_timeout_us, collective)"},
           {s + R"("qps":"4"})", R"(setup: field 'qps' must be an integer from 1 to 1024, got "4")"},
           {s + R"("qps":2.0})", "setup: field 'qps' must be an integer from 1 to 1024, got 2.0"},
           {s + R"("qps":1e300})",
@@ -754,7 +775,8 @@ TEST(AgentProtocolRejects, SetupFields) {
            "setup: field 'bidirectional' must be true or false, got 1"},
           {s + R"("provider":"rdma"})",
            R"(setup: field 'provider' must be "soft" or "verbs", got "rdma")"},
-          {s + R"("workload":"BW"})", R"(setup: field 'workload' must be "bw" or "lat", got "BW")"},
+          {s + R"("workload":"BW"})",
+           R"(setup: field 'workload' must be one of "bw", "lat" or "collective", got "BW")"},
           {s + R"("role":1})", R"(setup: field 'role' must be "client" or "server", got 1)"},
           {s + R"("opcode":"send_with_imm"})",
            R"(setup: field 'opcode' must be one of "send", "write", "write_with_imm" or "read", )"
@@ -1001,15 +1023,15 @@ TEST(AgentProtocolRejects, Replies) {
           {edited(results, R"("samples":1000,)", ""),
            "results: latency: missing required field 'samples'"},
           {edited(results, R"("workload":"lat")", R"("workload":"ping")"),
-           R"(results: field 'workload' must be "bw" or "lat", got "ping")"},
+           R"(results: field 'workload' must be one of "bw", "lat" or "collective", got "ping")"},
           {edited(results, R"("stopped":true)", R"("stopped":"true")"),
            R"(results: field 'stopped' must be true or false, got "true")"},
           {edited(results, R"("latency":{)", R"("latency":null,"x":{)"),
            "results: unknown field 'x' (known: workload, role, stopped, seconds, messages, "
-           "bytes, gbps, messages_per_s, errors, first_error, per_qp, latency)"},
+           "bytes, gbps, messages_per_s, errors, first_error, per_qp, latency, collective)"},
           {edited(results, R"("latency":{)", R"("lat":{)"),
            "results: unknown field 'lat' (known: workload, role, stopped, seconds, messages, "
-           "bytes, gbps, messages_per_s, errors, first_error, per_qp, latency)"},
+           "bytes, gbps, messages_per_s, errors, first_error, per_qp, latency, collective)"},
           {std::string(100000, '{'),
            "JSON nested deeper than 16 levels at column 17: no agent protocol message nests that "
            "deep"},
@@ -1027,6 +1049,81 @@ TEST(AgentProtocolRejects, LatencyNullIsNotAbsent) {
   std::string line = to_json_line(Reply{1, r});
   line.insert(line.size() - 1, R"(,"latency":null)");
   EXPECT_EQ(parse_reply(line).error, "results: field 'latency' must be an object, got null");
+}
+
+TEST(AgentProtocolRoundTrip, CollectiveSetupAndResults) {
+  SetupRequest s;
+  s.address = "198.18.0.11";
+  s.workload = Workload::collective;
+  s.qps = 8;
+  s.message_bytes = 1 << 24;
+  s.udp_sports = {49152, 49153, 49154, 49155, 49156, 49157, 49158, 49159};
+  s.collective = CollectiveSetup{.pattern = "hierarchical_allreduce",
+                                 .ranks = 16,
+                                 .rank = 15,
+                                 .ranks_per_host = 4,
+                                 .pipeline = 1024,
+                                 .seed = u64_max,
+                                 .strategy = "round_robin",
+                                 .sport_seed = 0};
+  expect_same(request_round_trip<SetupRequest>(Request{3, s}), s);
+
+  ResultsEvent r;
+  r.workload = Workload::collective;
+  r.collective =
+      CollectiveReport{.iterations = 3,
+                       .start_ns = 1'700'000'000'000'000'000,
+                       .iteration_end_ns = {1, 2, std::numeric_limits<std::int64_t>::max()},
+                       .wait_ns = {0, u64_max},
+                       .step_ns = {5, 6},
+                       .bytes_sent = 100,
+                       .bytes_received = 200,
+                       .output_crc32 = 0xdeadbeef};
+  expect_same(reply_round_trip<ResultsEvent>(Reply{4, r}), r);
+  r.collective->output_crc32.reset();
+  const auto back = reply_round_trip<ResultsEvent>(Reply{4, r});
+  EXPECT_FALSE(back.collective->output_crc32.has_value());
+  expect_same(back, r);
+}
+
+TEST(AgentProtocolRejects, CollectiveSetup) {
+  const std::string s = std::string(setup_prefix) + R"("workload":"collective",)";
+  const std::string c = s + R"("collective":{"pattern":"allreduce","ranks":4,"rank":1)";
+  expect_rejected(
+      {
+          {s + R"("qps":1})",
+           R"(setup: workload "collective" needs field 'collective' (pattern, ranks, rank))"},
+          {std::string(setup_prefix) +
+               R"("collective":{"pattern":"allreduce","ranks":4,"rank":1}})",
+           R"(setup: field 'collective' needs workload "collective", not "bw")"},
+          {s + R"("collective":{"pattern":"allreduce2","ranks":4,"rank":1}})",
+           "setup: collective.pattern must be one of \"allreduce\", \"allgather\", "
+           "\"reduce_scatter\", \"alltoall\", \"broadcast\", \"tree_allreduce\", "
+           "\"hierarchical_allreduce\", \"incast\", \"permutation\" or \"pairwise\", got "
+           "\"allreduce2\""},
+          {s + R"("collective":{"pattern":"allreduce","ranks":4,"rank":4}})",
+           "setup: collective.rank must be an integer from 0 to 3, got 4"},
+          {s + R"("collective":{"pattern":"allreduce","ranks":1,"rank":0}})",
+           "setup: collective.ranks must be an integer from 2 to 65536, got 1"},
+          {s + R"("collective":{"pattern":"allreduce","rank":0}})",
+           "setup: collective: missing required field 'ranks'"},
+          {c + R"(,"ranks_per_host":3}})",
+           "setup: collective.ranks_per_host must divide ranks (4), got 3"},
+          {c + R"(,"strategy":"spray"}})",
+           R"(setup: collective.strategy must be "split" or "round_robin", got "spray")"},
+          {c + R"(,"pipeline":0}})",
+           "setup: collective.pipeline must be an integer from 1 to 1024, got 0"},
+          {c + R"(,"root":0}})",
+           "setup: collective: unknown field 'root' (known: pattern, ranks, rank, ranks_per_host, "
+           "pipeline, seed, strategy, sport_seed)"},
+          {c + R"(},"opcode":"write"})",
+           "setup: a collective moves its data with write_with_imm: drop 'opcode'"},
+          {c + R"(},"role":"server"})",
+           "setup: a collective has no roles or directions: drop 'role' and 'bidirectional'"},
+          {c + R"(},"qps":257})",
+           "setup: a collective takes at most 256 qps per connection, got 257"},
+      },
+      false);
 }
 
 }  // namespace

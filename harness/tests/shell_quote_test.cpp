@@ -71,7 +71,7 @@ inventory::Host host_at(std::string address) {
 }
 
 TEST(HostSsh, CommandLineCarriesTheInventorySettings) {
-  const AgentCommand c = ssh_command(host_at("10.0.0.1"), {"rocehil", "agent"});
+  const AgentCommand c = host_command(host_at("10.0.0.1"), {"rocehil", "agent"});
   const std::vector<std::string> want = {"ssh",
                                          "-T",
                                          "-o",
@@ -99,9 +99,36 @@ TEST(HostSsh, CommandLineCarriesTheInventorySettings) {
   EXPECT_EQ(c.name, "h1");
 }
 
+TEST(HostSsh, SharedConnectionsAndTheirExit) {
+  const SshMultiplex mux{.control_dir = "/tmp/rocehil-ssh-x", .persist_s = 60};
+  const AgentCommand c = host_command(host_at("10.0.0.1"), {"rocehil", "agent"}, &mux);
+  const auto has = [&](const std::vector<std::string>& argv, const std::string& option) {
+    return std::find(argv.begin(), argv.end(), option) != argv.end();
+  };
+  EXPECT_TRUE(has(c.argv, "ControlMaster=auto"));
+  EXPECT_TRUE(has(c.argv, "ControlPath=/tmp/rocehil-ssh-x/%C"));
+  EXPECT_TRUE(has(c.argv, "ControlPersist=60"));
+  const auto exit = ssh_multiplex_exit(host_at("10.0.0.1"), mux);
+  EXPECT_TRUE(has(exit, "ControlPath=/tmp/rocehil-ssh-x/%C"));
+  EXPECT_EQ(std::vector<std::string>(exit.end() - 3, exit.end()),
+            (std::vector<std::string>{"-O", "exit", "10.0.0.1"}));
+}
+
+TEST(HostSsh, ALocalHostRunsTheWordsAsTheyAreInItsNamespace) {
+  inventory::Host h = host_at("10.0.0.1");
+  h.launcher = inventory::Launcher::local;
+  EXPECT_EQ(host_command(h, {"/opt/rocehil", "agent"}).argv,
+            (std::vector<std::string>{"/opt/rocehil", "agent"}));
+  h.netns = "tb-h1";
+  const AgentCommand c = host_command(h, {"/opt/rocehil", "it's"});
+  EXPECT_EQ(c.argv, (std::vector<std::string>{"ip", "netns", "exec", "tb-h1", "/opt/rocehil",
+                                              "it's"}));  // no shell: no quoting
+  EXPECT_EQ(c.name, "h1");
+}
+
 TEST(HostSsh, RefusesAnAddressThatIsNotOne) {
   for (const char* bad : {"-oProxyCommand=touch /tmp/x", "h1;id", "$(id)", "a b", ""})
-    EXPECT_THROW(ssh_command(host_at(bad), {"true"}), Error) << bad;
+    EXPECT_THROW(host_command(host_at(bad), {"true"}), Error) << bad;
 }
 
 TEST(RemoteRun, ReportsTimeoutExitAndReason) {

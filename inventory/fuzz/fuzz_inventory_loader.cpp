@@ -3,11 +3,10 @@
 // line of bounded length pointing inside the input; and whatever loads selects with "all".
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "fuzz_checks.hpp"
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/inventory/selection.hpp"
 
@@ -15,10 +14,10 @@ namespace inv = rocehil::inventory;
 
 namespace {
 
+constexpr const char* target = "fuzz_inventory_loader";
+
 [[noreturn]] void fail(const char* what, std::string_view detail) {
-  std::fprintf(stderr, "fuzz_inventory_loader: %s\n%.*s\n", what, static_cast<int>(detail.size()),
-               detail.data());
-  std::abort();
+  rocehil::fuzz::fail(target, what, detail);
 }
 
 }  // namespace
@@ -30,13 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const inv::LoadResult r = inv::parse_inventory(text, "fuzz.yaml");
   if (r.inventory.has_value() == !r.diagnostics.empty()) fail("inventory and diagnostics", "");
   for (const auto& d : r.diagnostics) {
-    const std::string line = inv::to_string(d);
-    if (line.size() > 600) fail("diagnostic too long", line);
-    for (const char c : line)
-      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
-        fail("diagnostic not printable", line);
+    rocehil::fuzz::check_diagnostic(target, d, 600);
     if (d.line < 1 || d.line > lines + 1 || d.column < 1)
-      fail("diagnostic outside the input", line);
+      fail("diagnostic outside the input", inv::to_string(d));
   }
   if (r.inventory) {
     try {

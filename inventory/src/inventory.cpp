@@ -8,6 +8,10 @@ std::string_view to_string(Provider p) {
   return p == Provider::soft ? "soft" : "verbs";
 }
 
+std::string_view to_string(Launcher l) {
+  return l == Launcher::local ? "local" : "ssh";
+}
+
 namespace {
 
 template <typename T>

@@ -43,6 +43,7 @@ nlohmann::json to_json(const Host& h) {
   put(j, "rack", h.rack);
   j["labels"] = h.labels;
   j["provider"] = std::string(to_string(h.provider));
+  j["launcher"] = std::string(to_string(h.launcher));
   j["agent"] = h.agent;
   put(j, "netns", h.netns);
   j["ssh"] = ssh_json(h.ssh);
@@ -71,6 +72,7 @@ nlohmann::json to_json(const Inventory& inv) {
   nlohmann::json d{{"ssh", ssh_json(inv.defaults.ssh)},
                    {"agent", inv.defaults.agent},
                    {"provider", std::string(to_string(inv.defaults.provider))},
+                   {"launcher", std::string(to_string(inv.defaults.launcher))},
                    {"port", inv.defaults.port}};
   if (inv.defaults.link_gbps > 0) d["link_gbps"] = inv.defaults.link_gbps;
   if (inv.defaults.gid_index >= 0) d["gid_index"] = inv.defaults.gid_index;

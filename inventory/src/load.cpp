@@ -37,7 +37,7 @@ std::string to_string(const Diagnostic& d) {
 }
 
 LoadResult parse_inventory(std::string_view text, const std::string& file) {
-  detail::LoadContext ctx(file);
+  LoadContext ctx(file);
   LoadResult result;
   if (text.size() > max_text) {
     ctx.error(SourceLocation{1, 1}, "the file is larger than 64 MiB; split the inventory");
@@ -59,7 +59,7 @@ LoadResult parse_inventory(std::string_view text, const std::string& file) {
                                     ? SourceLocation{1, 1}
                                     : SourceLocation{e.mark.line + 1, e.mark.column + 1};
       ctx.error(at, fmt::format("YAML syntax error: {}; fix the indentation or quoting there",
-                                detail::shown(e.msg)));
+                                shown(e.msg)));
       result.inventory.reset();
     }
   }

@@ -22,14 +22,14 @@ void Loader::read_capture(const YAML::Node& entry) {
   const std::string owner = fmt::format("capture '{}'", *name);
   CapturePoint c;
   c.name = *name;
-  c.where = detail::location_of(name_node);
+  c.where = location_of(name_node);
   c.backend = "pcap";
   if (inv_.find_capture(c.name))
     ctx_.error(name_node, fmt::format("capture '{}' is defined twice (also at line {}); give "
                                       "each capture point its own name",
                                       *name, inv_.find_capture(c.name)->where.line));
   if (host_node.IsDefined())
-    if (const auto v = detail::read_string(ctx_, host_node, owner + ": host")) {
+    if (const auto v = read_string(ctx_, host_node, owner + ": host")) {
       if (!inv_.find_host(*v))
         ctx_.error(host_node, fmt::format("{}: host '{}' is not in hosts; name one of the hosts, "
                                           "or add it to hosts",
@@ -37,10 +37,9 @@ void Loader::read_capture(const YAML::Node& entry) {
       c.host = *v;
     }
   if (const auto n = m.get("backend"); n.IsDefined())
-    if (const auto v = detail::read_choice(ctx_, n, owner + ": backend", {"pcap", "dpdk"}))
-      c.backend = *v;
+    if (const auto v = read_choice(ctx_, n, owner + ": backend", {"pcap", "dpdk"})) c.backend = *v;
   if (const auto n = m.get("interface"); n.IsDefined())
-    if (const auto v = detail::read_string(ctx_, n, owner + ": interface")) {
+    if (const auto v = read_string(ctx_, n, owner + ": interface")) {
       if (is_valid_netdev(*v))
         c.interface = *v;
       else
@@ -49,7 +48,7 @@ void Loader::read_capture(const YAML::Node& entry) {
                                   owner, shown(*v)));
     }
   if (const auto n = m.get("dpdk_args"); n.IsDefined())
-    if (const auto v = detail::read_string_list(ctx_, n, owner + ": dpdk_args")) {
+    if (const auto v = read_string_list(ctx_, n, owner + ": dpdk_args")) {
       for (const auto& arg : *v)
         if (is_valid_dpdk_arg(arg))
           c.dpdk_args.push_back(arg);
@@ -67,8 +66,7 @@ void Loader::read_capture(const YAML::Node& entry) {
                                   "arguments naming the port, e.g. ['-a', '0000:3b:00.1']",
                                   owner));
   if (const auto n = m.get("link_gbps"); n.IsDefined())
-    if (const auto v = detail::read_number(ctx_, n, owner + ": link_gbps", 0, 1e6))
-      c.link_gbps = *v;
+    if (const auto v = read_number(ctx_, n, owner + ": link_gbps", 0, 1e6)) c.link_gbps = *v;
   if (const auto n = m.get("mirrors"); n.IsDefined()) read_mirrors(n, owner, c.mirrors);
   inv_.captures.push_back(std::move(c));
 }
@@ -78,7 +76,7 @@ void Loader::read_mirrors(const YAML::Node& n, const std::string& owner, Mirror&
   if (!m.ok()) return;
   mirror.direction = "both";
   if (const auto s = m.get("switch"); s.IsDefined())
-    if (const auto v = detail::read_string(ctx_, s, owner + ": mirrors switch")) {
+    if (const auto v = read_string(ctx_, s, owner + ": mirrors switch")) {
       if (!inv_.find_switch(*v))
         ctx_.error(s, fmt::format("{}: switch '{}' is not in switches; add it there, or correct "
                                   "the name",
@@ -86,7 +84,7 @@ void Loader::read_mirrors(const YAML::Node& n, const std::string& owner, Mirror&
       mirror.switch_name = *v;
     }
   if (const auto l = m.get("links"); l.IsDefined())
-    if (const auto v = detail::read_string_list(ctx_, l, owner + ": mirrors links")) {
+    if (const auto v = read_string_list(ctx_, l, owner + ": mirrors links")) {
       std::size_t i = 0;
       for (const auto& link : *v) {
         if (!link_names_.count(link))
@@ -98,12 +96,10 @@ void Loader::read_mirrors(const YAML::Node& n, const std::string& owner, Mirror&
       mirror.links = *v;
     }
   if (const auto p = m.get("ports"); p.IsDefined())
-    if (const auto v = detail::read_string_list(ctx_, p, owner + ": mirrors ports"))
-      mirror.ports = *v;
+    if (const auto v = read_string_list(ctx_, p, owner + ": mirrors ports")) mirror.ports = *v;
   if (const auto d = m.get("direction"); d.IsDefined())
-    if (const auto v =
-            detail::read_choice(ctx_, d, owner + ": mirrors direction",
-                                {"spine-to-leaf", "leaf-to-spine", "ingress", "egress", "both"}))
+    if (const auto v = read_choice(ctx_, d, owner + ": mirrors direction",
+                                   {"spine-to-leaf", "leaf-to-spine", "ingress", "egress", "both"}))
       mirror.direction = *v;
 }
 

@@ -1,4 +1,4 @@
-#include "load_context.hpp"
+#include "rocehil/inventory/yaml_reader.hpp"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,7 @@
 #include <cmath>
 #include <set>
 
-namespace rocehil::inventory::detail {
-
-namespace {
+namespace rocehil::inventory {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -25,6 +23,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   }
   return row[b.size()];
 }
+
+namespace {
 
 std::string_view kind_of(const YAML::Node& n) {
   if (n.IsMap()) return "a map";
@@ -150,7 +150,8 @@ std::optional<long> read_int(LoadContext& ctx, const YAML::Node& n, std::string_
 std::optional<double> read_number(LoadContext& ctx, const YAML::Node& n, std::string_view what,
                                   double lo, double hi) {
   const auto fail = [&](std::string_view got) {
-    ctx.error(n, fmt::format("{} must be a number from {:g} to {:g}, got {}", what, lo, hi, got));
+    ctx.error(
+        n, fmt::format("{} must be a number from {:.12g} to {:.12g}, got {}", what, lo, hi, got));
     return std::nullopt;
   };
   if (!n.IsScalar()) return fail(kind_of(n));
@@ -194,4 +195,4 @@ std::optional<std::string> read_choice(LoadContext& ctx, const YAML::Node& n, st
   return std::nullopt;
 }
 
-}  // namespace rocehil::inventory::detail
+}  // namespace rocehil::inventory

@@ -18,7 +18,7 @@ void Loader::read_switch(const YAML::Node& entry) {
   const YAML::Node name_node = m.require("name", "leaf01");
   const YAML::Node role_node = m.require("role", "leaf");
   if (!name_node.IsDefined()) return;
-  const auto name_text = detail::read_string(ctx_, name_node, "switch name");
+  const auto name_text = read_string(ctx_, name_node, "switch name");
   if (!name_text) return;
   RangeExpansion names = expand_range(*name_text, 4096);
   if (!names.error.empty()) {
@@ -35,17 +35,16 @@ void Loader::read_switch(const YAML::Node& entry) {
   const std::size_t count = names.values.size();
   const std::string count_source = fmt::format("the name '{}'", shown(*name_text));
   Switch base;
-  base.where = detail::location_of(name_node);
+  base.where = location_of(name_node);
   if (role_node.IsDefined())
-    if (const auto v = detail::read_choice(ctx_, role_node, owner + ": role",
-                                           {"leaf", "spine", "superspine", "other"}))
+    if (const auto v = read_choice(ctx_, role_node, owner + ": role",
+                                   {"leaf", "spine", "superspine", "other"}))
       base.role = *v;
   if (const auto n = m.get("ports"); n.IsDefined())
-    if (const auto v = detail::read_int(ctx_, n, owner + ": ports", 1, 4096, "64"))
+    if (const auto v = read_int(ctx_, n, owner + ": ports", 1, 4096, "64"))
       base.ports = static_cast<int>(*v);
   if (const auto n = m.get("port_gbps"); n.IsDefined())
-    if (const auto v = detail::read_number(ctx_, n, owner + ": port_gbps", 0, 1e6))
-      base.port_gbps = *v;
+    if (const auto v = read_number(ctx_, n, owner + ": port_gbps", 0, 1e6)) base.port_gbps = *v;
   const Zipped racks = zip(ctx_, m.get("rack"), owner + ": rack", count, count_source);
   all_valid(ctx_, m.get("rack"), racks, is_valid_name, owner + ": rack", name_rule);
   const Zipped addresses = zip(ctx_, m.get("address"), owner + ": address", count, count_source);
@@ -66,7 +65,7 @@ void Loader::read_switch(const YAML::Node& entry) {
 }
 
 std::optional<LinkEnd> Loader::link_end(const YAML::Node& n, const std::string& what) {
-  const auto v = detail::read_string(ctx_, n, what);
+  const auto v = read_string(ctx_, n, what);
   if (!v) return std::nullopt;
   const auto colon = v->find(':');
   const std::string node = v->substr(0, colon);
@@ -102,13 +101,13 @@ void Loader::read_link(const YAML::Node& entry) {
   const std::string owner = fmt::format("link '{}'", *name);
   Link link;
   link.name = *name;
-  link.where = detail::location_of(name_node);
+  link.where = location_of(name_node);
   if (a.IsDefined())
     if (const auto e = link_end(a, owner + ": a")) link.a = *e;
   if (b.IsDefined())
     if (const auto e = link_end(b, owner + ": b")) link.b = *e;
   if (const auto g = m.get("gbps"); g.IsDefined())
-    if (const auto v = detail::read_number(ctx_, g, owner + ": gbps", 0, 1e6)) link.gbps = *v;
+    if (const auto v = read_number(ctx_, g, owner + ": gbps", 0, 1e6)) link.gbps = *v;
   if (const auto [it, fresh] = link_names_.try_emplace(link.name, link.where.line); !fresh)
     ctx_.error(name_node, fmt::format("link '{}' is defined twice (also at line {}); give each "
                                       "link its own name",
@@ -125,13 +124,13 @@ void Loader::read_rack(const YAML::Node& entry) {
   const std::string owner = fmt::format("rack '{}'", *name);
   Rack rack;
   rack.name = *name;
-  rack.where = detail::location_of(name_node);
+  rack.where = location_of(name_node);
   if (const auto [it, fresh] = rack_names_.try_emplace(rack.name, rack.where.line); !fresh)
     ctx_.error(name_node, fmt::format("rack '{}' is defined twice (also at line {}); give each "
                                       "rack its own name",
                                       *name, it->second));
   if (const auto leaf = m.get("leaf"); leaf.IsDefined())
-    if (const auto v = detail::read_string(ctx_, leaf, owner + ": leaf")) {
+    if (const auto v = read_string(ctx_, leaf, owner + ": leaf")) {
       const Switch* s = inv_.find_switch(*v);
       if (!inv_.switches.empty() && !s)
         ctx_.error(leaf, fmt::format("{}: leaf '{}' is not in switches; add it there, or "
@@ -141,7 +140,7 @@ void Loader::read_rack(const YAML::Node& entry) {
         rack.leaf = *v;
     }
   if (const auto hosts = m.get("hosts"); hosts.IsDefined())
-    if (const auto items = detail::read_string_list(ctx_, hosts, owner + ": hosts")) {
+    if (const auto items = read_string_list(ctx_, hosts, owner + ": hosts")) {
       std::size_t i = 0;
       for (const auto& item : *items) {
         const YAML::Node at = hosts[i++];

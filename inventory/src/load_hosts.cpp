@@ -12,13 +12,13 @@
 namespace rocehil::inventory::detail {
 
 void Loader::read_host(const YAML::Node& entry) {
-  const MapReader m(
-      ctx_, entry, "host entry",
-      {"name", "address", "ssh", "agent", "provider", "rack", "labels", "netns", "nics"});
+  const MapReader m(ctx_, entry, "host entry",
+                    {"name", "address", "ssh", "agent", "provider", "launcher", "rack", "labels",
+                     "netns", "nics"});
   if (!m.ok()) return;
   const YAML::Node name_node = m.require("name", "gpu001");
   if (!name_node.IsDefined()) return;
-  const auto name_text = detail::read_string(ctx_, name_node, "host name");
+  const auto name_text = read_string(ctx_, name_node, "host name");
   if (!name_text) return;
   RangeExpansion names = expand_range(*name_text, max_hosts);
   if (!names.error.empty()) {
@@ -44,7 +44,8 @@ void Loader::read_host(const YAML::Node& entry) {
   base.ssh = inv_.defaults.ssh;
   base.agent = inv_.defaults.agent;
   base.provider = inv_.defaults.provider;
-  base.where = detail::location_of(name_node);
+  base.launcher = inv_.defaults.launcher;
+  base.where = location_of(name_node);
   if (const auto s = m.get("ssh"); s.IsDefined()) {
     const auto defaults_options = base.ssh.options;
     base.ssh.options.clear();
@@ -56,8 +57,11 @@ void Loader::read_host(const YAML::Node& entry) {
     if (const auto v = read_agent(ctx_, a, owner + ": agent")) base.agent = *v;
   if (const auto p = m.get("provider"); p.IsDefined())
     if (const auto v = read_provider(ctx_, p, owner + ": provider")) base.provider = *v;
+  if (const auto l = m.get("launcher"); l.IsDefined())
+    if (const auto v = read_choice(ctx_, l, owner + ": launcher", {"ssh", "local"}))
+      base.launcher = *v == "local" ? Launcher::local : Launcher::ssh;
   if (const auto l = m.get("labels"); l.IsDefined())
-    if (const auto v = detail::read_string_list(ctx_, l, owner + ": labels")) {
+    if (const auto v = read_string_list(ctx_, l, owner + ": labels")) {
       for (const auto& label : *v)
         if (!is_valid_name(label))
           ctx_.error(l, fmt::format("{}: label '{}' is not a valid name; {}", owner, shown(label),
@@ -104,7 +108,7 @@ void Loader::read_host(const YAML::Node& entry) {
 void Loader::check_host_duplicates(const Host& h, const YAML::Node& name_node,
                                    const YAML::Node& address_node) {
   const std::string key = h.address + ":" + std::to_string(h.ssh.port) + ":" + h.ssh.jump;
-  const auto [it, fresh] = addresses_.try_emplace(key, h.name, detail::location_of(name_node).line);
+  const auto [it, fresh] = addresses_.try_emplace(key, h.name, location_of(name_node).line);
   if (!fresh && it->second.first != h.name)
     ctx_.error(
         address_node.IsDefined() ? address_node : name_node,
@@ -145,11 +149,11 @@ void Loader::read_nic(const YAML::Node& entry, const std::string& owner, std::st
   base.port = inv_.defaults.port;
   base.gid_index = inv_.defaults.gid_index;
   base.link_gbps = inv_.defaults.link_gbps;
-  base.where = detail::location_of(entry);
+  base.where = location_of(entry);
   bool ok = true;
   const auto int_field = [&](const char* key, long lo, long hi, const char* example, int& into) {
     if (const auto n = m.get(key); n.IsDefined()) {
-      if (const auto v = detail::read_int(ctx_, n, what + ": " + key, lo, hi, example))
+      if (const auto v = read_int(ctx_, n, what + ": " + key, lo, hi, example))
         into = static_cast<int>(*v);
       else
         ok = false;
@@ -167,7 +171,7 @@ void Loader::read_nic(const YAML::Node& entry, const std::string& owner, std::st
   int_field("gpu", 0, 1023, "0", base.gpu);
   int_field("rail", 0, 63, "0", base.rail);
   if (const auto g = m.get("link_gbps"); g.IsDefined()) {
-    if (const auto v = detail::read_number(ctx_, g, what + ": link_gbps", 0, 1e6))
+    if (const auto v = read_number(ctx_, g, what + ": link_gbps", 0, 1e6))
       base.link_gbps = *v;
     else
       ok = false;

@@ -18,7 +18,7 @@ Zipped zip(LoadContext& ctx, const YAML::Node& node, std::string_view what, std:
     z.values.assign(count, "");
     return z;
   }
-  const auto text = detail::read_string(ctx, node, what);
+  const auto text = read_string(ctx, node, what);
   if (!text) {
     z.ok = false;
     return z;
@@ -62,7 +62,7 @@ void read_ssh(LoadContext& ctx, const YAML::Node& node, const std::string& owner
   if (!m.ok()) return;
   const auto field = [&](std::string_view key) { return owner + ": ssh " + std::string(key); };
   if (const auto n = m.get("user"); n.IsDefined())
-    if (const auto v = detail::read_string(ctx, n, field("user"))) {
+    if (const auto v = read_string(ctx, n, field("user"))) {
       if (is_valid_user(*v))
         ssh.user = *v;
       else
@@ -71,12 +71,12 @@ void read_ssh(LoadContext& ctx, const YAML::Node& node, const std::string& owner
                                  field("user"), shown(*v)));
     }
   if (const auto n = m.get("port"); n.IsDefined())
-    if (const auto v = detail::read_int(ctx, n, field("port"), 1, 65535, "22"))
+    if (const auto v = read_int(ctx, n, field("port"), 1, 65535, "22"))
       ssh.port = static_cast<int>(*v);
   for (const char* key : {"identity", "known_hosts"}) {
     const auto n = m.get(key);
     if (!n.IsDefined()) continue;
-    const auto v = detail::read_string(ctx, n, field(key));
+    const auto v = read_string(ctx, n, field(key));
     if (!v) continue;
     if (!is_valid_local_path(*v))
       ctx.error(n, fmt::format("{} '{}' is not a usable path; give an absolute path or one "
@@ -86,7 +86,7 @@ void read_ssh(LoadContext& ctx, const YAML::Node& node, const std::string& owner
       (std::string_view(key) == "identity" ? ssh.identity : ssh.known_hosts) = *v;
   }
   if (const auto n = m.get("jump"); n.IsDefined())
-    if (const auto v = detail::read_string(ctx, n, field("jump"))) {
+    if (const auto v = read_string(ctx, n, field("jump"))) {
       if (is_valid_jump(*v))
         ssh.jump = *v;
       else
@@ -95,7 +95,7 @@ void read_ssh(LoadContext& ctx, const YAML::Node& node, const std::string& owner
                                  field("jump"), shown(*v)));
     }
   if (const auto n = m.get("options"); n.IsDefined())
-    if (const auto v = detail::read_string_list(ctx, n, field("options"))) {
+    if (const auto v = read_string_list(ctx, n, field("options"))) {
       std::size_t i = 0;
       for (const auto& option : *v) {
         if (is_valid_ssh_option(option))
@@ -109,7 +109,7 @@ void read_ssh(LoadContext& ctx, const YAML::Node& node, const std::string& owner
       }
     }
   if (const auto n = m.get("connect_timeout_s"); n.IsDefined())
-    if (const auto v = detail::read_int(ctx, n, field("connect_timeout_s"), 1, 300, "10"))
+    if (const auto v = read_int(ctx, n, field("connect_timeout_s"), 1, 300, "10"))
       ssh.connect_timeout_s = static_cast<int>(*v);
 }
 
@@ -127,14 +127,14 @@ std::optional<std::string> read_entry_name(LoadContext& ctx, const YAML::Node& n
 
 std::optional<Provider> read_provider(LoadContext& ctx, const YAML::Node& n,
                                       std::string_view what) {
-  const auto v = detail::read_choice(ctx, n, what, {"soft", "verbs"});
+  const auto v = read_choice(ctx, n, what, {"soft", "verbs"});
   if (!v) return std::nullopt;
   return *v == "soft" ? Provider::soft : Provider::verbs;
 }
 
 std::optional<std::string> read_agent(LoadContext& ctx, const YAML::Node& n,
                                       std::string_view what) {
-  const auto v = detail::read_string(ctx, n, what);
+  const auto v = read_string(ctx, n, what);
   if (!v) return std::nullopt;
   if (is_valid_agent_path(*v)) return v;
   ctx.error(n, fmt::format("{} '{}' is not usable; give an absolute path (/usr/local/bin/rocehil) "
@@ -150,13 +150,12 @@ std::optional<Inventory> Loader::load(const YAML::Node& root) {
   if (!top.ok()) return std::nullopt;
   const auto version = top.require("schema_version", "1");
   if (version.IsDefined())
-    if (const auto v = detail::read_int(ctx_, version, "schema_version", 1, 1000000, "1");
-        v && *v != 1)
+    if (const auto v = read_int(ctx_, version, "schema_version", 1, 1000000, "1"); v && *v != 1)
       ctx_.error(version, fmt::format("schema_version {} is not supported; this rocehil reads "
                                       "schema_version 1",
                                       *v));
   if (const auto n = top.get("name"); n.IsDefined())
-    if (const auto v = detail::read_string(ctx_, n, "name")) inv_.name = shown(*v);
+    if (const auto v = read_string(ctx_, n, "name")) inv_.name = shown(*v);
   if (const auto n = top.get("defaults"); n.IsDefined()) read_defaults(n);
   const auto hosts = top.require("hosts", "[{name: h1, address: 10.0.0.1}]");
   if (hosts.IsDefined()) read_list(hosts, "hosts", [&](const YAML::Node& h) { read_host(h); });
@@ -177,7 +176,7 @@ std::optional<Inventory> Loader::load(const YAML::Node& root) {
 
 void Loader::read_defaults(const YAML::Node& n) {
   const MapReader m(ctx_, n, "defaults",
-                    {"ssh", "agent", "provider", "link_gbps", "gid_index", "port"});
+                    {"ssh", "agent", "provider", "launcher", "link_gbps", "gid_index", "port"});
   if (!m.ok()) return;
   Defaults& d = inv_.defaults;
   if (const auto s = m.get("ssh"); s.IsDefined()) read_ssh(ctx_, s, "defaults", d.ssh);
@@ -185,13 +184,15 @@ void Loader::read_defaults(const YAML::Node& n) {
     if (const auto v = read_agent(ctx_, a, "defaults: agent")) d.agent = *v;
   if (const auto p = m.get("provider"); p.IsDefined())
     if (const auto v = read_provider(ctx_, p, "defaults: provider")) d.provider = *v;
+  if (const auto l = m.get("launcher"); l.IsDefined())
+    if (const auto v = read_choice(ctx_, l, "defaults: launcher", {"ssh", "local"}))
+      d.launcher = *v == "local" ? Launcher::local : Launcher::ssh;
   if (const auto g = m.get("link_gbps"); g.IsDefined())
-    if (const auto v = detail::read_number(ctx_, g, "defaults: link_gbps", 0, 1e6))
-      d.link_gbps = *v;
+    if (const auto v = read_number(ctx_, g, "defaults: link_gbps", 0, 1e6)) d.link_gbps = *v;
   if (const auto g = m.get("gid_index"); g.IsDefined())
     if (const auto v = gid_index(g, "defaults")) d.gid_index = *v;
   if (const auto p = m.get("port"); p.IsDefined())
-    if (const auto v = detail::read_int(ctx_, p, "defaults: port", 1, 255, "1"))
+    if (const auto v = read_int(ctx_, p, "defaults: port", 1, 255, "1"))
       d.port = static_cast<int>(*v);
 }
 
@@ -199,7 +200,7 @@ void Loader::read_defaults(const YAML::Node& n) {
 std::optional<int> Loader::gid_index(const YAML::Node& n, const std::string& owner,
                                      std::string_view host) {
   if (!n.IsScalar()) {
-    detail::read_int(ctx_, n, owner + ": gid_index", 0, 255, "3");
+    read_int(ctx_, n, owner + ": gid_index", 0, 255, "3");
     return std::nullopt;
   }
   long v = 0;
@@ -212,7 +213,7 @@ std::optional<int> Loader::gid_index(const YAML::Node& n, const std::string& own
                               owner, v, host));
     return std::nullopt;
   }
-  const auto checked = detail::read_int(ctx_, n, owner + ": gid_index", 0, 255, "3");
+  const auto checked = read_int(ctx_, n, owner + ": gid_index", 0, 255, "3");
   if (!checked) return std::nullopt;
   return static_cast<int>(*checked);
 }

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "load_context.hpp"
 #include "rocehil/inventory/inventory.hpp"
+#include "rocehil/inventory/yaml_reader.hpp"
 
 namespace rocehil::inventory::detail {
 
@@ -90,7 +90,7 @@ class Loader {
     std::string kind;
   };
   static Claim location_of_str(const YAML::Node& at, std::string_view kind) {
-    return {detail::location_of(at).line, std::string(kind)};
+    return {location_of(at).line, std::string(kind)};
   }
 
   LoadContext& ctx_;

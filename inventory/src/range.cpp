@@ -4,13 +4,11 @@
 
 #include <charconv>
 
-#include "shown.hpp"
+#include "rocehil/inventory/yaml_reader.hpp"
 
 namespace rocehil::inventory {
 
 namespace {
-
-using detail::shown;
 
 struct Bound {
   unsigned long value = 0;

@@ -7,14 +7,14 @@
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/range.hpp"
-#include "shown.hpp"
+#include "rocehil/inventory/yaml_reader.hpp"
 
 namespace rocehil::inventory {
 
 namespace {
 
-std::string shown(std::string_view s) {
-  return detail::shown(s, 60);
+std::string shown_term(std::string_view s) {
+  return shown(s, 60);
 }
 
 std::string_view trim(std::string_view s) {
@@ -65,7 +65,7 @@ class Selector {
 
  private:
   [[noreturn]] void fail(std::string_view what, std::string_view fix) const {
-    throw input_error(fmt::format("--hosts '{}': {}; {}", shown(expression_), what, fix));
+    throw input_error(fmt::format("--hosts '{}': {}; {}", shown_term(expression_), what, fix));
   }
 
   std::vector<bool> select_term(Piece term) {
@@ -82,7 +82,7 @@ class Selector {
       }
       const auto [end, ec] = std::from_chars(spec.data(), spec.data() + spec.size(), limit);
       if (ec != std::errc() || end != spec.data() + spec.size() || limit == 0)
-        fail(fmt::format("'@{}' at column {} is not a count", shown(term.text.substr(at + 1)),
+        fail(fmt::format("'@{}' at column {} is not a count", shown_term(term.text.substr(at + 1)),
                          term.at + at + 1),
              "write @N or @N/rack with N >= 1");
       term.text = term.text.substr(0, at);
@@ -96,12 +96,13 @@ class Selector {
     std::size_t count = 0;
     for (const bool p : picked) count += p ? 1 : 0;
     if (count == 0)
-      fail(fmt::format("'{}' matches no host", shown(trim(term.text))),
+      fail(fmt::format("'{}' matches no host", shown_term(trim(term.text))),
            "'rocehil inventory show FILE --hosts all' lists them");
     if (limit == 0) return picked;
     if (!per_rack) {
       if (count < limit)
-        fail(fmt::format("'{}' wants {} hosts but {} match", shown(trim(term.text)), limit, count),
+        fail(fmt::format("'{}' wants {} hosts but {} match", shown_term(trim(term.text)), limit,
+                         count),
              "lower the count or widen the selection");
       std::size_t kept = 0;
       for (std::size_t i = 0; i < picked.size(); ++i)
@@ -114,7 +115,7 @@ class Selector {
     for (const auto& [rack, n] : per)
       if (n < limit)
         fail(fmt::format("'{}' wants {} hosts of every rack but rack '{}' has {}",
-                         shown(trim(term.text)), limit, shown(rack), n),
+                         shown_term(trim(term.text)), limit, shown_term(rack), n),
              "lower the count or leave that rack out");
     return picked;
   }
@@ -139,7 +140,7 @@ class Selector {
       const std::string_view key = text.substr(0, colon);
       const std::string_view value = text.substr(colon + 1);
       if (value.empty())
-        fail(fmt::format("'{}' at column {} has no value", shown(key), column),
+        fail(fmt::format("'{}' at column {} has no value", shown_term(key), column),
              "write KEY:VALUE, e.g. rack:r1");
       if (key == "name") {
         match_names(value, matched);
@@ -154,7 +155,7 @@ class Selector {
         int rail = 0;
         const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), rail);
         if (ec != std::errc() || end != value.data() + value.size())
-          fail(fmt::format("rail '{}' at column {} is not a number", shown(value), column),
+          fail(fmt::format("rail '{}' at column {} is not a number", shown_term(value), column),
                "write rail:0");
         for (std::size_t i = 0; i < matched.size(); ++i)
           for (const auto& nic : inv_.hosts[i].nics) matched[i] = matched[i] || nic.rail == rail;
@@ -167,12 +168,12 @@ class Selector {
         }
       } else if (key == "provider") {
         if (value != "soft" && value != "verbs")
-          fail(fmt::format("provider '{}' at column {} is unknown", shown(value), column),
+          fail(fmt::format("provider '{}' at column {} is unknown", shown_term(value), column),
                "use provider:soft or provider:verbs");
         for (std::size_t i = 0; i < matched.size(); ++i)
           matched[i] = to_string(inv_.hosts[i].provider) == value;
       } else {
-        fail(fmt::format("unknown key '{}' at column {}", shown(key), column),
+        fail(fmt::format("unknown key '{}' at column {}", shown_term(key), column),
              "use name, label, rack, rail, leaf or provider");
       }
     }
@@ -181,7 +182,7 @@ class Selector {
       bool any = false;
       for (const bool m : matched) any = any || m;
       if (!any)
-        fail(fmt::format("'{}' matches no host", shown(text)),
+        fail(fmt::format("'{}' matches no host", shown_term(text)),
              "'rocehil inventory show FILE --hosts all' lists them");
       return matched;
     }
@@ -199,7 +200,8 @@ class Selector {
       for (const auto& name : e.values) {
         const auto it = by_name_.find(name);
         if (it == by_name_.end())
-          fail(fmt::format("host '{}' (from '{}') matches no host", shown(name), shown(pattern)),
+          fail(fmt::format("host '{}' (from '{}') matches no host", shown_term(name),
+                           shown_term(pattern)),
                "'rocehil inventory show FILE --hosts all' lists them");
         matched[it->second] = true;
       }

@@ -1,8 +1,8 @@
-#include "shown.hpp"
+#include "rocehil/inventory/yaml_reader.hpp"
 
 #include <fmt/format.h>
 
-namespace rocehil::inventory::detail {
+namespace rocehil::inventory {
 
 std::string shown(std::string_view value, std::size_t limit) {
   std::string out;
@@ -26,4 +26,4 @@ std::string shown(std::string_view value, std::size_t limit) {
   return out;
 }
 
-}  // namespace rocehil::inventory::detail
+}  // namespace rocehil::inventory

@@ -33,7 +33,7 @@ std::string links_batch(const Topology& t) {
   return out;
 }
 
-std::vector<std::string> sysctls(const Namespace& ns) {
+std::vector<std::string> sysctls(const Namespace& ns, const TestbedOptions& options) {
   std::vector<std::string> out = {"net.ipv6.conf.all.disable_ipv6=1",
                                   "net.ipv6.conf.default.disable_ipv6=1"};
   if (ns.role == Role::leaf || ns.role == Role::spine) {
@@ -43,7 +43,8 @@ std::vector<std::string> sysctls(const Namespace& ns) {
                 "net.ipv4.conf.default.send_redirects=0",
                 // Hash on addresses, protocol and ports: the UDP source port of a
                 // RoCEv2 flow picks the spine, as on a real Clos fabric.
-                "net.ipv4.fib_multipath_hash_policy=1"});
+                "net.ipv4.fib_multipath_hash_policy=1",
+                fmt::format("net.ipv4.fib_multipath_hash_seed={}", options.ecmp_seed)});
   }
   return out;
 }

@@ -68,7 +68,7 @@ class Builder {
     run_checked("creating namespaces", {"ip", "-batch", "-"}, netns_add_batch(t_));
     for (const auto& ns : t_.namespaces) {
       std::vector<std::string> argv = {"ip", "netns", "exec", ns.netns, "sysctl", "-q", "-w"};
-      for (auto& s : sysctls(ns)) argv.push_back(std::move(s));
+      for (auto& s : sysctls(ns, o_)) argv.push_back(std::move(s));
       run_checked(fmt::format("setting sysctls in {}", ns.netns), argv);
     }
     report_(fmt::format("links: {} veth pairs, management bridge {} ({})", t_.links.size(),

@@ -45,11 +45,12 @@ TEST(Scripts, VethEndsAreCreatedInTheirNamespaces) {
 
 TEST(Scripts, RoutersForwardWithTheL4HashAndHostsHaveNoIpv6) {
   Fabric f;
-  const auto leaf = sysctls(*f.t.find("l1"));
+  const auto leaf = sysctls(*f.t.find("l1"), f.o);
   EXPECT_NE(std::find(leaf.begin(), leaf.end(), "net.ipv4.fib_multipath_hash_policy=1"),
             leaf.end());
   EXPECT_NE(std::find(leaf.begin(), leaf.end(), "net.ipv4.ip_forward=1"), leaf.end());
-  const auto host = sysctls(*f.t.find("h1"));
+  EXPECT_NE(std::find(leaf.begin(), leaf.end(), "net.ipv4.fib_multipath_hash_seed=1"), leaf.end());
+  const auto host = sysctls(*f.t.find("h1"), f.o);
   EXPECT_NE(std::find(host.begin(), host.end(), "net.ipv6.conf.default.disable_ipv6=1"),
             host.end());
   EXPECT_EQ(std::find(host.begin(), host.end(), "net.ipv4.ip_forward=1"), host.end());

@@ -6,10 +6,12 @@ import subprocess
 import tempfile
 
 
-def testbed_up(rocehil, prefix):
-    """Brings a testbed up; returns (directory, testbed id, {name: namespace status})."""
+def testbed_up(rocehil, prefix, *options):
+    """Brings a testbed up (`options`: more `testbed up` options, such as "--hosts", "8");
+    returns (directory, testbed id, {name: namespace status})."""
     directory = tempfile.mkdtemp(prefix=prefix)
-    up = subprocess.run([rocehil, "testbed", "up", "--dir", directory, "--json", "--quiet"],
+    up = subprocess.run([rocehil, "testbed", "up", "--dir", directory, "--json", "--quiet",
+                         *options],
                         capture_output=True, text=True, timeout=300)
     if up.returncode != 0:
         shutil.rmtree(directory, ignore_errors=True)
@@ -23,3 +25,18 @@ def testbed_up(rocehil, prefix):
 def testbed_down(rocehil, directory):
     subprocess.run([rocehil, "testbed", "down", "--dir", directory], capture_output=True)
     shutil.rmtree(directory, ignore_errors=True)
+
+
+def spine_tx_bytes(testbed_id, spine):
+    """Bytes a spine sent to its leaves, by the kernel's counters: every interface but loopback
+    and the mirror port."""
+    r = subprocess.run(["ip", "netns", "exec", f"rocehil-{testbed_id}-{spine}", "sh", "-c",
+                        "for i in /sys/class/net/*; do echo $(basename $i) "
+                        "$(cat $i/statistics/tx_bytes); done"],
+                       capture_output=True, text=True, check=True)
+    total = 0
+    for line in r.stdout.splitlines():
+        name, value = line.split()
+        if name != "lo" and not name.startswith(f"{testbed_id}-m"):
+            total += int(value)
+    return total

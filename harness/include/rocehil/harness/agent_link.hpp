@@ -24,7 +24,13 @@ class AgentLink {
   // The next reply, or nothing once `deadline` passes. Throws rocehil::Error (infrastructure)
   // when the agent has gone or said something that is not the protocol, with its stderr.
   virtual std::optional<Reply> receive(Clock::time_point deadline) = 0;
+  // Ends the agent's input (a process agent sees EOF and exits) without waiting for it; the
+  // destructor then waits. Closing many links this way first lets them end together.
+  virtual void close_input() {}
 };
+
+// Closes every link's input first, then destroys them: the agents end in parallel.
+void close_all(std::vector<std::unique_ptr<AgentLink>>& links);
 
 std::unique_ptr<AgentLink> make_in_process_agent(std::string version);
 

@@ -34,7 +34,7 @@ inline constexpr int agent_protocol_version = 1;
 inline constexpr std::size_t max_agent_line_bytes = std::size_t{1} << 20;
 inline constexpr std::uint32_t max_agent_qps = 1024;
 
-enum class Workload : std::uint8_t { bw, lat };
+enum class Workload : std::uint8_t { bw, lat, collective };
 enum class Role : std::uint8_t {
   client,  // bw: posts the traffic (the requester); lat: sends the pings
   server,  // bw: the target of WRITE/READ/SEND; lat: answers the pings
@@ -45,6 +45,19 @@ std::string_view to_string(Role role);
 // ---- requests (controller -> agent) ----
 
 struct HelloRequest {};
+
+// One rank of a collective (workload "collective"). The agent builds the same plan as the
+// controller from these fields, so peers, steps and buffers agree without being sent.
+struct CollectiveSetup {
+  std::string pattern = "allreduce";  // a traffic::Pattern name
+  std::uint32_t ranks = 2;            // 2..65536
+  std::uint32_t rank = 0;             // < ranks
+  std::uint32_t ranks_per_host = 1;   // hierarchical_allreduce: divides ranks
+  std::uint32_t pipeline = 8;         // broadcast, tree_allreduce: 1..1024
+  std::uint64_t seed = 1;             // permutation: which one
+  std::string strategy = "split";     // QP scaling: split | round_robin
+  std::uint64_t sport_seed = 1;       // UDP source ports drawn from it unless udp_sports pins them
+};
 
 struct SetupRequest {
   std::string provider = "soft";  // soft | verbs
@@ -64,6 +77,10 @@ struct SetupRequest {
   bool bidirectional = false;                       // bw: both sides send and serve
   std::uint8_t retry_count = 7;                     // 0..7
   std::uint32_t ack_timeout_us = 67108;             // 1..60,000,000; as verbs timeout 14
+  // Required with workload "collective", refused otherwise. Then `qps` is per connection (each
+  // peer of the rank gets that many), `message_bytes` is the collective's size, and setup
+  // reports one endpoint per QP: peer by peer in ascending rank, qps each.
+  std::optional<CollectiveSetup> collective;
 };
 
 // A peer QP as setup reports it and connect passes it on: where it is and the memory it exposes.
@@ -191,6 +208,19 @@ struct LatencySummary {
   std::vector<Bucket> histogram;  // non-empty buckets, ascending
 };
 
+// What one rank of a collective did (traffic::CollectiveResult, for the wire).
+struct CollectiveReport {
+  std::uint64_t iterations = 0;
+  std::int64_t start_ns = 0;
+  std::vector<std::int64_t> iteration_end_ns{};
+  std::vector<std::uint64_t> wait_ns{};  // per step
+  std::vector<std::uint64_t> step_ns{};  // per step
+  std::uint64_t bytes_sent = 0, bytes_received = 0;
+  // CRC-32 of the rank's output after the first run since setup (the verified iteration), when
+  // it ran to its end without errors in host memory.
+  std::optional<std::uint32_t> output_crc32{};
+};
+
 struct ResultsEvent {
   Workload workload = Workload::bw;
   Role role = Role::client;
@@ -203,7 +233,8 @@ struct ResultsEvent {
   std::uint64_t errors = 0;
   std::string first_error;
   std::vector<QpResult> per_qp;
-  std::optional<LatencySummary> latency;  // lat only
+  std::optional<LatencySummary> latency;       // lat only
+  std::optional<CollectiveReport> collective;  // collective only
 };
 
 struct ErrorReply {

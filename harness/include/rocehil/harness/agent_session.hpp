@@ -17,6 +17,7 @@
 namespace rocehil::harness {
 
 class AgentCapture;
+class AgentCollective;
 
 // What an agent does with the requests it reads: the state machine behind `rocehil agent`, and
 // the local side of `rocehil traffic client` (in process, without JSON in between).
@@ -77,6 +78,7 @@ class AgentSession {
 
   SetupRequest setup_;
   std::unique_ptr<traffic::Provider> provider_;
+  std::unique_ptr<AgentCollective> collective_;  // workload collective: uses provider_
   std::vector<traffic::MemoryRegion> memory_;
   std::unique_ptr<traffic::CompletionQueue> cq_;
   std::vector<std::unique_ptr<traffic::QueuePair>> qps_;

@@ -25,8 +25,8 @@ struct CommandResult {
 
 struct RunOptions {
   std::chrono::milliseconds timeout{30000};
-  std::size_t max_output = std::size_t{1} << 20;
-  std::string stdin_file;  // sent to the command's stdin when set; otherwise stdin is empty
+  std::size_t max_output{std::size_t{1} << 20};
+  std::string stdin_file{};  // sent to the command's stdin when set; otherwise stdin is empty
 };
 
 // Runs argv (argv[0] searched on PATH when it has no '/'), never through a shell. Does not throw

@@ -16,6 +16,12 @@ struct SourceLocation {
 enum class Provider { soft, verbs };
 std::string_view to_string(Provider p);
 
+// How the controller starts a program on a host: over ssh (a real host), or as a process of its
+// own machine (`local`: the controller's machine is the host; with `netns`, inside that network
+// namespace, as a testbed's hosts can be entered).
+enum class Launcher { ssh, local };
+std::string_view to_string(Launcher l);
+
 // How rocehil reaches a host over ssh. After loading, a host's settings are complete: its own
 // values over the file's defaults. Empty or 0 means "ssh's own default".
 struct SshSettings {
@@ -50,6 +56,7 @@ struct Host {
   SshSettings ssh;
   std::string agent;  // remote path (or PATH name) of the rocehil binary
   Provider provider = Provider::verbs;
+  Launcher launcher = Launcher::ssh;
   std::string rack;
   std::vector<std::string> labels;
   std::string netns;  // the testbed's namespace behind this host; informative
@@ -111,6 +118,7 @@ struct Defaults {
   SshSettings ssh;
   std::string agent = "rocehil";
   Provider provider = Provider::verbs;
+  Launcher launcher = Launcher::ssh;
   double link_gbps = 0;
   int gid_index = -1;
   int port = 1;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,10 @@ struct TestbedOptions {
   bool ecn = true;
   int mtu = 9000;
   MirrorDirection mirror = MirrorDirection::spine_to_leaf;
+  // The routers' multipath hash seed (net.ipv4.fib_multipath_hash_seed): with the same seed, a
+  // flow takes the same spine on every run, so QP scaling and ECMP results repeat. 0: the
+  // kernel's random seed, different on every boot.
+  std::uint32_t ecmp_seed = 1;
   // The rocehil binary the hosts run as their agent, written as the inventory's defaults.agent
   // (the namespaces share this machine's file system); empty: not written.
   std::string agent{};

@@ -21,7 +21,7 @@ std::string links_batch(const Topology& t);
 
 // sysctl assignments for one namespace: no IPv6 (its router solicitations would pollute link
 // counters and mirrors), forwarding and the L4 multipath hash on routers.
-std::vector<std::string> sysctls(const Namespace& ns);
+std::vector<std::string> sysctls(const Namespace& ns, const TestbedOptions& options);
 
 // `ip -n NS -batch`: MTU, addresses, links up, routes (multipath on leaves).
 std::string namespace_ip_batch(const Namespace& ns, const TestbedOptions& options);

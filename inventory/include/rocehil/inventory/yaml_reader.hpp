@@ -1,7 +1,13 @@
 #pragma once
 
+// Reading YAML with every problem located: a context collecting "FILE:LINE:COL: message"
+// diagnostics, a map reader that reports unknown keys (with the nearest known one) and keys
+// given twice, and typed scalar readers. The inventory's loader is built on it, and so is the
+// suite loader, so both files read and complain alike.
+
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -10,9 +16,15 @@
 
 #include "rocehil/inventory/inventory.hpp"
 #include "rocehil/inventory/load.hpp"
-#include "shown.hpp"
 
-namespace rocehil::inventory::detail {
+namespace rocehil::inventory {
+
+// Levenshtein distance: how many one-character edits turn a into b (for "did you mean").
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// A user's value as it may appear in a message: at most `limit` characters, control characters
+// escaped and other bytes outside ASCII as '?', so every message stays one printable line.
+std::string shown(std::string_view value, std::size_t limit = 40);
 
 SourceLocation location_of(const YAML::Node& node);
 
@@ -65,4 +77,4 @@ std::optional<std::vector<std::string>> read_string_list(LoadContext& ctx, const
 std::optional<std::string> read_choice(LoadContext& ctx, const YAML::Node& n, std::string_view what,
                                        std::initializer_list<std::string_view> choices);
 
-}  // namespace rocehil::inventory::detail
+}  // namespace rocehil::inventory

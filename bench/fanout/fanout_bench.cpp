@@ -1,0 +1,93 @@
+// Start and stop a trivial agent on many hosts with rocehil's launcher: ssh to every selected
+// host, `rocehil agent`, a hello each way, stdin closed so each agent ends. bench/fanout/run
+// times pdsh doing the same in the same run.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocehil/common/error.hpp"
+#include "rocehil/harness/agent_link.hpp"
+#include "rocehil/harness/agent_protocol.hpp"
+#include "rocehil/harness/host_ssh.hpp"
+#include "rocehil/harness/remote_run.hpp"
+#include "rocehil/inventory/load.hpp"
+#include "rocehil/inventory/selection.hpp"
+
+namespace harness = rocehil::harness;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One round: every agent started, greeted and ended. Returns seconds.
+double round_trip(const std::vector<const rocehil::inventory::Host*>& hosts,
+                  const harness::SshMultiplex* multiplex) {
+  const auto start = Clock::now();
+  {
+    std::vector<std::unique_ptr<harness::AgentLink>> links;
+    for (const auto* h : hosts)
+      links.push_back(
+          harness::launch_agent(harness::host_command(*h, {h->agent, "agent"}, multiplex)));
+    for (auto& l : links) l->send(harness::Request{0, harness::HelloRequest{}});
+    for (auto& l : links) {
+      const auto reply = l->receive(Clock::now() + std::chrono::seconds(30));
+      if (!reply || !std::holds_alternative<harness::HelloReply>(reply->body))
+        throw rocehil::Error(rocehil::ExitCode::infrastructure,
+                             fmt::format("no hello from {}", l->name()));
+    }
+    harness::close_all(links);  // every agent's stdin closed, then each waited for
+  }
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("rocehil's launcher: start and stop an agent on every selected host, N rounds");
+  std::string inventory_file, selection = "all";
+  int rounds = 5;
+  bool multiplex = false;
+  app.add_option("inventory", inventory_file, "Inventory (a testbed's)")->required();
+  app.add_option("--hosts", selection, "Host selection");
+  app.add_option("--rounds", rounds, "Rounds; the median is printed")->check(CLI::Range(1, 1000));
+  app.add_flag("--multiplex", multiplex,
+               "Share one ssh connection per host (ControlMaster), as rocehil run does; the "
+               "first round opens them");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    const auto inv = rocehil::inventory::load_inventory(inventory_file);
+    const auto hosts = rocehil::inventory::select_hosts(inv, selection);
+    harness::SshMultiplex mux;
+    if (multiplex) {
+      char dir[] = "/tmp/rocehil-bench-ssh-XXXXXX";
+      if (mkdtemp(dir) == nullptr) throw rocehil::system_error("mkdtemp", errno);
+      mux.control_dir = dir;
+    }
+    std::vector<double> seconds;
+    for (int r = 0; r < rounds; ++r)
+      seconds.push_back(round_trip(hosts, multiplex ? &mux : nullptr));
+    if (multiplex) {
+      for (const auto* h : hosts)
+        harness::run_command(harness::ssh_multiplex_exit(*h, mux),
+                             {.timeout = std::chrono::seconds(5)});
+      std::filesystem::remove_all(mux.control_dir);
+    }
+    fmt::print("{{\"hosts\": {}, \"rounds\": {}, \"median_s\": {:.4f}, \"first_s\": {:.4f}}}\n",
+               hosts.size(), rounds, median(seconds), seconds.front());
+  } catch (const rocehil::Error& e) {
+    fmt::print(stderr, "rocehil-bench-fanout: {}\n", e.what());
+    return 3;
+  }
+  return 0;
+}

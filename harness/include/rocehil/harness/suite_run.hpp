@@ -1,0 +1,32 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace rocehil::harness {
+
+// `rocehil run`: a suite against an inventory, every case, graded, into reports/<run-id>/.
+struct SuiteRunOptions {
+  std::string suite_file;
+  std::string inventory_file;
+  std::string reports_dir = "reports";
+  std::string history_file;  // the run history (SQLite); empty: <reports_dir>/history.db
+  std::string only;          // a glob over case ids ("allreduce/*"); empty: every case
+  bool deploy = false;
+  bool json = false;                 // print run.json instead of the text
+  std::chrono::seconds timeout{30};  // each phase's replies, and silence during traffic
+  std::size_t fanout = 32;           // hosts preflighted at once
+  std::string command_line;
+};
+
+// Loads and cross-checks the suite and inventory (bad input throws rocehil::Error before anything
+// runs), preflights every host the suite uses, then runs the cases in file order. run.json is
+// rewritten as each case is measured (before it is graded) and graded; junit.xml at the end, and
+// the run recorded in the history.
+// `interrupt` (SIGINT, SIGTERM) ends the running case, leaves the rest not run, and gives 3.
+// Returns the exit status: 0 qualified, 1 a threshold failed, 3 a host, agent or capture failed.
+int run_suite(const SuiteRunOptions& options, const std::atomic<bool>& interrupt);
+
+}  // namespace rocehil::harness

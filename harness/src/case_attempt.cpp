@@ -1,0 +1,452 @@
+#include "case_attempt.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "agent_conversation.hpp"
+#include "rocehil/common/error.hpp"
+#include "rocehil/harness/agent_link.hpp"
+#include "rocehil/harness/capture_metrics.hpp"
+#include "rocehil/harness/case_metrics.hpp"
+#include "rocehil/harness/collective_ranks.hpp"
+#include "rocehil/harness/collective_run.hpp"
+#include "rocehil/harness/point_to_point.hpp"
+#include "rocehil/harness/remote_run.hpp"
+#include "rocehil/harness/suite_check.hpp"
+#include "rocehil/harness/traffic_text.hpp"
+#include "rocehil/traffic/qp_scaling.hpp"
+
+namespace rocehil::harness {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Agents end together when a phase is over, however it ends: every input closed, then each
+// waited for.
+struct AgentsClosedOnExit {
+  std::vector<std::unique_ptr<AgentLink>>& agents;
+  ~AgentsClosedOnExit() { close_all(agents); }
+};
+
+std::int64_t unix_ns_now() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A phase that failed: the attempt records where, and the phases after it do not run.
+struct PhaseFailure {
+  reports::AttemptError error;
+};
+
+template <typename Fn>
+auto in_phase(std::string_view phase, const std::string& host, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const PhaseFailure&) {
+    throw;
+  } catch (const std::exception& e) {
+    const std::string message = e.what();
+    throw PhaseFailure{{host.empty() ? host_named_in(message) : host, std::string(phase), message}};
+  }
+}
+
+bool is_collective(const suites::SuiteTest& test) {
+  return !suites::is_point_to_point(test);
+}
+
+RankSettings rank_settings(const CaseContext& c) {
+  const auto& tc = *c.test_case;
+  return {.pattern = traffic::pattern_from_name(c.test->workload).value(),
+          .placement = traffic::placement_from_name(tc.placement).value(),
+          .provider = c.test->settings.provider,
+          .mtu = 1024,
+          .traffic_class = tc.traffic_class,
+          .multiplex = c.multiplex};
+}
+
+// The hello an agent answers, checked for the protocol; `greet` asks and waits, `hello_of` only
+// waits (the hello was sent with others, so the agents answer together).
+HelloReply hello_of(AgentLink& link, std::chrono::seconds timeout) {
+  HelloReply hello = conversation::expect<HelloReply>(link, "hello", timeout);
+  if (hello.protocol != agent_protocol_version)
+    throw Error(ExitCode::infrastructure,
+                fmt::format("agent on {} speaks protocol {} (rocehil {}), this controller {}: "
+                            "install the same rocehil on both (rocehil inventory check --deploy)",
+                            link.name(), hello.protocol, hello.version, agent_protocol_version));
+  return hello;
+}
+
+HelloReply greet(AgentLink& link, std::chrono::seconds timeout) {
+  link.send(Request{0, HelloRequest{}});
+  return hello_of(link, timeout);
+}
+
+// ---- captures ----
+
+struct RunningCapture {
+  std::string point;
+  std::string host;
+  std::unique_ptr<AgentLink> link;
+};
+
+std::vector<RunningCapture> start_captures(const CaseContext& c) {
+  std::vector<RunningCapture> running;
+  for (const auto& name : c.test->settings.captures) {
+    const auto* point = c.inventory->find_capture(name);
+    const auto* host = c.inventory->find_host(point->host);
+    in_phase("capture start", host->name, [&] {
+      AgentCommand command = host_command(*host, {host->agent, "agent"}, c.multiplex);
+      command.name = host->name;
+      running.push_back({name, host->name, launch_agent(command)});
+    });
+  }
+  for (auto& r : running) {
+    const auto* point = c.inventory->find_capture(r.point);
+    in_phase("capture start", r.host, [&] {
+      greet(*r.link, c.timeout);
+      CaptureStartRequest start;
+      start.backend = point->backend;
+      start.iface = point->interface;
+      for (const auto& arg : point->dpdk_args) {
+        if (!start.dpdk_args.empty()) start.dpdk_args += ' ';
+        start.dpdk_args += arg;
+      }
+      start.filter = c.suite->capture.filter;
+      start.snaplen = c.suite->capture.snaplen;
+      start.link_gbps = point->link_gbps;
+      const auto& d = point->mirrors.direction;
+      start.direction = d == "spine-to-leaf" || d == "leaf-to-spine" ? d : "unknown";
+      r.link->send(Request{1, start});
+      conversation::expect<CaptureStartedReply>(*r.link, "capture_start", c.timeout);
+    });
+  }
+  return running;
+}
+
+std::vector<CaptureSummaryEvent> stop_captures(const CaseContext& c,
+                                               std::vector<RunningCapture>& running) {
+  std::vector<CaptureSummaryEvent> summaries;
+  for (auto& r : running)
+    in_phase("capture stop", r.host, [&] { r.link->send(Request{2, CaptureStopRequest{}}); });
+  for (auto& r : running)
+    in_phase("capture stop", r.host, [&] {
+      summaries.push_back(
+          conversation::expect<CaptureSummaryEvent>(*r.link, "capture_stop", c.timeout));
+    });
+  return summaries;
+}
+
+nlohmann::json captures_json(const std::vector<RunningCapture>& running,
+                             const std::vector<CaptureSummaryEvent>& summaries) {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t i = 0; i < summaries.size() && i < running.size(); ++i) {
+    const auto& s = summaries[i];
+    nlohmann::json analysis;
+    try {
+      analysis = nlohmann::json::parse(s.analysis_json);
+    } catch (const std::exception&) {
+      analysis = s.analysis_json;  // kept as it came; capture_metrics says what is wrong
+    }
+    out.push_back({{"point", running[i].point},
+                   {"host", running[i].host},
+                   {"iface", s.iface},
+                   {"frames", s.frames},
+                   {"dropped_buffer", s.dropped_buffer},
+                   {"dropped_interface", s.dropped_interface},
+                   {"coverage", s.coverage},
+                   {"analysis", analysis}});
+  }
+  return out;
+}
+
+// ---- the injection, on its own thread beside the traffic ----
+
+class InjectionRun {
+ public:
+  InjectionRun(InjectionCommand command, double after_s, double duration_s,
+               const std::atomic<bool>& interrupt)
+      : command_(std::move(command)) {
+    thread_ = std::thread([this, after_s, duration_s, &interrupt] {
+      const auto start = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(after_s));
+      while (Clock::now() < start && !interrupt.load())
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (interrupt.load()) return;
+      const auto limit = std::chrono::milliseconds(30000 + static_cast<long>(duration_s * 1000));
+      result_ = run_command(command_.command.argv, {.timeout = limit});
+    });
+  }
+  ~InjectionRun() { wait(); }
+  void wait() {
+    if (thread_.joinable()) thread_.join();
+  }
+  const CommandResult& result() const { return result_; }
+  const InjectionCommand& command() const { return command_; }
+
+ private:
+  InjectionCommand command_;
+  CommandResult result_;
+  std::thread thread_;
+};
+
+// ---- the workloads ----
+
+struct TrafficOutcome {
+  suites::Values metrics;
+  nlohmann::json raw;
+  double seconds = 0;  // the measured interval
+  bool interrupted = false;
+  std::optional<reports::AttemptError> failure;  // measured nothing that stands, and why
+};
+
+void check_collective_hello(const CaseContext& c, const CollectiveRanks& ranks, AgentLink& link,
+                            std::size_t r) {
+  in_phase("hello", ranks.hosts[r], [&] {
+    const HelloReply hello = hello_of(link, c.timeout);
+    conversation::check_hello(link, hello, ranks.setups[r].provider);
+    if (std::find(hello.workloads.begin(), hello.workloads.end(), "collective") ==
+        hello.workloads.end())
+      throw Error(ExitCode::infrastructure,
+                  fmt::format("agent on {} (rocehil {}) runs no collectives: deploy this "
+                              "rocehil there (rocehil run --deploy)",
+                              link.name(), hello.version));
+  });
+}
+
+TrafficOutcome run_collective(const CaseContext& c) {
+  const auto& tc = *c.test_case;
+  const auto& settings = c.test->settings;
+  const auto hosts = traffic_hosts(*c.inventory, *c.test);
+  const CollectiveRanks ranks =
+      collective_ranks(hosts, rank_settings(c), c.inventory->file, settings.hosts);
+  std::vector<std::unique_ptr<AgentLink>> agents;
+  const AgentsClosedOnExit closer{agents};
+  std::vector<AgentLink*> links;
+  // Bounded fan-out: at most `fanout` ssh sessions are opening at once; each wave is launched,
+  // greeted together and answered before the next starts.
+  const std::size_t n = ranks.commands.size();
+  for (std::size_t wave = 0; wave < n; wave += std::max<std::size_t>(c.fanout, 1)) {
+    const std::size_t end = std::min(n, wave + std::max<std::size_t>(c.fanout, 1));
+    for (std::size_t r = wave; r < end; ++r)
+      in_phase("launch", ranks.hosts[r], [&] {
+        agents.push_back(launch_agent(ranks.commands[r]));
+        links.push_back(agents.back().get());
+      });
+    for (std::size_t r = wave; r < end; ++r)
+      in_phase("hello", ranks.hosts[r], [&] { links[r]->send(Request{0, HelloRequest{}}); });
+    for (std::size_t r = wave; r < end; ++r) check_collective_hello(c, ranks, *links[r], r);
+  }
+  CollectiveJob job;
+  job.plan = {.pattern = rank_settings(c).pattern,
+              .ranks = static_cast<int>(links.size()),
+              .bytes = tc.size,
+              .ranks_per_host = ranks.ranks_per_host,
+              .pipeline = settings.pipeline,
+              .seed = 1};
+  job.scaling = {.qps = tc.qps, .strategy = traffic::qp_strategy_from_name(tc.strategy).value()};
+  job.warmup_iterations = settings.warmup;
+  job.iterations = settings.iterations;
+  job.reply_timeout = c.timeout;
+  const CollectiveCase result = in_phase("traffic", "", [&] {
+    return run_collective_case(
+        links, ranks.setups, job,
+        [&](std::uint64_t done, std::uint64_t total) {
+          if (c.on_progress && total > 0)
+            c.on_progress(static_cast<double>(done) / static_cast<double>(total));
+        },
+        *c.interrupt);
+  });
+  TrafficOutcome out;
+  out.metrics = collective_metrics(result);
+  out.raw = collective_json(ranks.infos, ranks.provider, tc.placement, {result});
+  out.seconds = result.summary.time_us * static_cast<double>(result.summary.iterations) / 1e6;
+  out.interrupted = result.interrupted;
+  if (result.errors > 0 && !result.interrupted) {
+    // A transport error ends a collective for every rank: nothing it measured stands.
+    const int suspect = failing_rank(result);
+    std::string blame;
+    if (suspect >= 0)
+      blame = fmt::format("; the failing QPs point at rank {} ({})", suspect,
+                          result.rank_names[static_cast<std::size_t>(suspect)]);
+    out.failure = reports::AttemptError{
+        suspect >= 0 ? ranks.hosts[static_cast<std::size_t>(suspect)] : "", "traffic",
+        fmt::format("{} transport error(s), the first {}{}", result.errors, result.first_error,
+                    blame)};
+  }
+  return out;
+}
+
+traffic::Opcode opcode_named(const std::string& name) {
+  for (const auto op : {traffic::Opcode::write, traffic::Opcode::write_with_imm,
+                        traffic::Opcode::send, traffic::Opcode::read})
+    if (name == traffic::to_string(op)) return op;
+  return traffic::Opcode::write;  // the suite loader accepts only the four above
+}
+
+SetupRequest side_setup(const CaseContext& c, const inventory::Host& host, Role role) {
+  const auto& tc = *c.test_case;
+  const auto& nic = host.nics.front();
+  const bool lat = c.test->workload == "lat";
+  SetupRequest s;
+  s.provider = c.test->settings.provider.empty() ? std::string(inventory::to_string(host.provider))
+                                                 : c.test->settings.provider;
+  s.device = nic.device;
+  s.port = static_cast<std::uint8_t>(nic.port);
+  s.gid_index = nic.gid_index;
+  s.address = nic.ip;
+  s.workload = lat ? Workload::lat : Workload::bw;
+  s.role = role;
+  s.opcode = lat ? traffic::Opcode::send : opcode_named(c.test->settings.opcode);
+  s.qps = lat ? 1 : tc.qps;
+  s.message_bytes = static_cast<std::uint32_t>(tc.size);
+  s.traffic_class = static_cast<std::uint8_t>(tc.traffic_class);
+  return s;
+}
+
+TrafficOutcome run_point_to_point_case(const CaseContext& c) {
+  const auto hosts = traffic_hosts(*c.inventory, *c.test);
+  const inventory::Host& client_host = *hosts.at(0);
+  const inventory::Host& server_host = *hosts.at(1);
+  PointToPointConfig config;
+  config.client = side_setup(c, client_host, Role::client);
+  config.server = side_setup(c, server_host, Role::server);
+  const auto& settings = c.test->settings;
+  if (c.test->workload == "lat") {
+    config.start.iterations = settings.iterations;
+    config.start.warmup_iterations = settings.warmup;
+  } else {
+    config.start.seconds = settings.duration_s;
+  }
+  config.reply_timeout = c.timeout;
+  const auto launch = [&](const inventory::Host& host) {
+    return in_phase("launch", host.name, [&] {
+      AgentCommand command = host_command(host, {host.agent, "agent"}, c.multiplex);
+      return launch_agent(command);
+    });
+  };
+  std::vector<std::unique_ptr<AgentLink>> agents;
+  const AgentsClosedOnExit closer{agents};
+  agents.push_back(launch(client_host));
+  agents.push_back(launch(server_host));
+  AgentLink& client = *agents[0];
+  AgentLink& server = *agents[1];
+  const double planned = c.test->workload == "lat" ? 0 : settings.duration_s;
+  const PointToPointResult result = in_phase("traffic", "", [&] {
+    return run_point_to_point(
+        client, server, config,
+        [&](const StatsEvent& stats) {
+          if (c.on_progress && planned > 0) c.on_progress(std::min(1.0, stats.t_s / planned));
+        },
+        *c.interrupt);
+  });
+  TrafficOutcome out;
+  out.metrics = point_to_point_metrics(result);
+  out.raw = point_to_point_json(config, result);
+  out.seconds = result.client.results.seconds;
+  out.interrupted = result.interrupted;
+  return out;
+}
+
+}  // namespace
+
+std::string host_named_in(const std::string& message) {
+  constexpr std::string_view prefix = "agent on ";
+  const auto at = message.find(prefix);
+  if (at == std::string::npos) return "";
+  std::string name = message.substr(at + prefix.size());
+  name = name.substr(0, name.find_first_of(": "));
+  return name.substr(0, name.find('/'));
+}
+
+CaseShape case_shape(const CaseContext& c) {
+  CaseShape shape;
+  const auto hosts = traffic_hosts(*c.inventory, *c.test);
+  std::vector<double> speeds;
+  int n = 0;
+  if (is_collective(*c.test)) {
+    const CollectiveRanks ranks =
+        collective_ranks(hosts, rank_settings(c), c.inventory->file, c.test->settings.hosts);
+    n = static_cast<int>(ranks.hosts.size());
+    for (const auto& h : ranks.hosts)
+      if (std::find(shape.hosts.begin(), shape.hosts.end(), h) == shape.hosts.end())
+        shape.hosts.push_back(h);
+    speeds = ranks.link_gbps;
+  } else {
+    n = 2;
+    for (std::size_t i = 0; i < 2 && i < hosts.size(); ++i) {
+      shape.hosts.push_back(hosts[i]->name);
+      speeds.push_back(hosts[i]->nics.front().link_gbps);
+    }
+  }
+  shape.names = {{"n", n},
+                 {"hosts", static_cast<double>(shape.hosts.size())},
+                 {"qps", c.test_case->qps},
+                 {"size", static_cast<double>(c.test_case->size)}};
+  double slowest = 0;
+  for (const double g : speeds)
+    if (g > 0 && (slowest == 0 || g < slowest)) slowest = g;
+  if (slowest > 0) shape.names["link_gbps"] = slowest;
+  return shape;
+}
+
+reports::Attempt run_case_attempt(const CaseContext& c) {
+  reports::Attempt attempt;
+  attempt.start_ns = unix_ns_now();
+  const auto started = Clock::now();
+  std::vector<RunningCapture> captures;
+  std::unique_ptr<InjectionRun> injection;
+  try {
+    captures = start_captures(c);
+    if (c.test->inject) {
+      InjectionCommand command = in_phase("inject", c.test->inject->from, [&] {
+        return injection_command(*c.test->inject, *c.inventory, c.suite->file, c.self, c.multiplex);
+      });
+      injection = std::make_unique<InjectionRun>(std::move(command), c.test->inject->after_s,
+                                                 c.test->inject->duration_s, *c.interrupt);
+    }
+    TrafficOutcome traffic =
+        is_collective(*c.test) ? run_collective(c) : run_point_to_point_case(c);
+    attempt.metrics = std::move(traffic.metrics);
+    attempt.raw["traffic"] = std::move(traffic.raw);
+    if (traffic.interrupted)
+      throw PhaseFailure{{"", "interrupted", "stopped by a signal before the workload ended"}};
+    if (traffic.failure) throw PhaseFailure{*traffic.failure};
+    if (injection) {
+      injection->wait();
+      const CommandResult& r = injection->result();
+      attempt.raw["inject"] = {{"from", injection->command().from},
+                               {"iface", injection->command().iface},
+                               {"exit_code", r.exit_code},
+                               {"output", r.out}};
+      if (!r.succeeded() && !c.interrupt->load())
+        throw PhaseFailure{
+            {injection->command().from, "inject",
+             fmt::format("'rocehil inject' on {} ({}) failed: {}", injection->command().from,
+                         injection->command().iface, r.reason())}};
+    }
+    const auto summaries = stop_captures(c, captures);
+    if (!captures.empty()) {
+      attempt.raw["captures"] = captures_json(captures, summaries);
+      const suites::Values seen =
+          in_phase("analysis", "", [&] { return capture_metrics(summaries); });
+      for (const auto& [k, v] : seen) attempt.metrics[k] = v;
+    }
+    if (traffic.seconds > 0) {
+      if (const auto cnps = attempt.metrics.find("cnps"); cnps != attempt.metrics.end())
+        attempt.metrics["cnp_per_s"] = cnps->second / traffic.seconds;
+    }
+  } catch (const PhaseFailure& f) {
+    attempt.error = f.error;
+  }
+  if (injection) injection->wait();
+  attempt.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  return attempt;  // the links close here: every agent's stdin, so every agent, ends
+}
+
+}  // namespace rocehil::harness

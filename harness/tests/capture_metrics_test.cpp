@@ -1,0 +1,63 @@
+#include "rocehil/harness/capture_metrics.hpp"
+
+#include <gtest/gtest.h>
+
+#include "rocehil/capture/analysis_json.hpp"
+#include "rocehil/common/error.hpp"
+
+namespace rocehil::harness {
+namespace {
+
+// One capture point's summary, its analysis written by the capture module's own JSON writer.
+CaptureSummaryEvent point(double roce_bytes, std::uint64_t cnps, std::uint64_t ce, int storms,
+                          double pause3, double coverage) {
+  capture::Analysis a;
+  a.roce.bytes = static_cast<std::uint64_t>(roce_bytes);
+  a.roce.ecn_ce = ce;
+  a.cnp.count = cnps;
+  a.pfc.frames = static_cast<std::uint64_t>(storms) * 100;
+  for (int i = 0; i < storms; ++i) a.pfc.storms.push_back({.priority = 3});
+  a.pfc.priorities[3].pause_fraction = pause3;
+  CaptureSummaryEvent s;
+  s.iface = "m1";
+  s.coverage = coverage;
+  s.analysis_json = capture::to_json_text(a);
+  return s;
+}
+
+TEST(CaptureMetrics, SumsCountsAndTakesTheWorstPointForFractionsAndCoverage) {
+  const auto v = capture_metrics({point(3000, 4, 10, 1, 0.25, 0.99), point(1000, 2, 5, 0, 0, 1)});
+  EXPECT_EQ(v.at("mirror_cnps"), 6);
+  EXPECT_EQ(v.at("ecn_marked"), 15);
+  EXPECT_EQ(v.at("pfc_storms"), 1);
+  EXPECT_EQ(v.at("pfc_frames"), 100);
+  EXPECT_EQ(v.at("pfc_pause_fraction[3]"), 0.25);
+  EXPECT_EQ(v.at("pfc_pause_fraction[0]"), 0);
+  EXPECT_EQ(v.at("capture_coverage"), 0.99);
+  // 3000 of a mean of 2000 bytes: one spine carried half again its share.
+  EXPECT_DOUBLE_EQ(v.at("ecmp_imbalance"), 1.5);
+}
+
+TEST(CaptureMetrics, OnePointMeasuresNoImbalanceAndNoPointMeasuresNothing) {
+  const auto one = capture_metrics({point(3000, 0, 0, 0, 0, 1)});
+  EXPECT_EQ(one.count("ecmp_imbalance"), 0u);
+  EXPECT_EQ(one.at("pfc_storms"), 0);
+  EXPECT_TRUE(capture_metrics({}).empty());
+}
+
+TEST(CaptureMetrics, AnAnalysisThatIsNotTheSchemaIsAnInfrastructureError) {
+  CaptureSummaryEvent s;
+  s.iface = "m1";
+  s.analysis_json = "{\"schema_version\": 1}";
+  try {
+    capture_metrics({s});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::infrastructure);
+    EXPECT_NE(std::string(e.what()).find("capture on m1: its analysis cannot be read"),
+              std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace rocehil::harness

@@ -1,0 +1,311 @@
+"""System tests of `rocehil run` on a real testbed: the smoke suite end to end, and the faults a
+run must survive (an agent killed, a link down, a host unreachable, Ctrl-C).
+
+What the run reports is held against independent sources: CNPs the QPs handled against CNPs
+the mirror ports saw; ECMP imbalance against the spines' own interface counters; bus bandwidth
+against nccl-tests' formula; junit.xml read back with Python's XML parser.
+
+Usage: python3 run_cli_test.py PATH/TO/rocehil   (as root)
+"""
+import glob
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import xml.etree.ElementTree as ET
+
+from testbed_fixture import spine_tx_bytes, testbed_down, testbed_up
+
+ROCEHIL = None
+SUITES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "suites")
+SMOKE = os.path.join(SUITES, "smoke.yaml")
+TB = {}
+
+
+def run(*args, reports, timeout=300):
+    r = subprocess.run([ROCEHIL, "run", *args, "--reports", reports], capture_output=True,
+                       text=True, timeout=timeout)
+    return r.returncode, r.stdout, r.stderr
+
+
+def run_record(reports):
+    """The newest run directory's run.json and junit.xml."""
+    newest = sorted(d for d in glob.glob(os.path.join(reports, "*")) if os.path.isdir(d))[-1]
+    with open(os.path.join(newest, "run.json")) as f:
+        record = json.load(f)
+    junit = ET.parse(os.path.join(newest, "junit.xml")) \
+        if os.path.exists(os.path.join(newest, "junit.xml")) else None
+    return record, junit
+
+
+def cases(record):
+    return {c["id"]: c for c in record["cases"]}
+
+
+def host_pids(testbed_id, match):
+    """Processes in the testbed's namespaces whose command line contains `match`."""
+    found = []
+    for ns in subprocess.run(["ip", "netns", "list"], capture_output=True,
+                             text=True).stdout.split("\n"):
+        name = ns.split(" ")[0]
+        if not name.startswith(f"rocehil-{testbed_id}-"):
+            continue
+        pids = subprocess.run(["ip", "netns", "pids", name], capture_output=True,
+                              text=True).stdout.split()
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if match in cmd:
+                found.append((name, pid, cmd))
+    return found
+
+
+def wait_for(predicate, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    return None
+
+
+def setUpModule():
+    directory, testbed_id, _ = testbed_up(ROCEHIL, "rhrun")
+    TB.update(dir=directory, id=testbed_id, inventory=os.path.join(directory, "inventory.yaml"))
+
+
+def tearDownModule():
+    if TB:
+        testbed_down(ROCEHIL, TB["dir"])
+
+
+class RunTest(unittest.TestCase):
+    def setUp(self):
+        self.reports = tempfile.mkdtemp(prefix="rhreports")
+
+    def tearDown(self):
+        shutil.rmtree(self.reports, ignore_errors=True)
+
+    def test_the_smoke_suite_qualifies_and_catches_the_pfc_storm(self):
+        code, out, err = run(SMOKE, "--inventory", TB["inventory"], reports=self.reports)
+        self.assertEqual(code, 0, out + err)
+        record, junit = run_record(self.reports)
+        self.assertEqual(record["schema_version"], 1)
+        self.assertEqual(record["exit_code"], 0)
+        self.assertFalse(record["interrupted"])
+        self.assertIsNotNone(record["finished_at"])
+        self.assertIn("smoke", record["suite"]["text"])
+        self.assertEqual(len(record["inventory"]["preflight"]["hosts"]), 5)
+        by_id = cases(record)
+        self.assertEqual(list(by_id), ["p2p_bw", "p2p_lat", "allreduce/qps=1", "allreduce/qps=4",
+                                       "allreduce/qps=8", "alltoall", "incast", "pfc_storm"])
+        for case_id, c in by_id.items():
+            self.assertIn(c["outcome"], ("pass", "warn", "expected_fail"), (case_id, c))
+            last = c["attempts"][-1]
+            self.assertIsNone(last["error"], case_id)
+            # Every threshold's verdict carries the measured value and the limit it met.
+            for t in last["grade"]["thresholds"]:
+                self.assertIsNotNone(t["measured"], (case_id, t))
+        storm = by_id["pfc_storm"]
+        self.assertEqual(storm["outcome"], "expected_fail")
+        self.assertGreaterEqual(storm["attempts"][-1]["metrics"]["pfc_storms"], 1)
+        self.assertEqual(storm["attempts"][-1]["raw"]["inject"]["exit_code"], 0)
+        for case_id in ("allreduce/qps=1", "allreduce/qps=4", "allreduce/qps=8"):
+            m = by_id[case_id]["attempts"][-1]["metrics"]
+            traffic = by_id[case_id]["attempts"][-1]["raw"]["traffic"]["cases"][0]
+            n = by_id[case_id]["names"]["n"]
+            # nccl-tests' formula from the reported time.
+            busbw = traffic["bytes"] / (traffic["time_us"] / 1e6) * 2 * (n - 1) / n * 8 / 1e9
+            self.assertAlmostEqual(m["busbw_gbps"], busbw, places=9)
+            # The fragmented ring crosses the spines on every hop: the CNPs the senders' QPs
+            # handled are the CNPs the spines' mirror ports saw.
+            self.assertLessEqual(abs(m["cnps"] - m["mirror_cnps"]), 0.01 * m["cnps"] + 5,
+                                 (case_id, m))
+            self.assertEqual(m["pfc_storms"], 0)
+            self.assertGreaterEqual(m["ecmp_imbalance"], 1.0)
+            self.assertLessEqual(m["ecmp_imbalance"], 2.0)
+        self.assertGreater(by_id["incast"]["attempts"][-1]["metrics"]["cnps"], 0)
+        # junit.xml as a JUnit reader sees it.
+        suite = junit.getroot().find("testsuite")
+        testcases = suite.findall("testcase")
+        self.assertEqual(len(testcases), 8)
+        self.assertEqual(suite.get("failures"), "0")
+        self.assertEqual(suite.get("errors"), "0")
+        self.assertEqual([t.get("name") for t in testcases], list(by_id))
+        self.assertIn("failed as expected", testcases[-1].find("system-out").text)
+        self.assertIn("smoke: ", out)
+        self.assertIn("failed as expected", out)
+        # The run history, read with Python's own sqlite3.
+        db = sqlite3.connect(os.path.join(self.reports, "history.db"))
+        self.assertEqual(db.execute("SELECT run_id, exit_code FROM runs").fetchall(),
+                         [(record["run_id"], 0)])
+        self.assertEqual(dict(db.execute("SELECT case_id, outcome FROM cases").fetchall()),
+                         {k: c["outcome"] for k, c in by_id.items()})
+        busbw = db.execute("SELECT value FROM samples WHERE case_id = 'allreduce/qps=8' "
+                           "AND metric = 'busbw_gbps'").fetchall()
+        self.assertEqual(busbw, [(by_id["allreduce/qps=8"]["attempts"][-1]["metrics"]
+                                  ["busbw_gbps"],)])
+        db.close()
+        listed = json.loads(subprocess.run(
+            [ROCEHIL, "history", "--db", os.path.join(self.reports, "history.db"), "--json"],
+            capture_output=True, text=True, check=True).stdout)
+        self.assertEqual([(r["run_id"], r["cases"], r["passed"], r["failed"])
+                          for r in listed["runs"]], [(record["run_id"], 8, 8, 0)])
+
+    def test_ecmp_imbalance_matches_the_spines_counters(self):
+        before = {s: spine_tx_bytes(TB["id"], s) for s in ("s1", "s2")}
+        code, out, err = run(SMOKE, "--inventory", TB["inventory"], "--only", "allreduce/qps=1",
+                             reports=self.reports)
+        after = {s: spine_tx_bytes(TB["id"], s) for s in ("s1", "s2")}
+        self.assertIn(code, (0, 1), out + err)
+        record, _ = run_record(self.reports)
+        m = record["cases"][0]["attempts"][-1]["metrics"]
+        sent = [after[s] - before[s] for s in ("s1", "s2")]
+        kernel = max(sent) / (sum(sent) / 2)
+        # The mirror ports copy what each spine sends to the leaves; the kernel counts the same
+        # frames (and the odd ARP).
+        self.assertAlmostEqual(m["ecmp_imbalance"], kernel, delta=0.05 * kernel, msg=(sent, m))
+
+    def test_a_killed_agent_makes_its_case_an_error_and_the_run_goes_on(self):
+        proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", TB["inventory"],
+                                 "--only", "allreduce/*", "--reports", self.reports],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        victim = wait_for(lambda: [p for p in host_pids(TB["id"], "rocehil agent")
+                                   if p[0].endswith("-h2")], 60)
+        self.assertTrue(victim, "no agent appeared on h2")
+        os.kill(int(victim[0][1]), signal.SIGKILL)
+        out, err = proc.communicate(timeout=300)
+        self.assertEqual(proc.returncode, 3, out + err)
+        record, junit = run_record(self.reports)
+        outcomes = [c["outcome"] for c in record["cases"]]
+        self.assertEqual(outcomes.count("error"), 1, outcomes)
+        self.assertEqual(len([o for o in outcomes if o in ("pass", "warn")]), 2, outcomes)
+        failed = [c for c in record["cases"] if c["outcome"] == "error"][0]
+        self.assertEqual(failed["attempts"][-1]["error"]["host"], "h2")
+        self.assertIn(failed["attempts"][-1]["error"]["phase"], ("traffic", "hello", "launch"))
+        errors = junit.getroot().find("testsuite").findall("testcase/error")
+        self.assertEqual(len(errors), 1)
+        self.assertTrue(errors[0].get("message").startswith("h2: "), errors[0].get("message"))
+
+    def test_a_link_set_down_makes_its_case_an_error_naming_the_host(self):
+        ns, nic = f"rocehil-{TB['id']}-h3", f"{TB['id']}-nic0"
+        routes = subprocess.run(["ip", "netns", "exec", ns, "ip", "route", "show", "dev", nic],
+                                capture_output=True, text=True).stdout.splitlines()
+        proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", TB["inventory"],
+                                 "--only", "allreduce/qps=8", "--reports", self.reports],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertTrue(wait_for(lambda: host_pids(TB["id"], "rocehil agent"), 60))
+            time.sleep(1.5)
+            subprocess.run(["ip", "netns", "exec", ns, "ip", "link", "set", nic, "down"],
+                           check=True)
+            out, err = proc.communicate(timeout=300)
+        finally:
+            subprocess.run(["ip", "netns", "exec", ns, "ip", "link", "set", nic, "up"])
+            for route in routes:  # the kernel drops a downed link's routes
+                subprocess.run(["ip", "netns", "exec", ns, "ip", "route", "replace",
+                                *route.split(), "dev", nic], check=True)
+        self.assertEqual(proc.returncode, 3, out + err)
+        record, _ = run_record(self.reports)
+        error = record["cases"][0]["attempts"][-1]["error"]
+        self.assertEqual(record["cases"][0]["outcome"], "error")
+        self.assertEqual(error["host"], "h3", error)
+        self.assertEqual(error["phase"], "traffic")
+        self.assertIn("h3: traffic:", out)
+
+    def test_an_unreachable_host_fails_the_preflight(self):
+        with open(TB["inventory"]) as f:
+            text = f.read()
+        h3 = text.index("- name: h3")
+        address = text.index("address: ", h3)
+        end = text.index("\n", address)
+        broken = os.path.join(self.reports, "unreachable.yaml")
+        with open(broken, "w") as f:
+            # 198.19.0.0/16's far end: an address nothing in the testbed answers.
+            f.write(text[:address] + "address: 198.19.255.254" + text[end:])
+        started = time.monotonic()
+        code, out, err = run(SMOKE, "--inventory", broken, "--only", "p2p_*",
+                             reports=os.path.join(self.reports, "r"))
+        self.assertLess(time.monotonic() - started, 60)
+        self.assertEqual(code, 3, out + err)
+        self.assertIn("preflight failed for 1 of 2 host(s); nothing was run", err)
+        self.assertIn("h3: unreachable", err)
+        record, _ = run_record(os.path.join(self.reports, "r"))
+        self.assertEqual([c["outcome"] for c in record["cases"]], ["not_run", "not_run"])
+        verdicts = {h["name"]: h["verdict"] for h in record["inventory"]["preflight"]["hosts"]}
+        self.assertEqual(verdicts["h3"], "unreachable")
+
+    def test_the_local_launcher_runs_agents_in_the_hosts_namespaces_without_ssh(self):
+        with open(TB["inventory"]) as f:
+            text = f.read()
+        # Every host local, and ssh pointed at a closed port: nothing may go through ssh.
+        text = text.replace("  provider: soft\n", "  provider: soft\n  launcher: local\n", 1)
+        text = text.replace("    port: 22\n", "    port: 1\n", 1)
+        local = os.path.join(self.reports, "local.yaml")
+        with open(local, "w") as f:
+            f.write(text)
+        code, out, err = run(SMOKE, "--inventory", local, "--only", "alltoall",
+                             reports=os.path.join(self.reports, "r"))
+        self.assertEqual(code, 0, out + err)
+        record, _ = run_record(os.path.join(self.reports, "r"))
+        self.assertEqual(record["cases"][0]["outcome"], "pass")
+        hosts = record["cases"][0]["attempts"][0]["raw"]["traffic"]["ranks"]
+        self.assertEqual(sorted(r["host"] for r in hosts), ["h1", "h2", "h3", "h4"])
+
+    def test_sigint_stops_everything_and_keeps_what_was_measured(self):
+        proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", TB["inventory"],
+                                 "--reports", self.reports],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Mid-run: once the collectives' agents are up on every host.
+        self.assertTrue(wait_for(lambda: len(host_pids(TB["id"], "rocehil agent")) >= 6, 120))
+        proc.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        out, err = proc.communicate(timeout=60)
+        self.assertLess(time.monotonic() - started, 15)
+        self.assertEqual(proc.returncode, 3, out + err)
+        record, junit = run_record(self.reports)
+        self.assertTrue(record["interrupted"])
+        self.assertEqual(record["exit_code"], 3)
+        outcomes = [c["outcome"] for c in record["cases"]]
+        self.assertIn("not_run", outcomes)
+        self.assertIn(outcomes[0], ("pass", "warn"))  # p2p_bw ran before the signal
+        self.assertEqual(len(junit.getroot().findall("testsuite/testcase/skipped")),
+                         outcomes.count("not_run"))
+        # Nothing of the run is left on any host, nor ssh's shared connections here.
+        self.assertEqual(wait_for(lambda: not host_pids(TB["id"], ROCEHIL), 10), True,
+                         host_pids(TB["id"], ROCEHIL))
+        masters = subprocess.run(["pgrep", "-f", "rocehil-ssh-"], capture_output=True,
+                                 text=True).stdout
+        self.assertEqual(masters, "")
+
+    def test_a_suite_that_does_not_fit_the_inventory_is_refused_with_its_lines(self):
+        suite = os.path.join(self.reports, "bad.yaml")
+        with open(suite, "w") as f:
+            f.write("schema_version: 1\nname: bad\ntests:\n"
+                    "  - name: a\n    workload: allreduce\n    captures: [nowhere]\n"
+                    "  - name: b\n    workload: bw\n    hosts: h1\n"
+                    "    inject: {from: h9, link: l1-s1}\n")
+        code, out, err = run(suite, "--inventory", TB["inventory"], reports=self.reports)
+        self.assertEqual(code, 2, out + err)
+        lines = err.strip().splitlines()
+        self.assertEqual(len(lines), 3, err)
+        self.assertTrue(lines[0].startswith(f"rocehil: error: {suite}:4:5: test 'a': capture "
+                                            "point 'nowhere' is not in"), lines[0])
+        self.assertIn(f"{suite}:7:5: test 'b': hosts 'h1' select 1 host(s)", lines[1])
+        self.assertIn(f"{suite}:10:13: inject: 'h9' is not an end of link 'l1-s1'", lines[2])
+        self.assertEqual(os.listdir(self.reports), ["bad.yaml"])  # nothing ran, nothing written
+
+
+if __name__ == "__main__":
+    ROCEHIL = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rocehil/suites/grade.hpp"
+#include "rocehil/suites/threshold.hpp"
+
+namespace rocehil::reports {
+
+// The record of one `rocehil run`: what ran, on what, what it measured and how it was graded.
+// It is written to run.json as cases finish (raw results before their grade), so an interrupted
+// or crashed run still leaves everything it measured on disk.
+
+inline constexpr int run_schema_version = 1;
+
+// Why an attempt produced no measurement: the host and the phase name where to look.
+struct AttemptError {
+  std::string host;   // "h3", "cap", or empty when no single host is to blame
+  std::string phase;  // launch, hello, capture start, setup, traffic, capture stop, analysis
+  std::string message;
+};
+
+// One run of a test case. A case runs `repeats` times (samples for comparisons, numbered from
+// 0), and a failing run may be retried; each is an attempt.
+struct Attempt {
+  int repeat = 0;
+  std::int64_t start_ns = 0;  // wall clock, Unix ns
+  double seconds = 0;
+  std::optional<AttemptError> error;
+  suites::Values metrics;                         // what thresholds may name
+  nlohmann::json raw = nlohmann::json::object();  // the agents' reports, as they came
+  std::optional<suites::CaseGrade> grade;         // set once graded
+};
+
+struct CaseRecord {
+  std::string id;    // "allreduce/qps=8"
+  std::string test;  // the suite test's name
+  std::string workload;
+  nlohmann::json parameters = nlohmann::json::object();  // size, qps, strategy, placement, ...
+  std::vector<std::string> hosts;                        // the hosts it ran on
+  std::vector<std::string> captures;                     // capture points running beside it
+  bool expect_fail = false;
+  suites::Values names;  // n, hosts, qps, size, link_gbps: what limits may use
+  std::vector<Attempt> attempts;
+  suites::Outcome outcome = suites::Outcome::not_run;
+};
+
+struct RunRecord {
+  std::string run_id;
+  std::string started_at;   // ISO 8601 UTC
+  std::string finished_at;  // empty while running
+  std::string rocehil_version;
+  std::string command_line;
+  std::string suite_file;
+  std::string suite_name;
+  std::string suite_text;  // the file as it was read
+  std::string inventory_file;
+  std::string inventory_text;
+  nlohmann::json preflight = nlohmann::json::object();  // per host: reachable, facts, problems
+  std::vector<CaseRecord> cases;
+  bool interrupted = false;
+  std::optional<int> exit_code;  // set when the run is over
+};
+
+// The outcome of a case: each repeat counts by its last attempt (a retry replaces what it
+// retried); an attempt that failed to measure is an error, otherwise its grade; the worst repeat
+// (fail, error, warn, pass) is seen through expect_fail.
+suites::Outcome outcome_of(const CaseRecord& c);
+
+// Counts of outcomes, for the summary line: "7 passed, 1 failed, 1 expected failure".
+struct OutcomeCounts {
+  int pass = 0, warn = 0, fail = 0, error = 0, expected_fail = 0, unexpected_pass = 0, not_run = 0;
+};
+OutcomeCounts count_outcomes(const RunRecord& run);
+std::string summary_line(const OutcomeCounts& counts);
+
+}  // namespace rocehil::reports

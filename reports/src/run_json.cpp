@@ -1,0 +1,96 @@
+#include "rocehil/reports/run_json.hpp"
+
+#include <cmath>
+
+namespace rocehil::reports {
+
+namespace {
+
+nlohmann::json number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json number(const std::optional<double>& v) {
+  return v ? number(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json values_json(const suites::Values& values) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : values) out[key] = number(value);
+  return out;
+}
+
+nlohmann::json attempt_json(const Attempt& a) {
+  nlohmann::json out = {{"repeat", a.repeat},
+                        {"start_ns", a.start_ns},
+                        {"seconds", number(a.seconds)},
+                        {"error", nullptr},
+                        {"metrics", values_json(a.metrics)},
+                        {"grade", nullptr},
+                        {"raw", a.raw}};
+  if (a.error)
+    out["error"] = {
+        {"host", a.error->host}, {"phase", a.error->phase}, {"message", a.error->message}};
+  if (a.grade) out["grade"] = to_json(*a.grade);
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const suites::CaseGrade& grade) {
+  nlohmann::json thresholds = nlohmann::json::array();
+  for (const auto& r : grade.results)
+    thresholds.push_back({{"threshold", r.threshold},
+                          {"level", std::string(suites::to_string(r.level))},
+                          {"verdict", std::string(suites::to_string(r.evaluation.verdict))},
+                          {"measured", number(r.evaluation.measured)},
+                          {"limit", number(r.evaluation.limit)},
+                          {"detail", r.evaluation.detail}});
+  return {{"verdict", std::string(suites::to_string(grade.verdict))}, {"thresholds", thresholds}};
+}
+
+nlohmann::json to_json(const CaseRecord& c) {
+  nlohmann::json attempts = nlohmann::json::array();
+  for (const auto& a : c.attempts) attempts.push_back(attempt_json(a));
+  return {{"id", c.id},
+          {"test", c.test},
+          {"workload", c.workload},
+          {"parameters", c.parameters},
+          {"hosts", c.hosts},
+          {"captures", c.captures},
+          {"expect_fail", c.expect_fail},
+          {"names", values_json(c.names)},
+          {"outcome", std::string(suites::to_string(c.outcome))},
+          {"attempts", attempts}};
+}
+
+nlohmann::json to_json(const RunRecord& run) {
+  const OutcomeCounts n = count_outcomes(run);
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : run.cases) cases.push_back(to_json(c));
+  return {
+      {"schema_version", run_schema_version},
+      {"run_id", run.run_id},
+      {"started_at", run.started_at},
+      {"finished_at",
+       run.finished_at.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.finished_at)},
+      {"rocehil_version", run.rocehil_version},
+      {"command_line", run.command_line},
+      {"suite", {{"file", run.suite_file}, {"name", run.suite_name}, {"text", run.suite_text}}},
+      {"inventory",
+       {{"file", run.inventory_file}, {"text", run.inventory_text}, {"preflight", run.preflight}}},
+      {"interrupted", run.interrupted},
+      {"exit_code", run.exit_code ? nlohmann::json(*run.exit_code) : nlohmann::json(nullptr)},
+      {"summary",
+       {{"pass", n.pass},
+        {"warn", n.warn},
+        {"fail", n.fail},
+        {"error", n.error},
+        {"expected_fail", n.expected_fail},
+        {"unexpected_pass", n.unexpected_pass},
+        {"not_run", n.not_run},
+        {"text", summary_line(n)}}},
+      {"cases", cases}};
+}
+
+}  // namespace rocehil::reports

@@ -1,0 +1,54 @@
+#include "rocehil/reports/run_record.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+namespace rocehil::reports {
+
+suites::Outcome outcome_of(const CaseRecord& c) {
+  if (c.attempts.empty()) return suites::Outcome::not_run;
+  std::optional<suites::Verdict> worst;
+  for (std::size_t i = 0; i < c.attempts.size(); ++i) {
+    const Attempt& a = c.attempts[i];
+    const bool last_of_repeat = i + 1 == c.attempts.size() || c.attempts[i + 1].repeat != a.repeat;
+    if (!last_of_repeat) continue;
+    if (!a.error && !a.grade) return suites::Outcome::not_run;  // measured, not yet graded
+    const suites::Verdict v = a.error ? suites::Verdict::error : a.grade->verdict;
+    if (!worst || suites::severity(v) > suites::severity(*worst)) worst = v;
+  }
+  return suites::outcome_of(*worst, c.expect_fail);
+}
+
+OutcomeCounts count_outcomes(const RunRecord& run) {
+  OutcomeCounts n;
+  for (const auto& c : run.cases) switch (c.outcome) {
+      case suites::Outcome::pass: ++n.pass; break;
+      case suites::Outcome::warn: ++n.warn; break;
+      case suites::Outcome::fail: ++n.fail; break;
+      case suites::Outcome::error: ++n.error; break;
+      case suites::Outcome::expected_fail: ++n.expected_fail; break;
+      case suites::Outcome::unexpected_pass: ++n.unexpected_pass; break;
+      case suites::Outcome::not_run: ++n.not_run; break;
+    }
+  return n;
+}
+
+std::string summary_line(const OutcomeCounts& n) {
+  std::string line;
+  const auto part = [&](int count, std::string_view one, std::string_view many) {
+    if (count == 0) return;
+    if (!line.empty()) line += ", ";
+    line += fmt::format("{} {}", count, count == 1 ? one : many);
+  };
+  part(n.pass, "passed", "passed");
+  part(n.warn, "passed with a warning", "passed with warnings");
+  part(n.fail, "failed", "failed");
+  part(n.unexpected_pass, "passed but was expected to fail", "passed but were expected to fail");
+  part(n.expected_fail, "failed as expected", "failed as expected");
+  part(n.error, "could not be measured", "could not be measured");
+  part(n.not_run, "not run", "not run");
+  return line.empty() ? "no test cases" : line;
+}
+
+}  // namespace rocehil::reports

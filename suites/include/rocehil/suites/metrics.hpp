@@ -1,0 +1,34 @@
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace rocehil::suites {
+
+// The metrics a threshold may name: what each measures and in what unit. A suite naming anything
+// else is refused when it is loaded, with the nearest known name.
+struct MetricInfo {
+  std::string_view name;
+  std::string_view unit;
+  std::string_view meaning;
+  bool indexed = false;  // takes [priority] (0..7)
+};
+
+const std::vector<MetricInfo>& known_metrics();
+const MetricInfo* find_metric(std::string_view name);
+
+// Names an expression may use besides numbers: the test case's own facts and a baseline run's
+// metrics ("baseline.busbw_gbps").
+struct NameInfo {
+  std::string_view name;
+  std::string_view meaning;
+};
+const std::vector<NameInfo>& known_names();
+bool is_known_name(std::string_view name);
+
+// The known spelling nearest to `name` (for "did you mean"), or empty.
+std::string_view nearest_metric(std::string_view name);
+std::string_view nearest_name(std::string_view name);
+
+}  // namespace rocehil::suites

@@ -1,0 +1,112 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rocehil/inventory/load.hpp"
+#include "rocehil/suites/threshold.hpp"
+
+namespace rocehil::suites {
+
+// A qualification suite (schema_version 1; docs/suites.md): tests, each a workload on a
+// selection of hosts with its settings and thresholds, and the captures that run beside them.
+// Any setting given as a list is a sweep: the cross product of a test's lists is its cases.
+
+using inventory::Diagnostic;
+using inventory::SourceLocation;
+
+// The settings of one test; every list holds one value or a sweep.
+struct TestSettings {
+  std::string hosts = "all";  // a host selection (docs/inventory.md)
+  std::string provider;       // soft | verbs; empty: each host's provider from the inventory
+  std::vector<std::uint64_t> sizes{1 << 20};  // bytes
+  std::vector<std::uint32_t> qps{1};          // per connection
+  std::vector<std::string> strategies{"split"};
+  std::vector<std::string> placements{"packed"};
+  std::vector<int> traffic_classes{106};  // DSCP 26 with ECT(0)
+  std::string opcode = "write";           // bw
+  double duration_s = 2;                  // bw
+  std::uint64_t iterations = 20;          // collectives, lat
+  std::uint64_t warmup = 5;               // iterations (collectives, lat)
+  int repeats = 1;                        // runs of each case, kept as samples
+  int pipeline = 8;
+  std::vector<std::string> captures;  // capture points (inventory names) running during the test
+};
+
+// A fault injected while a test's traffic runs, as `rocehil inject pfc|pause` sends it: pause
+// frames out of one end of an inventory link. `from` is that end: a host (reached over ssh) or a
+// switch the controller can enter (a testbed's network namespace).
+struct Injection {
+  std::string kind = "pfc";  // pfc | pause (802.3x)
+  std::string from;
+  std::string link;
+  std::vector<int> priorities{3};  // pfc
+  std::uint32_t quanta = 65535;
+  double pps = 10000;
+  double duration_s = 0.5;
+  double after_s = 0.5;  // from the traffic's start
+  SourceLocation where;
+};
+
+struct SuiteTest {
+  std::string name;
+  std::string workload;  // bw | lat | a collective pattern (allreduce, alltoall, ...)
+  TestSettings settings;
+  std::vector<Threshold> thresholds;
+  bool expect_fail = false;  // the test exists to show the harness catching a fault
+  std::optional<Injection> inject;
+  SourceLocation where;
+};
+
+// bw and lat run between two hosts; every other workload is a collective over all the ranks.
+inline bool is_point_to_point(const SuiteTest& test) {
+  return test.workload == "bw" || test.workload == "lat";
+}
+
+struct CaptureDefaults {
+  std::string filter = "roce";  // all | roce | cnp-pfc
+  std::uint32_t snaplen = 128;
+};
+
+struct Suite {
+  int schema_version = 1;
+  std::string name;
+  std::string description;
+  std::string file;
+  CaptureDefaults capture;
+  std::vector<SuiteTest> tests;
+};
+
+// One case of a test: one value of every setting.
+struct TestCase {
+  std::string id;        // "allreduce/size=64M/qps=8": the test's name and every swept value
+  std::size_t test = 0;  // index in Suite::tests
+  std::uint64_t size = 0;
+  std::uint32_t qps = 1;
+  std::string strategy;
+  std::string placement;
+  int traffic_class = 0;
+};
+
+struct SuiteLoadResult {
+  std::optional<Suite> suite;
+  std::vector<Diagnostic> diagnostics;  // every problem, in file order
+};
+
+SuiteLoadResult parse_suite(std::string_view text, const std::string& file);
+SuiteLoadResult parse_suite_file(const std::string& file);
+// Throws rocehil::Error (bad input) with every diagnostic, one per line.
+Suite load_suite(const std::string& file);
+
+// Every case of every test, tests in file order, sweeps in the order of TestCase's fields.
+std::vector<TestCase> expand(const Suite& suite);
+
+// "64K", "1M", "1G" when the size is a whole multiple, else the bytes.
+std::string size_label(std::uint64_t bytes);
+// "65536", "64K", "1M", "1G": binary multiples; nothing when it is not a size.
+std::optional<std::uint64_t> parse_size(std::string_view text);
+
+}  // namespace rocehil::suites

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rocehil::suites {
+
+// A threshold of a suite: `metric op expression`, for example
+//   busbw_gbps >= 0.9 * link_gbps        pfc_pause_fraction[3] <= 0.01
+//   lat_p99_us <= 8                      busbw_gbps >= 0.95 * baseline.busbw_gbps
+// The expression is numbers and names (known_names(), baseline.<metric>) with + - * / and
+// parentheses. Pure: text in, a verdict out.
+
+enum class Comparison : std::uint8_t { lt, le, gt, ge, eq, ne };
+std::string_view to_string(Comparison c);
+
+enum class Level : std::uint8_t { fail, warn };
+std::string_view to_string(Level level);
+
+struct MetricRef {
+  std::string name;
+  std::optional<int> index;  // pfc_pause_fraction[3]
+  std::string key() const;   // "pfc_pause_fraction[3]", as measured values are keyed
+};
+
+// The expression, as a small tree.
+struct Expression {
+  enum class Kind : std::uint8_t { number, name, negate, add, subtract, multiply, divide };
+  Kind kind = Kind::number;
+  double number = 0;
+  std::string name;
+  std::shared_ptr<const Expression> left, right;  // right unused by negate
+};
+
+struct Threshold {
+  std::string text;  // as written
+  MetricRef metric;
+  Comparison op = Comparison::ge;
+  Expression limit;
+  Level level = Level::fail;
+  int retry = 0;  // runs of the test case again before a failure stands
+};
+
+struct ParsedThreshold {
+  std::optional<Threshold> threshold;
+  std::string error;  // "column 12: unknown name 'link_gbs' (did you mean 'link_gbps'?)"
+  int column = 0;     // 1-based column of the problem in the text
+};
+ParsedThreshold parse_threshold(std::string_view text);
+
+// What a test case measured (metric key -> value) and the names an expression may use.
+using Values = std::map<std::string, double, std::less<>>;
+
+enum class Verdict : std::uint8_t { pass, warn, fail, error };
+std::string_view to_string(Verdict v);
+
+struct Evaluation {
+  Verdict verdict = Verdict::pass;
+  std::optional<double> measured;
+  std::optional<double> limit;
+  std::string detail;  // "busbw_gbps = 0.26, needs >= 0.9", or why it could not be told
+};
+
+// pass, or the threshold's level when the comparison is false; error when the metric was not
+// measured or the expression cannot be evaluated (a name without a value, division by zero).
+Evaluation evaluate(const Threshold& t, const Values& measured, const Values& names);
+
+// The limit's value, or nothing with the reason.
+std::optional<double> evaluate(const Expression& e, const Values& names, std::string& why);
+
+}  // namespace rocehil::suites

@@ -1,0 +1,421 @@
+// Reading a suite file: every problem reported with its place, all at once, as the inventory's
+// loader does (the two share inventory's located YAML reader).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "rocehil/common/error.hpp"
+#include "rocehil/inventory/names.hpp"
+#include "rocehil/inventory/yaml_reader.hpp"
+#include "rocehil/suites/metrics.hpp"
+#include "rocehil/suites/suite.hpp"
+#include "rocehil/traffic/collective.hpp"
+
+namespace rocehil::suites {
+
+namespace {
+
+using inventory::LoadContext;
+using inventory::MapReader;
+using inventory::shown;
+
+// Settings a test and `defaults` may both give.
+#define ROCEHIL_SETTING_KEYS                                                              \
+  "hosts", "provider", "size", "qps", "strategy", "placement", "traffic_class", "opcode", \
+      "duration_s", "iterations", "warmup", "repeats", "pipeline", "captures"
+
+// A typo in a sweep must not turn into a run of a month.
+constexpr std::size_t max_cases_per_test = 10000;
+
+std::vector<std::string_view> workload_names() {
+  std::vector<std::string_view> names{"bw", "lat"};
+  for (const auto p : traffic::all_patterns()) names.push_back(traffic::to_string(p));
+  return names;
+}
+
+bool is_workload(std::string_view w) {
+  const auto names = workload_names();
+  return std::find(names.begin(), names.end(), w) != names.end();
+}
+
+// A scalar or a list of them: each item read by `one`, which reports its own problems. A value
+// listed twice would make two cases with one id, so it is refused (`repeats` runs a case again).
+template <typename T, typename ReadOne>
+void read_sweep(LoadContext& ctx, const YAML::Node& n, const std::string& what, std::vector<T>& out,
+                ReadOne one) {
+  if (!n.IsDefined()) return;
+  std::vector<T> values;
+  bool ok = true;
+  const auto take = [&](const YAML::Node& item) {
+    auto v = one(item);
+    if (!v) {
+      ok = false;
+    } else if (std::find(values.begin(), values.end(), *v) != values.end()) {
+      ctx.error(item, fmt::format("{} lists '{}' twice; drop one (use 'repeats' to run a case "
+                                  "more than once)",
+                                  what, shown(item.Scalar())));
+      ok = false;
+    } else {
+      values.push_back(*v);
+    }
+  };
+  if (n.IsSequence()) {
+    if (n.size() == 0) {
+      ctx.error(n, "an empty list sweeps over nothing; give at least one value");
+      return;
+    }
+    for (const auto& item : n) take(item);
+  } else {
+    take(n);
+  }
+  if (ok) out = std::move(values);
+}
+
+class SuiteReader {
+ public:
+  explicit SuiteReader(LoadContext& ctx) : ctx_(ctx) {}
+
+  std::optional<Suite> read(const YAML::Node& root) {
+    MapReader top(ctx_, root, "the suite",
+                  {"schema_version", "name", "description", "defaults", "capture", "tests"});
+    if (!top.ok()) return std::nullopt;
+    Suite suite;
+    if (const auto v = inventory::read_int(ctx_, top.require("schema_version", "1"),
+                                           "schema_version", 1, 1, "1"))
+      suite.schema_version = static_cast<int>(*v);
+    if (const auto v = inventory::read_string(ctx_, top.require("name", "smoke"), "name")) {
+      suite.name = *v;
+      if (!inventory::is_valid_name(*v))
+        ctx_.error(top.get("name"), fmt::format("suite name '{}' may hold letters, digits and "
+                                                ". _ - only",
+                                                shown(*v)));
+    }
+    if (const auto d = top.get("description"); d.IsDefined())
+      if (const auto v = inventory::read_string(ctx_, d, "description")) suite.description = *v;
+    TestSettings defaults;
+    if (const auto d = top.get("defaults"); d.IsDefined()) {
+      MapReader m(ctx_, d, "defaults", {ROCEHIL_SETTING_KEYS});
+      if (m.ok()) read_settings(m, "defaults", defaults);
+    }
+    if (const auto c = top.get("capture"); c.IsDefined()) read_capture(c, suite.capture);
+    const YAML::Node tests = top.require("tests", "a list of tests");
+    if (tests.IsDefined() && !tests.IsSequence()) {
+      ctx_.error(tests, "tests must be a list: one '- name: ...' entry per test");
+    } else if (tests.IsDefined()) {
+      if (tests.size() == 0) ctx_.error(tests, "tests is empty; a suite needs at least one test");
+      std::set<std::string> names;
+      for (const auto& t : tests) {
+        auto test = read_test(t, defaults);
+        if (!test) continue;
+        if (!names.insert(test->name).second)
+          ctx_.error(t["name"], fmt::format("test '{}' is defined twice; give each test its own "
+                                            "name",
+                                            test->name));
+        suite.tests.push_back(std::move(*test));
+      }
+    }
+    return suite;
+  }
+
+ private:
+  void read_capture(const YAML::Node& n, CaptureDefaults& out) {
+    MapReader m(ctx_, n, "capture", {"filter", "snaplen"});
+    if (!m.ok()) return;
+    if (const auto f = m.get("filter"); f.IsDefined())
+      if (const auto v =
+              inventory::read_choice(ctx_, f, "capture: filter", {"all", "roce", "cnp-pfc"}))
+        out.filter = *v;
+    if (const auto s = m.get("snaplen"); s.IsDefined())
+      if (const auto v = inventory::read_int(ctx_, s, "capture: snaplen", 64, 262144, "128"))
+        out.snaplen = static_cast<std::uint32_t>(*v);
+  }
+
+  void read_settings(const MapReader& m, const std::string& owner, TestSettings& s) {
+    auto field = [&](std::string_view key) { return fmt::format("{}: {}", owner, key); };
+    if (const auto n = m.get("hosts"); n.IsDefined())
+      if (const auto v = inventory::read_string(ctx_, n, field("hosts"))) {
+        if (v->empty())
+          ctx_.error(n,
+                     fmt::format("{} is empty; write a selection such as 'all'", field("hosts")));
+        else
+          s.hosts = *v;
+      }
+    if (const auto n = m.get("provider"); n.IsDefined())
+      if (const auto v = inventory::read_choice(ctx_, n, field("provider"), {"soft", "verbs"}))
+        s.provider = *v;
+    read_sweep(ctx_, m.get("size"), field("size"), s.sizes, [&](const YAML::Node& item) {
+      std::optional<std::uint64_t> bytes;
+      if (item.IsScalar()) bytes = parse_size(item.Scalar());
+      if (!bytes || *bytes == 0 || *bytes > (std::uint64_t{1} << 30)) {
+        ctx_.error(item,
+                   fmt::format("{} must be a size from 1 byte to 1G such as 65536, 64K or "
+                               "1M, got '{}'",
+                               field("size"), item.IsScalar() ? shown(item.Scalar()) : "a list"));
+        return std::optional<std::uint64_t>{};
+      }
+      return bytes;
+    });
+    read_sweep(ctx_, m.get("qps"), field("qps"), s.qps, [&](const YAML::Node& item) {
+      const auto v = inventory::read_int(ctx_, item, field("qps"), 1, 256, "8");
+      return v ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*v)) : std::nullopt;
+    });
+    read_sweep(
+        ctx_, m.get("strategy"), field("strategy"), s.strategies, [&](const YAML::Node& item) {
+          return inventory::read_choice(ctx_, item, field("strategy"), {"split", "round_robin"});
+        });
+    read_sweep(
+        ctx_, m.get("placement"), field("placement"), s.placements, [&](const YAML::Node& item) {
+          return inventory::read_choice(ctx_, item, field("placement"), {"packed", "fragmented"});
+        });
+    read_sweep(ctx_, m.get("traffic_class"), field("traffic_class"), s.traffic_classes,
+               [&](const YAML::Node& item) {
+                 const auto v =
+                     inventory::read_int(ctx_, item, field("traffic_class"), 0, 255, "106");
+                 return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+               });
+    if (const auto n = m.get("opcode"); n.IsDefined())
+      if (const auto v = inventory::read_choice(ctx_, n, field("opcode"),
+                                                {"write", "write_with_imm", "send", "read"}))
+        s.opcode = *v;
+    if (const auto n = m.get("duration_s"); n.IsDefined())
+      if (const auto v = inventory::read_number(ctx_, n, field("duration_s"), 0.1, 86400))
+        s.duration_s = *v;
+    const auto integer = [&](std::string_view key, auto& out, long lo, long hi, const char* ex) {
+      if (const auto n = m.get(key); n.IsDefined())
+        if (const auto v = inventory::read_int(ctx_, n, field(key), lo, hi, ex))
+          out = static_cast<std::remove_reference_t<decltype(out)>>(*v);
+    };
+    integer("iterations", s.iterations, 1, 40000, "20");
+    integer("warmup", s.warmup, 0, 100000, "5");
+    integer("repeats", s.repeats, 1, 100, "3");
+    integer("pipeline", s.pipeline, 1, 1024, "8");
+    if (const auto n = m.get("captures"); n.IsDefined())
+      if (const auto v = inventory::read_string_list(ctx_, n, field("captures"))) {
+        for (std::size_t i = 0; i < v->size(); ++i)
+          if (!inventory::is_valid_name((*v)[i]))
+            ctx_.error(n[i], fmt::format("{} entry '{}' is not a capture point's name",
+                                         field("captures"), shown((*v)[i])));
+        s.captures = *v;
+      }
+  }
+
+  std::optional<SuiteTest> read_test(const YAML::Node& n, const TestSettings& defaults) {
+    MapReader m(ctx_, n, "a test",
+                {"name", "workload", "thresholds", "expect", "inject", ROCEHIL_SETTING_KEYS});
+    if (!m.ok()) return std::nullopt;
+    SuiteTest t;
+    t.where = inventory::location_of(n);
+    t.settings = defaults;
+    const YAML::Node name_node = m.require("name", "allreduce");
+    if (!name_node.IsDefined()) return std::nullopt;
+    const auto name = inventory::read_string(ctx_, name_node, "test name");
+    if (!name) return std::nullopt;
+    t.name = *name;
+    if (!inventory::is_valid_name(t.name)) {
+      ctx_.error(m.get("name"), fmt::format("test name '{}' may hold letters, digits and . _ - "
+                                            "only (it names reports and JUnit cases)",
+                                            shown(t.name)));
+      return std::nullopt;
+    }
+    const std::string owner = fmt::format("test '{}'", t.name);
+    if (const auto w = m.require("workload", "allreduce"); w.IsDefined()) {
+      const auto v = inventory::read_string(ctx_, w, owner + ": workload");
+      if (v && is_workload(*v)) {
+        t.workload = *v;
+      } else if (v) {
+        std::string known;
+        for (const auto k : workload_names()) {
+          if (!known.empty()) known += ", ";
+          known += k;
+        }
+        ctx_.error(
+            w, fmt::format("{}: workload '{}' is unknown; use one of {}", owner, shown(*v), known));
+      }
+    }
+    read_settings(m, owner, t.settings);
+    if (t.workload == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
+      ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
+                 fmt::format("{}: lat pings over one QP; drop qps", owner));
+    const TestSettings& s = t.settings;
+    const double cases = static_cast<double>(s.sizes.size()) * static_cast<double>(s.qps.size()) *
+                         static_cast<double>(s.strategies.size()) *
+                         static_cast<double>(s.placements.size()) *
+                         static_cast<double>(s.traffic_classes.size());
+    if (cases > static_cast<double>(max_cases_per_test))
+      ctx_.error(n, fmt::format("{}: its sweeps make {:.0f} cases, more than {}; sweep fewer "
+                                "values or split the test",
+                                owner, cases, max_cases_per_test));
+    if (const auto e = m.get("expect"); e.IsDefined())
+      if (const auto v = inventory::read_choice(ctx_, e, owner + ": expect", {"pass", "fail"}))
+        t.expect_fail = *v == "fail";
+    if (const auto i = m.get("inject"); i.IsDefined()) t.inject = read_injection(i, owner);
+    if (const auto th = m.get("thresholds"); th.IsDefined()) {
+      if (!th.IsSequence()) {
+        ctx_.error(th, fmt::format("{}: thresholds must be a list of 'metric op expression' "
+                                   "lines",
+                                   owner));
+      } else {
+        for (const auto& item : th)
+          if (auto threshold = read_threshold(item, owner)) t.thresholds.push_back(*threshold);
+      }
+    }
+    return t;
+  }
+
+  std::optional<Injection> read_injection(const YAML::Node& n, const std::string& owner) {
+    const std::string what = owner + ": inject";
+    MapReader m(ctx_, n, what,
+                {"kind", "from", "link", "priority", "quanta", "pps", "duration_s", "after_s"});
+    if (!m.ok()) return std::nullopt;
+    Injection in;
+    in.where = inventory::location_of(n);
+    bool ok = true;
+    const auto name = [&](std::string_view key, std::string& out, const char* example) {
+      const YAML::Node v = m.require(key, example);
+      if (!v.IsDefined()) {
+        ok = false;
+        return;
+      }
+      const auto text = inventory::read_string(ctx_, v, fmt::format("{}: {}", what, key));
+      if (text && inventory::is_valid_name(*text))
+        out = *text;
+      else {
+        if (text)
+          ctx_.error(v,
+                     fmt::format("{}: {} '{}' is not an inventory name", what, key, shown(*text)));
+        ok = false;
+      }
+    };
+    if (const auto k = m.get("kind"); k.IsDefined()) {
+      if (const auto v = inventory::read_choice(ctx_, k, what + ": kind", {"pfc", "pause"}))
+        in.kind = *v;
+      else
+        ok = false;
+    }
+    name("from", in.from, "s1");
+    name("link", in.link, "l1-s1");
+    if (const auto p = m.get("priority"); p.IsDefined()) {
+      in.priorities.clear();
+      read_sweep(ctx_, p, what + ": priority", in.priorities, [&](const YAML::Node& item) {
+        const auto v = inventory::read_int(ctx_, item, what + ": priority", 0, 7, "3");
+        return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+      });
+      if (in.priorities.empty()) ok = false;
+      if (in.kind == "pause")
+        ctx_.error(p, fmt::format("{}: 802.3x pause has no priorities; drop priority", what));
+    }
+    const auto number = [&](std::string_view key, double& out, double lo, double hi) {
+      if (const auto v = m.get(key); v.IsDefined()) {
+        if (const auto x =
+                inventory::read_number(ctx_, v, fmt::format("{}: {}", what, key), lo, hi))
+          out = *x;
+        else
+          ok = false;
+      }
+    };
+    if (const auto q = m.get("quanta"); q.IsDefined()) {
+      if (const auto v = inventory::read_int(ctx_, q, what + ": quanta", 0, 65535, "65535"))
+        in.quanta = static_cast<std::uint32_t>(*v);
+      else
+        ok = false;
+    }
+    number("pps", in.pps, 1, 10'000'000);
+    number("duration_s", in.duration_s, 0.001, 3600);
+    number("after_s", in.after_s, 0, 3600);
+    if (!ok) return std::nullopt;
+    return in;
+  }
+
+  // The map form: check (the line), level and retry. Returns the check's node.
+  YAML::Node read_threshold_map(const YAML::Node& n, const std::string& owner, Level& level,
+                                int& retry) {
+    MapReader m(ctx_, n, owner + ": a threshold", {"check", "level", "retry"});
+    if (!m.ok()) return YAML::Node(YAML::NodeType::Undefined);
+    if (const auto l = m.get("level"); l.IsDefined())
+      if (const auto v = inventory::read_choice(ctx_, l, owner + ": level", {"fail", "warn"}))
+        level = *v == "fail" ? Level::fail : Level::warn;
+    if (const auto r = m.get("retry"); r.IsDefined())
+      if (const auto v = inventory::read_int(ctx_, r, owner + ": retry", 0, 10, "2"))
+        retry = static_cast<int>(*v);
+    return m.require("check", "busbw_gbps >= 0.9 * link_gbps");
+  }
+
+  std::optional<Threshold> read_threshold(const YAML::Node& n, const std::string& owner) {
+    Level level = Level::fail;
+    int retry = 0;
+    // (A YAML::Node is never reassigned here: yaml-cpp's operator= writes into the document.)
+    const YAML::Node text = n.IsMap() ? read_threshold_map(n, owner, level, retry) : n;
+    if (!text.IsDefined()) return std::nullopt;
+    if (!text.IsScalar()) {
+      ctx_.error(text, fmt::format("{}: a threshold is a line such as 'busbw_gbps >= 0.9 * "
+                                   "link_gbps', or a map with check, level and retry",
+                                   owner));
+      return std::nullopt;
+    }
+    ParsedThreshold p = parse_threshold(text.Scalar());
+    if (!p.threshold) {
+      // Point at the column inside the line; a quoted scalar starts one column later.
+      SourceLocation at = inventory::location_of(text);
+      const bool quoted = text.Tag() == "!";
+      if (at.line > 0 && text.Scalar().find('\n') == std::string::npos)
+        at.column += p.column - 1 + (quoted ? 1 : 0);
+      const std::string message = p.error.substr(p.error.find(": ") + 2);
+      ctx_.error(at,
+                 fmt::format("{}: threshold '{}': {}", owner, shown(text.Scalar(), 60), message));
+      return std::nullopt;
+    }
+    p.threshold->level = level;
+    p.threshold->retry = retry;
+    return p.threshold;
+  }
+
+  LoadContext& ctx_;
+};
+
+#undef ROCEHIL_SETTING_KEYS
+
+}  // namespace
+
+SuiteLoadResult parse_suite(std::string_view text, const std::string& file) {
+  SuiteLoadResult result;
+  LoadContext ctx(file);
+  try {
+    const YAML::Node root = YAML::Load(std::string(text));
+    if (!root.IsDefined() || root.IsNull()) {
+      ctx.error(SourceLocation{}, "the file is empty; a suite starts with 'schema_version: 1'");
+    } else {
+      auto suite = SuiteReader(ctx).read(root);
+      if (suite) suite->file = file;
+      result.suite = std::move(suite);
+    }
+  } catch (const YAML::Exception& e) {
+    ctx.error(SourceLocation{e.mark.line + 1, e.mark.column + 1},
+              fmt::format("not valid YAML: {}", shown(e.msg)));
+  }
+  result.diagnostics = ctx.take();
+  if (!result.diagnostics.empty()) result.suite.reset();
+  return result;
+}
+
+SuiteLoadResult parse_suite_file(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw input_error(fmt::format("cannot read suite {}: {}", file, std::strerror(errno)));
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_suite(text.str(), file);
+}
+
+Suite load_suite(const std::string& file) {
+  SuiteLoadResult r = parse_suite_file(file);
+  if (r.suite) return std::move(*r.suite);
+  std::string message;
+  for (const auto& d : r.diagnostics) {
+    if (!message.empty()) message += '\n';
+    message += inventory::to_string(d);
+  }
+  throw input_error(message);
+}
+
+}  // namespace rocehil::suites

@@ -1,0 +1,360 @@
+#include "rocehil/suites/threshold.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include "rocehil/inventory/yaml_reader.hpp"
+#include "rocehil/suites/metrics.hpp"
+
+namespace rocehil::suites {
+
+namespace {
+
+using inventory::shown;
+
+// A recursive-descent parser over one line; the first problem stops it, with its column.
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : text_(text) {}
+
+  ParsedThreshold parse() {
+    ParsedThreshold out;
+    Threshold t;
+    t.text = std::string(text_);
+    if (!metric(t.metric) || !comparison(t.op)) return failure();
+    auto limit = sum();
+    if (!limit) return failure();
+    skip_spaces();
+    if (at_ < text_.size()) {
+      fail(fmt::format("unexpected '{}' after the expression", shown(text_.substr(at_))));
+      return failure();
+    }
+    t.limit = std::move(*limit);
+    out.threshold = std::move(t);
+    return out;
+  }
+
+ private:
+  using Node = std::shared_ptr<const Expression>;
+
+  ParsedThreshold failure() const {
+    ParsedThreshold out;
+    out.error = fmt::format("column {}: {}", error_column_, error_);
+    out.column = error_column_;
+    return out;
+  }
+  void fail(std::string message) {
+    if (!error_.empty()) return;
+    error_ = std::move(message);
+    error_column_ = static_cast<int>(at_) + 1;
+  }
+  void skip_spaces() {
+    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t')) ++at_;
+  }
+  static bool identifier_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  }
+  std::string_view identifier() {
+    const std::size_t start = at_;
+    if (at_ < text_.size() &&
+        (std::isalpha(static_cast<unsigned char>(text_[at_])) || text_[at_] == '_'))
+      while (at_ < text_.size() && identifier_char(text_[at_])) ++at_;
+    return text_.substr(start, at_ - start);
+  }
+
+  bool metric(MetricRef& m) {
+    skip_spaces();
+    const std::size_t start = at_;
+    const std::string_view name = identifier();
+    if (name.empty()) {
+      fail("a threshold starts with a metric, as in 'busbw_gbps >= 0.9 * link_gbps'");
+      return false;
+    }
+    const MetricInfo* info = find_metric(name);
+    if (info == nullptr) {
+      at_ = start;
+      const std::string_view near = nearest_metric(name);
+      fail(near.empty()
+               ? fmt::format("unknown metric '{}' (see docs/suites.md)", shown(name))
+               : fmt::format("unknown metric '{}' (did you mean '{}'?)", shown(name), near));
+      return false;
+    }
+    m.name = std::string(name);
+    if (at_ < text_.size() && text_[at_] == '[') {
+      ++at_;
+      const std::size_t digits = at_;
+      while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_]))) ++at_;
+      int index = -1;
+      std::from_chars(text_.data() + digits, text_.data() + at_, index);
+      if (at_ == digits || index < 0 || index > 7 || at_ >= text_.size() || text_[at_] != ']') {
+        at_ = digits;
+        fail(fmt::format("'{}[...]' takes a priority from 0 to 7, as in {}[3]", name, name));
+        return false;
+      }
+      ++at_;
+      if (!info->indexed) {
+        at_ = start;
+        fail(fmt::format("'{}' takes no [index]", name));
+        return false;
+      }
+      m.index = index;
+    } else if (info->indexed) {
+      fail(fmt::format("'{}' needs a priority, as in {}[3]", name, name));
+      return false;
+    }
+    return true;
+  }
+
+  bool comparison(Comparison& op) {
+    skip_spaces();
+    static constexpr std::pair<std::string_view, Comparison> ops[] = {
+        {"<=", Comparison::le}, {">=", Comparison::ge}, {"==", Comparison::eq},
+        {"!=", Comparison::ne}, {"<", Comparison::lt},  {">", Comparison::gt}};
+    for (const auto& [text, value] : ops)
+      if (text_.substr(at_).starts_with(text)) {
+        op = value;
+        at_ += text.size();
+        return true;
+      }
+    fail("expected a comparison: <, <=, >, >=, == or !=");
+    return false;
+  }
+
+  // One precedence level: operands from `operand`, joined left to right by the two operators
+  // given (+ and -, or * and /).
+  template <typename Operand>
+  std::optional<Expression> level(Operand operand, char first_op, Expression::Kind first_kind,
+                                  char second_op, Expression::Kind second_kind) {
+    auto left = (this->*operand)();
+    while (left) {
+      skip_spaces();
+      if (at_ >= text_.size() || (text_[at_] != first_op && text_[at_] != second_op)) break;
+      const auto kind = text_[at_++] == first_op ? first_kind : second_kind;
+      auto right = (this->*operand)();
+      if (!right) return std::nullopt;
+      left = binary(kind, std::move(*left), std::move(*right));
+    }
+    return left;
+  }
+
+  std::optional<Expression> sum() {
+    return level(&Parser::product, '+', Expression::Kind::add, '-', Expression::Kind::subtract);
+  }
+
+  std::optional<Expression> product() {
+    return level(&Parser::factor, '*', Expression::Kind::multiply, '/', Expression::Kind::divide);
+  }
+
+  std::optional<Expression> factor() {
+    skip_spaces();
+    if (++depth_ > 32) {
+      fail("the expression nests too deep");
+      return std::nullopt;
+    }
+    std::optional<Expression> out = atom();
+    --depth_;
+    return out;
+  }
+
+  std::optional<Expression> atom() {
+    if (at_ >= text_.size()) {
+      fail("the expression ends too early");
+      return std::nullopt;
+    }
+    const char c = text_[at_];
+    if (c == '-') {
+      ++at_;
+      auto inner = factor();
+      if (!inner) return std::nullopt;
+      Expression e;
+      e.kind = Expression::Kind::negate;
+      e.left = std::make_shared<const Expression>(std::move(*inner));
+      return e;
+    }
+    if (c == '(') {
+      ++at_;
+      auto inner = sum();
+      if (!inner) return std::nullopt;
+      skip_spaces();
+      if (at_ >= text_.size() || text_[at_] != ')') {
+        fail("missing ')'");
+        return std::nullopt;
+      }
+      ++at_;
+      return inner;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      Expression e;
+      const auto [end, ec] =
+          std::from_chars(text_.data() + at_, text_.data() + text_.size(), e.number);
+      if (ec != std::errc() || !std::isfinite(e.number)) {
+        fail("not a number");
+        return std::nullopt;
+      }
+      at_ = static_cast<std::size_t>(end - text_.data());
+      return e;
+    }
+    const std::size_t start = at_;
+    std::string name(identifier());
+    if (name == "baseline" && at_ < text_.size() && text_[at_] == '.') {
+      ++at_;
+      name += '.';
+      name += identifier();
+    }
+    if (name.empty()) {
+      fail(fmt::format("unexpected '{}'", shown(std::string_view(&c, 1))));
+      return std::nullopt;
+    }
+    if (!is_known_name(name)) {
+      at_ = start;
+      if (name.starts_with("baseline.")) {
+        const std::string_view near = nearest_metric(std::string_view(name).substr(9));
+        fail(near.empty() ? fmt::format("'{}' names no metric", shown(name))
+                          : fmt::format("'{}' names no metric (did you mean 'baseline.{}'?)",
+                                        shown(name), near));
+      } else {
+        const std::string_view near = nearest_name(name);
+        fail(near.empty()
+                 ? fmt::format("unknown name '{}' (names: link_gbps, n, hosts, qps, size, "
+                               "baseline.<metric>)",
+                               shown(name))
+                 : fmt::format("unknown name '{}' (did you mean '{}'?)", shown(name), near));
+      }
+      return std::nullopt;
+    }
+    Expression e;
+    e.kind = Expression::Kind::name;
+    e.name = std::move(name);
+    return e;
+  }
+
+  static Expression binary(Expression::Kind kind, Expression left, Expression right) {
+    Expression e;
+    e.kind = kind;
+    e.left = std::make_shared<const Expression>(std::move(left));
+    e.right = std::make_shared<const Expression>(std::move(right));
+    return e;
+  }
+
+  std::string_view text_;
+  std::size_t at_ = 0;
+  int depth_ = 0;
+  std::string error_;
+  int error_column_ = 0;
+};
+
+bool holds(double measured, Comparison op, double limit) {
+  switch (op) {
+    case Comparison::lt: return measured < limit;
+    case Comparison::le: return measured <= limit;
+    case Comparison::gt: return measured > limit;
+    case Comparison::ge: return measured >= limit;
+    case Comparison::eq: return measured == limit;
+    case Comparison::ne: return measured != limit;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view to_string(Comparison c) {
+  switch (c) {
+    case Comparison::lt: return "<";
+    case Comparison::le: return "<=";
+    case Comparison::gt: return ">";
+    case Comparison::ge: return ">=";
+    case Comparison::eq: return "==";
+    case Comparison::ne: return "!=";
+  }
+  return "?";
+}
+
+std::string_view to_string(Level level) {
+  return level == Level::fail ? "fail" : "warn";
+}
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::pass: return "pass";
+    case Verdict::warn: return "warn";
+    case Verdict::fail: return "fail";
+    case Verdict::error: return "error";
+  }
+  return "?";
+}
+
+std::string MetricRef::key() const {
+  return index ? fmt::format("{}[{}]", name, *index) : name;
+}
+
+ParsedThreshold parse_threshold(std::string_view text) {
+  return Parser(text).parse();
+}
+
+std::optional<double> evaluate(const Expression& e, const Values& names, std::string& why) {
+  using Kind = Expression::Kind;
+  switch (e.kind) {
+    case Kind::number: return e.number;
+    case Kind::name: {
+      const auto it = names.find(e.name);
+      if (it == names.end()) {
+        why = e.name.starts_with("baseline.")
+                  ? fmt::format("no baseline value for {}", e.name.substr(9))
+                  : fmt::format("no value for {}", e.name);
+        return std::nullopt;
+      }
+      return it->second;
+    }
+    case Kind::negate: {
+      const auto v = evaluate(*e.left, names, why);
+      if (!v) return std::nullopt;
+      return -*v;
+    }
+    default: break;
+  }
+  const auto a = evaluate(*e.left, names, why);
+  if (!a) return std::nullopt;
+  const auto b = evaluate(*e.right, names, why);
+  if (!b) return std::nullopt;
+  switch (e.kind) {
+    case Kind::add: return *a + *b;
+    case Kind::subtract: return *a - *b;
+    case Kind::multiply: return *a * *b;
+    case Kind::divide:
+      if (*b == 0) {
+        why = "division by zero";
+        return std::nullopt;
+      }
+      return *a / *b;
+    default: return std::nullopt;
+  }
+}
+
+Evaluation evaluate(const Threshold& t, const Values& measured, const Values& names) {
+  Evaluation out;
+  const std::string key = t.metric.key();
+  const auto it = measured.find(key);
+  if (it == measured.end()) {
+    out.verdict = Verdict::error;
+    out.detail = fmt::format("{} was not measured by this test", key);
+    return out;
+  }
+  out.measured = it->second;
+  std::string why;
+  out.limit = evaluate(t.limit, names, why);
+  if (!out.limit) {
+    out.verdict = Verdict::error;
+    out.detail = fmt::format("{}: {}", t.text, why);
+    return out;
+  }
+  const bool ok = holds(*out.measured, t.op, *out.limit);
+  out.verdict = ok ? Verdict::pass : (t.level == Level::fail ? Verdict::fail : Verdict::warn);
+  out.detail =
+      fmt::format("{} = {:g}, needs {} {:g}", key, *out.measured, to_string(t.op), *out.limit);
+  return out;
+}
+
+}  // namespace rocehil::suites

@@ -1,0 +1,209 @@
+#include "rocehil/suites/suite.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "rocehil/common/error.hpp"
+
+namespace rocehil::suites {
+namespace {
+
+std::vector<std::string> errors_of(std::string_view text) {
+  const SuiteLoadResult r = parse_suite(text, "s.yaml");
+  EXPECT_FALSE(r.suite.has_value());
+  std::vector<std::string> out;
+  for (const auto& d : r.diagnostics) out.push_back(inventory::to_string(d));
+  return out;
+}
+
+Suite parsed(std::string_view text) {
+  SuiteLoadResult r = parse_suite(text, "s.yaml");
+  for (const auto& d : r.diagnostics) ADD_FAILURE() << inventory::to_string(d);
+  return r.suite.value_or(Suite{});
+}
+
+TEST(Suite, TheSmokeSuiteLoadsAndExpands) {
+  const Suite s = load_suite(std::string(ROCEHIL_SUITES_DIR) + "/smoke.yaml");
+  EXPECT_EQ(s.name, "smoke");
+  ASSERT_EQ(s.tests.size(), 6u);
+  EXPECT_EQ(s.tests[2].workload, "allreduce");
+  EXPECT_EQ(s.tests[2].settings.qps, (std::vector<std::uint32_t>{1, 4, 8}));
+  EXPECT_EQ(s.tests[2].settings.iterations, 10u);  // from defaults
+  EXPECT_EQ(s.tests[2].thresholds[1].level, Level::warn);
+  EXPECT_EQ(s.tests[2].thresholds[2].retry, 1);
+  EXPECT_TRUE(s.tests[5].expect_fail);
+  EXPECT_EQ(s.tests[2].settings.captures, (std::vector<std::string>{"s1-mirror", "s2-mirror"}));
+  ASSERT_TRUE(s.tests[5].inject.has_value());
+  EXPECT_EQ(s.tests[5].inject->link, "l1-s1");
+  std::vector<std::string> ids;
+  for (const auto& c : expand(s)) ids.push_back(c.id);
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"p2p_bw", "p2p_lat", "allreduce/qps=1", "allreduce/qps=4",
+                                      "allreduce/qps=8", "alltoall", "incast", "pfc_storm"}));
+}
+
+TEST(Suite, SweepsAreTheCrossProductWithReadableIds) {
+  const Suite s = parsed(R"(schema_version: 1
+name: sweep
+tests:
+  - name: ar
+    workload: allreduce
+    size: [64K, 64M, 1000]
+    qps: [1, 8]
+    strategy: [split, round_robin]
+)");
+  const auto cases = expand(s);
+  ASSERT_EQ(cases.size(), 12u);
+  EXPECT_EQ(cases[0].id, "ar/size=64K/qps=1/strategy=split");
+  EXPECT_EQ(cases[3].id, "ar/size=64K/qps=8/strategy=round_robin");
+  EXPECT_EQ(cases[4].id, "ar/size=64M/qps=1/strategy=split");
+  EXPECT_EQ(cases[4].size, 64u << 20);
+  EXPECT_EQ(cases[11].id, "ar/size=1000/qps=8/strategy=round_robin");
+  EXPECT_EQ(cases[11].size, 1000u);
+}
+
+TEST(Suite, EveryProblemIsReportedWithItsPlace) {
+  const auto errors = errors_of(R"(schema_version: 2
+name: bad suite
+defaults:
+  qps: 0
+  itertions: 5
+tests:
+  - name: a
+    workload: allreduce2
+    size: [1M, 2X]
+    thresholds:
+      - busbw_gpbs >= 1
+      - "busbw_gbps >= 0.9 * link_gbs"
+      - {check: "retransmits == 0", level: maybe}
+  - name: a
+    workload: lat
+    qps: 4
+  - workload: bw
+)");
+  EXPECT_EQ(errors,
+            (std::vector<std::string>{
+                "s.yaml:1:17: schema_version 2 is out of range; use 1-1",
+                "s.yaml:2:7: suite name 'bad suite' may hold letters, digits and . _ - only",
+                "s.yaml:4:8: defaults: qps 0 is out of range; use 1-256",
+                "s.yaml:5:3: unknown key 'itertions' in defaults; did you mean 'iterations'?",
+                "s.yaml:8:15: test 'a': workload 'allreduce2' is unknown; use one of bw, lat, "
+                "allreduce, allgather, reduce_scatter, alltoall, broadcast, tree_allreduce, "
+                "hierarchical_allreduce, incast, permutation, pairwise",
+                "s.yaml:9:16: test 'a': size must be a size from 1 byte to 1G such as 65536, 64K "
+                "or 1M, got '2X'",
+                "s.yaml:11:9: test 'a': threshold 'busbw_gpbs >= 1': unknown metric 'busbw_gpbs' "
+                "(did you mean 'busbw_gbps'?)",
+                "s.yaml:12:30: test 'a': threshold 'busbw_gbps >= 0.9 * link_gbs': unknown name "
+                "'link_gbs' (did you mean 'link_gbps'?)",
+                "s.yaml:13:44: test 'a': level 'maybe' is not one of fail, warn; use one of them",
+                "s.yaml:14:11: test 'a' is defined twice; give each test its own name",
+                "s.yaml:16:10: test 'a': lat pings over one QP; drop qps",
+                "s.yaml:17:5: a test has no 'name'; add one, e.g. 'name: allreduce'",
+            }));
+}
+
+TEST(Suite, FileLevelProblems) {
+  EXPECT_EQ(errors_of(""),
+            std::vector<std::string>{"s.yaml:0:0: the file is empty; a suite starts with "
+                                     "'schema_version: 1'"});
+  EXPECT_EQ(
+      errors_of("schema_version: 1\nname: x\ntests: []\n"),
+      std::vector<std::string>{"s.yaml:3:8: tests is empty; a suite needs at least one test"});
+  EXPECT_EQ(errors_of("schema_version: 1\nname: x\ntests: [\n").size(), 1u);
+  EXPECT_THROW(load_suite("/nonexistent/suite.yaml"), Error);
+}
+
+TEST(Suite, AHugeSweepIsRefused) {
+  std::string sizes, qps;
+  for (int i = 1; i <= 120; ++i) {
+    if (i > 1) sizes += ',';
+    sizes += std::to_string(i);
+  }
+  for (int i = 1; i <= 100; ++i) {
+    if (i > 1) qps += ',';
+    qps += std::to_string(i);
+  }
+  const auto errors = errors_of(
+      "schema_version: 1\nname: x\ntests:\n  - name: a\n"
+      "    workload: allreduce\n    size: [" +
+      sizes +
+      "]\n"
+      "    qps: [" +
+      qps + "]\n");
+  EXPECT_EQ(errors, std::vector<std::string>{
+                        "s.yaml:4:5: test 'a': its sweeps make 12000 cases, more than 10000; "
+                        "sweep fewer values or split the test"});
+}
+
+// Found by fuzz_suite_loader: a value listed twice made two cases with one id.
+TEST(Suite, AValueSweptTwiceIsRefused) {
+  EXPECT_EQ(errors_of("schema_version: 1\nname: x\ntests:\n  - name: a\n"
+                      "    workload: allreduce\n    size: [2K, 2048]\n"
+                      "    strategy: [split, split]\n"),
+            (std::vector<std::string>{
+                "s.yaml:6:16: test 'a': size lists '2048' twice; drop one (use 'repeats' to "
+                "run a case more than once)",
+                "s.yaml:7:23: test 'a': strategy lists 'split' twice; drop one (use 'repeats' to "
+                "run a case more than once)"}));
+}
+
+TEST(Suite, AnInjectionIsReadWithItsDefaults) {
+  const Suite s = parsed(
+      "schema_version: 1\nname: x\ntests:\n  - name: storm\n    workload: bw\n"
+      "    inject: {from: s1, link: l1-s1, priority: [3, 4], duration_s: 1.5}\n"
+      "  - name: calm\n    workload: bw\n");
+  ASSERT_TRUE(s.tests[0].inject.has_value());
+  const Injection& in = *s.tests[0].inject;
+  EXPECT_EQ(in.kind, "pfc");
+  EXPECT_EQ(in.from, "s1");
+  EXPECT_EQ(in.link, "l1-s1");
+  EXPECT_EQ(in.priorities, (std::vector<int>{3, 4}));
+  EXPECT_EQ(in.quanta, 65535u);
+  EXPECT_EQ(in.duration_s, 1.5);
+  EXPECT_EQ(in.where.line, 6);
+  EXPECT_FALSE(s.tests[1].inject.has_value());
+
+  EXPECT_EQ(errors_of("schema_version: 1\nname: x\ntests:\n  - name: storm\n"
+                      "    workload: bw\n    inject: {kind: pause, link: l1-s1, priority: 9, "
+                      "pps: 0}\n"),
+            (std::vector<std::string>{
+                "s.yaml:6:13: test 'storm': inject has no 'from'; add one, e.g. 'from: s1'",
+                "s.yaml:6:50: test 'storm': inject: priority 9 is out of range; use 0-7",
+                "s.yaml:6:50: test 'storm': inject: 802.3x pause has no priorities; drop "
+                "priority",
+                "s.yaml:6:58: test 'storm': inject: pps must be a number from 1 to 10000000, "
+                "got 0"}));
+}
+
+TEST(Suite, SizesReadAndPrintAsPeopleWriteThem) {
+  EXPECT_EQ(parse_size("65536"), 65536u);
+  EXPECT_EQ(parse_size("64K"), 65536u);
+  EXPECT_EQ(parse_size("1M"), 1u << 20);
+  EXPECT_EQ(parse_size("1G"), 1u << 30);
+  EXPECT_FALSE(parse_size("1T").has_value());
+  EXPECT_FALSE(parse_size("-1").has_value());
+  EXPECT_FALSE(parse_size("").has_value());
+  EXPECT_FALSE(parse_size("99999999999999999999G").has_value());
+  EXPECT_EQ(size_label(65536), "64K");
+  EXPECT_EQ(size_label(1000), "1000");
+  EXPECT_EQ(size_label(3u << 20), "3M");
+}
+
+TEST(Suite, TheDocsCarryTheSmokeSuiteVerbatim) {
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  const std::string doc = read(std::string(ROCEHIL_DOCS_DIR) + "/suites.md");
+  const std::string smoke = read(std::string(ROCEHIL_SUITES_DIR) + "/smoke.yaml");
+  ASSERT_FALSE(smoke.empty());
+  EXPECT_NE(doc.find(smoke), std::string::npos) << "docs/suites.md must quote suites/smoke.yaml";
+}
+
+}  // namespace
+}  // namespace rocehil::suites

@@ -1,0 +1,118 @@
+#include "rocehil/suites/threshold.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace rocehil::suites {
+namespace {
+
+Threshold parsed(std::string_view text) {
+  const ParsedThreshold p = parse_threshold(text);
+  EXPECT_TRUE(p.threshold.has_value()) << text << ": " << p.error;
+  return p.threshold.value_or(Threshold{});
+}
+
+double limit_of(std::string_view text, const Values& names = {}) {
+  std::string why;
+  const auto v = evaluate(parsed(text).limit, names, why);
+  EXPECT_TRUE(v.has_value()) << why;
+  return v.value_or(NAN);
+}
+
+TEST(Threshold, ParsesTheIssuesExamples) {
+  const Threshold t = parsed("busbw_gbps >= 0.9 * link_gbps");
+  EXPECT_EQ(t.metric.key(), "busbw_gbps");
+  EXPECT_EQ(t.op, Comparison::ge);
+  EXPECT_DOUBLE_EQ(limit_of("busbw_gbps >= 0.9 * link_gbps", {{"link_gbps", 400}}), 360);
+  EXPECT_EQ(parsed("lat_p99_us <= 8").op, Comparison::le);
+  EXPECT_EQ(parsed("cnp_per_s <= 5000").metric.name, "cnp_per_s");
+  const Threshold pfc = parsed("pfc_pause_fraction[3] <= 0.01");
+  EXPECT_EQ(pfc.metric.key(), "pfc_pause_fraction[3]");
+  EXPECT_EQ(pfc.metric.index, 3);
+  EXPECT_EQ(parsed("pfc_storms == 0").op, Comparison::eq);
+  EXPECT_EQ(parsed("retransmits == 0").metric.name, "retransmits");
+  EXPECT_EQ(parsed("ecmp_imbalance <= 1.2").op, Comparison::le);
+  EXPECT_EQ(parsed("capture_coverage >= 0.99").op, Comparison::ge);
+  EXPECT_DOUBLE_EQ(
+      limit_of("busbw_gbps >= 0.95 * baseline.busbw_gbps", {{"baseline.busbw_gbps", 200}}), 190);
+}
+
+TEST(Threshold, ArithmeticFollowsPrecedenceAndParentheses) {
+  EXPECT_DOUBLE_EQ(limit_of("time_us < 1 + 2 * 3"), 7);
+  EXPECT_DOUBLE_EQ(limit_of("time_us < (1 + 2) * 3"), 9);
+  EXPECT_DOUBLE_EQ(limit_of("time_us < 8 / 4 / 2"), 1);
+  EXPECT_DOUBLE_EQ(limit_of("time_us < 10 - 4 - 3"), 3);
+  EXPECT_DOUBLE_EQ(limit_of("time_us > -2 * -3"), 6);
+  EXPECT_DOUBLE_EQ(limit_of("time_us > 1.5e3"), 1500);
+  EXPECT_DOUBLE_EQ(limit_of("busbw_gbps>=2*(n-1)/n*link_gbps", {{"n", 4}, {"link_gbps", 100}}),
+                   150);
+}
+
+TEST(Threshold, ErrorsNameTheColumnAndTheFix) {
+  auto error_of = [](std::string_view text) { return parse_threshold(text).error; };
+  EXPECT_EQ(error_of("busbw_gpbs >= 1"),
+            "column 1: unknown metric 'busbw_gpbs' (did you mean 'busbw_gbps'?)");
+  EXPECT_EQ(error_of("busbw_gbps >= 0.9 * link_gbs"),
+            "column 21: unknown name 'link_gbs' (did you mean 'link_gbps'?)");
+  EXPECT_EQ(error_of("busbw_gbps >= baseline.busbw_gbs"),
+            "column 15: 'baseline.busbw_gbs' names no metric (did you mean "
+            "'baseline.busbw_gbps'?)");
+  EXPECT_EQ(error_of("busbw_gbps => 1"),
+            "column 12: expected a comparison: <, <=, >, >=, == or !=");
+  EXPECT_EQ(error_of("busbw_gbps >= (1 + 2"), "column 21: missing ')'");
+  EXPECT_EQ(error_of("busbw_gbps >="), "column 14: the expression ends too early");
+  EXPECT_EQ(error_of("busbw_gbps >= 1 2"), "column 17: unexpected '2' after the expression");
+  EXPECT_EQ(error_of("pfc_pause_fraction <= 0.1"),
+            "column 19: 'pfc_pause_fraction' needs a priority, as in pfc_pause_fraction[3]");
+  EXPECT_EQ(error_of("pfc_pause_fraction[8] <= 0.1"),
+            "column 20: 'pfc_pause_fraction[...]' takes a priority from 0 to 7, as in "
+            "pfc_pause_fraction[3]");
+  EXPECT_EQ(error_of("retransmits[1] == 0"), "column 1: 'retransmits' takes no [index]");
+  EXPECT_EQ(error_of(">= 3"),
+            "column 1: a threshold starts with a metric, as in 'busbw_gbps >= 0.9 * link_gbps'");
+  EXPECT_EQ(error_of("time_us < $x"), "column 11: unexpected '$'");
+  EXPECT_EQ(parse_threshold("busbw_gbps >= 0.9 * link_gbs").column, 21);
+  // A user's bytes come back escaped: every message stays one printable line.
+  EXPECT_EQ(error_of(std::string("time_us < 1\x1d\0x", 14)),
+            "column 12: unexpected '\\x1d\\x00x' after the expression");
+  EXPECT_EQ(error_of("time_us < \x7f"), "column 11: unexpected '\\x7f'");
+  EXPECT_EQ(error_of("time_us < " + std::string(40, '(') + "1" + std::string(40, ')')),
+            "column 43: the expression nests too deep");
+}
+
+TEST(Threshold, EvaluationSaysPassFailWarnOrWhyItCannot) {
+  const Values measured{{"busbw_gbps", 350}, {"pfc_pause_fraction[3]", 0.02}};
+  const Values names{{"link_gbps", 400}};
+  const Evaluation pass = evaluate(parsed("busbw_gbps >= 0.8 * link_gbps"), measured, names);
+  EXPECT_EQ(pass.verdict, Verdict::pass);
+  EXPECT_EQ(pass.measured, 350);
+  EXPECT_EQ(pass.limit, 320);
+  EXPECT_EQ(pass.detail, "busbw_gbps = 350, needs >= 320");
+  EXPECT_EQ(evaluate(parsed("busbw_gbps >= 0.9 * link_gbps"), measured, names).verdict,
+            Verdict::fail);
+  Threshold warn = parsed("pfc_pause_fraction[3] <= 0.01");
+  warn.level = Level::warn;
+  EXPECT_EQ(evaluate(warn, measured, names).verdict, Verdict::warn);
+  const Evaluation missing = evaluate(parsed("retransmits == 0"), measured, names);
+  EXPECT_EQ(missing.verdict, Verdict::error);
+  EXPECT_EQ(missing.detail, "retransmits was not measured by this test");
+  const Evaluation no_baseline =
+      evaluate(parsed("busbw_gbps >= 0.9 * baseline.busbw_gbps"), measured, names);
+  EXPECT_EQ(no_baseline.verdict, Verdict::error);
+  EXPECT_EQ(no_baseline.detail,
+            "busbw_gbps >= 0.9 * baseline.busbw_gbps: no baseline value for busbw_gbps");
+  EXPECT_EQ(evaluate(parsed("busbw_gbps >= 1 / (n - n)"), measured, {{"n", 2}}).detail,
+            "busbw_gbps >= 1 / (n - n): division by zero");
+  // Every comparison, at its edge.
+  const Values v{{"time_us", 5}};
+  EXPECT_EQ(evaluate(parsed("time_us < 5"), v, {}).verdict, Verdict::fail);
+  EXPECT_EQ(evaluate(parsed("time_us <= 5"), v, {}).verdict, Verdict::pass);
+  EXPECT_EQ(evaluate(parsed("time_us > 5"), v, {}).verdict, Verdict::fail);
+  EXPECT_EQ(evaluate(parsed("time_us >= 5"), v, {}).verdict, Verdict::pass);
+  EXPECT_EQ(evaluate(parsed("time_us == 5"), v, {}).verdict, Verdict::pass);
+  EXPECT_EQ(evaluate(parsed("time_us != 5"), v, {}).verdict, Verdict::fail);
+}
+
+}  // namespace
+}  // namespace rocehil::suites

@@ -1,0 +1,404 @@
+// One rank of a collective: the schedule is built once from the plan, then the loop posts,
+// polls and advances without allocating.
+#include "rocehil/traffic/collective_executor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "rocehil/common/clock.hpp"
+#include "rocehil/common/error.hpp"
+
+namespace rocehil::traffic {
+
+namespace {
+
+constexpr std::uint64_t max_share_bytes = std::uint64_t{1} << 30;
+constexpr std::uint32_t max_steps = 1u << 24;  // the immediate: step << 8 | share
+
+// into[i] ^= from[i], a word at a time: the reduction runs at memory speed.
+void xor_into(std::byte* into, const std::byte* from, std::uint64_t bytes) {
+  std::uint64_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    std::uint64_t a = 0, b = 0;
+    std::memcpy(&a, into + i, 8);
+    std::memcpy(&b, from + i, 8);
+    a ^= b;
+    std::memcpy(into + i, &a, 8);
+  }
+  for (; i < bytes; ++i) into[i] ^= from[i];
+}
+
+std::uint32_t make_imm(std::uint32_t step, std::uint32_t share_index) {
+  return step << 8 | share_index;
+}
+
+struct SendItem {
+  std::uint32_t connection = 0;
+  Transfer transfer;
+};
+
+struct ReceiveItem {
+  std::uint32_t connection = 0;
+  Transfer transfer;
+};
+
+struct StepSchedule {
+  After after = After::start;
+  std::vector<SendItem> sends;
+  std::vector<ReceiveItem> receives;  // sorted by connection: found by binary search
+  std::uint64_t arrivals_needed = 0;  // shares per iteration
+  std::uint64_t send_bytes = 0, receive_bytes = 0;
+};
+
+struct QpSlot {
+  std::uint32_t qpn = 0;
+  std::uint32_t connection = 0;
+  std::uint32_t index = 0;  // within the connection
+};
+
+}  // namespace
+
+struct CollectiveRunner::State {
+  const CollectivePlan& plan;
+  int rank;
+  CollectiveConfig config;
+  CompletionQueue& cq;
+  const MemoryRegion& region;
+  std::vector<PeerConnection> connections;
+  std::vector<StepSchedule> steps;
+  std::vector<QpSlot> by_qpn;  // sorted by qpn
+  std::uint32_t depth = 0;
+
+  // Running state: nothing below grows once run() has started.
+  std::vector<std::uint64_t> arrivals;     // per step, over all iterations so far
+  std::vector<std::uint32_t> outstanding;  // per step: sends posted, not yet completed
+  std::vector<std::uint64_t> round_robin;  // per connection: transfers sent so far
+  std::vector<QpBwResult> per_qp;          // connection x qps
+  std::uint64_t iteration = 0;             // warm-up included
+  std::uint32_t posted_steps = 0;          // steps of this iteration whose sends all went out
+  std::uint32_t post_send_index = 0, post_share_index = 0;
+  std::uint32_t received_steps = 0;  // leading steps whose receives all arrived
+  std::uint32_t done_steps = 0;
+  std::int64_t wait_started = 0;
+  std::int64_t step_started = 0;  // when done_steps last moved (or the iteration began)
+
+  State(const CollectivePlan& p, int r, CollectiveConfig c, CompletionQueue& q,
+        const MemoryRegion& m, std::vector<PeerConnection> conns)
+      : plan(p), rank(r), config(c), cq(q), region(m), connections(std::move(conns)) {}
+
+  std::uint32_t qps() const { return config.scaling.qps; }
+  QpBwResult& qp_result(std::uint32_t connection, std::uint32_t qp) {
+    return per_qp[static_cast<std::size_t>(connection) * qps() + qp];
+  }
+
+  void build();
+  void post_receive(QueuePair& qp, std::uint64_t wr_id) {
+    const RecvRequest r{.wr_id = wr_id, .local = &region, .local_offset = 0, .length = 0};
+    qp.post_recv({&r, 1});
+  }
+  bool may_post(std::uint32_t step) const {
+    switch (steps[step].after) {
+      case After::start: return true;
+      case After::earlier_receives: return received_steps >= step;
+      case After::through_this_step: return received_steps > step;
+    }
+    return false;
+  }
+  // Posts what may go; false on a post error (recorded in `result`).
+  bool post_ready(CollectiveResult& result, bool measured);
+  bool on_completion(const Completion& c, CollectiveResult& result);
+  void advance(std::int64_t now, CollectiveResult& result, bool measured);
+  void fail(CollectiveResult& result, std::string message) {
+    ++result.errors;
+    if (result.first_error.empty()) result.first_error = std::move(message);
+  }
+};
+
+void CollectiveRunner::State::build() {
+  const std::uint32_t k = config.scaling.qps;
+  if (k < 1 || k > 256)
+    throw input_error(fmt::format("qps per connection {} is outside 1..256", k));
+  if (plan.region_bytes() > region.length)
+    throw input_error(fmt::format("{} rank {} needs a region of {} bytes, got {}",
+                                  to_string(plan.pattern()), rank, plan.region_bytes(),
+                                  region.length));
+  if (static_cast<std::uint64_t>(plan.steps(rank)) > max_steps)
+    throw input_error(fmt::format("{} rank {} has {} steps, more than {} can be told apart",
+                                  to_string(plan.pattern()), rank, plan.steps(rank), max_steps));
+
+  std::vector<int> peers;
+  plan.peers(rank, peers);
+  auto connection_of = [&](int peer) -> std::uint32_t {
+    for (std::size_t c = 0; c < connections.size(); ++c)
+      if (connections[c].peer == peer) return static_cast<std::uint32_t>(c);
+    throw input_error(fmt::format("{} rank {} exchanges with rank {} but has no connection to it",
+                                  to_string(plan.pattern()), rank, peer));
+  };
+  for (const auto& c : connections)
+    if (c.qps.size() != k)
+      throw input_error(fmt::format("connection of rank {} to rank {} has {} QPs, not {}", rank,
+                                    c.peer, c.qps.size(), k));
+
+  Step s;
+  steps.resize(static_cast<std::size_t>(plan.steps(rank)));
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    plan.step(rank, static_cast<int>(i), s);
+    StepSchedule& out = steps[i];
+    out.after = s.after;
+    for (const auto& t : s.sends) {
+      if (t.bytes > max_share_bytes * k)
+        throw input_error(
+            fmt::format("a transfer of {} bytes needs more than {} QPs to stay "
+                        "under 1 GiB a message",
+                        t.bytes, k));
+      out.sends.push_back({connection_of(t.peer), t});
+      out.send_bytes += t.bytes;
+    }
+    for (const auto& t : s.receives) {
+      out.receives.push_back({connection_of(t.peer), t});
+      out.arrivals_needed += share_count(config.scaling, t.bytes);
+      out.receive_bytes += t.bytes;
+    }
+    std::sort(
+        out.receives.begin(), out.receives.end(),
+        [](const ReceiveItem& a, const ReceiveItem& b) { return a.connection < b.connection; });
+    for (std::size_t j = 1; j < out.receives.size(); ++j)
+      if (out.receives[j].connection == out.receives[j - 1].connection)
+        throw input_error(fmt::format("{} rank {} step {} receives twice from rank {}",
+                                      to_string(plan.pattern()), rank, i,
+                                      out.receives[j].transfer.peer));
+  }
+
+  for (std::uint32_t c = 0; c < connections.size(); ++c)
+    for (std::uint32_t q = 0; q < k; ++q) {
+      const QueuePair* qp = connections[c].qps[q];
+      by_qpn.push_back({qp->qpn(), c, q});
+      QpBwResult r;
+      r.qpn = qp->qpn();
+      r.udp_sport = qp->local_endpoint().udp_sport;
+      per_qp.push_back(r);
+    }
+  std::sort(by_qpn.begin(), by_qpn.end(),
+            [](const QpSlot& a, const QpSlot& b) { return a.qpn < b.qpn; });
+  arrivals.assign(steps.size(), 0);
+  outstanding.assign(steps.size(), 0);
+  round_robin.assign(connections.size(), 0);
+  depth = receive_depth(plan, rank, config.scaling);
+}
+
+bool CollectiveRunner::State::post_ready(CollectiveResult& result, bool measured) {
+  while (posted_steps < steps.size() && may_post(posted_steps)) {
+    StepSchedule& step = steps[posted_steps];
+    while (post_send_index < step.sends.size()) {
+      const SendItem& item = step.sends[post_send_index];
+      const Transfer& t = item.transfer;
+      PeerConnection& conn = connections[item.connection];
+      const std::uint32_t shares = share_count(config.scaling, t.bytes);
+      while (post_share_index < shares) {
+        const QpShare sh =
+            share(config.scaling, round_robin[item.connection], t.bytes, post_share_index);
+        const SendRequest r{.wr_id = static_cast<std::uint64_t>(posted_steps) << 32 |
+                                     (static_cast<std::uint64_t>(item.connection) * qps() + sh.qp),
+                            .opcode = Opcode::write_with_imm,
+                            .local = &region,
+                            .local_offset = t.src_offset + sh.offset,
+                            .length = static_cast<std::uint32_t>(sh.bytes),
+                            .remote_address = conn.remote_address + t.dst_offset + sh.offset,
+                            .rkey = conn.rkey,
+                            .imm = make_imm(posted_steps, post_share_index),
+                            .signaled = true};
+        const PostResult posted = conn.qps[sh.qp]->post_send({&r, 1});
+        if (posted == PostResult::queue_full) return true;  // again after the next poll
+        if (posted != PostResult::ok) {
+          fail(result,
+               fmt::format("QP {:#x}: post to rank {} refused ({})", conn.qps[sh.qp]->qpn(),
+                           conn.peer, posted == PostResult::invalid ? "invalid" : "not connected"));
+          return false;
+        }
+        ++outstanding[posted_steps];
+        if (measured) {
+          QpBwResult& q = qp_result(item.connection, sh.qp);
+          ++q.messages;
+          q.bytes += sh.bytes;
+        }
+        ++post_share_index;
+      }
+      ++round_robin[item.connection];
+      post_share_index = 0;
+      ++post_send_index;
+    }
+    post_send_index = 0;
+    ++posted_steps;
+  }
+  return true;
+}
+
+bool CollectiveRunner::State::on_completion(const Completion& c, CollectiveResult& result) {
+  if (c.status != WcStatus::success) {
+    fail(result, fmt::format("QP {:#x}: {}", c.qpn, to_string(c.status)));
+    return false;
+  }
+  if (c.opcode != Opcode::recv) {
+    const auto step = static_cast<std::size_t>(c.wr_id >> 32);
+    if (step < outstanding.size() && outstanding[step] > 0) --outstanding[step];
+    return true;
+  }
+  const auto slot = std::lower_bound(by_qpn.begin(), by_qpn.end(), c.qpn,
+                                     [](const QpSlot& s, std::uint32_t q) { return s.qpn < q; });
+  const std::uint32_t step = c.imm >> 8;
+  const std::uint32_t share_index = c.imm & 0xff;
+  if (slot == by_qpn.end() || slot->qpn != c.qpn || !c.has_imm || step >= steps.size()) {
+    fail(result,
+         fmt::format("QP {:#x}: data for step {} that this rank does not have", c.qpn, step));
+    return false;
+  }
+  const StepSchedule& s = steps[step];
+  const auto item = std::lower_bound(
+      s.receives.begin(), s.receives.end(), slot->connection,
+      [](const ReceiveItem& r, std::uint32_t connection) { return r.connection < connection; });
+  if (item == s.receives.end() || item->connection != slot->connection) {
+    fail(result, fmt::format("rank {} step {}: data from rank {}, which sends nothing then", rank,
+                             step, connections[slot->connection].peer));
+    return false;
+  }
+  const Transfer& t = item->transfer;
+  if (t.reduce && config.reduce && region.data != nullptr) {
+    const QpShare sh = share(config.scaling, 0, t.bytes, share_index);
+    xor_into(region.data + t.reduce_offset + sh.offset, region.data + t.dst_offset + sh.offset,
+             sh.bytes);
+  }
+  ++arrivals[step];
+  post_receive(*connections[slot->connection].qps[slot->index], c.wr_id);
+  return true;
+}
+
+void CollectiveRunner::State::advance(std::int64_t now, CollectiveResult& result, bool measured) {
+  while (received_steps < steps.size() &&
+         arrivals[received_steps] >= (iteration + 1) * steps[received_steps].arrivals_needed)
+    ++received_steps;
+  while (done_steps < steps.size() && received_steps > done_steps && posted_steps > done_steps &&
+         outstanding[done_steps] == 0) {
+    if (wait_started != 0) {
+      if (measured) result.wait_ns[done_steps] += static_cast<std::uint64_t>(now - wait_started);
+      wait_started = 0;
+    }
+    if (measured) result.step_ns[done_steps] += static_cast<std::uint64_t>(now - step_started);
+    step_started = now;
+    ++done_steps;
+  }
+  if (done_steps < steps.size() && received_steps <= done_steps && wait_started == 0)
+    wait_started = now;
+}
+
+std::uint32_t receive_depth(const CollectivePlan& plan, int rank, const QpScaling& scaling) {
+  // Transfers arriving from each peer in one iteration.
+  std::vector<int> peers;
+  plan.peers(rank, peers);
+  std::vector<std::uint64_t> transfers(peers.size(), 0);
+  Step s;
+  for (int i = 0; i < plan.steps(rank); ++i) {
+    plan.step(rank, i, s);
+    for (const auto& t : s.receives)
+      ++transfers[static_cast<std::size_t>(std::lower_bound(peers.begin(), peers.end(), t.peer) -
+                                           peers.begin())];
+  }
+  // Per QP: split puts a share of every transfer on each QP; round_robin a transfer on one QP
+  // in turn, which an iteration may start on any QP (one more).
+  std::uint64_t most = 0;
+  for (const auto n : transfers)
+    most = std::max(
+        most, scaling.strategy == QpStrategy::split ? n : (n + scaling.qps - 1) / scaling.qps + 1);
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(2 * most + 16, 16384));
+}
+
+CollectiveRunner::CollectiveRunner(const CollectivePlan& plan, int rank, CollectiveConfig config,
+                                   CompletionQueue& cq, const MemoryRegion& region,
+                                   std::vector<PeerConnection> connections)
+    : state_(std::make_unique<State>(plan, rank, config, cq, region, std::move(connections))) {
+  state_->build();
+}
+
+CollectiveRunner::~CollectiveRunner() = default;
+
+void CollectiveRunner::prepare() {
+  State& st = *state_;
+  for (const auto& slot : st.by_qpn)
+    for (std::uint32_t i = 0; i < st.depth; ++i)
+      st.post_receive(*st.connections[slot.connection].qps[slot.index], slot.qpn);
+}
+
+CollectiveResult CollectiveRunner::run(const CollectiveRun& length, const std::atomic<bool>& stop) {
+  State& st = *state_;
+  CollectiveResult result;
+  result.wait_ns.assign(st.steps.size(), 0);
+  result.step_ns.assign(st.steps.size(), 0);
+  st.step_started = monotonic_ns();
+  result.iteration_end_ns.reserve(length.iterations);
+  std::uint64_t send_bytes = 0, receive_bytes = 0;
+  for (const auto& s : st.steps) {
+    send_bytes += s.send_bytes;
+    receive_bytes += s.receive_bytes;
+  }
+  for (auto& q : st.per_qp) q.messages = q.bytes = 0;  // this run's own
+  // Iterations count on from earlier runs: the arrival counters are cumulative.
+  const std::uint64_t measure_from = st.iteration + length.warmup_iterations;
+  const std::uint64_t total = measure_from + length.iterations;
+  std::array<Completion, 64> wc{};
+  if (length.warmup_iterations == 0) result.start_ns = wall_clock_ns();
+  bool ok = true;
+  unsigned idle_polls = 0;
+  while (ok && st.iteration < total) {
+    if (stop.load(std::memory_order_relaxed)) {
+      result.stopped = true;
+      break;
+    }
+    const bool measured = st.iteration >= measure_from;
+    ok = st.post_ready(result, measured);
+    const std::size_t n = st.cq.poll(wc);
+    for (std::size_t i = 0; ok && i < n; ++i) ok = st.on_completion(wc[i], result);
+    // Waiting for a peer: after a run of empty polls let other threads run, which is what moves
+    // the data when ranks share cores (the testbed puts several on one machine). An RNIC's
+    // completions do not need the CPU, so on verbs this only costs a syscall now and then.
+    idle_polls = n == 0 ? idle_polls + 1 : 0;
+    if (idle_polls >= 64) {
+      std::this_thread::yield();
+      idle_polls = 0;
+    }
+    const std::int64_t now = monotonic_ns();
+    st.advance(now, result, measured);
+    if (st.done_steps < st.steps.size()) continue;
+    // This rank's part of the iteration is done.
+    if (measured) {
+      result.iteration_end_ns.push_back(wall_clock_ns());
+      ++result.iterations;
+      result.bytes_sent += send_bytes;
+      result.bytes_received += receive_bytes;
+      if (length.progress != nullptr) {
+        length.progress->messages.fetch_add(1, std::memory_order_relaxed);
+        length.progress->bytes.fetch_add(send_bytes, std::memory_order_relaxed);
+      }
+    }
+    ++st.iteration;
+    if (st.iteration == measure_from) result.start_ns = wall_clock_ns();
+    st.posted_steps = st.received_steps = st.done_steps = 0;
+    st.advance(now, result, st.iteration >= measure_from);
+  }
+  for (std::size_t c = 0; c < st.per_qp.size(); ++c) {
+    QpBwResult& q = st.per_qp[c];
+    const auto slot = std::find_if(st.by_qpn.begin(), st.by_qpn.end(),
+                                   [&](const QpSlot& s) { return s.qpn == q.qpn; });
+    q.counters = st.connections[slot->connection].qps[slot->index]->counters();
+    if (!result.iteration_end_ns.empty() && result.iteration_end_ns.back() > result.start_ns)
+      q.gbps = static_cast<double>(q.bytes) * 8 /
+               static_cast<double>(result.iteration_end_ns.back() - result.start_ns);
+  }
+  result.per_qp = st.per_qp;
+  return result;
+}
+
+}  // namespace rocehil::traffic

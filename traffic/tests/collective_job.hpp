@@ -1,0 +1,118 @@
+#pragma once
+
+// N ranks of a collective in one process, for tests: each with its own soft provider on its own
+// loopback address (127.0.0.10 + rank), connected to its plan's peers with the configured QPs,
+// and run each in its own thread, as ranks on separate hosts run.
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collective_expectations.hpp"
+#include "rocehil/traffic/collective_data.hpp"
+#include "rocehil/traffic/collective_executor.hpp"
+#include "rocehil/traffic/provider.hpp"
+
+namespace rocehil::traffic {
+
+struct Rank {
+  std::unique_ptr<Provider> provider;
+  std::unique_ptr<CompletionQueue> cq;
+  MemoryRegion region;
+  std::vector<std::unique_ptr<QueuePair>> qps;
+  std::vector<PeerConnection> connections;
+  std::unique_ptr<CollectiveRunner> runner;
+  CollectiveResult result;
+};
+
+// Ranks on 127.0.0.(10+r), each connected to its plan's peers with `scaling.qps` QPs.
+struct Job {
+  std::unique_ptr<CollectivePlan> plan;
+  std::vector<Rank> ranks;
+
+  // `production_inputs`: the inputs of collective_data (what the agent fills) rather than the
+  // test's own.
+  Job(const PlanOptions& options, const CollectiveConfig& config, bool production_inputs = false)
+      : plan(make_plan(options)) {
+    const int n = plan->ranks();
+    ranks.resize(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) {
+      Rank& rank = ranks[static_cast<std::size_t>(r)];
+      ProviderOptions o;
+      o.address = "127.0.0." + std::to_string(10 + r);
+      rank.provider = make_provider("soft", o);
+      rank.cq = rank.provider->create_cq(65536);
+      rank.region = rank.provider->register_memory(plan->region_bytes());
+      std::memset(rank.region.data, 0, rank.region.length);
+      if (production_inputs) {
+        fill_inputs(*plan, r, {rank.region.data, rank.region.length});
+        continue;
+      }
+      for (const auto& in : plan->inputs(r))
+        for (std::uint64_t i = 0; i < in.bytes; ++i)
+          rank.region.data[in.offset + i] = std::byte{input_byte(r, in.offset + i)};
+    }
+    // QP q of a's connection to b talks to QP q of b's connection to a.
+    std::vector<std::vector<std::vector<QueuePair*>>> qp_to(
+        static_cast<std::size_t>(n), std::vector<std::vector<QueuePair*>>(n));
+    for (int r = 0; r < n; ++r) {
+      Rank& rank = ranks[static_cast<std::size_t>(r)];
+      std::vector<int> peers;
+      plan->peers(r, peers);
+      const auto ports = udp_source_ports(7, r, peers.size() * config.scaling.qps);
+      QpOptions qo;
+      qo.max_recv_wr = receive_depth(*plan, r, config.scaling);
+      qo.max_send_wr = 256;
+      std::size_t next_port = 0;
+      for (const int p : peers) {
+        PeerConnection c;
+        c.peer = p;
+        for (std::uint32_t q = 0; q < config.scaling.qps; ++q) {
+          qo.udp_sport = ports[next_port++];
+          rank.qps.push_back(rank.provider->create_qp(*rank.cq, qo));
+          c.qps.push_back(rank.qps.back().get());
+          qp_to[r][p].push_back(rank.qps.back().get());
+        }
+        rank.connections.push_back(c);
+      }
+    }
+    for (int r = 0; r < n; ++r)
+      for (auto& c : ranks[static_cast<std::size_t>(r)].connections) {
+        const Rank& peer = ranks[static_cast<std::size_t>(c.peer)];
+        c.remote_address = peer.region.remote_address;
+        c.rkey = peer.region.rkey;
+        for (std::size_t q = 0; q < c.qps.size(); ++q)
+          c.qps[q]->connect(qp_to[c.peer][r][q]->local_endpoint());
+      }
+    for (int r = 0; r < n; ++r) {
+      Rank& rank = ranks[static_cast<std::size_t>(r)];
+      rank.runner = std::make_unique<CollectiveRunner>(*plan, r, config, *rank.cq, rank.region,
+                                                       rank.connections);
+      rank.runner->prepare();
+    }
+  }
+
+  void run(const CollectiveRun& length) {
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> threads;
+    for (auto& rank : ranks)
+      threads.emplace_back([&] { rank.result = rank.runner->run(length, stop); });
+    for (auto& t : threads) t.join();
+  }
+
+  // byte i of rank r's region, for expect_outputs
+  struct View {
+    const Job& job;
+    struct Row {
+      const MemoryRegion& region;
+      std::uint8_t operator[](std::uint64_t i) const {
+        return static_cast<std::uint8_t>(region.data[i]);
+      }
+    };
+    Row operator[](int r) const { return {job.ranks[static_cast<std::size_t>(r)].region}; }
+  };
+};
+
+}  // namespace rocehil::traffic
