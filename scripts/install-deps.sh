@@ -16,6 +16,11 @@ packages=(
   iproute2 nftables openssh-server openssh-client procps iputils-ping util-linux
   # the reference launcher bench/fanout measures rocehil's against
   pdsh
+  # independent readers the report tests check rocehil's output with: SciPy's Mann-Whitney U,
+  # a JUnit XML reader, the Prometheus client's OpenMetrics parser, Chromium rendering
+  # report.html headless (with a font, so text has glyphs) and PIL reading its screenshot
+  python3-scipy python3-junitparser python3-prometheus-client python3-pil chromium
+  fonts-dejavu-core
 )
 
 missing=()

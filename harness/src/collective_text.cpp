@@ -180,6 +180,7 @@ nlohmann::json collective_json(const std::vector<CollectiveRankInfo>& ranks,
     e["time_p99_us"] = s.time_p99_us;
     e["time_max_us"] = s.time_max_us;
     e["time_cv"] = s.time_cv;
+    e["iteration_us"] = s.iteration_us;
     e["algbw_gbytes_s"] = s.algbw_gbytes_s;
     e["busbw_gbytes_s"] = s.busbw_gbytes_s;
     e["busbw_gbps"] = s.busbw_gbps;

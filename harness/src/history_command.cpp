@@ -3,33 +3,33 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "rocehil/common/error.hpp"
+#include "history_file.hpp"
 #include "rocehil/harness/text_table.hpp"
-#include "rocehil/reports/history.hpp"
 
 namespace rocehil::harness {
 
 namespace {
 
 struct Options {
-  std::string db = "reports/history.db";
+  std::string db = default_history;
   std::string suite;
   int last = 20;
   bool json = false;
 };
 
+nlohmann::ordered_json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
+std::string optional_text(const std::optional<double>& v) {
+  return v ? fmt::format("{:.4g}", *v) : "-";
+}
+
 int show(const Options& o) {
-  // Opening creates a database; a typo in the path must not look like an empty history.
-  if (!std::filesystem::exists(o.db))
-    throw input_error(
-        fmt::format("{}: no run history here (rocehil run writes it in its "
-                    "--reports directory; give --db PATH)",
-                    o.db));
-  const auto history = reports::History::open(o.db);
+  const auto history = open_existing_history(o.db);
   const auto rows =
       history.runs(o.suite.empty() ? std::nullopt : std::optional<std::string>(o.suite), o.last);
   if (o.json) {
@@ -45,7 +45,12 @@ int show(const Options& o) {
                       {"passed", r.passed},
                       {"failed", r.failed},
                       {"errors", r.errors},
-                      {"not_run", r.not_run}});
+                      {"not_run", r.not_run},
+                      {"headline",
+                       {{"busbw_gbps_lowest", optional_json(r.headline.busbw_gbps)},
+                        {"lat_p99_us_highest", optional_json(r.headline.lat_p99_us)},
+                        {"cnps", optional_json(r.headline.cnps)},
+                        {"pfc_storms", optional_json(r.headline.pfc_storms)}}}});
     fmt::print(
         "{}\n",
         nlohmann::ordered_json{{"schema_version", 1}, {"history", o.db}, {"runs", runs}}.dump(2));
@@ -59,12 +64,18 @@ int show(const Options& o) {
                {"passed"},
                {"failed"},
                {"errors"},
-               {"not run"}});
+               {"not run"},
+               {"busbw Gb/s"},
+               {"p99 us"},
+               {"CNPs"},
+               {"PFC storms"}});
   for (const auto& r : rows)
     t.add_row({r.run_id, r.started_at, r.suite, r.exit_code ? std::to_string(*r.exit_code) : "-",
                std::to_string(r.cases), std::to_string(r.passed), std::to_string(r.failed),
                std::to_string(r.errors),
-               std::to_string(r.not_run) + (r.interrupted ? " (interrupted)" : "")});
+               std::to_string(r.not_run) + (r.interrupted ? " (interrupted)" : ""),
+               optional_text(r.headline.busbw_gbps), optional_text(r.headline.lat_p99_us),
+               optional_text(r.headline.cnps), optional_text(r.headline.pfc_storms)});
   fmt::print("{}{} run(s) in {}\n", t.render(), rows.size(), o.db);
   return 0;
 }
@@ -74,7 +85,9 @@ int show(const Options& o) {
 void add_history_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "history", "List the runs `rocehil run` recorded: when, which suite, how each ended.");
+      "history",
+      "List the runs `rocehil run` recorded: when, which suite, how each ended, and its headline "
+      "numbers.");
   cmd->add_option("--db", o->db, "The run history (rocehil run's --history)")
       ->capture_default_str();
   cmd->add_option("--suite", o->suite, "Only this suite's runs");
@@ -87,7 +100,11 @@ Examples:
   rocehil history                              (reports/history.db, the 20 newest runs)
   rocehil history --suite nightly --last 7 --json
 Passed counts pass, warn and expected failures; failed counts failures and tests expected to
-fail that passed. Exit status: 0, or 2 when there is no history at --db.)");
+fail that passed. The headline numbers are over the cases that measured them, each case by the
+mean of its repeats: the lowest busbw (Gbit/s), the highest p99 latency (us), and the sums of
+the CNPs the QPs handled and of the PFC storms the mirrors saw ('-': nothing measured it).
+Compare two runs with 'rocehil compare RUN_A RUN_B'.
+Exit status: 0, or 2 when there is no history at --db.)");
   cmd->callback([o, &exit_code] { exit_code = show(*o); });
 }
 

@@ -14,6 +14,7 @@
 #include "rocehil/harness/history_command.hpp"
 #include "rocehil/harness/inject_command.hpp"
 #include "rocehil/harness/inventory_command.hpp"
+#include "rocehil/harness/report_command.hpp"
 #include "rocehil/harness/run_command.hpp"
 #include "rocehil/harness/suite_command.hpp"
 #include "rocehil/harness/testbed_command.hpp"
@@ -54,6 +55,9 @@ int main(int argc, char** argv) {
   rocehil::harness::add_suite_command(app, exit_code);
   rocehil::harness::add_run_command(app, exit_code);
   rocehil::harness::add_history_command(app, exit_code);
+  rocehil::harness::add_compare_command(app, exit_code);
+  rocehil::harness::add_export_command(app, exit_code);
+  rocehil::harness::add_report_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

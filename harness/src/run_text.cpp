@@ -88,7 +88,8 @@ std::string verdict_table(const reports::RunRecord& run, const std::string& run_
   text += fmt::format("\n{}: {}\n", run.suite_name,
                       reports::summary_line(reports::count_outcomes(run)));
   if (run.interrupted) text += "interrupted: the cases not run are marked so\n";
-  text += fmt::format("report: {}/run.json, {}/junit.xml\n", run_dir, run_dir);
+  text += fmt::format("report: {}/report.html ({}/run.json, {}/junit.xml)\n", run_dir, run_dir,
+                      run_dir);
   return text;
 }
 

@@ -21,6 +21,7 @@
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/inventory/selection.hpp"
 #include "rocehil/reports/history.hpp"
+#include "rocehil/reports/html_report.hpp"
 #include "rocehil/reports/junit.hpp"
 #include "rocehil/reports/run_directory.hpp"
 #include "rocehil/reports/run_json.hpp"
@@ -278,6 +279,7 @@ class Run {
     record_.finished_at = reports::iso_utc(unix_s_now());
     save();
     directory_->write("junit.xml", reports::junit_xml(record_));
+    directory_->write("report.html", reports::html_report(reports::to_json(record_)));
     record_history();
     if (o_.json)
       fmt::print("{}\n", reports::to_json(record_).dump(2));

@@ -53,7 +53,9 @@ TEST(RunText, TheVerdictTableEndsWithTheSummaryAndTheReport) {
   EXPECT_NE(text.find("pfc_storm  failed as expected"), std::string::npos) << text;
   EXPECT_NE(text.find("fail pfc_storms == 0: pfc_storms = 1, needs == 0"), std::string::npos);
   EXPECT_NE(text.find("\nsmoke: 1 passed, 1 failed as expected\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("report: reports/r1/run.json, reports/r1/junit.xml\n"), std::string::npos);
+  EXPECT_NE(
+      text.find("report: reports/r1/report.html (reports/r1/run.json, reports/r1/junit.xml)\n"),
+      std::string::npos);
 }
 
 }  // namespace

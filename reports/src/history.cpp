@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "rocehil/common/error.hpp"
 
@@ -11,16 +13,23 @@ namespace rocehil::reports {
 
 namespace {
 
+constexpr int schema_version = 1;
 constexpr const char* schema = R"sql(
 CREATE TABLE IF NOT EXISTS runs (
   run_id TEXT PRIMARY KEY, started_at TEXT, finished_at TEXT, suite TEXT, suite_file TEXT,
-  inventory_file TEXT, rocehil_version TEXT, exit_code INTEGER, interrupted INTEGER);
+  suite_hash TEXT, inventory_file TEXT, inventory_hash TEXT, rocehil_version TEXT,
+  command_line TEXT, settings TEXT, exit_code INTEGER, interrupted INTEGER);
 CREATE TABLE IF NOT EXISTS cases (
-  run_id TEXT, case_id TEXT, test TEXT, workload TEXT, outcome TEXT,
+  run_id TEXT, case_id TEXT, position INTEGER, test TEXT, workload TEXT, outcome TEXT,
   PRIMARY KEY (run_id, case_id));
+CREATE TABLE IF NOT EXISTS verdicts (
+  run_id TEXT, case_id TEXT, repeat INTEGER, threshold TEXT, level TEXT, verdict TEXT,
+  measured REAL, limit_value REAL, detail TEXT);
+CREATE INDEX IF NOT EXISTS verdicts_by_case ON verdicts (run_id, case_id);
 CREATE TABLE IF NOT EXISTS samples (
   run_id TEXT, case_id TEXT, repeat INTEGER, metric TEXT, value REAL,
   PRIMARY KEY (run_id, case_id, repeat, metric));
+PRAGMA user_version = 1;
 )sql";
 
 // One prepared statement, finalized however the scope ends.
@@ -103,6 +112,16 @@ History History::open(const std::string& path) {
   }
   History h(db, path);
   sqlite3_busy_timeout(db, 5000);  // two runs finishing together wait for each other
+  int version = 0;
+  {
+    Statement q(db, "PRAGMA user_version", h.path_);
+    if (q.step()) version = static_cast<int>(q.integer(0));
+  }
+  if (version > schema_version)
+    throw Error(ExitCode::bad_input,
+                fmt::format("the run history {} has schema version {}, newer than this rocehil's "
+                            "{} (use a newer rocehil, or another --history)",
+                            path, version, schema_version));
   exec(db, schema, path);
   return h;
 }
@@ -115,32 +134,62 @@ History::~History() {
   if (db_ != nullptr) sqlite3_close(db_);
 }
 
+namespace {
+
+void bind_optional(Statement& s, int i, const std::optional<double>& v) {
+  if (v && std::isfinite(*v))
+    s.bind(i, *v);
+  else
+    s.bind_null(i);
+}
+
+// A repeat's sample is its final attempt, and only when it measured something.
+bool is_final_of_repeat(const CaseRecord& k, std::size_t i) {
+  return i + 1 == k.attempts.size() || k.attempts[i + 1].repeat != k.attempts[i].repeat;
+}
+
+}  // namespace
+
 void History::record(const RunRecord& run) {
   exec(db_, "BEGIN IMMEDIATE", path_);
   try {
-    for (const char* table : {"runs", "cases", "samples"}) {
+    for (const char* table : {"runs", "cases", "verdicts", "samples"}) {
       const std::string sql = fmt::format("DELETE FROM {} WHERE run_id = ?", table);
       Statement(db_, sql.c_str(), path_).bind(1, run.run_id).run();
     }
-    Statement r(db_, "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", path_);
+    nlohmann::json settings = nlohmann::json::object();
+    for (const auto& [name, value] : settings_of(run)) settings[name] = value;
+    Statement r(db_, "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", path_);
     r.bind(1, run.run_id).bind(2, run.started_at).bind(3, run.finished_at);
-    r.bind(4, run.suite_name).bind(5, run.suite_file).bind(6, run.inventory_file);
-    r.bind(7, run.rocehil_version);
+    r.bind(4, run.suite_name).bind(5, run.suite_file).bind(6, content_hash(run.suite_text));
+    r.bind(7, run.inventory_file).bind(8, content_hash(run.inventory_text));
+    r.bind(9, run.rocehil_version).bind(10, run.command_line).bind(11, settings.dump());
     if (run.exit_code)
-      r.bind(8, static_cast<std::int64_t>(*run.exit_code));
+      r.bind(12, static_cast<std::int64_t>(*run.exit_code));
     else
-      r.bind_null(8);
-    r.bind(9, static_cast<std::int64_t>(run.interrupted ? 1 : 0)).run();
-    Statement c(db_, "INSERT INTO cases VALUES (?, ?, ?, ?, ?)", path_);
+      r.bind_null(12);
+    r.bind(13, static_cast<std::int64_t>(run.interrupted ? 1 : 0)).run();
+    Statement c(db_, "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?)", path_);
+    Statement v(db_, "INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", path_);
     Statement s(db_, "INSERT INTO samples VALUES (?, ?, ?, ?, ?)", path_);
-    for (const CaseRecord& k : run.cases) {
-      c.bind(1, run.run_id).bind(2, k.id).bind(3, k.test).bind(4, k.workload);
-      c.bind(5, std::string(suites::to_string(k.outcome))).run();
-      // A repeat's sample is its final attempt, and only when it measured something.
+    for (std::size_t position = 0; position < run.cases.size(); ++position) {
+      const CaseRecord& k = run.cases[position];
+      c.bind(1, run.run_id).bind(2, k.id).bind(3, static_cast<std::int64_t>(position));
+      c.bind(4, k.test).bind(5, k.workload);
+      c.bind(6, std::string(suites::to_string(k.outcome))).run();
       for (std::size_t i = 0; i < k.attempts.size(); ++i) {
         const Attempt& a = k.attempts[i];
-        const bool final = i + 1 == k.attempts.size() || k.attempts[i + 1].repeat != a.repeat;
-        if (!final || a.error) continue;
+        if (!is_final_of_repeat(k, i)) continue;
+        if (a.grade)
+          for (const auto& t : a.grade->results) {
+            v.bind(1, run.run_id).bind(2, k.id).bind(3, static_cast<std::int64_t>(a.repeat));
+            v.bind(4, t.threshold).bind(5, std::string(suites::to_string(t.level)));
+            v.bind(6, std::string(suites::to_string(t.evaluation.verdict)));
+            bind_optional(v, 7, t.evaluation.measured);
+            bind_optional(v, 8, t.evaluation.limit);
+            v.bind(9, t.evaluation.detail).run();
+          }
+        if (a.error) continue;
         for (const auto& [metric, value] : a.metrics) {
           if (!std::isfinite(value)) continue;
           s.bind(1, run.run_id).bind(2, k.id).bind(3, static_cast<std::int64_t>(a.repeat));
@@ -157,6 +206,12 @@ void History::record(const RunRecord& run) {
 
 std::vector<History::RunRow> History::runs(const std::optional<std::string>& suite,
                                            int last) const {
+  return query_runs(suite, std::nullopt, last);
+}
+
+std::vector<History::RunRow> History::query_runs(const std::optional<std::string>& suite,
+                                                 const std::optional<std::string>& run_id,
+                                                 int last) const {
   Statement q(db_,
               "SELECT r.run_id, r.started_at, r.suite, r.exit_code, r.interrupted, "
               "COUNT(c.case_id), "
@@ -164,7 +219,7 @@ std::vector<History::RunRow> History::runs(const std::optional<std::string>& sui
               "SUM(c.outcome IN ('fail', 'unexpected_pass')), "
               "SUM(c.outcome = 'error'), SUM(c.outcome = 'not_run') "
               "FROM runs r LEFT JOIN cases c ON c.run_id = r.run_id "
-              "WHERE ?1 IS NULL OR r.suite = ?1 "
+              "WHERE (?1 IS NULL OR r.suite = ?1) AND (?3 IS NULL OR r.run_id = ?3) "
               "GROUP BY r.run_id ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?2",
               path_);
   if (suite)
@@ -172,6 +227,10 @@ std::vector<History::RunRow> History::runs(const std::optional<std::string>& sui
   else
     q.bind_null(1);
   q.bind(2, static_cast<std::int64_t>(last));
+  if (run_id)
+    q.bind(3, *run_id);
+  else
+    q.bind_null(3);
   std::vector<RunRow> out;
   while (q.step()) {
     RunRow row;
@@ -187,6 +246,86 @@ std::vector<History::RunRow> History::runs(const std::optional<std::string>& sui
     row.not_run = static_cast<int>(q.integer(9));
     out.push_back(std::move(row));
   }
+  for (RunRow& row : out) row.headline = headline(row.run_id);
+  return out;
+}
+
+History::Headline History::headline(const std::string& run_id) const {
+  Statement q(db_,
+              "SELECT metric, AVG(value) FROM samples WHERE run_id = ? AND metric IN "
+              "('busbw_gbps', 'lat_p99_us', 'cnps', 'pfc_storms') GROUP BY case_id, metric",
+              path_);
+  q.bind(1, run_id);
+  Headline h;
+  const auto keep = [](std::optional<double>& slot, double v, auto better) {
+    slot = slot ? better(*slot, v) : v;
+  };
+  const auto lowest = [](double a, double b) { return std::min(a, b); };
+  const auto highest = [](double a, double b) { return std::max(a, b); };
+  const auto sum = [](double a, double b) { return a + b; };
+  while (q.step()) {
+    const std::string metric = q.text(0);
+    const double mean = q.real(1);
+    if (metric == "busbw_gbps") keep(h.busbw_gbps, mean, lowest);
+    if (metric == "lat_p99_us") keep(h.lat_p99_us, mean, highest);
+    if (metric == "cnps") keep(h.cnps, mean, sum);
+    if (metric == "pfc_storms") keep(h.pfc_storms, mean, sum);
+  }
+  return h;
+}
+
+std::string History::resolve(const std::string& prefix) const {
+  Statement q(db_,
+              "SELECT run_id FROM runs WHERE run_id = ?1 OR substr(run_id, 1, length(?1)) = ?1 "
+              "ORDER BY run_id = ?1 DESC, run_id LIMIT 3",
+              path_);
+  q.bind(1, prefix);
+  std::vector<std::string> found;
+  while (q.step()) found.push_back(q.text(0));
+  if (!found.empty() && found[0] == prefix) return prefix;
+  if (found.size() == 1) return found[0];
+  if (found.empty())
+    throw Error(
+        ExitCode::bad_input,
+        fmt::format("no run '{}' in the history {} (rocehil history lists them)", prefix, path_));
+  throw Error(ExitCode::bad_input,
+              fmt::format("'{}' names more than one run in {} ({}, {}, ...): give more of the id",
+                          prefix, path_, found[0], found[1]));
+}
+
+History::RunSnapshot History::snapshot(const std::string& run_id) const {
+  RunSnapshot out;
+  const std::string id = resolve(run_id);
+  for (RunRow& row : query_runs(std::nullopt, id, 1)) out.row = std::move(row);
+  {
+    Statement q(db_,
+                "SELECT finished_at, suite_file, inventory_file, rocehil_version, settings "
+                "FROM runs WHERE run_id = ?",
+                path_);
+    q.bind(1, id);
+    if (q.step()) {
+      out.finished_at = q.text(0);
+      out.suite_file = q.text(1);
+      out.inventory_file = q.text(2);
+      out.rocehil_version = q.text(3);
+      const auto settings = nlohmann::json::parse(q.text(4), nullptr, /*allow_exceptions=*/false);
+      if (settings.is_object())
+        for (const auto& [name, value] : settings.items())
+          if (value.is_string()) out.settings[name] = value.get<std::string>();
+    }
+  }
+  {
+    Statement q(db_,
+                "SELECT case_id, test, workload, outcome FROM cases WHERE run_id = ? "
+                "ORDER BY position",
+                path_);
+    q.bind(1, id);
+    while (q.step()) out.cases.push_back({q.text(0), q.text(1), q.text(2), q.text(3)});
+  }
+  Statement q(db_, "SELECT case_id, metric, value FROM samples WHERE run_id = ? ORDER BY repeat",
+              path_);
+  q.bind(1, id);
+  while (q.step()) out.samples[q.text(0)][q.text(1)].push_back(q.real(2));
   return out;
 }
 

@@ -73,7 +73,10 @@ std::string RunDirectory::file(std::string_view name) const {
 }
 
 void RunDirectory::write(std::string_view name, std::string_view content) const {
-  const std::string target = file(name);
+  write_file_whole(file(name), content);
+}
+
+void write_file_whole(const std::string& target, std::string_view content) {
   const std::string temporary = target + ".partial";
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw system_error(fmt::format("cannot write {}", temporary), errno);

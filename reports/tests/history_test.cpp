@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include <sqlite3.h>
+
 #include "record_fixture.hpp"
 #include "rocehil/common/error.hpp"
 
@@ -87,6 +89,113 @@ TEST(History, AnUnopenablePathIsAClearError) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(History, HeadlinesAreTheWorstCaseMeansAndSums) {
+  TempDb tmp;
+  RunRecord run = testing::sample_run();
+  // allreduce/qps=8 gets a second repeat: its mean busbw is (0.25 + 0.15) / 2 = 0.2, lower than
+  // qps=1's 0.4.
+  run.cases[0].attempts[0].metrics["cnps"] = 10;
+  run.cases[1].attempts[0].metrics["cnps"] = 4;
+  Attempt again = run.cases[1].attempts[0];
+  again.repeat = 1;
+  again.metrics["busbw_gbps"] = 0.15;
+  run.cases[1].attempts.push_back(again);
+  History h = History::open(tmp.path);
+  h.record(run);
+  const auto row = h.runs(std::nullopt, 1).at(0);
+  ASSERT_TRUE(row.headline.busbw_gbps);
+  EXPECT_DOUBLE_EQ(*row.headline.busbw_gbps, 0.2);
+  EXPECT_DOUBLE_EQ(*row.headline.cnps, 14);  // repeat 1 of qps=8 has cnps 4 too: mean 4
+  EXPECT_DOUBLE_EQ(*row.headline.pfc_storms, 1);
+  EXPECT_FALSE(row.headline.lat_p99_us);  // nothing measured it
+}
+
+TEST(History, ASnapshotHasTheSettingsCasesInOrderAndSamples) {
+  TempDb tmp;
+  RunRecord run = testing::sample_run();
+  run.rocehil_version = "0.1.0";
+  run.inventory_text = "hosts: {}";
+  run.preflight = nlohmann::json::parse(R"({"hosts": [{"name": "h1", "facts": {
+      "kernel": "6.1.0", "rdma": [{"name": "mlx5_0", "fw_ver": "28.39.1002"}],
+      "netdevs": [{"name": "eth1", "mtu": 4200, "pfc": [3], "ecn_np": null}]}}]})");
+  History h = History::open(tmp.path);
+  h.record(run);
+  const auto s = h.snapshot("20261122T18");  // a unique beginning is enough
+  EXPECT_EQ(s.row.run_id, run.run_id);
+  EXPECT_EQ(s.rocehil_version, "0.1.0");
+  EXPECT_EQ(s.settings.at("h1 mlx5_0 firmware"), "28.39.1002");
+  EXPECT_EQ(s.settings.at("h1 eth1 pfc"), "3");
+  EXPECT_EQ(s.settings.at("inventory file"), content_hash("hosts: {}"));
+  ASSERT_EQ(s.cases.size(), run.cases.size());
+  for (std::size_t i = 0; i < run.cases.size(); ++i) {
+    EXPECT_EQ(s.cases[i].id, run.cases[i].id);
+    EXPECT_EQ(s.cases[i].outcome, suites::to_string(run.cases[i].outcome));
+  }
+  EXPECT_EQ(s.samples.at("allreduce/qps=1").at("busbw_gbps"), std::vector<double>{0.4});
+  EXPECT_FALSE(s.samples.contains("alltoall"));
+}
+
+TEST(History, AnUnknownOrAmbiguousRunIsNamed) {
+  TempDb tmp;
+  History h = History::open(tmp.path);
+  RunRecord a = testing::sample_run();
+  h.record(a);
+  a.run_id = "20261122T184501Z-smoke-2";
+  h.record(a);
+  EXPECT_EQ(h.resolve("20261122T184501Z-smoke"), "20261122T184501Z-smoke");  // exact wins
+  EXPECT_EQ(h.resolve("20261122T184501Z-smoke-"), "20261122T184501Z-smoke-2");
+  try {
+    h.resolve("2026");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than one run"), std::string::npos) << e.what();
+  }
+  try {
+    h.resolve("1999");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no run '1999'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(History, ANewerSchemaIsRefusedNotMisread) {
+  TempDb tmp;
+  { History::open(tmp.path); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(tmp.path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 2", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  try {
+    History::open(tmp.path);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 2, newer"), std::string::npos) << e.what();
+  }
+}
+
+TEST(History, ThresholdVerdictsAreRecordedPerRepeat) {
+  TempDb tmp;
+  const RunRecord run = testing::sample_run();
+  { History::open(tmp.path).record(run); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(tmp.path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT threshold, verdict, measured, limit_value FROM verdicts "
+                               "WHERE case_id = 'allreduce/qps=8'",
+                               -1, &q, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)),
+               "busbw_gbps > 0.5 * link_gbps");
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(q, 1)), "fail");
+  EXPECT_DOUBLE_EQ(sqlite3_column_double(q, 2), 0.25);
+  EXPECT_DOUBLE_EQ(sqlite3_column_double(q, 3), 0.5);
+  EXPECT_EQ(sqlite3_step(q), SQLITE_DONE);
+  sqlite3_finalize(q);
+  sqlite3_close(db);
 }
 
 }  // namespace

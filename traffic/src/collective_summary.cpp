@@ -57,6 +57,7 @@ CollectiveSummary summarize_collective(const CollectivePlan& plan,
     for (const double t : times_us) square += (t - s.time_us) * (t - s.time_us);
     s.time_cv =
         s.time_us > 0 ? std::sqrt(square / static_cast<double>(times_us.size())) / s.time_us : 0;
+    s.iteration_us = times_us;  // in iteration order, for the report's distribution
     std::sort(times_us.begin(), times_us.end());
     s.time_p50_us = percentile(times_us, 50);
     s.time_p99_us = percentile(times_us, 99);

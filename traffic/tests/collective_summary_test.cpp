@@ -26,6 +26,7 @@ TEST(CollectiveSummary, TimesAreTheLastRanksAndBandwidthIsNcclTests) {
   EXPECT_DOUBLE_EQ(s.time_p50_us, 97);
   EXPECT_DOUBLE_EQ(s.time_p99_us, 200);
   EXPECT_DOUBLE_EQ(s.time_max_us, 200);
+  EXPECT_EQ(s.iteration_us, (std::vector<double>{73, 97, 200}));
   const double mean = (73.0 + 97 + 200) / 3;
   const double sd = std::sqrt(
       ((73 - mean) * (73 - mean) + (97 - mean) * (97 - mean) + (200 - mean) * (200 - mean)) / 3);

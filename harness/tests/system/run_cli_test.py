@@ -3,13 +3,16 @@ run must survive (an agent killed, a link down, a host unreachable, Ctrl-C).
 
 What the run reports is held against independent sources: CNPs the QPs handled against CNPs
 the mirror ports saw; ECMP imbalance against the spines' own interface counters; bus bandwidth
-against nccl-tests' formula; junit.xml read back with Python's XML parser.
+against nccl-tests' formula; junit.xml read back with Python's XML parser and with junitparser;
+the OpenMetrics export parsed by the Prometheus client; report.html rendered by headless
+Chromium; `rocehil compare` of runs with the testbed's bottleneck changed between them.
 
 Usage: python3 run_cli_test.py PATH/TO/rocehil   (as root)
 """
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -20,6 +23,11 @@ import time
 import unittest
 import xml.etree.ElementTree as ET
 
+from junitparser import Error as JUnitError, Failure as JUnitFailure, JUnitXml
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as openmetrics
+from prometheus_client.parser import text_string_to_metric_families as prometheus_text
+
+from report_render import render_report
 from testbed_fixture import spine_tx_bytes, testbed_down, testbed_up
 
 ROCEHIL = None
@@ -77,6 +85,32 @@ def wait_for(predicate, seconds):
             return value
         time.sleep(0.05)
     return None
+
+
+class shaped_nic:
+    """A host's NIC shaped to `mbps` (its tbf's rate) while the block runs, then as it was."""
+
+    def __init__(self, testbed_id, host, mbps):
+        self.ns, self.dev = f"rocehil-{testbed_id}-{host}", f"{testbed_id}-nic0"
+        self.mbps = mbps
+
+    def tbf(self, rate, burst):
+        subprocess.run(["ip", "netns", "exec", self.ns, "tc", "qdisc", "change", "dev", self.dev,
+                        "root", "tbf", "rate", rate, "burst", str(burst), "latency", "5ms"],
+                       check=True)
+
+    def __enter__(self):
+        shown = subprocess.run(["ip", "netns", "exec", self.ns, "tc", "-j", "qdisc", "show",
+                                "dev", self.dev], capture_output=True, text=True, check=True)
+        tbf = next(q for q in json.loads(shown.stdout) if q["kind"] == "tbf")["options"]
+        self.was = (f"{tbf['rate'] * 8}bit", tbf["burst"])  # tc -j: bytes per second, bytes
+        # The uplinks' 50 KB bucket: with the NIC's own 125 KB, bursts overflow the 5 ms queue
+        # at 240 Mbit/s and go-back-N retransmits the soft provider into a collapse (-97 %).
+        self.tbf(f"{self.mbps}mbit", 50000)
+        return self
+
+    def __exit__(self, *_):
+        self.tbf(*self.was)
 
 
 def setUpModule():
@@ -161,6 +195,116 @@ class RunTest(unittest.TestCase):
             capture_output=True, text=True, check=True).stdout)
         self.assertEqual([(r["run_id"], r["cases"], r["passed"], r["failed"])
                           for r in listed["runs"]], [(record["run_id"], 8, 8, 0)])
+        # Headlines: the lowest busbw of any case, the highest p99, the sum of CNPs.
+        headline = listed["runs"][0]["headline"]
+        measured = [c["attempts"][-1]["metrics"] for c in record["cases"]]
+        self.assertAlmostEqual(headline["busbw_gbps_lowest"],
+                               min(m["busbw_gbps"] for m in measured if "busbw_gbps" in m))
+        self.assertAlmostEqual(headline["lat_p99_us_highest"],
+                               max(m["lat_p99_us"] for m in measured if "lat_p99_us" in m))
+        self.assertAlmostEqual(headline["cnps"], sum(m.get("cnps", 0) for m in measured))
+        self.check_junit_with_junitparser(record)
+        self.check_openmetrics_export(record)
+        self.check_report_renders(record)
+
+    def newest_run_dir(self):
+        return sorted(d for d in glob.glob(os.path.join(self.reports, "*")) if os.path.isdir(d))[-1]
+
+    def check_junit_with_junitparser(self, record):
+        xml = JUnitXml.fromfile(os.path.join(self.newest_run_dir(), "junit.xml"))
+        suites = list(xml)
+        self.assertEqual(len(suites), 1)
+        seen = {case.name: case for case in suites[0]}
+        self.assertEqual(list(seen), [c["id"] for c in record["cases"]])
+        for c in record["cases"]:
+            results = seen[c["id"]].result
+            bad = [r for r in results if isinstance(r, (JUnitFailure, JUnitError))]
+            self.assertEqual(bad, [], c["id"])  # pass, warn and expected_fail are successes
+            self.assertEqual(seen[c["id"]].classname, f"smoke.{c['test']}")
+        self.assertEqual((suites[0].tests, suites[0].failures, suites[0].errors), (8, 0, 0))
+
+    def check_openmetrics_export(self, record):
+        db = os.path.join(self.reports, "history.db")
+        text = subprocess.run([ROCEHIL, "export", "openmetrics", record["run_id"][:16], "--db",
+                               db], capture_output=True, text=True, check=True).stdout
+        # Both of the Prometheus client's parsers: strict OpenMetrics and the text format
+        # node_exporter's textfile collector reads.
+        families = {f.name: f for f in openmetrics(text)}
+        self.assertEqual({f.name for f in prometheus_text(text)}, set(families))
+        busbw = {s.labels["case"]: s.value for s in families["rocehil_busbw_gbps"].samples}
+        for c in record["cases"]:
+            m = c["attempts"][-1]["metrics"]
+            if "busbw_gbps" in m:  # one repeat: the median is the value
+                self.assertAlmostEqual(busbw[c["id"]], m["busbw_gbps"], places=9)
+        outcomes = {s.labels["case"]: s.labels["outcome"]
+                    for s in families["rocehil_case_outcome"].samples}
+        self.assertEqual(outcomes, {c["id"]: c["outcome"] for c in record["cases"]})
+        exit_code = families["rocehil_run_exit_code"].samples[0]
+        self.assertEqual((exit_code.value, exit_code.labels), (0, {"suite": "smoke"}))
+        pause = [s for s in families["rocehil_pfc_pause_fraction"].samples
+                 if s.labels["case"] == "pfc_storm" and s.labels["priority"] == "3"]
+        self.assertEqual(len(pause), 1)
+
+    def check_report_renders(self, record):
+        path = os.path.join(self.newest_run_dir(), "report.html")
+        with open(path) as f:
+            html = f.read()
+        for c in record["cases"]:
+            self.assertIn(f">{c['id']}<", html)
+        # One chart at least per kind the smoke suite has data for (the pairwise heatmap needs
+        # the pairwise pattern; the unit tests draw it).
+        for title in ("busbw by case", "iteration time", "RoCE bytes per capture point",
+                      "CNP and PFC over time", "per-QP rate"):
+            self.assertTrue(title in html, title)
+        # Self-contained: no link, image or script leaves the file (anchors within it only).
+        self.assertEqual(re.findall(r'(?:src|href)="(?!#)[^"]*"', html), [])
+        self.assertNotIn("<script", html)
+        rendered = render_report(path, os.path.join(self.reports, "report.png"))
+        self.assertEqual(rendered.console, [], "Chromium's console")
+        self.assertEqual(rendered.svg_count, html.count("<svg "))  # every chart parsed as SVG
+        self.assertGreater(rendered.svg_count, 10)
+        self.assertGreater(rendered.colours, 8)  # charts and badges, not a blank page
+        # The console check can fail: the page with a script error in it is caught.
+        broken = os.path.join(self.reports, "broken.html")
+        with open(broken, "w") as f:
+            f.write(html.replace("</body>", "<script>undefined_call();</script></body>"))
+        self.assertTrue(render_report(broken, os.path.join(self.reports, "b.png")).console)
+
+    def test_compare_flags_a_changed_bottleneck_and_not_jitter(self):
+        # Six repeats of 1 s of bw from h1 to h3 with h1's NIC the bottleneck (every QP crosses
+        # it, whichever spine ECMP picks): runs A and B at 300 Mbit/s (jitter only), run C at
+        # 240 Mbit/s, 20 % less.
+        suite = os.path.join(self.reports, "cmp.yaml")
+        with open(suite, "w") as f:
+            f.write("schema_version: 1\nname: cmp\ndefaults: {provider: soft}\ntests:\n"
+                    "  - name: bw\n    workload: bw\n    hosts: h1,h3\n    size: 64K\n"
+                    "    qps: 2\n    duration_s: 1\n    repeats: 6\n"
+                    "    thresholds: [busbw_gbps > 0]\n")
+        ids = []
+        for mbps in (300, 300, 240):
+            with shaped_nic(TB["id"], "h1", mbps):
+                code, out, err = run(suite, "--inventory", TB["inventory"], reports=self.reports)
+            self.assertEqual(code, 0, out + err)
+            with open(os.path.join(self.newest_run_dir(), "run.json")) as f:
+                ids.append(json.load(f)["run_id"])
+        db = os.path.join(self.reports, "history.db")
+
+        def busbw_row(a, b):
+            c = json.loads(subprocess.run([ROCEHIL, "compare", a, b, "--db", db, "--json"],
+                                          capture_output=True, text=True, check=True).stdout)
+            return next(m for m in c["metrics"] if m["metric"] == "busbw_gbps")
+
+        jitter, drop = busbw_row(ids[0], ids[1]), busbw_row(ids[0], ids[2])
+        print(f"\n  busbw A {jitter['a']}\n  busbw B {jitter['b']}\n  busbw C {drop['b']}\n"
+              f"  A->B {jitter['change_pct']:+.1f}% p={jitter['p_value']:.3g}; "
+              f"A->C {drop['change_pct']:+.1f}% p={drop['p_value']:.3g}", file=sys.stderr)
+        self.assertEqual(len(drop["a"]), 6)
+        self.assertTrue(drop["significant"], drop)
+        self.assertLess(drop["change_pct"], -15)
+        self.assertFalse(jitter["significant"], jitter)
+        text = subprocess.run([ROCEHIL, "compare", ids[0], ids[2], "--db", db],
+                              capture_output=True, text=True, check=True).stdout
+        self.assertRegex(text, r"bw\s+busbw_gbps\s.*significant")
 
     def test_ecmp_imbalance_matches_the_spines_counters(self):
         before = {s: spine_tx_bytes(TB["id"], s) for s in ("s1", "s2")}

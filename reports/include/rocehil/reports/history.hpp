@@ -1,19 +1,23 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "rocehil/reports/run_record.hpp"
+#include "rocehil/reports/settings.hpp"
 
 struct sqlite3;
 
 namespace rocehil::reports {
 
-// The run history (reports/history.db by default): every run's identity and outcome counts, each
-// case's outcome, and every measured sample (metric values of each repeat's final attempt), so
-// runs can be listed and compared. SQLite, one file; recording a run again replaces it.
+// The run history (reports/history.db by default): every run's identity, the hashes of its suite
+// and inventory, its settings snapshot and versions; each case's outcome and threshold verdicts;
+// and every measured sample (metric values of each repeat's final attempt), so runs can be listed
+// and compared. SQLite, one file; recording a run again replaces it. The schema's version is the
+// database's user_version; a newer one is refused rather than misread.
 class History {
  public:
   // Opens (creating when missing) the database and its tables. Throws rocehil::Error naming the
@@ -27,20 +31,48 @@ class History {
 
   void record(const RunRecord& run);
 
+  // What a nightly dashboard plots for a run, each over the cases that measured it, a case
+  // counting by the mean of its repeats: the lowest busbw, the highest p99 latency, the sum of
+  // the CNPs the QPs handled and of the PFC storms. Empty when no case measured it.
+  struct Headline {
+    std::optional<double> busbw_gbps, lat_p99_us, cnps, pfc_storms;
+  };
   struct RunRow {
     std::string run_id, started_at, suite;
     std::optional<int> exit_code;
     bool interrupted = false;
     int cases = 0, passed = 0, failed = 0, errors = 0, not_run = 0;
+    Headline headline;
   };
   // The newest runs first, at most `last`; only the suite's when `suite` is set.
   std::vector<RunRow> runs(const std::optional<std::string>& suite, int last) const;
+
+  // A run id as given, or the one run whose id starts with `prefix`. Throws rocehil::Error
+  // (bad input) naming the history and what matched when there is not exactly one.
+  std::string resolve(const std::string& prefix) const;
+
+  // Everything recorded of one run, for comparisons and exports.
+  struct CaseRow {
+    std::string id, test, workload, outcome;
+  };
+  struct RunSnapshot {
+    RunRow row;
+    std::string finished_at, suite_file, inventory_file, rocehil_version;
+    Settings settings;
+    std::vector<CaseRow> cases;  // in the suite's order
+    // case id -> metric -> the value of each repeat that measured it, in repeat order
+    std::map<std::string, std::map<std::string, std::vector<double>>> samples;
+  };
+  RunSnapshot snapshot(const std::string& run_id) const;
 
   // The values a metric took in a case of a run, one per repeat, in repeat order.
   std::vector<double> samples(const std::string& run_id, const std::string& case_id,
                               const std::string& metric) const;
 
  private:
+  std::vector<RunRow> query_runs(const std::optional<std::string>& suite,
+                                 const std::optional<std::string>& run_id, int last) const;
+  Headline headline(const std::string& run_id) const;
   History(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   sqlite3* db_ = nullptr;
   std::string path_;

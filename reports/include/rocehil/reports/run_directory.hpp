@@ -16,6 +16,11 @@ std::string iso_utc(std::int64_t unix_s);
 // reports/<run-id>/: made when the run starts. Every file is written whole, to a temporary name
 // then renamed over the old one, so a reader (or a run killed mid-write) never leaves half a
 // run.json behind.
+// `content` into `path` whole: written to path.partial, fsynced, renamed over `path`. A reader
+// (a browser, node_exporter's textfile collector) sees the old file or the new one, never half.
+// Throws rocehil::Error (exit 3) naming the file and the reason.
+void write_file_whole(const std::string& path, std::string_view content);
+
 class RunDirectory {
  public:
   // Makes `reports_dir` (and parents) and a new directory for the run inside it; when that name

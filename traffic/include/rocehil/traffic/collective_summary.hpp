@@ -23,7 +23,8 @@ struct CollectiveSummary {
   // begins when iteration i-1 ended on its last rank (the first, when the last rank began).
   double time_us = 0;  // mean, as nccl-tests' time column
   double time_p50_us = 0, time_p99_us = 0, time_max_us = 0;
-  double time_cv = 0;  // standard deviation / mean over iterations
+  double time_cv = 0;                // standard deviation / mean over iterations
+  std::vector<double> iteration_us;  // each iteration's time, in order
   // nccl-tests: algbw = bytes / time (GB/s, 1e9 bytes); busbw = algbw x the pattern's factor.
   double algbw_gbytes_s = 0, busbw_gbytes_s = 0;
   double busbw_gbps = 0;  // the same in bits, to compare with a link's speed

@@ -1,0 +1,264 @@
+#include "html_charts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "json_view.hpp"
+#include "rocehil/reports/comparison.hpp"
+#include "rocehil/reports/junit.hpp"
+#include "rocehil/reports/svg_chart.hpp"
+
+namespace rocehil::reports {
+
+namespace {
+
+// A bar this far above the mean of its chart is drawn as a warning (an overloaded spine).
+constexpr double imbalance_highlight = 1.25;
+// Past this many QPs the rate chart keeps the slowest: those are what a reader looks for.
+constexpr std::size_t max_qp_bars = 48;
+
+std::string figure(const std::string& svg, const std::string& caption) {
+  return fmt::format("<figure>{}<figcaption>{}</figcaption></figure>\n", svg, xml_escape(caption));
+}
+
+std::string charts_div(const std::string& figures) {
+  return figures.empty() ? "" : "<div class=\"charts\">\n" + figures + "</div>\n";
+}
+
+// The final attempt of each repeat that measured something: the case's samples.
+std::vector<const nlohmann::json*> measured_repeats(const nlohmann::json& c) {
+  const nlohmann::json& attempts = list(c, "attempts");
+  std::vector<const nlohmann::json*> out;
+  for (std::size_t i = 0; i < attempts.size(); ++i) {
+    const bool final = i + 1 == attempts.size() ||
+                       number(attempts[i + 1], "repeat") != number(attempts[i], "repeat");
+    if (final && !member(attempts[i], "error").is_object()) out.push_back(&attempts[i]);
+  }
+  return out;
+}
+
+std::optional<double> median_metric(const nlohmann::json& c, std::string_view metric) {
+  std::vector<double> values;
+  for (const nlohmann::json* a : measured_repeats(c))
+    if (const auto v = number(member(*a, "metrics"), metric)) values.push_back(*v);
+  if (values.empty()) return std::nullopt;
+  return median(values);
+}
+
+// ---- a test's cases together ----
+
+std::string busbw_charts(const std::vector<const nlohmann::json*>& cases) {
+  std::map<double, std::vector<Point>> by_qps;
+  std::set<double> sizes;
+  std::vector<Bar> bars;
+  for (const nlohmann::json* c : cases) {
+    const auto busbw = median_metric(*c, "busbw_gbps");
+    if (!busbw) continue;
+    bars.push_back({text(*c, "id"), *busbw, false});
+    const auto size = number(member(*c, "parameters"), "size");
+    if (!size) continue;
+    sizes.insert(*size);
+    by_qps[number(member(*c, "parameters"), "qps").value_or(1)].push_back({*size, *busbw});
+  }
+  if (sizes.size() >= 2) {
+    LineChart chart{.title = "busbw vs message size",
+                    .x_title = "message size",
+                    .y_title = "busbw (Gbit/s)",
+                    .x_axis = XAxis::log2_bytes,
+                    .series = {}};
+    for (auto& [qps, points] : by_qps) {
+      std::sort(points.begin(), points.end(),
+                [](const Point& a, const Point& b) { return a.x < b.x; });
+      chart.series.push_back({fmt::format("qps={}", qps), points});
+    }
+    return figure(line_chart(chart),
+                  "busbw vs message size, one line per QP count (median of the repeats)");
+  }
+  if (bars.size() < 2) return "";
+  BarChart chart{.title = "busbw by case", .value_title = "busbw (Gbit/s)", .bars = bars};
+  return figure(bar_chart(chart), "busbw by case (median of the repeats)");
+}
+
+// ---- one case ----
+
+const nlohmann::json* last_measured(const nlohmann::json& c) {
+  const auto repeats = measured_repeats(c);
+  return repeats.empty() ? nullptr : repeats.back();
+}
+
+std::string iteration_chart(const std::string& id, const nlohmann::json& traffic_case) {
+  Distribution d{.title = id + ": iteration time", .x_title = "iteration time (us)", .samples = {}};
+  for (const auto& v : list(traffic_case, "iteration_us"))
+    if (v.is_number()) d.samples.push_back(v.get<double>());
+  if (d.samples.size() < 2) return "";
+  return figure(distribution_chart(d),
+                "collective iteration time: the distribution over the measured iterations");
+}
+
+std::string capture_bytes_chart(const std::string& id, const nlohmann::json& captures) {
+  BarChart chart{.title = id + ": RoCE bytes per capture point",
+                 .value_title = "RoCEv2 bytes the mirror saw",
+                 .value_unit = "B",
+                 .bars = {}};
+  double sum = 0;
+  for (const auto& p : captures) {
+    const double bytes = number(member(member(p, "analysis"), "roce"), "bytes").value_or(0);
+    chart.bars.push_back({fmt::format("{} ({})", text(p, "point"), text(p, "iface")), bytes});
+    sum += bytes;
+  }
+  if (chart.bars.empty()) return "";
+  const double mean = sum / static_cast<double>(chart.bars.size());
+  if (chart.bars.size() >= 2) {
+    chart.reference = mean;
+    for (Bar& b : chart.bars) b.highlight = b.value > imbalance_highlight * mean;
+  }
+  return figure(bar_chart(chart),
+                "RoCE bytes per capture point; with one point per spine, unequal bars are ECMP "
+                "imbalance (orange: 25 % above the mean)");
+}
+
+// The points' timelines on one clock: each starts at its own first frame.
+std::string timeline(const std::string& id, const nlohmann::json& captures) {
+  std::optional<double> start_ns, bin_ms;
+  for (const auto& p : captures) {
+    const nlohmann::json& t = member(member(p, "analysis"), "timeline");
+    const auto s = number(t, "start_ns");
+    const auto b = number(t, "bin_ms");
+    if (!s || !b || *b <= 0) continue;
+    start_ns = start_ns ? std::min(*start_ns, *s) : *s;
+    bin_ms = b;
+  }
+  if (!start_ns) return "";
+  TimelineChart chart{.title = id + ": CNP and PFC over time",
+                      .y_title = "frames per bin",
+                      .bin_ms = *bin_ms,
+                      .series = {{"CNP", {}}, {"PFC XOFF", {}}, {"ECN CE", {}}}};
+  for (const auto& p : captures) {
+    const nlohmann::json& t = member(member(p, "analysis"), "timeline");
+    const auto s = number(t, "start_ns");
+    if (!s || number(t, "bin_ms") != bin_ms) continue;  // another bin width: not comparable
+    const double offset_ms = (*s - *start_ns) / 1e6;
+    for (const auto& bin : list(t, "bins")) {
+      const auto t_ms = number(bin, "t_ms");
+      if (!t_ms) continue;
+      const auto index = static_cast<std::size_t>(std::llround((offset_ms + *t_ms) / *bin_ms));
+      if (index > 1'000'000) continue;  // a bogus timestamp, not a reason to allocate
+      const char* keys[] = {"cnp", "pfc_xoff", "ecn_ce"};
+      for (std::size_t k = 0; k < 3; ++k) {
+        auto& values = chart.series[k].values;
+        if (values.size() <= index) values.resize(index + 1, 0.0);
+        values[index] += number(bin, keys[k]).value_or(0);
+      }
+    }
+  }
+  std::size_t bins = 0;
+  for (auto& s : chart.series) bins = std::max(bins, s.values.size());
+  if (bins == 0) return "";
+  for (auto& s : chart.series) s.values.resize(bins, 0.0);
+  return figure(timeline_chart(chart),
+                fmt::format("CNPs, PFC XOFF frames and CE-marked packets the mirrors saw, per "
+                            "{} ms, summed over the capture points",
+                            *bin_ms));
+}
+
+std::string qp_rates_chart(const std::string& id, const nlohmann::json& traffic) {
+  std::vector<Bar> bars;
+  const auto qpn = [](const nlohmann::json& q) {
+    return fmt::format("{:#x}", static_cast<std::uint64_t>(number(q, "qpn").value_or(0)));
+  };
+  const nlohmann::json& collective = list(traffic, "cases");
+  if (!collective.empty()) {
+    for (const auto& r : list(collective[0], "per_rank"))
+      for (const auto& q : list(r, "per_qp"))
+        if (const auto g = number(q, "gbps"))
+          bars.push_back({fmt::format("r{} -> r{} qp {}", number(r, "rank").value_or(-1),
+                                      number(q, "peer").value_or(-1), qpn(q)),
+                          *g});
+  } else {
+    const nlohmann::json& client = member(traffic, "client");
+    for (const auto& q : list(member(client, "results"), "per_qp"))
+      if (const auto g = number(q, "gbps"))
+        bars.push_back({fmt::format("{} qp {}", text(client, "name"), qpn(q)), *g});
+  }
+  // A latency test's QPs move too little to have a rate worth a chart.
+  if (std::none_of(bars.begin(), bars.end(), [](const Bar& b) { return b.value > 0; })) return "";
+  std::string note;
+  if (bars.size() > max_qp_bars) {
+    std::stable_sort(bars.begin(), bars.end(),
+                     [](const Bar& a, const Bar& b) { return a.value < b.value; });
+    note = fmt::format(" (the {} slowest of {})", max_qp_bars, bars.size());
+    bars.resize(max_qp_bars);
+  }
+  double sum = 0;
+  for (const Bar& b : bars) sum += b.value;
+  BarChart chart{.title = id + ": per-QP rate",
+                 .value_title = "Gbit/s",
+                 .bars = bars,
+                 .reference = sum / static_cast<double>(bars.size())};
+  return figure(bar_chart(chart), "each QP's rate over the measured run" + note);
+}
+
+std::string pairwise_chart(const std::string& id, const nlohmann::json& traffic) {
+  const nlohmann::json& cases = list(traffic, "cases");
+  if (cases.empty()) return "";
+  const nlohmann::json& pairwise = member(cases[0], "pairwise");
+  const nlohmann::json& rows = list(pairwise, "gbps");
+  if (rows.empty()) return "";
+  Heatmap chart{.title = id + ": pairwise bandwidth", .value_unit = "Gbit/s"};
+  std::map<int, std::string> host_of;
+  for (const auto& r : list(traffic, "ranks"))
+    host_of[static_cast<int>(number(r, "rank").value_or(-1))] = text(r, "host");
+  for (std::size_t a = 0; a < rows.size(); ++a) {
+    const std::string label = fmt::format("r{} {}", a, host_of[static_cast<int>(a)]);
+    chart.row_labels.push_back(label);
+    chart.column_labels.push_back(label);
+    std::vector<double> row;
+    for (const auto& v : rows[a]) row.push_back(v.is_number() ? v.get<double>() : std::nan(""));
+    if (a < row.size()) row[a] = std::nan("");  // a rank with itself: no pair
+    chart.values.push_back(std::move(row));
+  }
+  for (const auto& o : list(pairwise, "outliers")) {
+    const auto a = number(o, "a"), b = number(o, "b");
+    if (a && b && *a >= 0 && *b >= 0)
+      chart.outliers.push_back({static_cast<std::size_t>(*a), static_cast<std::size_t>(*b)});
+  }
+  std::string suspects;
+  for (const auto& s : list(pairwise, "suspects")) {
+    if (!suspects.empty()) suspects += ", ";
+    suspects += s.dump();
+  }
+  return figure(heatmap(chart),
+                fmt::format("pairwise bandwidth, sender by row (median {:.3g} Gbit/s); outlined: "
+                            "pairs under 80 % of the median{}",
+                            number(pairwise, "median_gbps").value_or(0),
+                            suspects.empty() ? "" : "; suspect ranks " + suspects));
+}
+
+}  // namespace
+
+std::string test_charts(const std::vector<const nlohmann::json*>& cases) {
+  return charts_div(busbw_charts(cases));
+}
+
+std::string case_charts(const nlohmann::json& c) {
+  const nlohmann::json* attempt = last_measured(c);
+  if (attempt == nullptr) return "";
+  const std::string id = text(c, "id");
+  const nlohmann::json& raw = member(*attempt, "raw");
+  const nlohmann::json& traffic = member(raw, "traffic");
+  const nlohmann::json& captures = list(raw, "captures");
+  std::string figures;
+  if (const nlohmann::json& cases = list(traffic, "cases"); !cases.empty())
+    figures += iteration_chart(id, cases[0]);
+  figures += capture_bytes_chart(id, captures);
+  figures += timeline(id, captures);
+  figures += qp_rates_chart(id, traffic);
+  figures += pairwise_chart(id, traffic);
+  return charts_div(figures);
+}
+
+}  // namespace rocehil::reports

@@ -1,0 +1,262 @@
+#include "rocehil/reports/html_report.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <vector>
+
+#include "html_charts.hpp"
+#include "json_view.hpp"
+#include "rocehil/reports/junit.hpp"
+
+namespace rocehil::reports {
+
+namespace {
+
+std::string esc(std::string_view s) {
+  return xml_escape(s);
+}
+
+// Outcome names as run.json writes them, with the words and colours a reader scans for.
+struct OutcomeLook {
+  const char* label;
+  const char* colour;
+};
+OutcomeLook look(const std::string& outcome) {
+  static const std::map<std::string, OutcomeLook> looks{
+      {"pass", {"pass", "#1a7f37"}},
+      {"warn", {"pass with warnings", "#9a6700"}},
+      {"fail", {"FAIL", "#cf222e"}},
+      {"error", {"ERROR (not measured)", "#8250df"}},
+      {"expected_fail", {"failed as expected", "#1a7f37"}},
+      {"unexpected_pass", {"UNEXPECTED PASS", "#cf222e"}},
+      {"not_run", {"not run", "#6e7781"}}};
+  const auto it = looks.find(outcome);
+  return it == looks.end() ? OutcomeLook{"?", "#6e7781"} : it->second;
+}
+
+std::string badge(const std::string& outcome) {
+  const OutcomeLook l = look(outcome);
+  return fmt::format("<span class=\"badge\" style=\"background:{}\">{}</span>", l.colour,
+                     esc(l.label));
+}
+
+std::string number_text(const nlohmann::json& v) {
+  if (!v.is_number()) return "-";
+  return fmt::format("{:.6g}", v.get<double>());
+}
+
+constexpr const char* style = R"css(
+body{font-family:sans-serif;margin:1.5em auto;max-width:1200px;color:#1f2328;padding:0 1em}
+h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.2em;border-bottom:1px solid #d0d7de;
+padding-bottom:.2em;margin-top:1.8em}h3{font-size:1em;margin:1.2em 0 .4em}
+table{border-collapse:collapse;margin:.4em 0 1em;font-size:.9em}
+th,td{border:1px solid #d0d7de;padding:.25em .6em;text-align:left;vertical-align:top}
+th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.badge{color:#fff;border-radius:.8em;padding:.1em .6em;font-size:.85em;white-space:nowrap}
+.meta td:first-child{color:#57606a}.charts{display:flex;flex-wrap:wrap;gap:1em}
+.charts figure{margin:0}.charts figcaption{font-size:.85em;color:#57606a}
+pre{background:#f6f8fa;padding:.8em;overflow-x:auto;font-size:.85em}
+.error{color:#8250df}.fail{color:#cf222e;font-weight:bold}.warn{color:#9a6700}
+)css";
+
+std::string meta_section(const nlohmann::json& run) {
+  const auto row = [](std::string_view k, const std::string& v) {
+    return fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(k), esc(v));
+  };
+  const nlohmann::json& suite = member(run, "suite");
+  const nlohmann::json& inventory = member(run, "inventory");
+  std::string out = "<table class=\"meta\">\n";
+  out += row("run", text(run, "run_id"));
+  out += row("suite", fmt::format("{} ({})", text(suite, "name"), text(suite, "file")));
+  out += row("inventory", text(inventory, "file"));
+  out += row("started", text(run, "started_at"));
+  out += row("finished",
+             member(run, "finished_at").is_string() ? text(run, "finished_at") : "not finished");
+  out += row("rocehil", text(run, "rocehil_version"));
+  out += row("command", text(run, "command_line"));
+  const nlohmann::json& code = member(run, "exit_code");
+  out += row("exit code", code.is_number() ? std::to_string(code.get<int>()) : "-");
+  if (member(run, "interrupted").is_boolean() && member(run, "interrupted").get<bool>())
+    out += row("interrupted", "yes: cases after the signal were not run");
+  return out + "</table>\n";
+}
+
+// The last attempt of a case: what its line in the summary speaks of.
+const nlohmann::json& last_attempt(const nlohmann::json& c) {
+  const nlohmann::json& attempts = list(c, "attempts");
+  return attempts.empty() ? null_json() : attempts.back();
+}
+
+// What a reader of the summary needs to know about a case that did not pass.
+std::string why(const nlohmann::json& c) {
+  const nlohmann::json& a = last_attempt(c);
+  const nlohmann::json& error = member(a, "error");
+  if (error.is_object())
+    return fmt::format("{}: {}: {}", text(error, "host").empty() ? "-" : text(error, "host"),
+                       text(error, "phase"), text(error, "message"));
+  std::string out;
+  for (const auto& t : list(member(a, "grade"), "thresholds")) {
+    const std::string verdict = text(t, "verdict");
+    if (verdict == "pass") continue;
+    if (!out.empty()) out += "; ";
+    out += fmt::format("{}: {} (measured {}, limit {})", verdict, text(t, "threshold"),
+                       number_text(member(t, "measured")), number_text(member(t, "limit")));
+  }
+  return out;
+}
+
+std::string summary_section(const nlohmann::json& run) {
+  const nlohmann::json& s = member(run, "summary");
+  std::string out = fmt::format("<p><strong>{}</strong></p>\n", esc(text(s, "text")));
+  out += "<table>\n<tr><th>case</th><th>outcome</th><th>repeats</th><th>why</th></tr>\n";
+  for (const auto& c : list(run, "cases")) {
+    int repeats = 0;
+    for (const auto& a : list(c, "attempts"))
+      if (const auto r = number(a, "repeat")) repeats = std::max(repeats, static_cast<int>(*r) + 1);
+    out += fmt::format(
+        "<tr><td><a href=\"#test-{}\">{}</a></td><td>{}</td><td class=\"num\">{}</td>"
+        "<td>{}</td></tr>\n",
+        esc(text(c, "test")), esc(text(c, "id")), badge(text(c, "outcome")), repeats, esc(why(c)));
+  }
+  return out + "</table>\n";
+}
+
+std::string thresholds_table(const nlohmann::json& attempt) {
+  const nlohmann::json& error = member(attempt, "error");
+  if (error.is_object())
+    return fmt::format("<p class=\"error\">not measured: {} in phase {}: {}</p>\n",
+                       esc(text(error, "host").empty() ? "no single host" : text(error, "host")),
+                       esc(text(error, "phase")), esc(text(error, "message")));
+  const nlohmann::json& thresholds = list(member(attempt, "grade"), "thresholds");
+  if (thresholds.empty()) return "<p>no thresholds graded</p>\n";
+  std::string out =
+      "<table>\n<tr><th>threshold</th><th>level</th><th>verdict</th><th>measured</th>"
+      "<th>limit</th><th>detail</th></tr>\n";
+  for (const auto& t : thresholds) {
+    const std::string verdict = text(t, "verdict");
+    out += fmt::format(
+        "<tr><td><code>{}</code></td><td>{}</td><td class=\"{}\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+        esc(text(t, "threshold")), esc(text(t, "level")), esc(verdict), esc(verdict),
+        number_text(member(t, "measured")), number_text(member(t, "limit")),
+        esc(text(t, "detail")));
+  }
+  return out + "</table>\n";
+}
+
+std::string case_section(const nlohmann::json& c) {
+  std::string out = fmt::format("<h3>{} {}</h3>\n", esc(text(c, "id")), badge(text(c, "outcome")));
+  if (const auto& p = member(c, "parameters"); p.is_object() && !p.empty()) {
+    std::string params;
+    for (const auto& [k, v] : p.items())
+      params += fmt::format("{}{}={}", params.empty() ? "" : ", ", k,
+                            v.is_string() ? v.get<std::string>() : v.dump());
+    out += fmt::format("<p>{}; hosts {}</p>\n", esc(params), esc(member(c, "hosts").dump()));
+  }
+  const nlohmann::json& attempts = list(c, "attempts");
+  for (std::size_t i = 0; i < attempts.size(); ++i) {
+    const nlohmann::json& a = attempts[i];
+    if (attempts.size() > 1)
+      out += fmt::format("<p>repeat {}, attempt {} of {}:</p>\n", number_text(member(a, "repeat")),
+                         i + 1, attempts.size());
+    out += thresholds_table(a);
+  }
+  return out + case_charts(c);
+}
+
+std::string tests_section(const nlohmann::json& run) {
+  // Cases grouped by test, tests in the order they first appear.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const nlohmann::json*>> by_test;
+  for (const auto& c : list(run, "cases")) {
+    const std::string test = text(c, "test");
+    if (!by_test.contains(test)) order.push_back(test);
+    by_test[test].push_back(&c);
+  }
+  std::string out;
+  for (const auto& test : order) {
+    out += fmt::format("<section id=\"test-{}\">\n<h2>{}</h2>\n", esc(test), esc(test));
+    out += test_charts(by_test[test]);
+    for (const nlohmann::json* c : by_test[test]) out += case_section(*c);
+    out += "</section>\n";
+  }
+  return out;
+}
+
+std::string priorities_text(const nlohmann::json& p) {
+  if (p.is_null()) return "-";
+  if (!p.is_array()) return p.dump();
+  std::string out;
+  for (const auto& v : p) {
+    if (!out.empty()) out += ",";
+    out += v.dump();
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string preflight_section(const nlohmann::json& run) {
+  const nlohmann::json& inventory = member(run, "inventory");
+  std::string out = "<h2>Inventory and preflight</h2>\n";
+  out +=
+      "<table>\n<tr><th>host</th><th>verdict</th><th>kernel</th><th>agent</th><th>RDMA device "
+      "firmware</th><th>netdev</th><th>mtu</th><th>speed Mb/s</th><th>driver / firmware</th>"
+      "<th>ECN NP</th><th>ECN RP</th><th>PFC</th><th>trust</th></tr>\n";
+  for (const auto& h : list(member(inventory, "preflight"), "hosts")) {
+    const nlohmann::json& facts = member(h, "facts");
+    std::string rdma;
+    for (const auto& d : list(facts, "rdma"))
+      rdma += fmt::format("{}{} {}", rdma.empty() ? "" : "<br>", esc(text(d, "name")),
+                          esc(text(d, "fw_ver")));
+    const nlohmann::json& netdevs = list(facts, "netdevs");
+    const std::size_t rows = std::max<std::size_t>(1, netdevs.size());
+    for (std::size_t i = 0; i < rows; ++i) {
+      out += "<tr>";
+      if (i == 0)
+        out += fmt::format(
+            "<td rowspan=\"{0}\">{1}</td><td rowspan=\"{0}\">{2}</td><td rowspan=\"{0}\">{3}</td>"
+            "<td rowspan=\"{0}\">{4}</td><td rowspan=\"{0}\">{5}</td>",
+            rows, esc(text(h, "name")), esc(text(h, "verdict")), esc(text(facts, "kernel")),
+            esc(text(facts, "agent_version")), rdma.empty() ? "-" : rdma);
+      if (i < netdevs.size()) {
+        const nlohmann::json& n = netdevs[i];
+        out += fmt::format(
+            "<td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{} {}</td>"
+            "<td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            esc(text(n, "name")), number_text(member(n, "mtu")),
+            number_text(member(n, "speed_mbps")), esc(text(n, "driver")), esc(text(n, "firmware")),
+            esc(priorities_text(member(n, "ecn_np"))), esc(priorities_text(member(n, "ecn_rp"))),
+            esc(priorities_text(member(n, "pfc"))), esc(text(n, "trust")));
+      } else {
+        out += "<td colspan=\"8\">no netdev facts</td>";
+      }
+      out += "</tr>\n";
+    }
+  }
+  out += "</table>\n";
+  out += fmt::format("<details><summary>inventory {}</summary><pre>{}</pre></details>\n",
+                     esc(text(inventory, "file")), esc(text(inventory, "text")));
+  const nlohmann::json& suite = member(run, "suite");
+  out += fmt::format("<details><summary>suite {}</summary><pre>{}</pre></details>\n",
+                     esc(text(suite, "file")), esc(text(suite, "text")));
+  return out;
+}
+
+}  // namespace
+
+std::string html_report(const nlohmann::json& run) {
+  const std::string title =
+      fmt::format("rocehil: {} {}", text(member(run, "suite"), "name"), text(run, "run_id"));
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+      esc(title), style, esc(title));
+  out += meta_section(run);
+  out += summary_section(run);
+  out += tests_section(run);
+  out += preflight_section(run);
+  return out + "</body>\n</html>\n";
+}
+
+}  // namespace rocehil::reports

@@ -1,0 +1,90 @@
+#include "rocehil/reports/settings.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+#include "json_view.hpp"
+
+namespace rocehil::reports {
+
+namespace {
+
+// A fact as text: strings as they are, a list of priorities as "0,3", null as "-".
+std::string text_of(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "-";
+  if (v.is_array()) {
+    std::string out;
+    for (const auto& e : v) {
+      if (!out.empty()) out += ",";
+      out += text_of(e);
+    }
+    return out.empty() ? "none" : out;
+  }
+  return v.dump();
+}
+
+void put(Settings& s, const std::string& name, const nlohmann::json& v) {
+  if (v.is_null() || (v.is_string() && v.get<std::string>().empty())) return;
+  s[name] = text_of(v);
+}
+
+void host_settings(Settings& s, const std::string& host, const nlohmann::json& facts) {
+  put(s, host + " kernel", member(facts, "kernel"));
+  put(s, host + " agent", member(facts, "agent_version"));
+  for (const auto& d : list(facts, "rdma"))
+    put(s, fmt::format("{} {} firmware", host, text_of(member(d, "name"))), member(d, "fw_ver"));
+  for (const auto& n : list(facts, "netdevs")) {
+    const std::string prefix = fmt::format("{} {} ", host, text_of(member(n, "name")));
+    for (const char* key : {"mtu", "speed_mbps", "driver", "driver_version", "firmware", "ecn_np",
+                            "ecn_rp", "pfc", "trust"})
+      put(s, prefix + key, member(n, key));
+  }
+}
+
+}  // namespace
+
+Settings settings_of(const RunRecord& run) {
+  Settings s;
+  s["rocehil version"] = run.rocehil_version;
+  s["suite file"] = content_hash(run.suite_text);
+  s["inventory file"] = content_hash(run.inventory_text);
+  for (const auto& h : list(run.preflight, "hosts")) {
+    const nlohmann::json& name = member(h, "name");
+    if (!name.is_string()) continue;
+    host_settings(s, name.get<std::string>(), member(h, "facts"));
+  }
+  return s;
+}
+
+std::string content_hash(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+std::vector<SettingChange> settings_diff(const Settings& before, const Settings& after) {
+  std::vector<SettingChange> out;
+  auto b = before.begin();
+  auto a = after.begin();
+  while (b != before.end() || a != after.end()) {
+    if (a == after.end() || (b != before.end() && b->first < a->first)) {
+      out.push_back({b->first, b->second, std::nullopt});
+      ++b;
+    } else if (b == before.end() || a->first < b->first) {
+      out.push_back({a->first, std::nullopt, a->second});
+      ++a;
+    } else {
+      if (b->second != a->second) out.push_back({b->first, b->second, a->second});
+      ++b;
+      ++a;
+    }
+  }
+  return out;
+}
+
+}  // namespace rocehil::reports

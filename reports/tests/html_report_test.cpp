@@ -1,0 +1,105 @@
+#include "rocehil/reports/html_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "record_fixture.hpp"
+#include "rocehil/reports/run_json.hpp"
+
+namespace rocehil::reports {
+namespace {
+
+// Chromium renders a real run's report in the run_cli system test; these check what the page
+// says and that nothing in run.json can break out of it.
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+nlohmann::json collective_raw() {
+  return nlohmann::json::parse(R"({
+    "traffic": {"ranks": [{"rank": 0, "host": "h1"}, {"rank": 1, "host": "h2"}],
+                "cases": [{"iteration_us": [100, 110, 105, 300],
+                           "per_rank": [{"rank": 0, "per_qp": [{"qpn": 257, "peer": 1, "gbps": 9.5}]},
+                                        {"rank": 1, "per_qp": [{"qpn": 258, "peer": 0, "gbps": 4.1}]}],
+                           "pairwise": {"gbps": [[0, 9.5], [4.1, 0]], "median_gbps": 6.8,
+                                        "outliers": [{"a": 1, "b": 0, "gbps": 4.1}],
+                                        "suspects": [1]}}]},
+    "captures": [
+      {"point": "s1-mirror", "iface": "m1", "analysis": {"roce": {"bytes": 3000000},
+        "timeline": {"bin_ms": 10, "start_ns": 1000000000,
+                     "bins": [{"t_ms": 0, "cnp": 4, "pfc_xoff": 0, "ecn_ce": 9}]}}},
+      {"point": "s2-mirror", "iface": "m2", "analysis": {"roce": {"bytes": 1000000},
+        "timeline": {"bin_ms": 10, "start_ns": 1020000000,
+                     "bins": [{"t_ms": 10, "cnp": 2, "pfc_xoff": 7, "ecn_ce": 0}]}}}]})");
+}
+
+nlohmann::json sample_json() {
+  RunRecord run = testing::sample_run();
+  run.suite_file = "suites/smoke.yaml";
+  run.suite_text = "name: smoke";
+  run.inventory_text = "hosts: {}";
+  run.preflight = nlohmann::json::parse(R"({"hosts": [{"name": "h1", "verdict": "ok",
+      "facts": {"kernel": "6.1.0", "rdma": [{"name": "mlx5_0", "fw_ver": "28.39.1002"}],
+                "netdevs": [{"name": "eth1", "mtu": 4200, "pfc": [3], "ecn_np": [3]}]}}]})");
+  run.cases[0].attempts[0].raw = collective_raw();
+  return to_json(run);
+}
+
+TEST(HtmlReport, SummaryThresholdsAndSnapshotAreOnThePage) {
+  const std::string html = html_report(sample_json());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* id : {"allreduce/qps=1", "allreduce/qps=8", "pfc_storm", "alltoall", "incast"})
+    EXPECT_NE(html.find(std::string(">") + id + "<"), std::string::npos) << id;
+  EXPECT_NE(html.find("FAIL</span>"), std::string::npos);
+  EXPECT_NE(html.find("failed as expected"), std::string::npos);
+  EXPECT_NE(html.find("ERROR (not measured)"), std::string::npos);
+  // The failing threshold with its measured value and limit, in the summary and the case.
+  EXPECT_NE(html.find("fail: busbw_gbps &gt; 0.5 * link_gbps (measured 0.25, limit 0.5)"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">0.25</td><td class=\"num\">0.5</td>"), std::string::npos);
+  EXPECT_NE(html.find("h3 in phase setup"), std::string::npos);
+  EXPECT_NE(html.find("28.39.1002"), std::string::npos);  // firmware in the snapshot
+  EXPECT_NE(html.find("<td>3</td><td>-</td><td>3</td>"), std::string::npos);  // ECN NP, RP, PFC
+}
+
+TEST(HtmlReport, EveryChartOfACaseWithCapturesAndACollective) {
+  const std::string html = html_report(sample_json());
+  for (const char* title :
+       {"allreduce/qps=1: iteration time", "allreduce/qps=1: RoCE bytes per capture point",
+        "allreduce/qps=1: CNP and PFC over time", "allreduce/qps=1: per-QP rate",
+        "allreduce/qps=1: pairwise bandwidth", "busbw by case"})
+    EXPECT_NE(html.find(title), std::string::npos) << title;
+  // The test-level bar chart, and five charts of the one case with raw data.
+  EXPECT_EQ(count(html, "<svg "), 6u);
+  EXPECT_NE(html.find("suspect ranks 1"), std::string::npos);
+}
+
+TEST(HtmlReport, NothingInTheRunEscapesIntoMarkupOrLeavesTheFile) {
+  nlohmann::json run = sample_json();
+  run["cases"][0]["id"] = "<script>alert(1)</script>";
+  run["suite"]["text"] = "</pre><img src=\"http://example.com/x.png\">";
+  const std::string html = html_report(run);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  const std::regex external(R"re((src|href)="(?!#)[^"]*")re");
+  EXPECT_FALSE(std::regex_search(html, external));
+}
+
+TEST(HtmlReport, AHandEditedRunJsonDrawsWhatItCanAndNeverThrows) {
+  for (const char* text : {"null", "[]", "{}", R"({"cases": 5})", R"({"cases": [null, 3]})",
+                           R"({"cases": [{"attempts": [{"raw": {"captures": [1, {"analysis":
+                              {"timeline": {"bin_ms": 0, "start_ns": 1}}}]}}]}]})",
+                           R"({"inventory": {"preflight": {"hosts": [{"facts": []}]}}})"}) {
+    std::string html;
+    EXPECT_NO_THROW(html = html_report(nlohmann::json::parse(text))) << text;
+    EXPECT_NE(html.find("</html>"), std::string::npos) << text;
+  }
+}
+
+}  // namespace
+}  // namespace rocehil::reports
