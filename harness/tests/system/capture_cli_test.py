@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 import unittest
+from fractions import Fraction
 
 from testbed_fixture import testbed_down, testbed_up
 
@@ -54,7 +55,9 @@ def pause_model(frames, link_gbps, storm_ms):
     XOFF reloads the sender's pause timer for the priority, quanta 0 (XON) ends it; pauses of one
     sender that overlap or touch are one continuous pause. Returns {priority: (paused_ns,
     longest_ns, storms)}."""
-    quantum_ns = 512 / link_gbps
+    # Exact arithmetic: epoch nanoseconds (~1.8e18) plus a float pause would round to 256 ns,
+    # which shows whenever a pause expires mid-storm (a late refresh on a loaded machine).
+    quantum_ns = Fraction(512) / Fraction(link_gbps)
     state = {}  # (mac, prio) -> [start, end]
     done = {}   # prio -> list of (start, end)
     for ts, mac, quanta in frames:
@@ -76,7 +79,8 @@ def pause_model(frames, link_gbps, storm_ms):
     out = {}
     for prio, pauses in done.items():
         lengths = [e - s for s, e in pauses]
-        out[prio] = (sum(lengths), max(lengths), sum(1 for x in lengths if x > storm_ms * 1e6))
+        out[prio] = (float(sum(lengths)), float(max(lengths)),
+                     sum(1 for x in lengths if x > storm_ms * 1_000_000))
     return out
 
 
@@ -213,7 +217,9 @@ class VethPair(unittest.TestCase):
     def check_injected_pfc(self, backend_args):
         """Injects a PFC storm on priority 3 and a short pause on priority 5, then checks the
         capture against what was injected and against the pause model over tshark's reading."""
-        link_gbps = 10  # 65535 quanta = 3.36 ms: a 1 kHz refresh keeps the pause continuous
+        # 65535 quanta at 1 Gbit/s hold 33.6 ms: a 1 kHz refresh keeps the pause continuous even
+        # when a loaded machine delays the injector by many ms (at 10 Gbit/s, 3.4 ms, it did not).
+        link_gbps = 1
         p = self.start_capture(*backend_args, "--write", self.path("pfc.pcapng"),
                                "--link-gbps", str(link_gbps))
         storm = self.inject("pfc", "--iface", SEND, "--priority", "3", "--quanta", "65535",
