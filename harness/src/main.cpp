@@ -10,6 +10,7 @@
 #include "rocehil/common/error.hpp"
 #include "rocehil/harness/agent_command.hpp"
 #include "rocehil/harness/analyze_command.hpp"
+#include "rocehil/harness/bisect_command.hpp"
 #include "rocehil/harness/capture_command.hpp"
 #include "rocehil/harness/history_command.hpp"
 #include "rocehil/harness/inject_command.hpp"
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
   rocehil::harness::add_compare_command(app, exit_code);
   rocehil::harness::add_export_command(app, exit_code);
   rocehil::harness::add_report_command(app, exit_code);
+  rocehil::harness::add_bisect_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -74,6 +74,9 @@ class Run {
   Run(const SuiteRunOptions& o, const std::atomic<bool>& interrupt)
       : o_(o), interrupt_(interrupt) {}
 
+  // Empty until the run directory exists.
+  std::string run_id() const { return directory_ ? directory_->run_id() : std::string(); }
+
   int go() {
     suite_ = suites::load_suite(o_.suite_file);
     inventory_ = inventory::load_inventory(o_.inventory_file);
@@ -102,8 +105,11 @@ class Run {
   }
 
  private:
+  // Text on stdout: none with --json (run.json goes there) or when quiet.
+  bool speaks() const { return !o_.json && !o_.quiet; }
+
   void say(const std::string& text) {
-    if (o_.json) return;
+    if (!speaks()) return;
     fmt::print("{}", text);
     std::fflush(stdout);
   }
@@ -179,7 +185,7 @@ class Run {
     options.deploy = o_.deploy;
     options.local_binary = self_;
     options.controller_version = fmt::format("rocehil {}", ROCEHIL_VERSION);
-    options.progress = !o_.json;
+    options.progress = speaks();
     std::string names;
     for (const auto* h : hosts_) {
       if (!names.empty()) names += ',';
@@ -202,7 +208,7 @@ class Run {
       say(fmt::format("preflight: {} host(s) answered and match the inventory\n", hosts_.size()));
       return true;
     }
-    if (!o_.json) fmt::print("{}", render_check_text(report));
+    if (speaks()) fmt::print("{}", render_check_text(report));
     fmt::print(stderr,
                "rocehil run: preflight failed for {} of {} host(s); nothing was run:\n{}"
                "Fix them (rocehil inventory check {}), or leave them out of the suite's hosts.\n",
@@ -222,7 +228,7 @@ class Run {
       std::size_t end = i;
       while (end < cases_.size() && cases_[end].test == test) ++end;
       Progress progress(suite_.tests[test].name, "cases", end - i);
-      progress.set_enabled(!o_.json);
+      progress.set_enabled(speaks());
       for (std::size_t k = i; k < end && !interrupt_.load(); ++k) {
         // The bar moves (rate, ETA) while a case runs; it is cleared for each case's line.
         run_case(k, [&] { progress.update(k - i); });
@@ -283,7 +289,7 @@ class Run {
     record_history();
     if (o_.json)
       fmt::print("{}\n", reports::to_json(record_).dump(2));
-    else
+    else if (!o_.quiet)
       fmt::print("\n{}", verdict_table(record_, directory_->path()));
     std::fflush(stdout);
     return code;
@@ -304,8 +310,12 @@ class Run {
 
 }  // namespace
 
-int run_suite(const SuiteRunOptions& options, const std::atomic<bool>& interrupt) {
-  return Run(options, interrupt).go();
+int run_suite(const SuiteRunOptions& options, const std::atomic<bool>& interrupt,
+              std::string* run_id) {
+  Run run(options, interrupt);
+  const int code = run.go();
+  if (run_id != nullptr) *run_id = run.run_id();
+  return code;
 }
 
 }  // namespace rocehil::harness

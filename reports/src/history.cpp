@@ -29,6 +29,12 @@ CREATE INDEX IF NOT EXISTS verdicts_by_case ON verdicts (run_id, case_id);
 CREATE TABLE IF NOT EXISTS samples (
   run_id TEXT, case_id TEXT, repeat INTEGER, metric TEXT, value REAL,
   PRIMARY KEY (run_id, case_id, repeat, metric));
+CREATE TABLE IF NOT EXISTS bisects (
+  bisect_id TEXT PRIMARY KEY, suite_file TEXT, candidates TEXT, apply TEXT, started_at TEXT,
+  finished_at TEXT, first_bad TEXT);
+CREATE TABLE IF NOT EXISTS bisect_steps (
+  bisect_id TEXT, step INTEGER, candidate_index INTEGER, candidate TEXT, run_id TEXT, bad INTEGER,
+  PRIMARY KEY (bisect_id, step));
 PRAGMA user_version = 1;
 )sql";
 
@@ -339,6 +345,70 @@ std::vector<double> History::samples(const std::string& run_id, const std::strin
   std::vector<double> out;
   while (q.step()) out.push_back(q.real(0));
   return out;
+}
+
+void History::begin_bisect(const BisectRecord& b) {
+  nlohmann::json candidates = b.candidates;
+  Statement q(db_, "INSERT OR IGNORE INTO bisects VALUES (?, ?, ?, ?, ?, NULL, NULL)", path_);
+  q.bind(1, b.id).bind(2, b.suite_file).bind(3, candidates.dump()).bind(4, b.apply);
+  q.bind(5, b.started_at).run();
+}
+
+void History::forget_bisect(const std::string& id) {
+  for (const char* table : {"bisects", "bisect_steps"}) {
+    const std::string sql = fmt::format("DELETE FROM {} WHERE bisect_id = ?", table);
+    Statement(db_, sql.c_str(), path_).bind(1, id).run();
+  }
+}
+
+std::optional<History::BisectRecord> History::bisect(const std::string& id) const {
+  Statement q(db_,
+              "SELECT suite_file, candidates, apply, started_at, finished_at, first_bad "
+              "FROM bisects WHERE bisect_id = ?",
+              path_);
+  q.bind(1, id);
+  if (!q.step()) return std::nullopt;
+  BisectRecord b{.id = id,
+                 .suite_file = q.text(0),
+                 .candidates = {},
+                 .apply = q.text(2),
+                 .started_at = q.text(3),
+                 .finished_at = q.text(4),
+                 .first_bad = q.text(5)};
+  const auto candidates = nlohmann::json::parse(q.text(1), nullptr, /*allow_exceptions=*/false);
+  if (candidates.is_array())
+    for (const auto& c : candidates)
+      if (c.is_string()) b.candidates.push_back(c.get<std::string>());
+  return b;
+}
+
+std::vector<History::BisectStep> History::bisect_steps(const std::string& id) const {
+  Statement q(db_,
+              "SELECT step, candidate_index, candidate, run_id, bad FROM bisect_steps "
+              "WHERE bisect_id = ? ORDER BY step",
+              path_);
+  q.bind(1, id);
+  std::vector<BisectStep> out;
+  while (q.step())
+    out.push_back({.step = static_cast<int>(q.integer(0)),
+                   .index = static_cast<std::size_t>(q.integer(1)),
+                   .candidate = q.text(2),
+                   .run_id = q.text(3),
+                   .bad = q.integer(4) != 0});
+  return out;
+}
+
+void History::record_bisect_step(const std::string& id, const BisectStep& step) {
+  Statement q(db_, "INSERT OR REPLACE INTO bisect_steps VALUES (?, ?, ?, ?, ?, ?)", path_);
+  q.bind(1, id).bind(2, static_cast<std::int64_t>(step.step));
+  q.bind(3, static_cast<std::int64_t>(step.index)).bind(4, step.candidate).bind(5, step.run_id);
+  q.bind(6, static_cast<std::int64_t>(step.bad ? 1 : 0)).run();
+}
+
+void History::finish_bisect(const std::string& id, const std::string& first_bad,
+                            const std::string& finished_at) {
+  Statement q(db_, "UPDATE bisects SET first_bad = ?, finished_at = ? WHERE bisect_id = ?", path_);
+  q.bind(1, first_bad).bind(2, finished_at).bind(3, id).run();
 }
 
 }  // namespace rocehil::reports

@@ -198,5 +198,42 @@ TEST(History, ThresholdVerdictsAreRecordedPerRepeat) {
   sqlite3_close(db);
 }
 
+TEST(History, BisectionStepsAreKeptUntilForgotten) {
+  TempDb tmp;
+  {
+    History h = History::open(tmp.path);
+    h.begin_bisect({.id = "b1",
+                    .suite_file = "s.yaml",
+                    .candidates = {"400", "320", "240"},
+                    .apply = "tc {candidate}",
+                    .started_at = "2026-11-22T00:00:00Z",
+                    .finished_at = {},
+                    .first_bad = {}});
+    h.record_bisect_step("b1",
+                         {.step = 1, .index = 1, .candidate = "320", .run_id = "r1", .bad = true});
+  }
+  History h = History::open(tmp.path);  // a new process: the steps are there
+  h.begin_bisect({.id = "b1",
+                  .suite_file = "other",
+                  .candidates = {},
+                  .apply = {},
+                  .started_at = {},
+                  .finished_at = {},
+                  .first_bad = {}});  // no-op
+  const auto b = h.bisect("b1");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->suite_file, "s.yaml");
+  EXPECT_EQ(b->candidates, (std::vector<std::string>{"400", "320", "240"}));
+  const auto steps = h.bisect_steps("b1");
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].candidate, "320");
+  EXPECT_TRUE(steps[0].bad);
+  h.finish_bisect("b1", "320", "2026-11-22T01:00:00Z");
+  EXPECT_EQ(h.bisect("b1")->first_bad, "320");
+  h.forget_bisect("b1");
+  EXPECT_FALSE(h.bisect("b1"));
+  EXPECT_TRUE(h.bisect_steps("b1").empty());
+}
+
 }  // namespace
 }  // namespace rocehil::reports

@@ -432,6 +432,70 @@ class RunTest(unittest.TestCase):
                                  text=True).stdout
         self.assertEqual(masters, "")
 
+    def test_bisect_finds_the_first_bad_candidate_in_log2_runs_and_resumes_after_a_kill(self):
+        # Candidates: rates of h1's NIC (its tbf), good to bad. The suite's bw test from h1 to
+        # h3 passes at 300 Mbit/s and more (about 0.30 Gbit/s measured) and fails at 240 and
+        # less (0.24, or far less when go-back-N collapses). Nine candidates, the ends known:
+        # 3 runs, and the only good one the search tries is 300.
+        ns, dev = f"rocehil-{TB['id']}-h1", f"{TB['id']}-nic0"
+        suite = os.path.join(self.reports, "bis.yaml")
+        with open(suite, "w") as f:
+            f.write("schema_version: 1\nname: bis\ndefaults: {provider: soft}\ntests:\n"
+                    "  - name: bw\n    workload: bw\n    hosts: h1,h3\n    size: 64K\n"
+                    "    qps: 2\n    duration_s: 1\n    thresholds: [busbw_gbps > 0.27]\n")
+        candidates = os.path.join(self.reports, "rates.txt")
+        with open(candidates, "w") as f:
+            f.write("# h1's NIC rate (Mbit/s), the known good first\n600\n500\n400\n350\n300\n"
+                    "240\n200\n150\n100\n")
+        db = os.path.join(self.reports, "history.db")
+        command = [ROCEHIL, "bisect", "--suite", suite, "--inventory", TB["inventory"],
+                   "--candidates", candidates, "--reports", self.reports,
+                   "--apply", f"ip netns exec {ns} tc qdisc change dev {dev} root tbf rate "
+                              "{candidate}mbit burst 50000 latency 5ms"]
+        shown = subprocess.run(["ip", "netns", "exec", ns, "tc", "-j", "qdisc", "show", "dev",
+                                dev], capture_output=True, text=True, check=True)
+        tbf = next(q for q in json.loads(shown.stdout) if q["kind"] == "tbf")["options"]
+
+        def steps():
+            if not os.path.exists(db):
+                return []
+            with sqlite3.connect(db) as c:
+                try:
+                    return c.execute("SELECT step, candidate, run_id, bad FROM bisect_steps "
+                                     "ORDER BY step").fetchall()
+                except sqlite3.OperationalError:  # the tables are not made yet
+                    return []
+
+        try:
+            first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, start_new_session=True)
+            self.assertTrue(wait_for(steps, 120), "no step was recorded")
+            os.killpg(first.pid, signal.SIGKILL)  # mid-way through the second step's run
+            first.communicate(timeout=30)
+            # A killed controller cannot close its ssh masters; ControlPersist would end them in
+            # 60 s. The test does not wait.
+            subprocess.run(["pkill", "-f", "rocehil-ssh-"])
+            self.assertEqual(len(steps()), 1)
+            resumed = subprocess.run(command + ["--json"], capture_output=True, text=True,
+                                     timeout=300)
+        finally:
+            subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "change", "dev", dev,
+                            "root", "tbf", "rate", f"{tbf['rate'] * 8}bit", "burst",
+                            str(tbf["burst"]), "latency", "5ms"], check=True)
+        self.assertEqual(resumed.returncode, 0, resumed.stdout + resumed.stderr)
+        result = json.loads(resumed.stdout)
+        recorded = steps()
+        print(f"\n  bisect steps {recorded}", file=sys.stderr)
+        self.assertEqual((result["first_bad"], result["last_good"]), ("240", "300"))
+        self.assertEqual(result["runs"], 3)  # ceil(log2(9 - 1)), the killed step run again
+        self.assertEqual([(s, c, bad) for s, c, _, bad in recorded],
+                         [(1, "300", 0), (2, "200", 1), (3, "240", 1)])
+        with sqlite3.connect(db) as c:
+            runs = {r for (r,) in c.execute("SELECT run_id FROM runs")}
+            self.assertEqual(c.execute("SELECT first_bad FROM bisects").fetchall(), [("240",)])
+        for _, _, run_id, _ in recorded:
+            self.assertIn(run_id, runs)  # every step's run is in the history
+
     def test_a_suite_that_does_not_fit_the_inventory_is_refused_with_its_lines(self):
         suite = os.path.join(self.reports, "bad.yaml")
         with open(suite, "w") as f:

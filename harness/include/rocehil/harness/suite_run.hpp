@@ -16,6 +16,7 @@ struct SuiteRunOptions {
   std::string only;          // a glob over case ids ("allreduce/*"); empty: every case
   bool deploy = false;
   bool json = false;                 // print run.json instead of the text
+  bool quiet = false;                // print nothing on stdout (rocehil bisect --json)
   std::chrono::seconds timeout{30};  // each phase's replies, and silence during traffic
   std::size_t fanout = 32;           // hosts preflighted at once
   std::string command_line;
@@ -26,7 +27,9 @@ struct SuiteRunOptions {
 // rewritten as each case is measured (before it is graded) and graded; junit.xml at the end, and
 // the run recorded in the history.
 // `interrupt` (SIGINT, SIGTERM) ends the running case, leaves the rest not run, and gives 3.
-// Returns the exit status: 0 qualified, 1 a threshold failed, 3 a host, agent or capture failed.
-int run_suite(const SuiteRunOptions& options, const std::atomic<bool>& interrupt);
+// Returns the exit status: 0 qualified, 1 a threshold failed, 3 a host, agent or capture failed;
+// and in `run_id`, when given, the run's id (empty when it ended before its directory existed).
+int run_suite(const SuiteRunOptions& options, const std::atomic<bool>& interrupt,
+              std::string* run_id = nullptr);
 
 }  // namespace rocehil::harness

@@ -69,6 +69,29 @@ class History {
   std::vector<double> samples(const std::string& run_id, const std::string& case_id,
                               const std::string& metric) const;
 
+  // Bisections (rocehil bisect): what was searched, and every step's candidate, run and
+  // verdict as it is decided, so a bisection killed mid-way resumes where it stopped.
+  struct BisectRecord {
+    std::string id;  // from what defines the search: suite, inventory, candidates, --apply
+    std::string suite_file;
+    std::vector<std::string> candidates;
+    std::string apply;
+    std::string started_at, finished_at, first_bad;  // the last two empty until it ends
+  };
+  struct BisectStep {
+    int step = 0;
+    std::size_t index = 0;  // in candidates
+    std::string candidate, run_id;
+    bool bad = false;
+  };
+  void begin_bisect(const BisectRecord& b);  // a no-op when the id is recorded already
+  void forget_bisect(const std::string& id);
+  std::optional<BisectRecord> bisect(const std::string& id) const;
+  std::vector<BisectStep> bisect_steps(const std::string& id) const;
+  void record_bisect_step(const std::string& id, const BisectStep& step);
+  void finish_bisect(const std::string& id, const std::string& first_bad,
+                     const std::string& finished_at);
+
  private:
   std::vector<RunRow> query_runs(const std::optional<std::string>& suite,
                                  const std::optional<std::string>& run_id, int last) const;
