@@ -9,7 +9,7 @@ BUILD       := build/$(PRESET)
 ROCEHIL     := $(BUILD)/harness/rocehil
 DEMO_DIR    ?= out/demo
 DEMO_ID     ?= demo
-FUZZ_SECONDS ?= 20
+FUZZ_SECONDS ?= 15
 CTEST_FLAGS := --output-on-failure --timeout 600
 
 .PHONY: all deps configure build test test-unit test-system test-asan demo bench format clean
