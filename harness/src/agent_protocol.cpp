@@ -1,5 +1,6 @@
 #include "rocehil/harness/agent_protocol.hpp"
 
+#include "qp_counters_json.hpp"
 #include "rocehil/traffic/collective.hpp"
 
 #include <arpa/inet.h>
@@ -843,25 +844,37 @@ HelloReply read_hello_reply(const Object& o) {
   return h;
 }
 
+// A counter the agent's provider did not measure is absent from the object, and stays marked
+// unmeasured here: it must not turn into a 0.
 traffic::QpCounters read_counters(const Value& v) {
-  const Object o = v.object(true);
+  const Object o = v.object(false);
   o.only(counter_fields);
   traffic::QpCounters c;
-  o.integer("packets_sent", c.packets_sent, 0, max_u64);
-  o.integer("bytes_sent", c.bytes_sent, 0, max_u64);
-  o.integer("packets_received", c.packets_received, 0, max_u64);
-  o.integer("bytes_received", c.bytes_received, 0, max_u64);
-  o.integer("retransmitted_packets", c.retransmitted_packets, 0, max_u64);
-  o.integer("timeouts", c.timeouts, 0, max_u64);
-  o.integer("naks_sent", c.naks_sent, 0, max_u64);
-  o.integer("naks_received", c.naks_received, 0, max_u64);
-  o.integer("cnps_sent", c.cnps_sent, 0, max_u64);
-  o.integer("cnps_handled", c.cnps_handled, 0, max_u64);
-  o.integer("ce_received", c.ce_received, 0, max_u64);
-  o.integer("out_of_sequence", c.out_of_sequence, 0, max_u64);
-  o.integer("rate_cuts", c.rate_cuts, 0, max_u64);
-  o.integer("rate_cuts", c.rate_cuts, 0, max_u64);
-  o.finite("rate_gbps", c.rate_gbps);
+  c.measured = 0;
+  std::uint64_t* const integers[] = {&c.packets_sent,
+                                     &c.bytes_sent,
+                                     &c.packets_received,
+                                     &c.bytes_received,
+                                     &c.retransmitted_packets,
+                                     &c.timeouts,
+                                     &c.naks_sent,
+                                     &c.naks_received,
+                                     &c.cnps_sent,
+                                     &c.cnps_handled,
+                                     &c.ce_received,
+                                     &c.out_of_sequence,
+                                     &c.rate_cuts};
+  static_assert(sizeof integers / sizeof integers[0] == traffic::qp_counter_kinds - 1);
+  for (int i = 0; i < traffic::qp_counter_kinds; ++i) {
+    const auto counter = static_cast<traffic::QpCounter>(i);
+    const auto field = o.optional(traffic::to_string(counter));
+    if (!field) continue;
+    if (counter == traffic::QpCounter::rate_gbps)
+      c.rate_gbps = field->finite();
+    else
+      *integers[i] = field->integer<std::uint64_t>(0, max_u64);
+    c.measured |= traffic::QpCounters::bit(counter);
+  }
   return c;
 }
 
@@ -1170,24 +1183,6 @@ void put(ordered& j, const StatsEvent& s) {
   j["bytes"] = s.bytes;
   j["gbps"] = s.gbps;
 }
-ordered counters_json(const traffic::QpCounters& c) {
-  ordered j;
-  j["packets_sent"] = c.packets_sent;
-  j["bytes_sent"] = c.bytes_sent;
-  j["packets_received"] = c.packets_received;
-  j["bytes_received"] = c.bytes_received;
-  j["retransmitted_packets"] = c.retransmitted_packets;
-  j["timeouts"] = c.timeouts;
-  j["naks_sent"] = c.naks_sent;
-  j["naks_received"] = c.naks_received;
-  j["cnps_sent"] = c.cnps_sent;
-  j["cnps_handled"] = c.cnps_handled;
-  j["ce_received"] = c.ce_received;
-  j["out_of_sequence"] = c.out_of_sequence;
-  j["rate_cuts"] = c.rate_cuts;
-  j["rate_gbps"] = c.rate_gbps;
-  return j;
-}
 void put(ordered& j, const ResultsEvent& r) {
   j["workload"] = std::string(to_string(r.workload));
   j["role"] = std::string(to_string(r.role));
@@ -1207,7 +1202,7 @@ void put(ordered& j, const ResultsEvent& r) {
     e["messages"] = q.messages;
     e["bytes"] = q.bytes;
     e["gbps"] = q.gbps;
-    e["counters"] = counters_json(q.counters);
+    e["counters"] = qp_counters_json(q.counters);
     if (q.source_crc32) e["source_crc32"] = *q.source_crc32;
     if (q.target_crc32) e["target_crc32"] = *q.target_crc32;
     per_qp.push_back(std::move(e));

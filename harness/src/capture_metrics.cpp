@@ -41,11 +41,19 @@ PointNumbers read_point(const CaptureSummaryEvent& s) {
 
 }  // namespace
 
-suites::Values capture_metrics(const std::vector<CaptureSummaryEvent>& summaries) {
-  suites::Values v;
-  if (summaries.empty()) return v;
+suites::Measured capture_metrics(const std::vector<CaptureSummaryEvent>& summaries) {
+  suites::Measured m;
+  if (summaries.empty()) {
+    for (const char* key : {"mirror_cnps", "ecn_marked", "pfc_frames", "pfc_storms",
+                            "capture_coverage", "pfc_pause_fraction", "ecmp_imbalance"})
+      m.absent(key,
+               "no capture ran beside this test (name the inventory's capture points in the "
+               "test's `captures:`)");
+    return m;
+  }
   double cnps = 0, ecn = 0, frames = 0, storms = 0, coverage = 1, bytes_sum = 0, bytes_max = 0;
   double pause[8] = {};
+  std::string data_filtered;  // a point whose filter kept no data frames: no bytes, no CE marks
   for (const auto& s : summaries) {
     const PointNumbers p = read_point(s);
     cnps += p.cnps;
@@ -56,16 +64,33 @@ suites::Values capture_metrics(const std::vector<CaptureSummaryEvent>& summaries
     bytes_sum += p.roce_bytes;
     bytes_max = std::max(bytes_max, p.roce_bytes);
     for (int i = 0; i < 8; ++i) pause[i] = std::max(pause[i], p.pause_fraction[i]);
+    if (s.filter == "cnp-pfc" && data_filtered.empty()) data_filtered = s.iface;
   }
+  auto& v = m.values;
   v["mirror_cnps"] = cnps;
-  v["ecn_marked"] = ecn;
   v["pfc_frames"] = frames;
   v["pfc_storms"] = storms;
   v["capture_coverage"] = coverage;
   for (int i = 0; i < 8; ++i) v[fmt::format("pfc_pause_fraction[{}]", i)] = pause[i];
-  if (summaries.size() >= 2 && bytes_sum > 0)
+  if (!data_filtered.empty()) {
+    const std::string why = fmt::format(
+        "the capture on {} used filter 'cnp-pfc', which keeps no data frames (set the suite's "
+        "capture.filter to roce or all)",
+        data_filtered);
+    m.absent("ecn_marked", why);
+    m.absent("ecmp_imbalance", why);
+    return m;
+  }
+  v["ecn_marked"] = ecn;
+  if (summaries.size() < 2)
+    m.absent("ecmp_imbalance",
+             "it compares the RoCE bytes of two or more capture points (one per spine); this "
+             "test has one");
+  else if (bytes_sum == 0)
+    m.absent("ecmp_imbalance", "the capture points saw no RoCE bytes");
+  else
     v["ecmp_imbalance"] = bytes_max / (bytes_sum / static_cast<double>(summaries.size()));
-  return v;
+  return m;
 }
 
 }  // namespace rocehil::harness

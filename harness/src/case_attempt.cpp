@@ -198,7 +198,7 @@ class InjectionRun {
 // ---- the workloads ----
 
 struct TrafficOutcome {
-  suites::Values metrics;
+  suites::Measured metrics;
   nlohmann::json raw;
   double seconds = 0;  // the measured interval
   bool interrupted = false;
@@ -263,7 +263,7 @@ TrafficOutcome run_collective(const CaseContext& c) {
         *c.interrupt);
   });
   TrafficOutcome out;
-  out.metrics = collective_metrics(result);
+  out.metrics = collective_metrics(result, ranks.provider);
   out.raw = collective_json(ranks.infos, ranks.provider, tc.placement, {result});
   out.seconds = result.summary.time_us * static_cast<double>(result.summary.iterations) / 1e6;
   out.interrupted = result.interrupted;
@@ -346,7 +346,7 @@ TrafficOutcome run_point_to_point_case(const CaseContext& c) {
         *c.interrupt);
   });
   TrafficOutcome out;
-  out.metrics = point_to_point_metrics(result);
+  out.metrics = point_to_point_metrics(result, config.client.provider);
   out.raw = point_to_point_json(config, result);
   out.seconds = result.client.results.seconds;
   out.interrupted = result.interrupted;
@@ -412,7 +412,9 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     }
     TrafficOutcome traffic =
         is_collective(*c.test) ? run_collective(c) : run_point_to_point_case(c);
-    attempt.metrics = std::move(traffic.metrics);
+    suites::Measured measured = std::move(traffic.metrics);
+    attempt.metrics = measured.values;  // kept should a later phase fail
+    attempt.unmeasured = measured.unmeasured;
     attempt.raw["traffic"] = std::move(traffic.raw);
     if (traffic.interrupted)
       throw PhaseFailure{{"", "interrupted", "stopped by a signal before the workload ended"}};
@@ -431,16 +433,17 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
                          injection->command().iface, r.reason())}};
     }
     const auto summaries = stop_captures(c, captures);
-    if (!captures.empty()) {
-      attempt.raw["captures"] = captures_json(captures, summaries);
-      const suites::Values seen =
-          in_phase("analysis", "", [&] { return capture_metrics(summaries); });
-      for (const auto& [k, v] : seen) attempt.metrics[k] = v;
-    }
-    if (traffic.seconds > 0) {
-      if (const auto cnps = attempt.metrics.find("cnps"); cnps != attempt.metrics.end())
-        attempt.metrics["cnp_per_s"] = cnps->second / traffic.seconds;
-    }
+    if (!captures.empty()) attempt.raw["captures"] = captures_json(captures, summaries);
+    measured.merge(in_phase("analysis", "", [&] { return capture_metrics(summaries); }));
+    if (const auto cnps = measured.values.find("cnps"); cnps == measured.values.end())
+      measured.absent("cnp_per_s",
+                      "it needs cnps, which was not measured: " + measured.unmeasured["cnps"]);
+    else if (traffic.seconds > 0)
+      measured.values["cnp_per_s"] = cnps->second / traffic.seconds;
+    else
+      measured.absent("cnp_per_s", "the workload reported no measured interval");
+    attempt.metrics = std::move(measured.values);
+    attempt.unmeasured = std::move(measured.unmeasured);
   } catch (const PhaseFailure& f) {
     attempt.error = f.error;
   }

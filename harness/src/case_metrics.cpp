@@ -1,5 +1,7 @@
 #include "rocehil/harness/case_metrics.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 
@@ -7,34 +9,58 @@ namespace rocehil::harness {
 
 namespace {
 
-// retransmits, timeouts, naks and cnps: every QP's counters of every report, summed.
-void add_qp_counters(suites::Values& v, const std::vector<const ResultsEvent*>& reports) {
-  double retransmits = 0, timeouts = 0, naks = 0, cnps = 0;
-  for (const ResultsEvent* r : reports)
-    for (const auto& q : r->per_qp) {
-      retransmits += static_cast<double>(q.counters.retransmitted_packets);
-      timeouts += static_cast<double>(q.counters.timeouts);
-      naks += static_cast<double>(q.counters.naks_received);
-      cnps += static_cast<double>(q.counters.cnps_handled);
-    }
-  v["retransmits"] = retransmits;
-  v["timeouts"] = timeouts;
-  v["naks"] = naks;
-  v["cnps"] = cnps;
+// The per-QP counters behind a metric, and the NIC metric that measures the same thing where the
+// provider cannot count per QP.
+struct QpCounterMetric {
+  std::string_view metric;
+  traffic::QpCounter counter;
+  std::string_view instead;
+};
+constexpr QpCounterMetric qp_counter_metrics[] = {
+    {"retransmits", traffic::QpCounter::retransmitted_packets, "nic_retransmits"},
+    {"timeouts", traffic::QpCounter::timeouts, "nic_ack_timeouts"},
+    {"naks", traffic::QpCounter::naks_received, "nic_seq_errors"},
+    {"cnps", traffic::QpCounter::cnps_handled, "nic_cnps_handled"},
+};
+
+// retransmits, timeouts, naks and cnps: every QP's counters of every report, summed, or absent
+// with the reason when any QP's provider did not count it (verbs: an RNIC counts per port).
+void add_qp_counters(suites::Measured& m, const std::vector<const ResultsEvent*>& reports,
+                     std::string_view provider) {
+  for (const QpCounterMetric& q : qp_counter_metrics) {
+    double sum = 0;
+    bool measured = true;
+    for (const ResultsEvent* r : reports)
+      for (const auto& qp : r->per_qp) {
+        measured = measured && qp.counters.has(q.counter);
+        sum += static_cast<double>(qp.counters.value(q.counter));
+      }
+    if (measured)
+      m.values[std::string(q.metric)] = sum;
+    else
+      m.absent(std::string(q.metric),
+               fmt::format("the {} provider has no per-QP {} counter (an RNIC counts per port, "
+                           "not per QP); use {}, from the NICs' own counters",
+                           provider, traffic::to_string(q.counter), q.instead));
+  }
 }
 
 }  // namespace
 
-suites::Values collective_metrics(const CollectiveCase& c) {
+suites::Measured collective_metrics(const CollectiveCase& c, std::string_view provider) {
   const auto& s = c.summary;
-  suites::Values v{{"busbw_gbps", s.busbw_gbps}, {"algbw_gbps", s.algbw_gbytes_s * 8},
-                   {"time_us", s.time_us},       {"time_p99_us", s.time_p99_us},
-                   {"time_cv", s.time_cv},       {"errors", static_cast<double>(c.errors)}};
+  suites::Measured m;
+  m.values = {{"busbw_gbps", s.busbw_gbps}, {"algbw_gbps", s.algbw_gbytes_s * 8},
+              {"time_us", s.time_us},       {"time_p99_us", s.time_p99_us},
+              {"time_cv", s.time_cv},       {"errors", static_cast<double>(c.errors)}};
   std::vector<const ResultsEvent*> reports;
   for (const auto& r : c.results) reports.push_back(&r);
-  add_qp_counters(v, reports);
-  if (c.verified || c.wrong > 0) v["data_errors"] = c.wrong;
-  return v;
+  add_qp_counters(m, reports, provider);
+  if (c.verified || c.wrong > 0)
+    m.values["data_errors"] = c.wrong;
+  else
+    m.absent("data_errors", "the ranks' output was not checked (a buffer is not in host memory)");
+  return m;
 }
 
 suites::Values collective_names(const CollectiveCase& c, const std::vector<std::string>& hosts,
@@ -50,25 +76,28 @@ suites::Values collective_names(const CollectiveCase& c, const std::vector<std::
   return v;
 }
 
-suites::Values point_to_point_metrics(const PointToPointResult& r) {
+suites::Measured point_to_point_metrics(const PointToPointResult& r, std::string_view provider) {
   const ResultsEvent& client = r.client.results;
   const ResultsEvent& server = r.server.results;
-  suites::Values v;
-  add_qp_counters(v, {&client, &server});
-  v["errors"] = static_cast<double>(client.errors + server.errors);
+  suites::Measured m;
+  add_qp_counters(m, {&client, &server}, provider);
+  m.values["errors"] = static_cast<double>(client.errors + server.errors);
   if (client.workload == Workload::lat) {
     if (client.latency && client.latency->samples > 0) {
-      v["lat_p50_us"] = client.latency->p50_us;
-      v["lat_p99_us"] = client.latency->p99_us;
-      v["lat_max_us"] = client.latency->max_us;
+      m.values["lat_p50_us"] = client.latency->p50_us;
+      m.values["lat_p99_us"] = client.latency->p99_us;
+      m.values["lat_max_us"] = client.latency->max_us;
     }
-    return v;
+    return m;
   }
   const double gbps = server.bytes > 0 ? server.gbps : client.gbps;
-  v["busbw_gbps"] = gbps;
-  v["algbw_gbps"] = gbps;
-  if (r.data.checked) v["data_errors"] = static_cast<double>(r.data.transfers - r.data.intact);
-  return v;
+  m.values["busbw_gbps"] = gbps;
+  m.values["algbw_gbps"] = gbps;
+  if (r.data.checked)
+    m.values["data_errors"] = static_cast<double>(r.data.transfers - r.data.intact);
+  else
+    m.absent("data_errors", "the data was not checked (a buffer is not in host memory)");
+  return m;
 }
 
 }  // namespace rocehil::harness

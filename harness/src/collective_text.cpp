@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "qp_counters_json.hpp"
+
 namespace rocehil::harness {
 
 namespace {
@@ -20,43 +22,19 @@ std::vector<int> qp_peers(const CollectiveCase& c, int rank) {
   return out;
 }
 
-ordered_json counters_json(const traffic::QpCounters& k) {
-  return {{"packets_sent", k.packets_sent},
-          {"bytes_sent", k.bytes_sent},
-          {"packets_received", k.packets_received},
-          {"bytes_received", k.bytes_received},
-          {"retransmitted_packets", k.retransmitted_packets},
-          {"timeouts", k.timeouts},
-          {"naks_sent", k.naks_sent},
-          {"naks_received", k.naks_received},
-          {"cnps_sent", k.cnps_sent},
-          {"cnps_handled", k.cnps_handled},
-          {"ce_received", k.ce_received},
-          {"rate_cuts", k.rate_cuts}};
+// Every QP's counters of every rank, summed: what all of them measured.
+traffic::QpCounters transport_of(const CollectiveCase& c) {
+  traffic::QpCounters t;
+  for (const auto& r : c.results)
+    for (const auto& q : r.per_qp) t += q.counters;
+  return t;
 }
-
-struct Transport {
-  std::uint64_t retransmitted = 0, timeouts = 0, naks = 0, cnps_handled = 0, ce = 0;
-};
 
 std::vector<double> wait_ms_per_step(const ResultsEvent& r) {
   std::vector<double> out;
   if (r.collective)
     for (const auto ns : r.collective->wait_ns) out.push_back(static_cast<double>(ns) / 1e6);
   return out;
-}
-
-Transport transport_of(const CollectiveCase& c) {
-  Transport t;
-  for (const auto& r : c.results)
-    for (const auto& q : r.per_qp) {
-      t.retransmitted += q.counters.retransmitted_packets;
-      t.timeouts += q.counters.timeouts;
-      t.naks += q.counters.naks_received;
-      t.cnps_handled += q.counters.cnps_handled;
-      t.ce += q.counters.ce_received;
-    }
-  return t;
 }
 
 }  // namespace
@@ -102,12 +80,17 @@ std::string collective_notes(const CollectiveCase& c) {
   if (c.errors > 0)
     out += fmt::format("#   {}: {} transport errors, first: {}\n", where, c.errors, c.first_error);
   for (const auto& p : c.problems) out += fmt::format("#   {}: data: {}\n", where, p);
-  const Transport t = transport_of(c);
-  if (t.retransmitted + t.timeouts + t.naks + t.cnps_handled + t.ce > 0)
+  // Only what the provider counted (verbs counts none of these per QP: the NIC's counters do).
+  const traffic::QpCounters t = transport_of(c);
+  using K = traffic::QpCounter;
+  if (t.value(K::retransmitted_packets) + t.value(K::timeouts) + t.value(K::naks_received) +
+          t.value(K::cnps_handled) + t.value(K::ce_received) >
+      0)
     out += fmt::format(
         "#   {}: transport: {} packets retransmitted, {} ACK timeouts, {} NAKs, {} CE marks "
         "received, {} CNPs handled\n",
-        where, t.retransmitted, t.timeouts, t.naks, t.ce, t.cnps_handled);
+        where, t.value(K::retransmitted_packets), t.value(K::timeouts), t.value(K::naks_received),
+        t.value(K::ce_received), t.value(K::cnps_handled));
   const auto& s = c.summary;
   if (s.straggler >= 0) {
     std::vector<double> waits = s.wait_ms;
@@ -192,12 +175,13 @@ nlohmann::json collective_json(const std::vector<CollectiveRankInfo>& ranks,
     e["interrupted"] = c.interrupted;
     e["straggler"] = s.straggler;
     e["wait_ms"] = s.wait_ms;
-    const Transport t = transport_of(c);
-    e["transport"] = {{"retransmitted_packets", t.retransmitted},
-                      {"timeouts", t.timeouts},
-                      {"naks_received", t.naks},
-                      {"ce_received", t.ce},
-                      {"cnps_handled", t.cnps_handled}};
+    ordered_json transport = ordered_json::object();
+    const traffic::QpCounters t = transport_of(c);
+    for (const auto k : {traffic::QpCounter::retransmitted_packets, traffic::QpCounter::timeouts,
+                         traffic::QpCounter::naks_received, traffic::QpCounter::ce_received,
+                         traffic::QpCounter::cnps_handled})
+      if (t.has(k)) transport[std::string(traffic::to_string(k))] = t.value(k);
+    e["transport"] = std::move(transport);
     ordered_json per_rank = ordered_json::array();
     for (std::size_t r = 0; r < c.results.size(); ++r) {
       const ResultsEvent& res = c.results[r];
@@ -211,7 +195,7 @@ nlohmann::json collective_json(const std::vector<CollectiveRankInfo>& ranks,
                        {"messages", qp.messages},
                        {"bytes", qp.bytes},
                        {"gbps", qp.gbps},
-                       {"counters", counters_json(qp.counters)}});
+                       {"counters", qp_counters_json(qp.counters)}});
       }
       per_rank.push_back({{"rank", r},
                           {"bytes_sent", res.collective ? res.collective->bytes_sent : 0},

@@ -255,7 +255,7 @@ class Run {
         reports::Attempt& a = c.attempts.back();
         a.repeat = repeat;
         save();  // what was measured is on disk before it is graded
-        if (!a.error) a.grade = suites::grade(test.thresholds, a.metrics, c.names);
+        if (!a.error) a.grade = suites::grade(test.thresholds, a.metrics, c.names, a.unmeasured);
         c.outcome = reports::outcome_of(c);
         save();
         if (a.error || interrupt_.load() || !suites::should_retry(test.thresholds, *a.grade, runs))

@@ -73,14 +73,21 @@ std::string format_point_to_point(const PointToPointConfig& config,
                      {"CNPs handled"},
                      {"rate cuts"},
                      {"DCQCN rate"}});
-    for (const QpResult& q : c.per_qp)
+    using K = traffic::QpCounter;
+    for (const QpResult& q : c.per_qp) {
+      const traffic::QpCounters& k = q.counters;
+      // "-": the provider does not count it per QP (verbs: the NIC counts per port).
+      const auto count = [&](K counter) {
+        return k.has(counter) ? std::to_string(k.value(counter)) : std::string("-");
+      };
       table.add_row({fmt::format("{:#08x}", q.qpn), std::to_string(q.udp_sport),
                      std::to_string(q.messages), fmt::format("{:.3f}", q.gbps),
-                     std::to_string(q.counters.retransmitted_packets),
-                     std::to_string(q.counters.timeouts), std::to_string(q.counters.naks_received),
-                     std::to_string(q.counters.cnps_handled), std::to_string(q.counters.rate_cuts),
-                     q.counters.rate_gbps > 0 ? fmt::format("{:.3f} Gbps", q.counters.rate_gbps)
-                                              : "line rate"});
+                     count(K::retransmitted_packets), count(K::timeouts), count(K::naks_received),
+                     count(K::cnps_handled), count(K::rate_cuts),
+                     !k.has(K::rate_gbps) ? "-"
+                     : k.rate_gbps > 0    ? fmt::format("{:.3f} Gbps", k.rate_gbps)
+                                          : "line rate"});
+    }
     out += "client, per QP:\n" + table.render();
     out += fmt::format("  total {:.3f} Gbps, {}, {} in {:.2f} s\n", c.gbps,
                        format_si(std::round(c.messages_per_s), "messages/s"),
@@ -89,17 +96,19 @@ std::string format_point_to_point(const PointToPointConfig& config,
       out += fmt::format("  server -> client {:.3f} Gbps, {}\n", s.gbps,
                          format_si(std::round(s.messages_per_s), "messages/s"));
   }
-  std::uint64_t ce = 0, cnps = 0, naks = 0, out_of_sequence = 0;
-  for (const QpResult& q : s.per_qp) {
-    ce += q.counters.ce_received;
-    cnps += q.counters.cnps_sent;
-    naks += q.counters.naks_sent;
-    out_of_sequence += q.counters.out_of_sequence;
-  }
-  out += fmt::format(
-      "server: {} packets with ECN CE received, {} CNPs sent, {} NAKs sent, {} out of "
-      "sequence\n",
-      ce, cnps, naks, out_of_sequence);
+  traffic::QpCounters served;
+  for (const QpResult& q : s.per_qp) served += q.counters;
+  using K = traffic::QpCounter;
+  if (served.has(K::ce_received) && served.has(K::cnps_sent) && served.has(K::naks_sent) &&
+      served.has(K::out_of_sequence))
+    out += fmt::format(
+        "server: {} packets with ECN CE received, {} CNPs sent, {} NAKs sent, {} out of "
+        "sequence\n",
+        served.ce_received, served.cnps_sent, served.naks_sent, served.out_of_sequence);
+  else
+    out +=
+        "server: CE marks, CNPs, NAKs and out-of-sequence packets are not counted per QP by "
+        "this provider (the NIC's port counters have them)\n";
   for (const auto* side : {&result.client, &result.server})
     if (side->results.errors != 0)
       out += fmt::format("{}: {} error completions, the first: {}\n", side->name,

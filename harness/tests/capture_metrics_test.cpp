@@ -26,7 +26,8 @@ CaptureSummaryEvent point(double roce_bytes, std::uint64_t cnps, std::uint64_t c
 }
 
 TEST(CaptureMetrics, SumsCountsAndTakesTheWorstPointForFractionsAndCoverage) {
-  const auto v = capture_metrics({point(3000, 4, 10, 1, 0.25, 0.99), point(1000, 2, 5, 0, 0, 1)});
+  const auto v =
+      capture_metrics({point(3000, 4, 10, 1, 0.25, 0.99), point(1000, 2, 5, 0, 0, 1)}).values;
   EXPECT_EQ(v.at("mirror_cnps"), 6);
   EXPECT_EQ(v.at("ecn_marked"), 15);
   EXPECT_EQ(v.at("pfc_storms"), 1);
@@ -40,9 +41,26 @@ TEST(CaptureMetrics, SumsCountsAndTakesTheWorstPointForFractionsAndCoverage) {
 
 TEST(CaptureMetrics, OnePointMeasuresNoImbalanceAndNoPointMeasuresNothing) {
   const auto one = capture_metrics({point(3000, 0, 0, 0, 0, 1)});
-  EXPECT_EQ(one.count("ecmp_imbalance"), 0u);
-  EXPECT_EQ(one.at("pfc_storms"), 0);
-  EXPECT_TRUE(capture_metrics({}).empty());
+  EXPECT_EQ(one.values.count("ecmp_imbalance"), 0u);
+  EXPECT_NE(one.unmeasured.at("ecmp_imbalance").find("this test has one"), std::string::npos);
+  EXPECT_EQ(one.values.at("pfc_storms"), 0);
+  const auto none = capture_metrics({});
+  EXPECT_TRUE(none.values.empty());
+  EXPECT_NE(none.unmeasured.at("mirror_cnps").find("no capture ran beside this test"),
+            std::string::npos);
+  EXPECT_EQ(none.unmeasured.count("pfc_pause_fraction"), 1u);  // every [priority]
+}
+
+// A filter that keeps only CNP and PFC frames sees no data: its 0 CE marks and 0 bytes are not
+// measurements, while its CNP and PFC counts are.
+TEST(CaptureMetrics, TheCnpPfcFilterMeasuresNoDataFrames) {
+  CaptureSummaryEvent a = point(0, 4, 0, 0, 0, 1), b = point(0, 2, 0, 0, 0, 1);
+  a.filter = b.filter = "cnp-pfc";
+  const auto m = capture_metrics({a, b});
+  EXPECT_EQ(m.values.at("mirror_cnps"), 6);
+  EXPECT_EQ(m.values.count("ecn_marked"), 0u);
+  EXPECT_EQ(m.values.count("ecmp_imbalance"), 0u);
+  EXPECT_NE(m.unmeasured.at("ecn_marked").find("filter 'cnp-pfc'"), std::string::npos);
 }
 
 TEST(CaptureMetrics, AnAnalysisThatIsNotTheSchemaIsAnInfrastructureError) {

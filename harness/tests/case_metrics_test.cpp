@@ -28,7 +28,7 @@ CollectiveCase measured_case() {
 }
 
 TEST(CaseMetrics, CollectiveNumbersUnderTheirMetricNames) {
-  const suites::Values v = collective_metrics(measured_case());
+  const suites::Values v = collective_metrics(measured_case(), "soft").values;
   EXPECT_DOUBLE_EQ(v.at("busbw_gbps"), 0.3);
   EXPECT_DOUBLE_EQ(v.at("algbw_gbps"), 0.2);
   EXPECT_DOUBLE_EQ(v.at("time_us"), 41943.04);
@@ -37,7 +37,7 @@ TEST(CaseMetrics, CollectiveNumbersUnderTheirMetricNames) {
   EXPECT_DOUBLE_EQ(v.at("data_errors"), 0);
   CollectiveCase unchecked = measured_case();
   unchecked.verified = false;
-  EXPECT_EQ(collective_metrics(unchecked).count("data_errors"), 0u);
+  EXPECT_EQ(collective_metrics(unchecked, "soft").values.count("data_errors"), 0u);
 }
 
 TEST(CaseMetrics, NamesComeFromTheCaseAndTheSlowestNic) {
@@ -56,7 +56,8 @@ TEST(CaseMetrics, TheSmokeSuitesAllreduceThresholdsGradeACase) {
   for (const char* text : {"busbw_gbps > 0.05 * link_gbps", "data_errors == 0", "retransmits == 0"})
     ts.push_back(*suites::parse_threshold(text).threshold);
   const auto c = measured_case();
-  const auto g = suites::grade(ts, collective_metrics(c), collective_names(c, {"h1"}, {1.0}));
+  const auto g =
+      suites::grade(ts, collective_metrics(c, "soft").values, collective_names(c, {"h1"}, {1.0}));
   ASSERT_EQ(g.results.size(), 3u);
   EXPECT_EQ(g.results[0].evaluation.verdict, suites::Verdict::pass);  // 0.3 > 0.05
   EXPECT_EQ(g.results[1].evaluation.verdict, suites::Verdict::pass);
@@ -80,7 +81,7 @@ TEST(CaseMetrics, PointToPointBandwidthIsWhatTheReceiverCounted) {
   r.data.checked = true;
   r.data.transfers = 2;
   r.data.intact = 1;
-  const auto v = point_to_point_metrics(r);
+  const auto v = point_to_point_metrics(r, "soft").values;
   EXPECT_EQ(v.at("busbw_gbps"), 0.9);
   EXPECT_EQ(v.at("retransmits"), 4);
   EXPECT_EQ(v.at("cnps"), 7);
@@ -89,7 +90,7 @@ TEST(CaseMetrics, PointToPointBandwidthIsWhatTheReceiverCounted) {
 
   r.server.results.bytes = 0;  // nothing counted on the receiving side: the sender's rate
   r.data.checked = false;
-  const auto sent = point_to_point_metrics(r);
+  const auto sent = point_to_point_metrics(r, "soft").values;
   EXPECT_EQ(sent.at("busbw_gbps"), 0.95);
   EXPECT_EQ(sent.count("data_errors"), 0u);
 }
@@ -103,11 +104,43 @@ TEST(CaseMetrics, PointToPointLatencyPercentiles) {
   latency.p99_us = 9;
   latency.max_us = 12;
   r.client.results.latency = latency;
-  const auto v = point_to_point_metrics(r);
+  const auto v = point_to_point_metrics(r, "soft").values;
   EXPECT_EQ(v.at("lat_p50_us"), 5);
   EXPECT_EQ(v.at("lat_p99_us"), 9);
   EXPECT_EQ(v.at("lat_max_us"), 12);
   EXPECT_EQ(v.count("busbw_gbps"), 0u);
+}
+
+// On verbs a QP counts completed bytes and nothing else: retransmits, timeouts, NAKs and CNPs are
+// absent (never 0), so `retransmits == 0` grades error with the reason and the NIC metric to use.
+TEST(CaseMetrics, CountersAVerbsQpCannotMeasureAreAbsentAndGradeError) {
+  CollectiveCase c = measured_case();
+  for (auto& r : c.results)
+    for (auto& q : r.per_qp)
+      q.counters.measured = traffic::QpCounters::bit(traffic::QpCounter::bytes_sent) |
+                            traffic::QpCounters::bit(traffic::QpCounter::bytes_received);
+  const suites::Measured m = collective_metrics(c, "verbs");
+  for (const char* metric : {"retransmits", "timeouts", "naks", "cnps"}) {
+    EXPECT_EQ(m.values.count(metric), 0u) << metric;
+    EXPECT_NE(m.unmeasured.at(metric).find("the verbs provider has no per-QP"), std::string::npos)
+        << metric;
+  }
+  EXPECT_NE(m.unmeasured.at("retransmits").find("use nic_retransmits"), std::string::npos);
+  EXPECT_NE(m.unmeasured.at("cnps").find("use nic_cnps_handled"), std::string::npos);
+  EXPECT_EQ(m.values.at("busbw_gbps"), 0.3);  // what the agents timed still stands
+  std::vector<suites::Threshold> ts{*suites::parse_threshold("retransmits == 0").threshold,
+                                    *suites::parse_threshold("cnps > 0").threshold};
+  const auto g = suites::grade(ts, m.values, {}, m.unmeasured);
+  EXPECT_EQ(g.verdict, suites::Verdict::error);
+  EXPECT_EQ(g.results[0].evaluation.verdict, suites::Verdict::error);
+  EXPECT_EQ(g.results[1].evaluation.verdict, suites::Verdict::error);
+  // One unmeasured QP among measured ones is enough: a partial sum would read low.
+  CollectiveCase mixed = measured_case();
+  mixed.results[3].per_qp[0].counters.measured &=
+      ~traffic::QpCounters::bit(traffic::QpCounter::retransmitted_packets);
+  const auto partial = collective_metrics(mixed, "mixed");
+  EXPECT_EQ(partial.values.count("retransmits"), 0u);
+  EXPECT_EQ(partial.values.at("cnps"), 40);
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ nlohmann::json attempt_json(const Attempt& a) {
                         {"seconds", number(a.seconds)},
                         {"error", nullptr},
                         {"metrics", values_json(a.metrics)},
+                        {"unmeasured", a.unmeasured},
                         {"grade", nullptr},
                         {"raw", a.raw}};
   if (a.error)

@@ -333,13 +333,30 @@ std::optional<double> evaluate(const Expression& e, const Values& names, std::st
   }
 }
 
-Evaluation evaluate(const Threshold& t, const Values& measured, const Values& names) {
+void Measured::merge(const Measured& other) {
+  for (const auto& [key, why] : other.unmeasured) absent(key, why);
+  for (const auto& [key, value] : other.values) {
+    values[key] = value;
+    unmeasured.erase(key);
+  }
+}
+
+void Measured::absent(const std::string& key, std::string why) {
+  values.erase(key);
+  unmeasured[key] = std::move(why);
+}
+
+Evaluation evaluate(const Threshold& t, const Values& measured, const Values& names,
+                    const Unmeasured& unmeasured) {
   Evaluation out;
   const std::string key = t.metric.key();
   const auto it = measured.find(key);
   if (it == measured.end()) {
     out.verdict = Verdict::error;
-    out.detail = fmt::format("{} was not measured by this test", key);
+    auto why = unmeasured.find(key);
+    if (why == unmeasured.end()) why = unmeasured.find(t.metric.name);
+    out.detail = why != unmeasured.end() ? fmt::format("{} was not measured: {}", key, why->second)
+                                         : fmt::format("{} was not measured by this test", key);
     return out;
   }
   out.measured = it->second;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/suites/metrics.hpp"
 
 namespace rocehil::suites {
 namespace {
@@ -192,17 +193,30 @@ TEST(Suite, SizesReadAndPrintAsPeopleWriteThem) {
   EXPECT_EQ(size_label(3u << 20), "3M");
 }
 
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 TEST(Suite, TheDocsCarryTheSmokeSuiteVerbatim) {
-  auto read = [](const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  };
   const std::string doc = read(std::string(ROCEHIL_DOCS_DIR) + "/suites.md");
   const std::string smoke = read(std::string(ROCEHIL_SUITES_DIR) + "/smoke.yaml");
   ASSERT_FALSE(smoke.empty());
   EXPECT_NE(doc.find(smoke), std::string::npos) << "docs/suites.md must quote suites/smoke.yaml";
+}
+
+// The metric table of docs/suites.md is the catalogue, row for row, with where each metric comes
+// from per provider; on a mismatch the expected table is printed to paste in.
+TEST(Suite, TheDocsMetricTableIsTheCatalogue) {
+  const std::string doc = read(std::string(ROCEHIL_DOCS_DIR) + "/suites.md");
+  std::string table = "| metric | unit | meaning | soft | verbs |\n|---|---|---|---|---|\n";
+  for (const MetricInfo& m : known_metrics())
+    table += "| `" + std::string(m.name) + (m.indexed ? "[p]" : "") + "` | " + std::string(m.unit) +
+             " | " + std::string(m.meaning) + " | " + std::string(m.on_soft) + " | " +
+             std::string(m.on_verbs) + " |\n";
+  EXPECT_NE(doc.find(table), std::string::npos) << "docs/suites.md must hold:\n" << table;
 }
 
 }  // namespace

@@ -114,5 +114,26 @@ TEST(Threshold, EvaluationSaysPassFailWarnOrWhyItCannot) {
   EXPECT_EQ(evaluate(parsed("time_us != 5"), v, {}).verdict, Verdict::fail);
 }
 
+TEST(Threshold, AnUnmeasuredMetricIsAnErrorWithItsReasonNeverAZero) {
+  const Values measured{{"busbw_gbps", 350}};
+  const Unmeasured why{{"retransmits", "the verbs provider has no per-QP counters"},
+                       {"nic_rx_pause", "h1 mlx5_0 has no ethtool counter rx_prio3_pause"}};
+  const Evaluation retransmits = evaluate(parsed("retransmits == 0"), measured, {}, why);
+  EXPECT_EQ(retransmits.verdict, Verdict::error);
+  EXPECT_FALSE(retransmits.measured.has_value());
+  EXPECT_EQ(retransmits.detail,
+            "retransmits was not measured: the verbs provider has no per-QP counters");
+  // An indexed metric finds the reason given for its name, or for its own index first.
+  EXPECT_EQ(evaluate(parsed("nic_rx_pause[3] == 0"), measured, {}, why).detail,
+            "nic_rx_pause[3] was not measured: h1 mlx5_0 has no ethtool counter rx_prio3_pause");
+  Unmeasured by_index = why;
+  by_index["nic_rx_pause[3]"] = "index 3's own reason";
+  EXPECT_EQ(evaluate(parsed("nic_rx_pause[3] == 0"), measured, {}, by_index).detail,
+            "nic_rx_pause[3] was not measured: index 3's own reason");
+  // A value outranks a stale reason: what was measured is graded.
+  EXPECT_EQ(evaluate(parsed("busbw_gbps > 1"), measured, {}, {{"busbw_gbps", "stale"}}).verdict,
+            Verdict::pass);
+}
+
 }  // namespace
 }  // namespace rocehil::suites

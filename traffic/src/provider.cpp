@@ -41,6 +41,72 @@ std::string_view to_string(WcStatus status) {
   return "?";
 }
 
+std::string_view to_string(QpCounter counter) {
+  switch (counter) {
+    case QpCounter::packets_sent: return "packets_sent";
+    case QpCounter::bytes_sent: return "bytes_sent";
+    case QpCounter::packets_received: return "packets_received";
+    case QpCounter::bytes_received: return "bytes_received";
+    case QpCounter::retransmitted_packets: return "retransmitted_packets";
+    case QpCounter::timeouts: return "timeouts";
+    case QpCounter::naks_sent: return "naks_sent";
+    case QpCounter::naks_received: return "naks_received";
+    case QpCounter::cnps_sent: return "cnps_sent";
+    case QpCounter::cnps_handled: return "cnps_handled";
+    case QpCounter::ce_received: return "ce_received";
+    case QpCounter::out_of_sequence: return "out_of_sequence";
+    case QpCounter::rate_cuts: return "rate_cuts";
+    case QpCounter::rate_gbps: return "rate_gbps";
+  }
+  return "?";
+}
+
+std::optional<QpCounter> qp_counter_named(std::string_view name) {
+  for (int i = 0; i < qp_counter_kinds; ++i)
+    if (to_string(static_cast<QpCounter>(i)) == name) return static_cast<QpCounter>(i);
+  return std::nullopt;
+}
+
+std::uint64_t QpCounters::value(QpCounter c) const {
+  if (!has(c)) return 0;
+  switch (c) {
+    case QpCounter::packets_sent: return packets_sent;
+    case QpCounter::bytes_sent: return bytes_sent;
+    case QpCounter::packets_received: return packets_received;
+    case QpCounter::bytes_received: return bytes_received;
+    case QpCounter::retransmitted_packets: return retransmitted_packets;
+    case QpCounter::timeouts: return timeouts;
+    case QpCounter::naks_sent: return naks_sent;
+    case QpCounter::naks_received: return naks_received;
+    case QpCounter::cnps_sent: return cnps_sent;
+    case QpCounter::cnps_handled: return cnps_handled;
+    case QpCounter::ce_received: return ce_received;
+    case QpCounter::out_of_sequence: return out_of_sequence;
+    case QpCounter::rate_cuts: return rate_cuts;
+    case QpCounter::rate_gbps: return static_cast<std::uint64_t>(rate_gbps);
+  }
+  return 0;
+}
+
+QpCounters& QpCounters::operator+=(const QpCounters& more) {
+  measured &= more.measured;
+  packets_sent += more.packets_sent;
+  bytes_sent += more.bytes_sent;
+  packets_received += more.packets_received;
+  bytes_received += more.bytes_received;
+  retransmitted_packets += more.retransmitted_packets;
+  timeouts += more.timeouts;
+  naks_sent += more.naks_sent;
+  naks_received += more.naks_received;
+  cnps_sent += more.cnps_sent;
+  cnps_handled += more.cnps_handled;
+  ce_received += more.ce_received;
+  out_of_sequence += more.out_of_sequence;
+  rate_cuts += more.rate_cuts;
+  rate_gbps += more.rate_gbps;
+  return *this;
+}
+
 std::vector<std::string> built_providers() {
 #if ROCEHIL_HAVE_VERBS
   return {"soft", "verbs"};

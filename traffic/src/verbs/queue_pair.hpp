@@ -45,7 +45,7 @@ class VerbsQueuePair final : public QueuePair {
   // that completed successfully (bytes_sent: SEND and WRITE; bytes_received: READ responses) and
   // of successful receives (bytes_received). A WR counts when a later completion retires it, so
   // unsignaled WRs count too. These are payload bytes, not the BTH..ICRC bytes `soft` counts;
-  // every other field is 0.
+  // every other field is marked not measured (QpCounters::measured), never reported as 0.
   QpCounters counters() const override { return counters_; }
 
   // For the CQ's poll: translates one work completion of this QP into `out`. False when it
@@ -109,7 +109,8 @@ class VerbsQueuePair final : public QueuePair {
   std::uint64_t recv_posted_ = 0, recv_retired_ = 0;
   std::uint32_t sges_per_recv_ = 1;
   bool send_error_seen_ = false;  // after one, implicitly retired WRs are not counted as sent
-  QpCounters counters_;
+  QpCounters counters_{.measured = QpCounters::bit(QpCounter::bytes_sent) |
+                                   QpCounters::bit(QpCounter::bytes_received)};
 };
 
 }  // namespace rocehil::traffic::verbs

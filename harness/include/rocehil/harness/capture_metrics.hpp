@@ -16,7 +16,9 @@ namespace rocehil::harness {
 //   ecmp_imbalance: with two or more points, each mirroring one of a set of parallel links (one
 //     per spine), the most RoCEv2 bytes any point saw over the mean; with one point it is not
 //     measured, and a threshold on it is an error that says so.
+// A metric the points could not see is absent with the reason: everything without a capture,
+// ecn_marked and ecmp_imbalance behind filter cnp-pfc (it keeps no data frames).
 // Throws rocehil::Error (infrastructure) when a summary's analysis is not the analysis schema.
-suites::Values capture_metrics(const std::vector<CaptureSummaryEvent>& summaries);
+suites::Measured capture_metrics(const std::vector<CaptureSummaryEvent>& summaries);
 
 }  // namespace rocehil::harness

@@ -32,6 +32,7 @@ struct Attempt {
   double seconds = 0;
   std::optional<AttemptError> error;
   suites::Values metrics;                         // what thresholds may name
+  suites::Unmeasured unmeasured;                  // metrics it could not measure, and why
   nlohmann::json raw = nlohmann::json::object();  // the agents' reports, as they came
   std::optional<suites::CaseGrade> grade;         // set once graded
 };

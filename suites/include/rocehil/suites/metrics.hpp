@@ -13,6 +13,10 @@ struct MetricInfo {
   std::string_view unit;
   std::string_view meaning;
   bool indexed = false;  // takes [priority] (0..7)
+  // Where its value comes from on each provider; "not measured" says what to use instead. The
+  // table in docs/suites.md is these rows (a test holds it to that).
+  std::string_view on_soft;
+  std::string_view on_verbs;
 };
 
 const std::vector<MetricInfo>& known_metrics();

@@ -57,6 +57,20 @@ ParsedThreshold parse_threshold(std::string_view text);
 // What a test case measured (metric key -> value) and the names an expression may use.
 using Values = std::map<std::string, double, std::less<>>;
 
+// Why a metric has no value, by metric key ("retransmits", "nic_rx_pause[3]") or, for every
+// index of an indexed metric, by its name ("nic_rx_pause"): "not measured by the verbs provider
+// (...); use nic_retransmits". A metric that could not be measured is absent, never 0.
+using Unmeasured = std::map<std::string, std::string, std::less<>>;
+
+// What a test case measured, and why each metric it could not measure is absent.
+struct Measured {
+  Values values;
+  Unmeasured unmeasured;
+  // Takes `other`'s values and reasons; a value clears a reason for the same key.
+  void merge(const Measured& other);
+  void absent(const std::string& key, std::string why);  // drops any value for `key`
+};
+
 enum class Verdict : std::uint8_t { pass, warn, fail, error };
 std::string_view to_string(Verdict v);
 
@@ -68,8 +82,10 @@ struct Evaluation {
 };
 
 // pass, or the threshold's level when the comparison is false; error when the metric was not
-// measured or the expression cannot be evaluated (a name without a value, division by zero).
-Evaluation evaluate(const Threshold& t, const Values& measured, const Values& names);
+// measured (with the reason from `unmeasured` when there is one) or the expression cannot be
+// evaluated (a name without a value, division by zero).
+Evaluation evaluate(const Threshold& t, const Values& measured, const Values& names,
+                    const Unmeasured& unmeasured = {});
 
 // The limit's value, or nothing with the reason.
 std::optional<double> evaluate(const Expression& e, const Values& names, std::string& why);

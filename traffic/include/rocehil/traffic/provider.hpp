@@ -98,8 +98,40 @@ struct Completion {
   std::uint32_t imm = 0;
 };
 
-// Counters like an RNIC's, per QP.
+// The fields of QpCounters, one bit each in QpCounters::measured.
+enum class QpCounter : std::uint8_t {
+  packets_sent,
+  bytes_sent,
+  packets_received,
+  bytes_received,
+  retransmitted_packets,
+  timeouts,
+  naks_sent,
+  naks_received,
+  cnps_sent,
+  cnps_handled,
+  ce_received,
+  out_of_sequence,
+  rate_cuts,
+  rate_gbps,
+};
+inline constexpr int qp_counter_kinds = 14;
+std::string_view to_string(QpCounter counter);  // the field's name: "retransmitted_packets"
+std::optional<QpCounter> qp_counter_named(std::string_view name);
+
+// Counters like an RNIC's, per QP. A provider counts only what it can see: `soft` is the
+// transport and counts everything; `verbs` sees completions, not packets, so it measures the
+// payload bytes and nothing else (the NIC counts the rest per port, not per QP). A field whose
+// bit is clear in `measured` was not counted: it reads 0 but must never be reported as 0.
 struct QpCounters {
+  static constexpr std::uint32_t all = (1u << qp_counter_kinds) - 1;
+  std::uint32_t measured = all;
+  bool has(QpCounter c) const { return (measured >> static_cast<int>(c)) & 1u; }
+  static constexpr std::uint32_t bit(QpCounter c) { return 1u << static_cast<int>(c); }
+  std::uint64_t value(QpCounter c) const;  // rate_gbps truncated; 0 when not measured
+  // Sums counts (rates too); the sum measures only what both did.
+  QpCounters& operator+=(const QpCounters& more);
+
   std::uint64_t packets_sent = 0, bytes_sent = 0;  // bytes: RoCEv2 UDP payload (BTH .. ICRC)
   std::uint64_t packets_received = 0, bytes_received = 0;
   std::uint64_t retransmitted_packets = 0;  // request packets sent again (go-back-N)
