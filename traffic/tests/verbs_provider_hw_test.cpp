@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/traffic/nic_counters.hpp"
 #include "verbs/queue_pair.hpp"
 #include "verbs/verbs_provider.hpp"
 
@@ -289,8 +290,13 @@ TEST_F(VerbsHw, ListsTheDeviceAndReadsItsPortCounters) {
   EXPECT_NE(it->detail.find("firmware"), std::string::npos) << it->detail;
   EXPECT_NE(std::find(it->addresses.begin(), it->addresses.end(), device.address),
             it->addresses.end());
-  const auto counters = read_port_counters(device.name, device.port);
-  EXPECT_FALSE(counters.empty());
+  const NicCounterSnapshot counters =
+      read_nic_counters({.rdma_device = device.name,
+                         .port = device.port,
+                         .netdev = netdev_with_address(device.address)});
+  EXPECT_TRUE(counters.problems.empty()) << counters.problems.front();
+  EXPECT_TRUE(counters.values.contains("counters/port_xmit_data"));
+  EXPECT_TRUE(counters.values.contains("statistics/rx_bytes"));
 }
 
 TEST_F(VerbsHw, GpuMemoryTakesAnRdmaWrite) {

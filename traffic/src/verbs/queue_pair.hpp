@@ -40,7 +40,7 @@ class VerbsQueuePair final : public QueuePair {
   void connect(const Endpoint& remote) override;
   PostResult post_send(std::span<const SendRequest> requests) override;
   PostResult post_recv(std::span<const RecvRequest> requests) override;
-  // Verbs exposes no per-QP packet counters (the NIC counts per port: read_port_counters). What
+  // Verbs exposes no per-QP packet counters (the NIC counts per port: nic_counters.hpp). What
   // this returns is what the provider sees itself: message payload bytes of the send-queue WRs
   // that completed successfully (bytes_sent: SEND and WRITE; bytes_received: READ responses) and
   // of successful receives (bytes_received). A WR counts when a later completion retires it, so

@@ -13,11 +13,11 @@
 #include "verbs/cuda_memory.hpp"
 #include "verbs/device.hpp"
 #include "verbs/handles.hpp"
-#include "verbs/port_counters.hpp"
 
 // The `verbs` provider: libibverbs on a real RNIC (RoCEv2). One device port, one protection
 // domain; RC and UD queue pairs; host memory, and GPU memory through the CUDA driver loaded at run
-// time. list_devices() and read_port_counters() (device.hpp, port_counters.hpp) come with it.
+// time. list_devices() (device.hpp) comes with it; the port counters are read by
+// rocehil/traffic/nic_counters.hpp, which needs no libibverbs.
 namespace rocehil::traffic::verbs {
 
 class VerbsProvider final : public Provider {

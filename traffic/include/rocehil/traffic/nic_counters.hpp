@@ -1,0 +1,71 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rocehil::traffic {
+
+// A NIC's own counters, read before and after a case's traffic so that a run reports what the
+// hardware counted (docs/suites.md, the nic_* metrics). Not a hot path: a read is a few hundred
+// small files and one ioctl.
+
+// The NIC a case's traffic used on this host.
+struct NicRef {
+  std::string rdma_device;  // mlx5_0; empty when the provider uses none (soft)
+  std::uint8_t port = 1;
+  std::string netdev;  // eth1; empty when unknown
+};
+
+// One reading, keyed "SOURCE/NAME":
+//   counters/NAME     <root>/sys/class/infiniband/DEV/ports/P/counters/NAME (IBTA port counters;
+//                     port_xmit_data and port_rcv_data count 4-byte words)
+//   hw_counters/NAME  <root>/sys/class/infiniband/DEV/ports/P/hw_counters/NAME (the driver's)
+//   ethtool/NAME      the netdev's ETHTOOL_GSTATS statistics, as `ethtool -S` lists them
+//   statistics/NAME   <root>/sys/class/net/NETDEV/statistics/NAME
+struct NicCounterSnapshot {
+  NicRef nic;
+  std::int64_t at_ns = 0;  // wall clock, Unix ns
+  std::map<std::string, std::uint64_t> values;
+  std::vector<std::string> problems;  // a source that could not be read, and why
+};
+
+struct NicCounterOptions {
+  std::string root = "/";  // sysfs is read under it: a test points it at a tree of its own
+  bool ethtool = true;     // the ioctl sees this process's network namespace, not `root`
+};
+
+// Never throws: what cannot be read is a problem in the snapshot, and its counters are absent.
+NicCounterSnapshot read_nic_counters(const NicRef& nic, const NicCounterOptions& options = {});
+
+// What the NIC counted between two readings.
+struct NicCounterDelta {
+  NicRef nic;
+  double seconds = 0;
+  std::map<std::string, std::uint64_t> deltas;  // counters read both times
+  std::vector<std::string> reset;     // went backwards (a driver reload): no delta, named here
+  std::vector<std::string> problems;  // both readings', without repeats
+};
+
+// after - before for every counter in both. mlx5's queue counters are 32 bits wide (the kernel
+// reads them from a 32-bit firmware field), so one of those that went backwards wrapped once and
+// is unwrapped; any other counter that went backwards was reset and is listed in `reset`.
+NicCounterDelta counter_delta(const NicCounterSnapshot& before, const NicCounterSnapshot& after);
+
+// Whether `key` ("hw_counters/out_of_sequence") is one of mlx5's 32-bit queue counters.
+bool is_32bit_counter(std::string_view key);
+
+// ETHTOOL_GSTATS of a netdev in this process's network namespace: names (ETH_SS_STATS strings)
+// and values, the first of a repeated name kept. Throws rocehil::Error naming the netdev and
+// errno when the driver has no statistics or the netdev does not exist.
+std::map<std::string, std::uint64_t> read_ethtool_stats(const std::string& netdev);
+
+// The netdev holding `address` (an IPv4 or IPv6 literal) on this host, or empty.
+std::string netdev_with_address(std::string_view address);
+
+// The netdev behind an RDMA device (<root>/sys/class/infiniband/DEV/device/net/*), or empty.
+std::string netdev_of_rdma_device(std::string_view device, std::string_view root = "/");
+
+}  // namespace rocehil::traffic

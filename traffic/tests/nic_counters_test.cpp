@@ -1,0 +1,189 @@
+// The NIC counter reader over a sysfs tree laid out as a ConnectX-6 host's (mlx5, kernel 6.1):
+// counters/ holds the IBTA PMA attributes of drivers/infiniband/core/sysfs.c (pma_attrs_ext and
+// the error counters), hw_counters/ the names of drivers/infiniband/hw/mlx5/counters.c
+// (basic_q_cnts, out_of_seq_q_cnts, retrans_q_cnts, extended_err_cnts, roce_accl_cnts, cong_cnts,
+// ext_ppcnt_cnts) plus its `lifespan` setting, statistics/ the netdev attributes of
+// net/core/net-sysfs.c. Values change between two readings the way a run changes them.
+#include "rocehil/traffic/nic_counters.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace rocehil::traffic {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* ibta_counters[] = {"VL15_dropped",
+                                         "excessive_buffer_overrun_errors",
+                                         "link_downed",
+                                         "link_error_recovery",
+                                         "local_link_integrity_errors",
+                                         "multicast_rcv_packets",
+                                         "multicast_xmit_packets",
+                                         "port_rcv_constraint_errors",
+                                         "port_rcv_data",
+                                         "port_rcv_errors",
+                                         "port_rcv_packets",
+                                         "port_rcv_remote_physical_errors",
+                                         "port_rcv_switch_relay_errors",
+                                         "port_xmit_constraint_errors",
+                                         "port_xmit_data",
+                                         "port_xmit_discards",
+                                         "port_xmit_packets",
+                                         "port_xmit_wait",
+                                         "symbol_error",
+                                         "unicast_rcv_packets",
+                                         "unicast_xmit_packets"};
+
+constexpr const char* mlx5_hw_counters[] = {"rx_write_requests",
+                                            "rx_read_requests",
+                                            "rx_atomic_requests",
+                                            "out_of_buffer",
+                                            "out_of_sequence",
+                                            "duplicate_request",
+                                            "rnr_nak_retry_err",
+                                            "packet_seq_err",
+                                            "implied_nak_seq_err",
+                                            "local_ack_timeout_err",
+                                            "resp_local_length_error",
+                                            "resp_cqe_error",
+                                            "req_cqe_error",
+                                            "req_remote_invalid_request",
+                                            "req_remote_access_errors",
+                                            "resp_remote_access_errors",
+                                            "resp_cqe_flush_error",
+                                            "req_cqe_flush_error",
+                                            "roce_adp_retrans",
+                                            "roce_adp_retrans_to",
+                                            "roce_slow_restart",
+                                            "roce_slow_restart_cnps",
+                                            "roce_slow_restart_trans",
+                                            "rp_cnp_ignored",
+                                            "rp_cnp_handled",
+                                            "np_ecn_marked_roce_packets",
+                                            "np_cnp_sent",
+                                            "rx_icrc_encapsulated"};
+
+constexpr const char* netdev_statistics[] = {
+    "collisions",        "multicast",           "rx_bytes",          "rx_compressed",
+    "rx_crc_errors",     "rx_dropped",          "rx_errors",         "rx_fifo_errors",
+    "rx_frame_errors",   "rx_length_errors",    "rx_missed_errors",  "rx_nohandler",
+    "rx_over_errors",    "rx_packets",          "tx_aborted_errors", "tx_bytes",
+    "tx_carrier_errors", "tx_compressed",       "tx_dropped",        "tx_errors",
+    "tx_fifo_errors",    "tx_heartbeat_errors", "tx_packets",        "tx_window_errors"};
+
+class ConnectX6Sysfs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("rocehil-nic-" + std::to_string(getpid()));
+    fs::remove_all(root_);
+    for (const char* name : ibta_counters) set(port() / "counters" / name, 0);
+    for (const char* name : mlx5_hw_counters) set(port() / "hw_counters" / name, 0);
+    set(port() / "hw_counters" / "lifespan", 10);  // a setting, not a counter
+    for (const char* name : netdev_statistics) set(stats() / name, 0);
+    fs::create_directories(root_ / "sys/class/infiniband/mlx5_0/device/net/ens1f0np0");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  fs::path port() const { return root_ / "sys/class/infiniband/mlx5_0/ports/1"; }
+  fs::path stats() const { return root_ / "sys/class/net/ens1f0np0/statistics"; }
+  static void set(const fs::path& path, std::uint64_t value) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << value << "\n";
+  }
+  NicCounterSnapshot read() const {
+    return read_nic_counters({.rdma_device = "mlx5_0", .port = 1, .netdev = "ens1f0np0"},
+                             {.root = root_.string(), .ethtool = false});
+  }
+
+  fs::path root_;
+};
+
+TEST_F(ConnectX6Sysfs, EveryCounterIsReadUnderItsSourceAndTheSettingIsNot) {
+  const NicCounterSnapshot s = read();
+  EXPECT_TRUE(s.problems.empty()) << s.problems.front();
+  EXPECT_EQ(s.values.size(),
+            std::size(ibta_counters) + std::size(mlx5_hw_counters) + std::size(netdev_statistics));
+  EXPECT_TRUE(s.values.contains("counters/port_xmit_data"));
+  EXPECT_TRUE(s.values.contains("hw_counters/np_cnp_sent"));
+  EXPECT_TRUE(s.values.contains("statistics/rx_bytes"));
+  EXPECT_FALSE(s.values.contains("hw_counters/lifespan"));
+  EXPECT_GT(s.at_ns, 0);
+}
+
+TEST_F(ConnectX6Sysfs, DeltasAreWhatChangedBetweenTheReadings) {
+  set(port() / "hw_counters" / "np_cnp_sent", 1000);
+  set(stats() / "rx_bytes", 5'000'000'000ULL);
+  const NicCounterSnapshot before = read();
+  set(port() / "hw_counters" / "np_cnp_sent", 1012);
+  set(port() / "hw_counters" / "rp_cnp_handled", 7);
+  set(stats() / "rx_bytes", 5'000'065'536ULL);
+  const NicCounterDelta d = counter_delta(before, read());
+  EXPECT_EQ(d.deltas.at("hw_counters/np_cnp_sent"), 12u);
+  EXPECT_EQ(d.deltas.at("hw_counters/rp_cnp_handled"), 7u);
+  EXPECT_EQ(d.deltas.at("statistics/rx_bytes"), 65536u);
+  EXPECT_EQ(d.deltas.at("counters/port_xmit_data"), 0u);
+  EXPECT_TRUE(d.reset.empty());
+  EXPECT_EQ(d.nic.rdma_device, "mlx5_0");
+  EXPECT_GE(d.seconds, 0);
+}
+
+// A 32-bit queue counter passing 2^32 wraps and is unwrapped; a 64-bit one that goes backwards
+// was reset (a driver reload), which is no delta at all.
+TEST_F(ConnectX6Sysfs, A32BitQueueCounterWrapsAnythingElseBackwardsIsAReset) {
+  set(port() / "hw_counters" / "out_of_sequence", 0xFFFFFFF0u);
+  set(port() / "hw_counters" / "np_cnp_sent", 0xFFFFFFF0u);
+  set(stats() / "tx_packets", 900);
+  const NicCounterSnapshot before = read();
+  set(port() / "hw_counters" / "out_of_sequence", 5);
+  set(port() / "hw_counters" / "np_cnp_sent", 5);
+  set(stats() / "tx_packets", 3);
+  const NicCounterDelta d = counter_delta(before, read());
+  EXPECT_EQ(d.deltas.at("hw_counters/out_of_sequence"), 0x15u);  // 16 to the wrap, then 5
+  EXPECT_FALSE(d.deltas.contains("hw_counters/np_cnp_sent"));
+  EXPECT_FALSE(d.deltas.contains("statistics/tx_packets"));
+  EXPECT_EQ(d.reset,
+            (std::vector<std::string>{"hw_counters/np_cnp_sent", "statistics/tx_packets"}));
+  EXPECT_TRUE(is_32bit_counter("hw_counters/packet_seq_err"));
+  EXPECT_FALSE(is_32bit_counter("hw_counters/rp_cnp_handled"));
+  EXPECT_FALSE(is_32bit_counter("ethtool/out_of_sequence"));
+}
+
+// A counter only one reading has (a NIC that lacks it, a file that came or went) has no delta;
+// a directory that is missing is a problem named with its path.
+TEST_F(ConnectX6Sysfs, AbsentCountersHaveNoDeltaAndMissingSourcesAreNamed) {
+  fs::remove(port() / "hw_counters" / "roce_adp_retrans");  // a NIC without roce_accl
+  const NicCounterSnapshot before = read();
+  set(port() / "hw_counters" / "roce_adp_retrans", 4);
+  const NicCounterDelta d = counter_delta(before, read());
+  EXPECT_FALSE(d.deltas.contains("hw_counters/roce_adp_retrans"));
+  const NicCounterSnapshot none =
+      read_nic_counters({.rdma_device = "mlx5_9", .port = 1, .netdev = "eth9"},
+                        {.root = root_.string(), .ethtool = false});
+  EXPECT_TRUE(none.values.empty());
+  ASSERT_EQ(none.problems.size(), 3u);
+  EXPECT_NE(none.problems[0].find("mlx5_9 port 1 has no counters/"), std::string::npos);
+  EXPECT_NE(none.problems[2].find("eth9 has no statistics/"), std::string::npos);
+  EXPECT_EQ(netdev_of_rdma_device("mlx5_0", root_.string()), "ens1f0np0");
+  EXPECT_EQ(netdev_of_rdma_device("mlx5_9", root_.string()), "");
+}
+
+TEST(NicCounters, TheLoopbackAddressIsOnLoAndEthtoolNamesAMissingNetdev) {
+  EXPECT_EQ(netdev_with_address("127.0.0.1"), "lo");
+  EXPECT_EQ(netdev_with_address("not an address"), "");
+  try {
+    read_ethtool_stats("rocehil-none0");
+    FAIL() << "no error for a netdev that does not exist";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("ethtool statistics of rocehil-none0"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace rocehil::traffic
