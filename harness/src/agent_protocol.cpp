@@ -101,8 +101,10 @@ constexpr std::string_view setup_reply_fields[] = {"endpoints"};
 constexpr std::string_view started_fields[] = {"at_ns", "late_ns"};
 constexpr std::string_view stats_fields[] = {"t_s", "messages", "bytes", "gbps"};
 constexpr std::string_view results_fields[] = {
-    "workload",       "role",   "stopped",     "seconds", "messages", "bytes",     "gbps",
-    "messages_per_s", "errors", "first_error", "per_qp",  "latency",  "collective"};
+    "workload",       "role",   "stopped",     "seconds", "messages", "bytes",      "gbps",
+    "messages_per_s", "errors", "first_error", "per_qp",  "latency",  "collective", "nics"};
+constexpr std::string_view nic_fields[] = {"device", "port",  "netdev",  "seconds",
+                                           "deltas", "reset", "problems"};
 constexpr std::string_view qp_fields[] = {"qpn",  "udp_sport", "messages",     "bytes",
                                           "gbps", "counters",  "source_crc32", "target_crc32"};
 constexpr std::string_view counter_fields[] = {"packets_sent",
@@ -932,6 +934,41 @@ CollectiveReport read_collective_report(const Value& v) {
   return c;
 }
 
+std::vector<std::string> read_texts(const Value& v, std::size_t max_entries,
+                                    std::size_t max_chars) {
+  const std::size_t n = v.array(0, max_entries);
+  std::vector<std::string> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) out.push_back(printable(v.at(i), max_chars, false));
+  return out;
+}
+
+traffic::NicCounterDelta read_nic(const Value& v) {
+  const Object o = v.object(false);
+  o.only(nic_fields);
+  traffic::NicCounterDelta d;
+  if (auto f = o.get("device")) d.nic.rdma_device = printable(*f, 64, true);
+  o.integer("port", d.nic.port, 1, 255);
+  if (auto f = o.get("netdev")) d.nic.netdev = printable(*f, 64, true);
+  o.finite("seconds", d.seconds);
+  const Value deltas = o.need("deltas");
+  if (!deltas.raw().is_object()) deltas.fail("must be an object of counter deltas");
+  if (deltas.raw().size() > max_nic_counters)
+    deltas.fail(fmt::format("must have at most {} counters", max_nic_counters));
+  for (const auto& [key, value] : deltas.raw().items()) {
+    const json key_text = key;  // Value keeps a reference: the json must outlive it
+    const Value name(key_text, "results", deltas.label() + " key");
+    const std::string counter = printable(name, 128, false);
+    if (counter.find('/') == std::string::npos)
+      name.fail("must be SOURCE/NAME (hw_counters/np_cnp_sent)");
+    d.deltas[counter] = Value(value, "results", fmt::format("{}.{}", deltas.label(), counter))
+                            .integer<std::uint64_t>(0, max_u64);
+  }
+  if (auto f = o.get("reset")) d.reset = read_texts(*f, max_nic_counters, 128);
+  if (auto f = o.get("problems")) d.problems = read_texts(*f, 64, 1000);
+  return d;
+}
+
 ResultsEvent read_results(const Object& o) {
   o.only(results_fields);
   ResultsEvent r;
@@ -967,6 +1004,10 @@ ResultsEvent read_results(const Object& o) {
   // The optional fields of a reply: only lat has a latency summary, only a collective its report.
   if (auto v = o.optional("latency")) r.latency = read_latency(*v);
   if (auto v = o.optional("collective")) r.collective = read_collective_report(*v);
+  if (auto v = o.optional("nics")) {
+    const std::size_t nic_count = v->array(0, max_agent_nics);
+    for (std::size_t i = 0; i < nic_count; ++i) r.nics.push_back(read_nic(v->at(i)));
+  }
   return r;
 }
 
@@ -1235,6 +1276,21 @@ void put(ordered& j, const ResultsEvent& r) {
     o["bytes_received"] = c.bytes_received;
     if (c.output_crc32) o["output_crc32"] = *c.output_crc32;
     j["collective"] = std::move(o);
+  }
+  if (!r.nics.empty()) {
+    ordered nics = ordered::array();
+    for (const traffic::NicCounterDelta& d : r.nics) {
+      ordered n;
+      n["device"] = d.nic.rdma_device;
+      n["port"] = d.nic.port;
+      n["netdev"] = d.nic.netdev;
+      n["seconds"] = d.seconds;
+      n["deltas"] = d.deltas;
+      n["reset"] = d.reset;
+      n["problems"] = d.problems;
+      nics.push_back(std::move(n));
+    }
+    j["nics"] = std::move(nics);
   }
 }
 void put(ordered& j, const ErrorReply& e) {

@@ -24,6 +24,25 @@ std::uint32_t receive_ring(std::uint32_t tx_depth) {
   return std::max<std::uint32_t>(tx_depth + 16, 32);
 }
 
+// The NIC whose counters a run reads: the RDMA device verbs opens (the first when none is
+// named, as the provider does) and the netdev that holds the traffic's address.
+traffic::NicRef nic_for(const SetupRequest& setup) {
+  traffic::NicRef nic{.rdma_device = {}, .port = setup.port, .netdev = {}};
+  if (setup.provider == "verbs") {
+    nic.rdma_device = setup.device;
+    if (nic.rdma_device.empty())
+      for (const traffic::DeviceInfo& d : traffic::list_devices())
+        if (d.provider == "verbs") {
+          nic.rdma_device = d.name;
+          break;
+        }
+  }
+  nic.netdev = traffic::netdev_with_address(setup.address);
+  if (nic.netdev.empty() && !nic.rdma_device.empty())
+    nic.netdev = traffic::netdev_of_rdma_device(nic.rdma_device);
+  return nic;
+}
+
 }  // namespace
 
 AgentSession::AgentSession(Emit emit, std::string version)
@@ -108,6 +127,8 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
   state_ = State::idle;
   setup_ = setup;
 
+  nic_ = nic_for(setup);
+  nic_before_.reset();
   provider_ = traffic::make_provider(setup.provider, {.device = setup.device,
                                                       .port = setup.port,
                                                       .gid_index = setup.gid_index,
@@ -191,6 +212,8 @@ void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest&
   if (setup_.workload == Workload::lat && start.iterations == 0)
     return error(id, "start: the lat workload needs 'iterations' (ping-pongs to measure) > 0");
 
+  // Before the agreed start, so the reading delays nobody's traffic.
+  nic_before_ = traffic::read_nic_counters(nic_);
   const std::int64_t now_ns = wall_clock_ns();
   const std::int64_t begin_ns = std::max(start.at_ns, now_ns);
   const auto now = Clock::now();
@@ -363,6 +386,8 @@ void AgentSession::on_stop(std::optional<std::uint64_t> id) {
 }
 
 void AgentSession::finalize(ResultsEvent& results) {
+  if (nic_before_)
+    results.nics = {traffic::counter_delta(*nic_before_, traffic::read_nic_counters(nic_))};
   if (collective_) return;  // its results are complete when the run ends
   add_qp_state(results, qps_, memory_, setup_.message_bytes);
 }

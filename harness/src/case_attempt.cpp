@@ -14,6 +14,7 @@
 #include "rocehil/harness/case_metrics.hpp"
 #include "rocehil/harness/collective_ranks.hpp"
 #include "rocehil/harness/collective_run.hpp"
+#include "rocehil/harness/nic_metrics.hpp"
 #include "rocehil/harness/point_to_point.hpp"
 #include "rocehil/harness/remote_run.hpp"
 #include "rocehil/harness/suite_check.hpp"
@@ -199,6 +200,7 @@ class InjectionRun {
 
 struct TrafficOutcome {
   suites::Measured metrics;
+  std::vector<HostNic> nics;  // what each host's NIC counted
   nlohmann::json raw;
   double seconds = 0;  // the measured interval
   bool interrupted = false;
@@ -264,6 +266,8 @@ TrafficOutcome run_collective(const CaseContext& c) {
   });
   TrafficOutcome out;
   out.metrics = collective_metrics(result, ranks.provider);
+  for (std::size_t r = 0; r < result.results.size() && r < ranks.hosts.size(); ++r)
+    for (const auto& d : result.results[r].nics) out.nics.push_back({ranks.hosts[r], d});
   out.raw = collective_json(ranks.infos, ranks.provider, tc.placement, {result});
   out.seconds = result.summary.time_us * static_cast<double>(result.summary.iterations) / 1e6;
   out.interrupted = result.interrupted;
@@ -347,6 +351,8 @@ TrafficOutcome run_point_to_point_case(const CaseContext& c) {
   });
   TrafficOutcome out;
   out.metrics = point_to_point_metrics(result, config.client.provider);
+  for (const auto& d : result.client.results.nics) out.nics.push_back({client_host.name, d});
+  for (const auto& d : result.server.results.nics) out.nics.push_back({server_host.name, d});
   out.raw = point_to_point_json(config, result);
   out.seconds = result.client.results.seconds;
   out.interrupted = result.interrupted;
@@ -413,6 +419,9 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     TrafficOutcome traffic =
         is_collective(*c.test) ? run_collective(c) : run_point_to_point_case(c);
     suites::Measured measured = std::move(traffic.metrics);
+    const std::vector<HostNic> nics = distinct_nics(std::move(traffic.nics));
+    measured.merge(nic_metrics(nics));
+    attempt.raw["nics"] = nics_json(nics);
     attempt.metrics = measured.values;  // kept should a later phase fail
     attempt.unmeasured = measured.unmeasured;
     attempt.raw["traffic"] = std::move(traffic.raw);

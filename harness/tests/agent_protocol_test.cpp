@@ -477,6 +477,42 @@ TEST(AgentProtocolWire, UnmeasuredCountersAreAbsentOnTheWireAndStayUnmeasured) {
   EXPECT_EQ(std::get<ResultsEvent>(q.reply->body).per_qp[0].counters.measured, 0u);
 }
 
+// The NIC counter deltas travel with the results, and a hostile counter name or count is refused.
+TEST(AgentProtocolWire, NicCounterDeltasRoundTripAndAreValidated) {
+  ResultsEvent r = full_results();
+  traffic::NicCounterDelta d;
+  d.nic = {.rdma_device = "mlx5_0", .port = 1, .netdev = "ens1f0np0"};
+  d.seconds = 2.5;
+  d.deltas = {{"hw_counters/np_cnp_sent", 12}, {"statistics/rx_bytes", 18446744073709551615u}};
+  d.reset = {"hw_counters/rp_cnp_handled"};
+  d.problems = {"ethtool statistics of ens1f0np0: ETHTOOL_GSSET_INFO: Operation not supported"};
+  r.nics = {d};
+  const std::string line = to_json_line(Reply{1, r});
+  const ParsedReply p = parse_reply(line);
+  ASSERT_TRUE(p.reply.has_value()) << p.error;
+  const auto& back = std::get<ResultsEvent>(p.reply->body).nics;
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].nic.rdma_device, "mlx5_0");
+  EXPECT_EQ(back[0].nic.netdev, "ens1f0np0");
+  EXPECT_EQ(back[0].deltas, d.deltas);
+  EXPECT_EQ(back[0].reset, d.reset);
+  EXPECT_EQ(back[0].problems, d.problems);
+  EXPECT_EQ(back[0].seconds, 2.5);
+  const auto refused = [&](const std::string& from, const std::string& to) {
+    std::string bad = line;
+    bad.replace(bad.find(from), from.size(), to);
+    return parse_reply(bad).error;
+  };
+  EXPECT_EQ(refused(R"("hw_counters/np_cnp_sent":12)", R"("np_cnp_sent":12)"),
+            "results: nics[0].deltas key must be SOURCE/NAME (hw_counters/np_cnp_sent), got "
+            "\"np_cnp_sent\"");
+  EXPECT_EQ(refused(R"("hw_counters/np_cnp_sent":12)", R"("hw_counters/np_cnp_sent":-1)"),
+            "results: nics[0].deltas.hw_counters/np_cnp_sent must be an integer from 0 to "
+            "18446744073709551615, got -1");
+  EXPECT_EQ(refused(R"("port":1)", R"("port":0)"),
+            "results: nics[0].port must be an integer from 1 to 255, got 0");
+}
+
 TEST(AgentProtocolWire, HelloReplyText) {
   HelloReply h;
   h.version = "1.0";
@@ -1051,10 +1087,10 @@ TEST(AgentProtocolRejects, Replies) {
            R"(results: field 'stopped' must be true or false, got "true")"},
           {edited(results, R"("latency":{)", R"("latency":null,"x":{)"),
            "results: unknown field 'x' (known: workload, role, stopped, seconds, messages, "
-           "bytes, gbps, messages_per_s, errors, first_error, per_qp, latency, collective)"},
+           "bytes, gbps, messages_per_s, errors, first_error, per_qp, latency, collective, nics)"},
           {edited(results, R"("latency":{)", R"("lat":{)"),
            "results: unknown field 'lat' (known: workload, role, stopped, seconds, messages, "
-           "bytes, gbps, messages_per_s, errors, first_error, per_qp, latency, collective)"},
+           "bytes, gbps, messages_per_s, errors, first_error, per_qp, latency, collective, nics)"},
           {std::string(100000, '{'),
            "JSON nested deeper than 16 levels at column 17: no agent protocol message nests that "
            "deep"},

@@ -320,6 +320,64 @@ class RunTest(unittest.TestCase):
         # frames (and the odd ARP).
         self.assertAlmostEqual(m["ecmp_imbalance"], kernel, delta=0.05 * kernel, msg=(sent, m))
 
+    def test_nic_counters_are_the_kernels_and_what_a_nic_lacks_grades_error(self):
+        suite = os.path.join(self.reports, "nic.yaml")
+        with open(suite, "w") as f:
+            f.write("schema_version: 1\nname: nic\ntests:\n"
+                    "  - {name: bw, workload: bw, hosts: 'h1,h3', size: 64K, duration_s: 1,\n"
+                    "     thresholds: ['nic_tx_bytes > 0', 'nic_rx_bytes > 0',"
+                    " 'nic_cnps_sent >= 0', 'nic_rx_pause[3] == 0', 'retransmits == 0']}\n"
+                    "  - {name: verbs, workload: bw, hosts: 'h1,h3', provider: verbs,"
+                    " duration_s: 1, thresholds: ['retransmits == 0']}\n")
+        nic = f"{TB['id']}-nic0"
+
+        def kernel(host):
+            out = subprocess.run(["ip", "-n", f"rocehil-{TB['id']}-{host}", "-s", "-j", "link",
+                                  "show", nic], capture_output=True, text=True, check=True).stdout
+            s = json.loads(out)[0]["stats64"]
+            return {"rx_bytes": s["rx"]["bytes"], "tx_bytes": s["tx"]["bytes"],
+                    "rx_packets": s["rx"]["packets"], "tx_packets": s["tx"]["packets"]}
+
+        before = {h: kernel(h) for h in ("h1", "h3")}
+        code, out, err = run(suite, "--inventory", TB["inventory"], reports=self.reports)
+        after = {h: kernel(h) for h in ("h1", "h3")}
+        self.assertEqual(code, 3, out + err)  # both cases could not be graded, nothing failed
+        record, _ = run_record(self.reports)
+        by_id = cases(record)
+        attempt = by_id["bw"]["attempts"][-1]
+        self.assertIsNone(attempt["error"], attempt)
+        nics = {n["host"]: n for n in attempt["raw"]["nics"]}
+        self.assertEqual(set(nics), {"h1", "h3"})
+        for host in ("h1", "h3"):
+            n = nics[host]
+            self.assertEqual(n["netdev"], nic)
+            self.assertEqual(n["problems"], [])  # the ETHTOOL_GSTATS ioctl worked on the veth
+            for key, value in after[host].items():
+                # The kernel's own counters over the whole run: the case's traffic and, at most,
+                # a neighbour probe or two outside its window.
+                delta = value - before[host][key]
+                ours = n["deltas"].get(f"statistics/{key}", 0)
+                slack = 2 if key.endswith("packets") else 2 * 90
+                self.assertLessEqual(abs(delta - ours), slack, (host, key, delta, ours))
+                self.assertGreater(ours, 0, (host, key))
+            self.assertEqual(n["metrics"]["nic_tx_bytes"], n["deltas"]["statistics/tx_bytes"])
+        m = attempt["metrics"]
+        self.assertEqual(m["nic_tx_bytes"], sum(nics[h]["metrics"]["nic_tx_bytes"] for h in nics))
+        self.assertEqual(m["retransmits"], 0)  # soft counts per QP
+        verdicts = {t["threshold"]: t for t in attempt["grade"]["thresholds"]}
+        self.assertEqual(verdicts["nic_tx_bytes > 0"]["verdict"], "pass")
+        self.assertEqual(verdicts["nic_rx_bytes > 0"]["verdict"], "pass")
+        for t in ("nic_cnps_sent >= 0", "nic_rx_pause[3] == 0"):
+            self.assertEqual(verdicts[t]["verdict"], "error", verdicts[t])
+            self.assertIsNone(verdicts[t]["measured"])
+        self.assertIn("has no counter hw_counters/np_cnp_sent (its provider uses no RDMA device)",
+                      verdicts["nic_cnps_sent >= 0"]["detail"])
+        self.assertIn("has no counter ethtool/rx_prio3_pause",
+                      verdicts["nic_rx_pause[3] == 0"]["detail"])
+        self.assertIn("nic_cnps_sent", attempt["unmeasured"])
+        # A verbs host without an RNIC cannot pass `retransmits == 0`: the case is an error.
+        self.assertEqual(by_id["verbs"]["outcome"], "error")
+
     def test_a_killed_agent_makes_its_case_an_error_and_the_run_goes_on(self):
         proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", TB["inventory"],
                                  "--only", "allreduce/*", "--reports", self.reports],

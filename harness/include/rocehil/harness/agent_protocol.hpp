@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "rocehil/traffic/nic_counters.hpp"
 #include "rocehil/traffic/provider.hpp"
 
 namespace rocehil::harness {
@@ -235,7 +236,13 @@ struct ResultsEvent {
   std::vector<QpResult> per_qp;
   std::optional<LatencySummary> latency;       // lat only
   std::optional<CollectiveReport> collective;  // collective only
+  // What the NIC the traffic used counted from just before the start to the end of the work
+  // (traffic::NicCounterDelta, keys "hw_counters/np_cnp_sent", ...): at most max_agent_nics,
+  // each at most max_nic_counters counters.
+  std::vector<traffic::NicCounterDelta> nics;
 };
+inline constexpr std::size_t max_agent_nics = 16;
+inline constexpr std::size_t max_nic_counters = 8192;
 
 struct ErrorReply {
   std::string message;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rocehil/harness/agent_protocol.hpp"
+#include "rocehil/traffic/nic_counters.hpp"
 #include "rocehil/traffic/provider.hpp"
 #include "rocehil/traffic/workload.hpp"
 
@@ -92,6 +93,10 @@ class AgentSession {
   std::optional<ResultsEvent> published_;     // from the worker, not yet emitted
   std::optional<ResultsEvent> last_results_;  // emitted; a stop after the end sends it again
   std::optional<std::uint64_t> start_id_;
+
+  // The NIC the traffic uses, and its counters as they were when the work was started.
+  traffic::NicRef nic_;
+  std::optional<traffic::NicCounterSnapshot> nic_before_;
 
   Clock::time_point started_at_{};
   std::chrono::milliseconds stats_period_{0};
