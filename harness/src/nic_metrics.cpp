@@ -110,11 +110,15 @@ suites::Measured nic_metrics(const std::vector<HostNic>& nics) {
                "rocehil run --deploy)");
     return m;
   }
+  // Each NIC's own definitions (an RNIC's bytes are its RDMA port's), in the same order.
+  std::vector<std::vector<NicMetric>> per_nic;
+  per_nic.reserve(nics.size());
+  for (const HostNic& h : nics) per_nic.push_back(metrics_for(h.delta.nic));
   for (std::size_t i = 0; i < names.size(); ++i) {
     double sum = 0;
     std::string why;
-    for (const HostNic& h : nics) {
-      const auto v = value_on(metrics_for(h.delta.nic)[i], h, why);
+    for (std::size_t n = 0; n < nics.size(); ++n) {
+      const auto v = value_on(per_nic[n][i], nics[n], why);
       if (!v) break;
       sum += *v;
     }
