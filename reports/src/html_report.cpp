@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "html_charts.hpp"
+#include "html_nics.hpp"
 #include "json_view.hpp"
 #include "rocehil/reports/junit.hpp"
 
@@ -161,6 +162,7 @@ std::string case_section(const nlohmann::json& c) {
       out += fmt::format("<p>repeat {}, attempt {} of {}:</p>\n", number_text(member(a, "repeat")),
                          i + 1, attempts.size());
     out += thresholds_table(a);
+    out += nic_counters_table(a);
   }
   return out + case_charts(c);
 }

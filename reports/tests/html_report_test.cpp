@@ -78,6 +78,31 @@ TEST(HtmlReport, EveryChartOfACaseWithCapturesAndACollective) {
   EXPECT_NE(html.find("suspect ranks 1"), std::string::npos);
 }
 
+// The counters each host's NIC changed during the case, with the host named beside them, and
+// what could not be read; unchanged counters are left out (run.json keeps only non-zero ones).
+TEST(HtmlReport, NicCountersPerHostNonZeroOnlyWithResetsAndProblems) {
+  nlohmann::json run = sample_json();
+  run["cases"][0]["attempts"][0]["raw"]["nics"] = nlohmann::json::parse(R"([
+    {"host": "h1", "device": "mlx5_0", "port": 1, "netdev": "ens1f0np0",
+     "deltas": {"hw_counters/np_cnp_sent": 12, "hw_counters/packet_seq_err": 3,
+                "hw_counters/out_of_sequence": 0},
+     "reset": ["hw_counters/rp_cnp_handled"], "problems": []},
+    {"host": "h2", "device": "", "port": 1, "netdev": "v<1>", "deltas": {},
+     "reset": [], "problems": ["ethtool statistics of v<1>: Operation not supported"]}])");
+  const std::string html = html_report(run);
+  EXPECT_NE(html.find("<tr><td>h1</td><td>mlx5_0 port 1 (ens1f0np0)</td>"
+                      "<td><code>hw_counters/np_cnp_sent</code></td><td class=\"num\">12</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr><td></td><td></td><td><code>hw_counters/packet_seq_err</code></td>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("hw_counters/out_of_sequence"), std::string::npos);
+  EXPECT_NE(html.find("<code>hw_counters/rp_cnp_handled</code> went backwards (reset)"),
+            std::string::npos);
+  EXPECT_NE(html.find("h2 v&lt;1&gt;: ethtool statistics of v&lt;1&gt;: Operation not supported"),
+            std::string::npos);
+  EXPECT_EQ(count(html, "NIC counters during the case"), 1u);  // only the attempt that has them
+}
+
 TEST(HtmlReport, NothingInTheRunEscapesIntoMarkupOrLeavesTheFile) {
   nlohmann::json run = sample_json();
   run["cases"][0]["id"] = "<script>alert(1)</script>";
