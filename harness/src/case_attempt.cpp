@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "agent_conversation.hpp"
 #include "rocehil/common/error.hpp"
@@ -16,6 +17,7 @@
 #include "rocehil/harness/collective_run.hpp"
 #include "rocehil/harness/nic_metrics.hpp"
 #include "rocehil/harness/point_to_point.hpp"
+#include "rocehil/harness/reconciliation.hpp"
 #include "rocehil/harness/remote_run.hpp"
 #include "rocehil/harness/suite_check.hpp"
 #include "rocehil/harness/traffic_text.hpp"
@@ -198,9 +200,45 @@ class InjectionRun {
 
 // ---- the workloads ----
 
+// The CNPs one agent's notification points sent: per QP toward that QP's peer where its provider
+// counts per QP, else its NIC's np_cnp_sent toward all its peers (two ranks on one NIC count it
+// once). False, with why, when neither was counted.
+bool add_cnps_sent(const ResultsEvent& r, const std::string& host,
+                   const std::vector<std::string>& qp_peers, std::vector<CnpsSent>& out,
+                   std::string& why) {
+  const bool per_qp = std::all_of(r.per_qp.begin(), r.per_qp.end(), [](const QpResult& q) {
+    return q.counters.has(traffic::QpCounter::cnps_sent);
+  });
+  if (per_qp) {
+    for (std::size_t q = 0; q < r.per_qp.size() && q < qp_peers.size(); ++q)
+      out.push_back({host, {qp_peers[q]}, static_cast<double>(r.per_qp[q].counters.cnps_sent)});
+    return true;
+  }
+  for (const traffic::NicCounterDelta& d : r.nics)
+    if (const auto it = d.deltas.find("hw_counters/np_cnp_sent"); it != d.deltas.end()) {
+      const auto same = std::find_if(out.begin(), out.end(), [&](const CnpsSent& s) {
+        return s.host == host && s.peers.size() != 1;
+      });
+      CnpsSent& entry = same != out.end() ? *same : out.emplace_back(CnpsSent{host, {}, 0});
+      if (same == out.end()) entry.cnps = static_cast<double>(it->second);
+      for (const std::string& p : qp_peers)
+        if (std::find(entry.peers.begin(), entry.peers.end(), p) == entry.peers.end())
+          entry.peers.push_back(p);
+      return true;
+    }
+  why = fmt::format(
+      "{}'s provider counts no CNPs per QP and its NIC has no "
+      "hw_counters/np_cnp_sent",
+      host);
+  return false;
+}
+
 struct TrafficOutcome {
   suites::Measured metrics;
   std::vector<HostNic> nics;  // what each host's NIC counted
+  std::vector<std::string> hosts;
+  std::vector<CnpsSent> cnps_sent;  // for cnp_reconciliation
+  std::string cnps_unknown;         // why cnps_sent could not be told
   nlohmann::json raw;
   double seconds = 0;  // the measured interval
   bool interrupted = false;
@@ -266,8 +304,21 @@ TrafficOutcome run_collective(const CaseContext& c) {
   });
   TrafficOutcome out;
   out.metrics = collective_metrics(result, ranks.provider);
-  for (std::size_t r = 0; r < result.results.size() && r < ranks.hosts.size(); ++r)
+  out.hosts = ranks.hosts;
+  const auto plan = traffic::make_plan(result.job.plan);
+  std::vector<int> peers;
+  for (std::size_t r = 0; r < result.results.size() && r < ranks.hosts.size(); ++r) {
     for (const auto& d : result.results[r].nics) out.nics.push_back({ranks.hosts[r], d});
+    // The plan's peers of this rank, `qps` QPs each, in QP order.
+    peers.clear();
+    plan->peers(static_cast<int>(r), peers);
+    std::vector<std::string> qp_peers;
+    for (const int p : peers)
+      for (std::uint32_t q = 0; q < result.job.scaling.qps; ++q)
+        qp_peers.push_back(ranks.hosts[static_cast<std::size_t>(p)]);
+    if (out.cnps_unknown.empty())
+      add_cnps_sent(result.results[r], ranks.hosts[r], qp_peers, out.cnps_sent, out.cnps_unknown);
+  }
   out.raw = collective_json(ranks.infos, ranks.provider, tc.placement, {result});
   out.seconds = result.summary.time_us * static_cast<double>(result.summary.iterations) / 1e6;
   out.interrupted = result.interrupted;
@@ -353,10 +404,59 @@ TrafficOutcome run_point_to_point_case(const CaseContext& c) {
   out.metrics = point_to_point_metrics(result, config.client.provider);
   for (const auto& d : result.client.results.nics) out.nics.push_back({client_host.name, d});
   for (const auto& d : result.server.results.nics) out.nics.push_back({server_host.name, d});
+  out.hosts = {client_host.name, server_host.name};
+  for (const auto& [side, host, peer] :
+       {std::tuple{&result.client, client_host.name, server_host.name},
+        std::tuple{&result.server, server_host.name, client_host.name}})
+    if (out.cnps_unknown.empty())
+      add_cnps_sent(side->results, host,
+                    std::vector<std::string>(side->results.per_qp.size(), peer), out.cnps_sent,
+                    out.cnps_unknown);
   out.raw = point_to_point_json(config, result);
   out.seconds = result.client.results.seconds;
   out.interrupted = result.interrupted;
   return out;
+}
+
+// The pause frames one host's NIC counted on all priorities, or nothing when it lacks one.
+std::optional<double> pause_frames(const std::vector<HostNic>& nics, const std::string& host,
+                                   const char* direction) {
+  for (const HostNic& n : nics) {
+    if (n.host != host) continue;
+    double sum = 0;
+    for (int p = 0; p < 8; ++p) {
+      const auto it = n.delta.deltas.find(fmt::format("ethtool/{}_prio{}_pause", direction, p));
+      if (it == n.delta.deltas.end()) return std::nullopt;
+      sum += static_cast<double>(it->second);
+    }
+    return sum;
+  }
+  return std::nullopt;
+}
+
+// cnp_reconciliation and pfc_reconciliation, with both sides kept in raw.reconciliation.
+void reconcile(const CaseContext& c, const TrafficOutcome& traffic,
+               const std::vector<HostNic>& nics, suites::Measured& measured, nlohmann::json& raw) {
+  const auto seen = [&](const char* key) -> std::optional<double> {
+    const auto it = measured.values.find(key);
+    return it == measured.values.end() ? std::nullopt : std::optional<double>(it->second);
+  };
+  const auto& captures = c.test->settings.captures;
+  Reconciliation cnp;
+  if (!traffic.cnps_unknown.empty() && seen("mirror_cnps"))
+    cnp.measured.absent("cnp_reconciliation", traffic.cnps_unknown);
+  else
+    cnp = cnp_reconciliation(spine_coverage(*c.inventory, captures, traffic.hosts),
+                             traffic.cnps_sent, seen("mirror_cnps"));
+  std::vector<MirroredNicLink> links = mirrored_nic_links(*c.inventory, captures, traffic.hosts);
+  for (MirroredNicLink& l : links) {
+    l.tx_pause = pause_frames(nics, l.host, "tx");
+    l.rx_pause = pause_frames(nics, l.host, "rx");
+  }
+  const Reconciliation pfc = pfc_reconciliation(links, seen("pfc_frames"));
+  measured.merge(cnp.measured);
+  measured.merge(pfc.measured);
+  raw["reconciliation"] = {{"cnp", cnp.to_json()}, {"pfc", pfc.to_json()}};
 }
 
 }  // namespace
@@ -451,6 +551,7 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
       measured.values["cnp_per_s"] = cnps->second / traffic.seconds;
     else
       measured.absent("cnp_per_s", "the workload reported no measured interval");
+    reconcile(c, traffic, nics, measured, attempt.raw);
     attempt.metrics = std::move(measured.values);
     attempt.unmeasured = std::move(measured.unmeasured);
   } catch (const PhaseFailure& f) {

@@ -20,6 +20,18 @@ std::string nic_label(const nlohmann::json& n) {
 
 }  // namespace
 
+// "CNPs: the mirror ports saw 98, the NICs counted 100 on the mirrored paths: 0.98", or why not.
+std::string reconciliation_line(const char* what, const nlohmann::json& r) {
+  if (!r.is_object()) return "";
+  const auto side = [&](const char* key) { return number(r, key); };
+  if (const auto value = side("value"))
+    return fmt::format(
+        "<li>{}: the mirror ports saw {:g}, the NICs counted {:g} on the mirrored "
+        "paths: {:.4g}</li>\n",
+        what, side("mirror").value_or(0), side("nics").value_or(0), *value);
+  return fmt::format("<li>{}: not reconciled: {}</li>\n", what, xml_escape(text(r, "unmeasured")));
+}
+
 std::string nic_counters_table(const nlohmann::json& attempt) {
   const nlohmann::json& nics = list(member(attempt, "raw"), "nics");
   if (nics.empty()) return "";
@@ -53,6 +65,9 @@ std::string nic_counters_table(const nlohmann::json& attempt) {
   else
     out += "<table>\n<tr><th>host</th><th>NIC</th><th>counter</th><th>delta</th></tr>\n" + rows +
            "</table>\n";
+  const nlohmann::json& reconciled = member(member(attempt, "raw"), "reconciliation");
+  notes += reconciliation_line("CNPs", member(reconciled, "cnp"));
+  notes += reconciliation_line("PFC frames", member(reconciled, "pfc"));
   if (!notes.empty()) out += "<ul>\n" + notes + "</ul>\n";
   return out + "</details>\n";
 }

@@ -89,7 +89,15 @@ TEST(HtmlReport, NicCountersPerHostNonZeroOnlyWithResetsAndProblems) {
      "reset": ["hw_counters/rp_cnp_handled"], "problems": []},
     {"host": "h2", "device": "", "port": 1, "netdev": "v<1>", "deltas": {},
      "reset": [], "problems": ["ethtool statistics of v<1>: Operation not supported"]}])");
+  run["cases"][0]["attempts"][0]["raw"]["reconciliation"] = nlohmann::json::parse(R"({
+    "cnp": {"mirror": 98, "nics": 100, "value": 0.98},
+    "pfc": {"mirror": 4, "nics": null, "unmeasured": "h1's NIC on link h1-l1 has no tx pause"}})");
   const std::string html = html_report(run);
+  EXPECT_NE(html.find("CNPs: the mirror ports saw 98, the NICs counted 100 on the mirrored "
+                      "paths: 0.98"),
+            std::string::npos);
+  EXPECT_NE(html.find("PFC frames: not reconciled: h1&apos;s NIC on link h1-l1 has no tx pause"),
+            std::string::npos);
   EXPECT_NE(html.find("<tr><td>h1</td><td>mlx5_0 port 1 (ens1f0np0)</td>"
                       "<td><code>hw_counters/np_cnp_sent</code></td><td class=\"num\">12</td>"),
             std::string::npos);

@@ -165,6 +165,13 @@ class RunTest(unittest.TestCase):
             # handled are the CNPs the spines' mirror ports saw.
             self.assertLessEqual(abs(m["cnps"] - m["mirror_cnps"]), 0.01 * m["cnps"] + 5,
                                  (case_id, m))
+            # Capture = counters: the CNPs the notification points sent across racks (every
+            # spine link is mirrored spine-to-leaf, so each is seen once) against the mirrors.
+            sides = by_id[case_id]["attempts"][-1]["raw"]["reconciliation"]["cnp"]
+            self.assertEqual(sides["mirror"], m["mirror_cnps"])
+            self.assertLessEqual(abs(sides["mirror"] - sides["nics"]), 0.01 * sides["nics"] + 5,
+                                 (case_id, sides))
+            self.assertAlmostEqual(m["cnp_reconciliation"], sides["mirror"] / sides["nics"])
             self.assertEqual(m["pfc_storms"], 0)
             self.assertGreaterEqual(m["ecmp_imbalance"], 1.0)
             self.assertLessEqual(m["ecmp_imbalance"], 2.0)
