@@ -91,9 +91,23 @@ probe_netdev() {
       echo "np $k $(cat "$s/ecn/roce_np/enable/$k" 2>/dev/null)"
       echo "rp $k $(cat "$s/ecn/roce_rp/enable/$k" 2>/dev/null)"
     done
+    for d in roce_np roce_rp; do
+      for f in "$s/ecn/$d"/*; do
+        [ -f "$f" ] || continue
+        printf 'param %s/%s %s\n' "$d" "${f##*/}" "$(cat "$f" 2>/dev/null | head -n 1 | cut -c1-64)"
+      done
+    done
+  fi
+  bus=$(readlink -f "$s/device" 2>/dev/null); bus=${bus##*/}
+  if [ -n "$bus" ] && [ -d "/sys/kernel/debug/mlx5/$bus/cc_params" ]; then
+    echo "@@ cc_params $n"
+    for f in "/sys/kernel/debug/mlx5/$bus/cc_params"/*; do
+      [ -f "$f" ] || continue
+      printf '%s %s\n' "${f##*/}" "$($t cat "$f" 2>/dev/null | head -n 1 | cut -c1-64)"
+    done
   fi
   if command -v mlnx_qos >/dev/null 2>&1; then echo "@@ mlnx_qos $n"; $t mlnx_qos -i "$n" 2>/dev/null | cap 80
-  elif command -v dcb >/dev/null 2>&1; then echo "@@ dcb $n"; $t dcb pfc show dev "$n" 2>/dev/null | cap 20; fi
+  elif command -v dcb >/dev/null 2>&1; then echo "@@ dcb $n"; $t dcb pfc show dev "$n" 2>/dev/null | cap 20; $t dcb buffer show dev "$n" 2>/dev/null | cap 10; fi
 }
 for n in "$@"; do probe_netdev "$n"; done
 set -f
@@ -186,6 +200,8 @@ class Parser {
       ethtool_line(l);
     } else if (section_ == "ecn") {
       ecn_line(l);
+    } else if (section_ == "cc_params") {
+      cc_params_line(l);
     } else if (section_ == "mlnx_qos") {
       mlnx_qos_line(l);
     } else if (section_ == "dcb") {
@@ -233,8 +249,8 @@ class Parser {
       f_.netdevs.push_back({});
       f_.netdevs.back().name = arg_;
       netdev_ = &f_.netdevs.back();
-    } else if (section_ == "ethtool" || section_ == "ecn" || section_ == "mlnx_qos" ||
-               section_ == "dcb") {
+    } else if (section_ == "ethtool" || section_ == "ecn" || section_ == "cc_params" ||
+               section_ == "mlnx_qos" || section_ == "dcb") {
       netdev_ = find_netdev(arg_);
       if (duplicate_) netdev_ = nullptr;
     } else if (section_ == "nvidia_smi") {
@@ -348,6 +364,11 @@ class Parser {
   void ecn_line(std::string_view l) {
     if (!netdev_) return;
     const auto w = words(l);
+    if (w.size() == 3 && w[0] == "param") {  // "param roce_rp/rpg_time_reset 300"
+      netdev_->congestion[w[1]] = w[2];
+      return;
+    }
+    if (w.size() == 2 && w[0] == "param") return;  // a write-only or unreadable parameter
     if (w.size() != 3) return;  // "np 3" with nothing after: not exposed for that priority
     const int prio = to_int(w[1], -1);
     if (prio < 0 || prio > 7) return note(l);
@@ -356,10 +377,25 @@ class Parser {
     (*target)[static_cast<std::size_t>(prio)] = w[2] == "1";
   }
 
+  // "rp_time_reset 300": a DCQCN parameter of the upstream driver's debugfs.
+  void cc_params_line(std::string_view l) {
+    if (!netdev_) return;
+    const auto w = words(l);
+    if (w.size() == 2) netdev_->congestion["cc_params/" + w[0]] = w[1];
+  }
+
+  static std::string without_trailing_comma(std::string s) {
+    while (!s.empty() && s.back() == ',') s.pop_back();
+    return s;
+  }
+
   void mlnx_qos_line(std::string_view l) {
     if (!netdev_) return;
     if (l.starts_with("Priority trust state:")) {
       netdev_->trust = after_colon(l);
+    } else if (l.starts_with("Receive buffer size (bytes):")) {
+      netdev_->buffer_sizes = without_trailing_comma(after_colon(l));
+      netdev_->buffer_source = "mlnx_qos";
     } else if (l.starts_with("PFC configuration")) {
       in_pfc_ = true;
     } else if (in_pfc_ && l.starts_with("enabled")) {
@@ -368,13 +404,33 @@ class Parser {
       for (std::size_t i = 1; i < w.size() && i <= 8; ++i) pfc[i - 1] = w[i] == "1";
       netdev_->pfc = pfc;
       netdev_->pfc_source = "mlnx_qos";
+    } else if (in_pfc_ && l.starts_with("buffer")) {  // the priority -> buffer row
+      const auto w = words(l);
+      std::string map;
+      for (std::size_t i = 1; i < w.size() && i <= 8; ++i) map += (i > 1 ? "," : "") + w[i];
+      netdev_->prio_buffer = map;
+      netdev_->buffer_source = "mlnx_qos";
+      in_pfc_ = false;
+    } else if (in_pfc_ && !l.starts_with("priority")) {
       in_pfc_ = false;
     }
+  }
+
+  // "prio-buffer 0:0 1:0 ..." or "buffer-size 0:130944 1:... total-size N" (dcb buffer show).
+  bool dcb_buffer_line(const std::vector<std::string>& w) {
+    if (w.empty() || (w[0] != "prio-buffer" && w[0] != "buffer-size")) return false;
+    std::string values;
+    for (std::size_t i = 1; i < w.size() && w[i].find(':') != std::string::npos; ++i)
+      values += (values.empty() ? "" : ",") + w[i].substr(w[i].find(':') + 1);
+    (w[0] == "prio-buffer" ? netdev_->prio_buffer : netdev_->buffer_sizes) = values;
+    netdev_->buffer_source = "dcb";
+    return true;
   }
 
   void dcb_line(std::string_view l) {
     if (!netdev_) return;
     const auto w = words(l);
+    if (dcb_buffer_line(w)) return;
     for (std::size_t i = 0; i + 1 < w.size(); ++i) {
       if (w[i] != "prio-pfc") continue;
       std::array<bool, 8> pfc{};
@@ -522,7 +578,11 @@ nlohmann::json to_json(const HostFacts& f) {
                             {"ecn_rp", priorities(n.ecn_rp)},
                             {"pfc", priorities(n.pfc)},
                             {"pfc_source", n.pfc_source},
-                            {"trust", n.trust}});
+                            {"trust", n.trust},
+                            {"congestion", n.congestion},
+                            {"prio_buffer", n.prio_buffer},
+                            {"buffer_sizes", n.buffer_sizes},
+                            {"buffer_source", n.buffer_source}});
   j["gpu_nic"] = nlohmann::json::array();
   for (const auto& a : f.gpu_nic)
     j["gpu_nic"].push_back({{"gpu", a.gpu}, {"nic", a.nic}, {"relation", a.relation}});

@@ -61,7 +61,22 @@ TEST(HostFacts, ParsesAConnectXHost) {
   EXPECT_EQ(n.pfc_source, "mlnx_qos");
   EXPECT_EQ(n.trust, "dscp");
   for (std::size_t p = 0; p < 8; ++p) EXPECT_EQ((*n.pfc)[p], p == 3) << p;
+  // DCQCN as MLNX_OFED's sysfs ecn/ exposes it, every parameter under its file's name.
+  EXPECT_EQ(n.congestion.size(), 19u);
+  EXPECT_EQ(n.congestion.at("roce_rp/rpg_time_reset"), "300");
+  EXPECT_EQ(n.congestion.at("roce_np/min_time_between_cnps"), "4");
+  EXPECT_EQ(n.congestion.at("roce_np/cnp_dscp"), "48");
+  EXPECT_EQ(n.prio_buffer, "0,0,0,1,0,0,0,0");
+  EXPECT_EQ(n.buffer_sizes, "130944,130944,0,0,0,0,0,0");
+  EXPECT_EQ(n.buffer_source, "mlnx_qos");
   const NetdevFacts& down = f.netdevs[1];
+  // The upstream driver's debugfs cc_params, and dcb's buffer view.
+  EXPECT_EQ(down.congestion.size(), 20u);
+  EXPECT_EQ(down.congestion.at("cc_params/rp_time_reset"), "300");
+  EXPECT_EQ(down.congestion.at("cc_params/np_cnp_prio"), "6");
+  EXPECT_EQ(down.prio_buffer, "0,0,0,0,0,0,0,0");
+  EXPECT_EQ(down.buffer_sizes, "262016,0,0,0,0,0,0,0");
+  EXPECT_EQ(down.buffer_source, "dcb");
   EXPECT_EQ(down.speed_mbps, -1);
   EXPECT_FALSE(down.ecn_np.has_value());
   ASSERT_TRUE(down.pfc);
@@ -81,6 +96,7 @@ TEST(HostFacts, ParsesAConnectXHost) {
   const nlohmann::json j = to_json(f);
   EXPECT_EQ(j["netdevs"][0]["pfc"], nlohmann::json::array({3}));
   EXPECT_EQ(j["netdevs"][1]["ecn_np"], nullptr);
+  EXPECT_EQ(j["netdevs"][0]["congestion"]["roce_rp/rpg_ai_rate"], "5");
   EXPECT_EQ(j["rdma"][0]["ports"][0]["gids"][3]["type"], "RoCE v2");
 }
 

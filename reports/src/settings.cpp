@@ -37,9 +37,14 @@ void host_settings(Settings& s, const std::string& host, const nlohmann::json& f
     put(s, fmt::format("{} {} firmware", host, text_of(member(d, "name"))), member(d, "fw_ver"));
   for (const auto& n : list(facts, "netdevs")) {
     const std::string prefix = fmt::format("{} {} ", host, text_of(member(n, "name")));
-    for (const char* key : {"mtu", "speed_mbps", "driver", "driver_version", "firmware", "ecn_np",
-                            "ecn_rp", "pfc", "trust"})
+    for (const char* key :
+         {"mtu", "speed_mbps", "driver", "driver_version", "firmware", "ecn_np", "ecn_rp", "pfc",
+          "pfc_source", "trust", "prio_buffer", "buffer_sizes", "buffer_source"})
       put(s, prefix + key, member(n, key));
+    // DCQCN, one setting per parameter, named by where it was read: "h1 eth1 dcqcn
+    // roce_rp/rpg_time_reset" (sysfs ecn/) or "h1 eth1 dcqcn cc_params/rp_time_reset" (debugfs).
+    if (const nlohmann::json& congestion = member(n, "congestion"); congestion.is_object())
+      for (const auto& [name, value] : congestion.items()) put(s, prefix + "dcqcn " + name, value);
   }
 }
 

@@ -33,6 +33,26 @@ TEST(Settings, FirmwareDcqcnAndPfcOfEachNicAreNamedByHostAndDevice) {
   EXPECT_EQ(s.at("suite file"), content_hash("name: smoke"));
 }
 
+// Bisecting a DCQCN change: compare names the parameter that changed, with where it was read.
+TEST(Settings, EveryDcqcnParameterAndTheBuffersAreSettingsThatADiffNames) {
+  const char* before = R"({"netdevs": [{"name": "eth1", "pfc_source": "mlnx_qos",
+      "congestion": {"roce_rp/rpg_time_reset": "300", "roce_np/min_time_between_cnps": "4"},
+      "prio_buffer": "0,0,0,1,0,0,0,0", "buffer_sizes": "130944,130944,0,0,0,0,0,0",
+      "buffer_source": "mlnx_qos"}]})";
+  const Settings a = settings_of(run_with_facts(before));
+  EXPECT_EQ(a.at("h1 eth1 dcqcn roce_rp/rpg_time_reset"), "300");
+  EXPECT_EQ(a.at("h1 eth1 dcqcn roce_np/min_time_between_cnps"), "4");
+  EXPECT_EQ(a.at("h1 eth1 prio_buffer"), "0,0,0,1,0,0,0,0");
+  EXPECT_EQ(a.at("h1 eth1 buffer_source"), "mlnx_qos");
+  std::string after = before;
+  after.replace(after.find(R"("300")"), 5, R"("150")");
+  const auto diff = settings_diff(a, settings_of(run_with_facts(after.c_str())));
+  ASSERT_EQ(diff.size(), 1u);
+  EXPECT_EQ(diff[0].name, "h1 eth1 dcqcn roce_rp/rpg_time_reset");
+  EXPECT_EQ(diff[0].before, "300");
+  EXPECT_EQ(diff[0].after, "150");
+}
+
 TEST(Settings, AHostWithoutFactsAddsNothing) {
   RunRecord run = run_with_facts("null");
   const Settings s = settings_of(run);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -52,6 +53,13 @@ struct NetdevFacts {
   std::optional<std::array<bool, 8>> pfc;     // PFC enabled priorities
   std::string pfc_source;                     // "mlnx_qos" or "dcb"
   std::string trust;                          // "dscp" or "pcp" (mlnx_qos), empty: unknown
+  // DCQCN parameters, keyed by where each was read: "roce_rp/rpg_time_reset" and
+  // "roce_np/min_time_between_cnps" from sysfs ecn/ (MLNX_OFED's mlx5), "cc_params/rp_time_reset"
+  // from debugfs mlx5/<bus>/cc_params (the upstream mlx5_ib driver).
+  std::map<std::string, std::string> congestion;
+  std::string prio_buffer;    // receive buffer of each priority 0-7: "0,0,0,1,0,0,0,0"
+  std::string buffer_sizes;   // bytes of each receive buffer: "130944,130944,0,0,0,0,0,0"
+  std::string buffer_source;  // "mlnx_qos" or "dcb"
 };
 
 struct GpuNicAffinity {
