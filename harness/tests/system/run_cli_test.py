@@ -130,6 +130,12 @@ class RunTest(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.reports, ignore_errors=True)
 
+    def write_file(self, name, text):
+        path = os.path.join(self.reports, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
     def test_the_smoke_suite_qualifies_and_catches_the_pfc_storm(self):
         code, out, err = run(SMOKE, "--inventory", TB["inventory"], reports=self.reports)
         self.assertEqual(code, 0, out + err)
@@ -281,12 +287,12 @@ class RunTest(unittest.TestCase):
         # Six repeats of 1 s of bw from h1 to h3 with h1's NIC the bottleneck (every QP crosses
         # it, whichever spine ECMP picks): runs A and B at 300 Mbit/s (jitter only), run C at
         # 240 Mbit/s, 20 % less.
-        suite = os.path.join(self.reports, "cmp.yaml")
-        with open(suite, "w") as f:
-            f.write("schema_version: 1\nname: cmp\ndefaults: {provider: soft}\ntests:\n"
-                    "  - name: bw\n    workload: bw\n    hosts: h1,h3\n    size: 64K\n"
-                    "    qps: 2\n    duration_s: 1\n    repeats: 6\n"
-                    "    thresholds: [busbw_gbps > 0]\n")
+        suite = self.write_file(
+            "cmp.yaml",
+            "schema_version: 1\nname: cmp\ndefaults: {provider: soft}\ntests:\n"
+            "  - name: bw\n    workload: bw\n    hosts: h1,h3\n    size: 64K\n"
+            "    qps: 2\n    duration_s: 1\n    repeats: 6\n"
+            "    thresholds: [busbw_gbps > 0]\n")
         ids = []
         for mbps in (300, 300, 240):
             with shaped_nic(TB["id"], "h1", mbps):
@@ -328,14 +334,14 @@ class RunTest(unittest.TestCase):
         self.assertAlmostEqual(m["ecmp_imbalance"], kernel, delta=0.05 * kernel, msg=(sent, m))
 
     def test_nic_counters_are_the_kernels_and_what_a_nic_lacks_grades_error(self):
-        suite = os.path.join(self.reports, "nic.yaml")
-        with open(suite, "w") as f:
-            f.write("schema_version: 1\nname: nic\ntests:\n"
-                    "  - {name: bw, workload: bw, hosts: 'h1,h3', size: 64K, duration_s: 1,\n"
-                    "     thresholds: ['nic_tx_bytes > 0', 'nic_rx_bytes > 0',"
-                    " 'nic_cnps_sent >= 0', 'nic_rx_pause[3] == 0', 'retransmits == 0']}\n"
-                    "  - {name: verbs, workload: bw, hosts: 'h1,h3', provider: verbs,"
-                    " duration_s: 1, thresholds: ['retransmits == 0']}\n")
+        suite = self.write_file(
+            "nic.yaml",
+            "schema_version: 1\nname: nic\ntests:\n"
+            "  - {name: bw, workload: bw, hosts: 'h1,h3', size: 64K, duration_s: 1,\n"
+            "     thresholds: ['nic_tx_bytes > 0', 'nic_rx_bytes > 0',"
+            " 'nic_cnps_sent >= 0', 'nic_rx_pause[3] == 0', 'retransmits == 0']}\n"
+            "  - {name: verbs, workload: bw, hosts: 'h1,h3', provider: verbs,"
+            " duration_s: 1, thresholds: ['retransmits == 0']}\n")
         nic = f"{TB['id']}-nic0"
 
         def kernel(host):
@@ -460,9 +466,7 @@ class RunTest(unittest.TestCase):
         # Every host local, and ssh pointed at a closed port: nothing may go through ssh.
         text = text.replace("  provider: soft\n", "  provider: soft\n  launcher: local\n", 1)
         text = text.replace("    port: 22\n", "    port: 1\n", 1)
-        local = os.path.join(self.reports, "local.yaml")
-        with open(local, "w") as f:
-            f.write(text)
+        local = self.write_file("local.yaml", text)
         code, out, err = run(SMOKE, "--inventory", local, "--only", "alltoall",
                              reports=os.path.join(self.reports, "r"))
         self.assertEqual(code, 0, out + err)
@@ -503,11 +507,11 @@ class RunTest(unittest.TestCase):
         # less (0.24, or far less when go-back-N collapses). Nine candidates, the ends known:
         # 3 runs, and the only good one the search tries is 300.
         ns, dev = f"rocehil-{TB['id']}-h1", f"{TB['id']}-nic0"
-        suite = os.path.join(self.reports, "bis.yaml")
-        with open(suite, "w") as f:
-            f.write("schema_version: 1\nname: bis\ndefaults: {provider: soft}\ntests:\n"
-                    "  - name: bw\n    workload: bw\n    hosts: h1,h3\n    size: 64K\n"
-                    "    qps: 2\n    duration_s: 1\n    thresholds: [busbw_gbps > 0.27]\n")
+        suite = self.write_file(
+            "bis.yaml",
+            "schema_version: 1\nname: bis\ndefaults: {provider: soft}\ntests:\n"
+            "  - name: bw\n    workload: bw\n    hosts: h1,h3\n    size: 64K\n"
+            "    qps: 2\n    duration_s: 1\n    thresholds: [busbw_gbps > 0.27]\n")
         candidates = os.path.join(self.reports, "rates.txt")
         with open(candidates, "w") as f:
             f.write("# h1's NIC rate (Mbit/s), the known good first\n600\n500\n400\n350\n300\n"
@@ -562,12 +566,12 @@ class RunTest(unittest.TestCase):
             self.assertIn(run_id, runs)  # every step's run is in the history
 
     def test_a_suite_that_does_not_fit_the_inventory_is_refused_with_its_lines(self):
-        suite = os.path.join(self.reports, "bad.yaml")
-        with open(suite, "w") as f:
-            f.write("schema_version: 1\nname: bad\ntests:\n"
-                    "  - name: a\n    workload: allreduce\n    captures: [nowhere]\n"
-                    "  - name: b\n    workload: bw\n    hosts: h1\n"
-                    "    inject: {from: h9, link: l1-s1}\n")
+        suite = self.write_file(
+            "bad.yaml",
+            "schema_version: 1\nname: bad\ntests:\n"
+            "  - name: a\n    workload: allreduce\n    captures: [nowhere]\n"
+            "  - name: b\n    workload: bw\n    hosts: h1\n"
+            "    inject: {from: h9, link: l1-s1}\n")
         code, out, err = run(suite, "--inventory", TB["inventory"], reports=self.reports)
         self.assertEqual(code, 2, out + err)
         lines = err.strip().splitlines()
