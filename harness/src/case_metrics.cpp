@@ -87,6 +87,9 @@ suites::Measured point_to_point_metrics(const PointToPointResult& r, std::string
       m.values["lat_p50_us"] = client.latency->p50_us;
       m.values["lat_p99_us"] = client.latency->p99_us;
       m.values["lat_max_us"] = client.latency->max_us;
+    } else {
+      for (const char* key : {"lat_p50_us", "lat_p99_us", "lat_max_us"})
+        m.absent(key, "no ping-pong completed after the warm-up");
     }
     return m;
   }
