@@ -370,6 +370,7 @@ class RunTest(unittest.TestCase):
                 # a neighbour probe or two outside its window.
                 delta = value - before[host][key]
                 ours = n["deltas"].get(f"statistics/{key}", 0)
+                print(f"  {host} {key}: kernel {delta}, rocehil {ours}", file=sys.stderr)
                 slack = 2 if key.endswith("packets") else 2 * 90
                 self.assertLessEqual(abs(delta - ours), slack, (host, key, delta, ours))
                 self.assertGreater(ours, 0, (host, key))
