@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "qp_counters_json.hpp"
 
@@ -112,7 +113,8 @@ std::string collective_notes(const CollectiveCase& c) {
       out +=
           "#   " + fmt::format("{:>10}", c.rank_names[static_cast<std::size_t>(a)].substr(0, 10));
       for (int b = 0; b < m.ranks; ++b)
-        out += a == b ? fmt::format(" {:>8}", "-") : fmt::format(" {:>8.3f}", m.at(a, b));
+        out += std::isnan(m.at(a, b)) ? fmt::format(" {:>8}", "-")  // no pair, or not timed
+                                      : fmt::format(" {:>8.3f}", m.at(a, b));
       out += '\n';
     }
     for (const auto& o : m.outliers)

@@ -86,6 +86,10 @@ struct CollectiveRunner::State {
   std::uint32_t done_steps = 0;
   std::int64_t wait_started = 0;
   std::int64_t step_started = 0;  // when done_steps last moved (or the iteration began)
+  // Per step of this iteration: when it began to post. A step may go out before the one ahead
+  // of it is done (pairwise posts its data as soon as the partner's token is in, while its own
+  // token still waits for an ACK); its time then starts here, not when the one ahead ended.
+  std::vector<std::int64_t> posting_began;
 
   State(const CollectivePlan& p, int r, CollectiveConfig c, CompletionQueue& q,
         const MemoryRegion& m, std::vector<PeerConnection> conns)
@@ -187,6 +191,7 @@ void CollectiveRunner::State::build() {
             [](const QpSlot& a, const QpSlot& b) { return a.qpn < b.qpn; });
   arrivals.assign(steps.size(), 0);
   outstanding.assign(steps.size(), 0);
+  posting_began.assign(steps.size(), 0);
   round_robin.assign(connections.size(), 0);
   depth = receive_depth(plan, rank, config.scaling);
 }
@@ -194,6 +199,7 @@ void CollectiveRunner::State::build() {
 bool CollectiveRunner::State::post_ready(CollectiveResult& result, bool measured) {
   while (posted_steps < steps.size() && may_post(posted_steps)) {
     StepSchedule& step = steps[posted_steps];
+    if (post_send_index == 0 && post_share_index == 0) posting_began[posted_steps] = monotonic_ns();
     while (post_send_index < step.sends.size()) {
       const SendItem& item = step.sends[post_send_index];
       const Transfer& t = item.transfer;
@@ -287,7 +293,10 @@ void CollectiveRunner::State::advance(std::int64_t now, CollectiveResult& result
       if (measured) result.wait_ns[done_steps] += static_cast<std::uint64_t>(now - wait_started);
       wait_started = 0;
     }
-    if (measured) result.step_ns[done_steps] += static_cast<std::uint64_t>(now - step_started);
+    // A rank that polls late sees several steps end at once: one that was posted before the step
+    // ahead of it ended keeps the time since its post rather than reading 0.
+    const std::int64_t began = std::min(step_started, posting_began[done_steps]);
+    if (measured) result.step_ns[done_steps] += static_cast<std::uint64_t>(now - began);
     step_started = now;
     ++done_steps;
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "rocehil/common/error.hpp"
@@ -92,29 +93,31 @@ PairwiseMatrix pairwise_matrix(const CollectivePlan& plan, const std::vector<Ran
   PairwiseMatrix m;
   m.ranks = plan.ranks();
   const auto n = static_cast<std::size_t>(m.ranks);
-  m.gbps.assign(n * n, 0);
+  // A pair whose step no rank timed (no measured iteration) is unknown, not 0 Gbit/s: a dead
+  // pair is what an engineer would read into a 0.
+  m.gbps.assign(n * n, std::numeric_limits<double>::quiet_NaN());
   Step s;
-  std::vector<double> all;
   for (int r = 0; r < m.ranks; ++r) {
     const auto& timing = ranks[static_cast<std::size_t>(r)];
     for (int i = 1; i < plan.steps(r); i += 2) {  // the data steps
       plan.step(r, i, s);
       if (s.sends.empty() || static_cast<std::size_t>(i) >= timing.step_ns.size()) continue;
       const double ns = static_cast<double>(timing.step_ns[static_cast<std::size_t>(i)]);
-      const double gbps =
-          ns > 0 ? static_cast<double>(plan.bytes()) * 8 * static_cast<double>(iterations) / ns : 0;
-      m.gbps[static_cast<std::size_t>(r) * n + static_cast<std::size_t>(s.sends[0].peer)] = gbps;
+      if (ns > 0 && iterations > 0)
+        m.gbps[static_cast<std::size_t>(r) * n + static_cast<std::size_t>(s.sends[0].peer)] =
+            static_cast<double>(plan.bytes()) * 8 * static_cast<double>(iterations) / ns;
     }
   }
+  std::vector<double> all;
   for (std::size_t a = 0; a < n; ++a)
     for (std::size_t b = 0; b < n; ++b)
-      if (a != b) all.push_back(m.gbps[a * n + b]);
-  m.median_gbps = median(all);
+      if (a != b && !std::isnan(m.gbps[a * n + b])) all.push_back(m.gbps[a * n + b]);
+  m.median_gbps = all.empty() ? std::numeric_limits<double>::quiet_NaN() : median(all);
   std::vector<int> bad_pairs(n, 0);
   for (int a = 0; a < m.ranks; ++a)
     for (int b = a + 1; b < m.ranks; ++b) {
-      // A pair is as slow as the slower of its two views.
-      const double g = std::min(m.at(a, b), m.at(b, a));
+      // A pair is as slow as the slower of its two views (fmin: the one there is).
+      const double g = std::fmin(m.at(a, b), m.at(b, a));
       if (g < (1 - tolerance) * m.median_gbps) {
         m.outliers.push_back({a, b, g});
         ++bad_pairs[static_cast<std::size_t>(a)];

@@ -13,6 +13,7 @@
 #include "collective_job.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/traffic/collective_data.hpp"
+#include "rocehil/traffic/collective_summary.hpp"
 
 namespace rocehil::traffic {
 namespace {
@@ -131,6 +132,41 @@ TEST(CollectiveExecutor, EveryPatternRunsIterationsBackToBack) {
     EXPECT_EQ(sent, received);
     EXPECT_GT(sent, 0u);
   }
+}
+
+TEST(CollectiveExecutor, ARankThatPollsLateStillTimesEveryPairwiseExchange) {
+  // Rank 3 sleeps before each poll. Its partner of the first round is then ahead: the partner's
+  // token is in before rank 3 posts its own, so rank 3 posts its token and its data together and
+  // sees both steps end in one poll. The data step's time must still be the exchange's, not 0,
+  // or the matrix shows a dead pair that is not.
+  const PlanOptions o{.pattern = Pattern::pairwise, .ranks = 4, .bytes = 65536};
+  Job job(o, {.scaling = {2, QpStrategy::round_robin}}, false, 3);
+  job.run({.warmup_iterations = 1, .iterations = 4});
+  std::vector<RankTiming> timings;
+  Step s;
+  for (int r = 0; r < o.ranks; ++r) {
+    const CollectiveResult& result = job.ranks[static_cast<std::size_t>(r)].result;
+    ASSERT_EQ(result.errors, 0u) << result.first_error;
+    ASSERT_EQ(result.step_ns.size(), static_cast<std::size_t>(job.plan->steps(r)));
+    for (int i = 1; i < job.plan->steps(r); i += 2) {
+      job.plan->step(r, i, s);
+      EXPECT_GT(result.step_ns[static_cast<std::size_t>(i)], 0u)
+          << ::testing::PrintToString(result.step_ns) << " wait "
+          << ::testing::PrintToString(result.wait_ns) << " rank " << r << " data step " << i
+          << " with rank " << s.sends[0].peer;
+    }
+    timings.push_back({.start_ns = result.start_ns,
+                       .iteration_end_ns = result.iteration_end_ns,
+                       .wait_ns = result.wait_ns,
+                       .step_ns = result.step_ns});
+  }
+  const PairwiseMatrix m = pairwise_matrix(*job.plan, timings, 4, 0.2);
+  for (int a = 0; a < o.ranks; ++a)
+    for (int b = 0; b < o.ranks; ++b) {
+      if (a != b) {
+        EXPECT_GT(m.at(a, b), 0) << a << " -> " << b;
+      }
+    }
 }
 
 TEST(CollectiveExecutor, ReceiveDepthCoversTwoIterationsOfTheBusiestQp) {

@@ -4,8 +4,10 @@
 // loopback address (127.0.0.10 + rank), connected to its plan's peers with the configured QPs,
 // and run each in its own thread, as ranks on separate hosts run.
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,9 +19,25 @@
 
 namespace rocehil::traffic {
 
+// A CQ whose owner polls late: it sleeps before every poll, as a rank descheduled on a busy
+// host does, so that whatever happened meanwhile is seen in one batch.
+class LatePollingCq final : public CompletionQueue {
+ public:
+  LatePollingCq(CompletionQueue& cq, std::chrono::microseconds nap) : cq_(cq), nap_(nap) {}
+  std::size_t poll(std::span<Completion> out) override {
+    std::this_thread::sleep_for(nap_);
+    return cq_.poll(out);
+  }
+
+ private:
+  CompletionQueue& cq_;
+  std::chrono::microseconds nap_;
+};
+
 struct Rank {
   std::unique_ptr<Provider> provider;
   std::unique_ptr<CompletionQueue> cq;
+  std::unique_ptr<CompletionQueue> late_cq;  // what the runner polls, when this rank is late
   MemoryRegion region;
   std::vector<std::unique_ptr<QueuePair>> qps;
   std::vector<PeerConnection> connections;
@@ -33,8 +51,9 @@ struct Job {
   std::vector<Rank> ranks;
 
   // `production_inputs`: the inputs of collective_data (what the agent fills) rather than the
-  // test's own.
-  Job(const PlanOptions& options, const CollectiveConfig& config, bool production_inputs = false)
+  // test's own. `late_rank`: the rank that polls late (LatePollingCq), -1 for none.
+  Job(const PlanOptions& options, const CollectiveConfig& config, bool production_inputs = false,
+      int late_rank = -1)
       : plan(make_plan(options)) {
     const int n = plan->ranks();
     ranks.resize(static_cast<std::size_t>(n));
@@ -44,6 +63,8 @@ struct Job {
       o.address = "127.0.0." + std::to_string(10 + r);
       rank.provider = make_provider("soft", o);
       rank.cq = rank.provider->create_cq(65536);
+      if (r == late_rank)
+        rank.late_cq = std::make_unique<LatePollingCq>(*rank.cq, std::chrono::milliseconds(3));
       rank.region = rank.provider->register_memory(plan->region_bytes());
       std::memset(rank.region.data, 0, rank.region.length);
       if (production_inputs) {
@@ -88,8 +109,8 @@ struct Job {
       }
     for (int r = 0; r < n; ++r) {
       Rank& rank = ranks[static_cast<std::size_t>(r)];
-      rank.runner = std::make_unique<CollectiveRunner>(*plan, r, config, *rank.cq, rank.region,
-                                                       rank.connections);
+      rank.runner = std::make_unique<CollectiveRunner>(
+          *plan, r, config, rank.late_cq ? *rank.late_cq : *rank.cq, rank.region, rank.connections);
       rank.runner->prepare();
     }
   }

@@ -70,7 +70,7 @@ TEST(PairwiseMatrix, NamesTheSlowPairsAndTheRankTheyShare) {
   const PairwiseMatrix m = pairwise_matrix(*plan, ranks, 2, 0.2);
   EXPECT_DOUBLE_EQ(m.at(0, 1), 8.0);
   EXPECT_DOUBLE_EQ(m.at(4, 0), 2.0);
-  EXPECT_DOUBLE_EQ(m.at(0, 0), 0.0);
+  EXPECT_TRUE(std::isnan(m.at(0, 0)));  // no pair
   EXPECT_DOUBLE_EQ(m.median_gbps, 8.0);
   ASSERT_EQ(m.outliers.size(), 5u);
   for (const auto& o : m.outliers) EXPECT_TRUE(o.a == 4 || o.b == 4);
@@ -78,6 +78,25 @@ TEST(PairwiseMatrix, NamesTheSlowPairsAndTheRankTheyShare) {
   EXPECT_THROW(
       pairwise_matrix(*make_plan({.pattern = Pattern::alltoall, .ranks = n}), ranks, 2, 0.2),
       Error);
+}
+
+TEST(PairwiseMatrix, AnUntimedStepIsUnknownNotAZeroGbitPair) {
+  const auto plan = make_plan({.pattern = Pattern::pairwise, .ranks = 4, .bytes = 1000000});
+  std::vector<RankTiming> ranks(4);
+  for (auto& r : ranks) r.step_ns.assign(static_cast<std::size_t>(plan->steps(0)), 1'000'000);
+  // Rank 3 timed nothing of its first round (with rank 0); rank 0 did.
+  ranks[3].step_ns[1] = 0;
+  const PairwiseMatrix m = pairwise_matrix(*plan, ranks, 1, 0.2);
+  EXPECT_TRUE(std::isnan(m.at(3, 0)));
+  EXPECT_DOUBLE_EQ(m.at(0, 3), 8.0);
+  EXPECT_DOUBLE_EQ(m.median_gbps, 8.0);
+  EXPECT_TRUE(m.outliers.empty());  // the pair is as fast as the view there is
+  // No measured iteration: nothing is known, nothing is an outlier.
+  const PairwiseMatrix none = pairwise_matrix(*plan, ranks, 0, 0.2);
+  EXPECT_TRUE(std::isnan(none.at(0, 1)));
+  EXPECT_TRUE(std::isnan(none.median_gbps));
+  EXPECT_TRUE(none.outliers.empty());
+  EXPECT_TRUE(none.suspects.empty());
 }
 
 }  // namespace

@@ -54,7 +54,8 @@ struct CollectiveResult {
   // waiting for its data. The rank others wait for least is the straggler.
   std::vector<std::uint64_t> wait_ns;
   // Per step, summed over the measured iterations: from the step becoming this rank's oldest
-  // unfinished one to its end. For pairwise, a data step's time is that pair's exchange.
+  // unfinished one, or from its first post when it went out before that, to its end. For
+  // pairwise, a data step's time is that pair's exchange.
   std::vector<std::uint64_t> step_ns;
   std::uint64_t bytes_sent = 0, bytes_received = 0;  // measured iterations
   std::vector<QpBwResult> per_qp;                    // every QP of every peer, in connection order

@@ -42,13 +42,14 @@ CollectiveSummary summarize_collective(const CollectivePlan& plan,
 // Pairwise: the measured bandwidth of every pair, from each rank's data-step times.
 struct PairwiseMatrix {
   int ranks = 0;
-  std::vector<double> gbps;  // ranks x ranks, row = sender's view; diagonal 0
+  // ranks x ranks, row = sender's view; NaN on the diagonal and where no iteration was timed
+  std::vector<double> gbps;
   double at(int a, int b) const { return gbps[static_cast<std::size_t>(a) * ranks + b]; }
   struct Outlier {
     int a = 0, b = 0;
     double gbps = 0;
   };
-  double median_gbps = 0;
+  double median_gbps = 0;         // of the pairs measured; NaN when none was
   std::vector<Outlier> outliers;  // pairs under (1 - tolerance) x the median, slowest first
   // Ranks in at least half of their pairs' outliers (and in more than one): the common factor,
   // a bad NIC, cable or port, named rather than its hundreds of pairs.
