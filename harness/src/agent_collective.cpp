@@ -48,8 +48,14 @@ AgentCollective::AgentCollective(traffic::Provider& provider, const SetupRequest
     traffic::fill_inputs(*plan_, rank, {region_.data, region_.length});
   }
   constexpr std::uint32_t send_depth = 256;
-  cq_ = provider_.create_cq(static_cast<std::uint32_t>(
-      std::min<std::uint64_t>(qps * (receive_depth + send_depth) + 64, std::uint64_t{1} << 22)));
+  // One completion for every WR any QP can have outstanding, or the CQ overruns and stops them all.
+  const std::uint64_t cq_depth = qps * (receive_depth + send_depth);
+  if (cq_depth > traffic::max_cq_depth)
+    throw input_error(fmt::format(
+        "setup: rank {} has {} QPs x (tx {} + rx {}) = {} completions outstanding at most, more "
+        "than a ConnectX CQ holds ({}): use fewer qps per connection",
+        rank, qps, send_depth, receive_depth, cq_depth, traffic::max_cq_depth));
+  cq_ = provider_.create_cq(static_cast<std::uint32_t>(cq_depth));
   const auto ports =
       traffic::udp_source_ports(setup.collective->sport_seed, rank, qps, setup.udp_sports);
   for (std::size_t i = 0; i < qps; ++i)

@@ -38,6 +38,7 @@ constexpr std::uint64_t max_qpn = 0xFFFFFF;  // QPNs and PSNs are 24 bits on the
 constexpr std::uint64_t max_u64 = std::numeric_limits<std::uint64_t>::max();
 constexpr std::uint64_t max_u32 = std::numeric_limits<std::uint32_t>::max();
 constexpr std::uint64_t max_u16 = std::numeric_limits<std::uint16_t>::max();
+constexpr std::uint64_t max_u8 = std::numeric_limits<std::uint8_t>::max();
 constexpr std::uint64_t max_i64 = std::numeric_limits<std::int64_t>::max();
 // Every QP registers a buffer of message_bytes; beyond this the agent would pin most of a host.
 constexpr std::uint64_t max_setup_buffer_bytes = std::uint64_t{4} << 30;
@@ -75,7 +76,7 @@ constexpr std::uint32_t max_collective_qps = 256;  // per connection
 // Per-iteration and per-step lists in a results line: bounded so the line stays under 1 MiB.
 constexpr std::size_t max_collective_entries = 40000;
 constexpr std::string_view peer_fields[] = {
-    "address", "gid", "qpn", "psn", "udp_sport", "mtu", "remote_address", "rkey"};
+    "address", "gid", "qpn", "psn", "udp_sport", "mtu", "max_reads", "remote_address", "rkey"};
 constexpr std::string_view connect_fields[] = {"peers"};
 constexpr std::string_view start_fields[] = {"at_ns",          "seconds",           "iterations",
                                              "warmup_seconds", "warmup_iterations", "stats_ms"};
@@ -589,6 +590,7 @@ PeerEndpoint read_peer(const Value& v, bool all_required) {
   o.integer("psn", p.endpoint.psn, 0, max_qpn);
   o.integer("udp_sport", p.endpoint.udp_sport, 0, max_u16);
   if (auto m = o.get("mtu")) p.endpoint.mtu = mtu(*m);
+  o.integer("max_reads", p.endpoint.max_reads, 0, max_u8);
   o.integer("remote_address", p.remote_address, 0, max_u64);
   o.integer("rkey", p.rkey, 0, max_u32);
   return p;
@@ -1091,6 +1093,7 @@ ordered peer_json(const PeerEndpoint& p) {
   j["psn"] = p.endpoint.psn;
   j["udp_sport"] = p.endpoint.udp_sport;
   j["mtu"] = p.endpoint.mtu;
+  j["max_reads"] = p.endpoint.max_reads;
   j["remote_address"] = p.remote_address;
   j["rkey"] = p.rkey;
   return j;

@@ -139,8 +139,16 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
     return emit_(Reply{id, SetupReply{collective_->endpoints()}});
   }
   const std::uint32_t ring = receive_ring(setup.tx_depth);
-  const std::uint64_t cq_depth = std::min<std::uint64_t>(
-      std::uint64_t{setup.qps} * (setup.tx_depth + 2 * ring) + 64, std::uint64_t{1} << 22);
+  const std::uint32_t send_depth = std::max<std::uint32_t>(setup.tx_depth, 32);
+  const std::uint32_t recv_depth = 2 * ring + 16;
+  // One completion for every WR any QP can have outstanding, or the CQ overruns and stops them all.
+  const std::uint64_t cq_depth = std::uint64_t{setup.qps} * (send_depth + recv_depth);
+  if (cq_depth > traffic::max_cq_depth)
+    return error(id,
+                 fmt::format("setup: {} QPs x (tx {} + rx {}) need a completion queue of {} "
+                             "entries, more than a ConnectX CQ holds ({}): lower qps or "
+                             "tx_depth",
+                             setup.qps, send_depth, recv_depth, cq_depth, traffic::max_cq_depth));
   cq_ = provider_->create_cq(static_cast<std::uint32_t>(cq_depth));
 
   SetupReply reply;
@@ -151,8 +159,8 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
     fill_buffer(memory_.back(), setup.role, i);
     traffic::QpOptions options{
         .type = traffic::QpType::rc,
-        .max_send_wr = std::max<std::uint32_t>(setup.tx_depth, 32),
-        .max_recv_wr = 2 * ring + 16,
+        .max_send_wr = send_depth,
+        .max_recv_wr = recv_depth,
         .mtu = setup.mtu,
         .max_inline = 0,
         .traffic_class = setup.traffic_class,

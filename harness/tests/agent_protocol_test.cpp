@@ -24,6 +24,7 @@ void expect_same(const PeerEndpoint& a, const PeerEndpoint& b) {
   EXPECT_EQ(a.endpoint.psn, b.endpoint.psn);
   EXPECT_EQ(a.endpoint.udp_sport, b.endpoint.udp_sport);
   EXPECT_EQ(a.endpoint.mtu, b.endpoint.mtu);
+  EXPECT_EQ(a.endpoint.max_reads, b.endpoint.max_reads);
   EXPECT_EQ(a.remote_address, b.remote_address);
   EXPECT_EQ(a.rkey, b.rkey);
 }
@@ -185,6 +186,7 @@ PeerEndpoint peer(std::uint32_t qpn) {
   p.endpoint.psn = 0x123456;
   p.endpoint.udp_sport = 61000;
   p.endpoint.mtu = 2048;
+  p.endpoint.max_reads = 16;
   p.remote_address = 0xFFFF'FFFF'FFFF'FFF0;
   p.rkey = 0xDEADBEEF;
   return p;
@@ -420,10 +422,11 @@ TEST(AgentProtocolWire, FieldNamesAndOrder) {
             R"("opcode":"write","qps":1,"message_bytes":65536,"tx_depth":64,"mtu":1024,)"
             R"("traffic_class":0,"udp_sports":[],"bidirectional":false,"retry_count":7,)"
             R"("ack_timeout_us":4096})");
-  EXPECT_EQ(to_json_line(Request{std::nullopt, ConnectRequest{{peer(5)}}}),
-            R"({"v":1,"op":"connect","peers":[{"address":"192.0.2.10",)"
-            R"("gid":"fe80000000000000020c29fffe1a2b3C","qpn":5,"psn":1193046,"udp_sport":61000,)"
-            R"("mtu":2048,"remote_address":18446744073709551600,"rkey":3735928559}]})");
+  EXPECT_EQ(
+      to_json_line(Request{std::nullopt, ConnectRequest{{peer(5)}}}),
+      R"({"v":1,"op":"connect","peers":[{"address":"192.0.2.10",)"
+      R"("gid":"fe80000000000000020c29fffe1a2b3C","qpn":5,"psn":1193046,"udp_sport":61000,)"
+      R"("mtu":2048,"max_reads":16,"remote_address":18446744073709551600,"rkey":3735928559}]})");
   EXPECT_EQ(to_json_line(Request{std::nullopt, StartRequest{0, 2, 0, 0.2, 100, 1000}}),
             R"({"v":1,"op":"start","at_ns":0,"seconds":2.0,"iterations":0,)"
             R"("warmup_seconds":0.2,"warmup_iterations":100,"stats_ms":1000})");
@@ -927,7 +930,7 @@ TEST(AgentProtocolRejects, ConnectPeers) {
           {connect(R"({"qpn":3})"), "connect: peers[2]: missing required field 'address'"},
           {connect(R"({"address":"10.0.0.4","qpn":3,"qkey":1})"),
            "connect: peers[2]: unknown field 'qkey' (known: address, gid, qpn, psn, udp_sport, "
-           "mtu, remote_address, rkey)"},
+           "mtu, max_reads, remote_address, rkey)"},
           {connect(R"({"address":"10.0.0.4","qpn":0})"),
            "connect: peers[2].qpn must be an integer from 1 to 16777215, got 0"},
           {connect(R"({"address":"10.0.0.4","qpn":16777216})"),
@@ -938,6 +941,8 @@ TEST(AgentProtocolRejects, ConnectPeers) {
            "connect: peers[2].udp_sport must be an integer from 0 to 65535, got 65536"},
           {connect(R"({"address":"10.0.0.4","qpn":3,"mtu":1500})"),
            "connect: peers[2].mtu must be 256, 512, 1024, 2048 or 4096, got 1500"},
+          {connect(R"({"address":"10.0.0.4","qpn":3,"max_reads":256})"),
+           "connect: peers[2].max_reads must be an integer from 0 to 255, got 256"},
           {connect(R"({"address":"10.0.0.4","qpn":3,"remote_address":-1})"),
            "connect: peers[2].remote_address must be an integer from 0 to "
            "18446744073709551615, got -1"},

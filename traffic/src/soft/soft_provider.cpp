@@ -103,6 +103,9 @@ const MemoryRegion* SoftProvider::find_rkey(std::uint32_t rkey) const noexcept {
 }
 
 std::unique_ptr<CompletionQueue> SoftProvider::create_cq(std::uint32_t depth) {
+  if (depth > max_cq_depth)
+    throw input_error(fmt::format("completion queue depth {} is more than a ConnectX CQ holds ({})",
+                                  depth, max_cq_depth));
   return std::make_unique<SoftCq>(*this, depth);
 }
 

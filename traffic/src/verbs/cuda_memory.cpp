@@ -21,6 +21,10 @@ using CUcontext = void*;
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr int CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124;
 constexpr int CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1;
+constexpr int CU_POINTER_ATTRIBUTE_SYNC_MEMOPS = 6;
+// GPU pages are 64 KiB: nvidia-peermem pins whole ones, so an allocation rounded to them never
+// shares a pinned page with another (perftest's cuda_memory.c rounds the same way).
+constexpr std::size_t gpu_page = 64 * 1024;
 
 // Entry points resolved with dlsym. cuda.h maps several names to `_v2` symbols with #define
 // (cuMemAlloc -> cuMemAlloc_v2, ...); the unsuffixed exports are the old 32-bit-size ABI, so the
@@ -37,6 +41,7 @@ struct CudaDriver {
   CUresult (*mem_free)(CUdeviceptr) = nullptr;
   CUresult (*memcpy_htod)(CUdeviceptr, const void*, std::size_t) = nullptr;
   CUresult (*memcpy_dtoh)(void*, CUdeviceptr, std::size_t) = nullptr;
+  CUresult (*pointer_set_attribute)(const void*, int, CUdeviceptr) = nullptr;
   CUresult (*get_error_name)(CUresult, const char**) = nullptr;  // optional
   // Optional: CUDA >= 11.7. Without it GPU memory is registered through nvidia-peermem.
   CUresult (*get_handle_for_address_range)(void*, CUdeviceptr, std::size_t, int,
@@ -86,6 +91,8 @@ LoadedDriver load_driver() {
       {"cuMemFree_v2", resolve(library, "cuMemFree_v2", api.mem_free)},
       {"cuMemcpyHtoD_v2", resolve(library, "cuMemcpyHtoD_v2", api.memcpy_htod)},
       {"cuMemcpyDtoH_v2", resolve(library, "cuMemcpyDtoH_v2", api.memcpy_dtoh)},
+      {"cuPointerSetAttribute",
+       resolve(library, "cuPointerSetAttribute", api.pointer_set_attribute)},
   };
   for (const auto& [name, found] : required) {
     if (!found) {
@@ -157,13 +164,17 @@ CudaMemory CudaMemory::allocate(int gpu, std::size_t length) {
   check(api, api.primary_ctx_retain(&memory.context_, memory.device_),
         fmt::format("cuDevicePrimaryCtxRetain(GPU {})", gpu));
   memory.make_current();
-  const std::size_t page = host_page();
-  const std::size_t rounded = (length + page - 1) / page * page;
+  const std::size_t rounded = (length + gpu_page - 1) / gpu_page * gpu_page;
   CUdeviceptr pointer = 0;
   check(api, api.mem_alloc(&pointer, rounded),
         fmt::format("cuMemAlloc of {} bytes on GPU {}", rounded, gpu));
   memory.pointer_ = pointer;
   memory.length_ = rounded;
+  // NVIDIA's GPUDirect RDMA guide: without SYNC_MEMOPS a cuMemcpy into memory the NIC also
+  // writes may return before it is visible, so the data check could read stale bytes.
+  const unsigned int on = 1;
+  check(api, api.pointer_set_attribute(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, pointer),
+        fmt::format("cuPointerSetAttribute(SYNC_MEMOPS) on GPU {}", gpu));
   return memory;
 }
 

@@ -25,7 +25,8 @@ struct DmabufExport {
 // CUDA runtime and NCCL use too). Move-only; the destructor frees it and never throws.
 class CudaMemory {
  public:
-  // Allocates at least `length` bytes (rounded up to whole host pages, as dma-buf export needs).
+  // Allocates at least `length` bytes, rounded up to whole 64 KiB GPU pages (which are whole host
+  // pages too, as dma-buf export needs), with CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set.
   // Throws rocehil::Error naming the missing library or symbol, the GPU, or the CUDA error.
   static CudaMemory allocate(int gpu, std::size_t length);
 

@@ -125,6 +125,8 @@ std::shared_ptr<DeviceContext> open_device(const ProviderOptions& options) {
                                    [&](const GidEntry& e) { return e.index == opened->gid_index; });
   opened->gid = chosen->gid;
   opened->address = options.address.empty() ? gid_address_text(opened->gid) : options.address;
+  opened->limits =
+      device_limits(name, options.port, opened->gid_index, opened->device_attr, opened->port_attr);
 
   opened->pd = allocate_pd(context, name);
   return opened;

@@ -10,6 +10,7 @@
 #include "rocehil/traffic/provider.hpp"
 #include "verbs/gid.hpp"
 #include "verbs/handles.hpp"
+#include "verbs/qp_attributes.hpp"
 
 namespace rocehil::traffic::verbs {
 
@@ -24,6 +25,7 @@ struct DeviceContext {
   int gid_index = 0;
   ibv_gid gid{};
   std::string address;  // the IP the GID carries (or ProviderOptions::address)
+  DeviceLimits limits;  // what QP attributes are built from
 
   Context context;
   ProtectionDomain pd;

@@ -16,7 +16,26 @@ int errno_or(int fallback) noexcept {
   return errno != 0 ? errno : fallback;
 }
 
+namespace {
+
+// A process holding a verbs provider may fork (the agent starts helper programs, and libraries
+// call system()). A child sharing pages that are registered for DMA breaks them on the parent's
+// next write: copy-on-write moves the
+// parent's page, the NIC keeps the old one. Kernels >= 5.13 copy such pages at fork by
+// themselves (IBV_FORK_UNNEEDED); on older ones libibverbs must mark registered memory
+// MADV_DONTFORK, which it does only after ibv_fork_init, before any registration.
+void protect_registrations_from_fork() noexcept {
+  static const int once = [] {
+    if (ibv_is_fork_initialized() == IBV_FORK_DISABLED) return ibv_fork_init();
+    return 0;
+  }();
+  (void)once;  // a failure (EINVAL: memory registered already) leaves the old behaviour
+}
+
+}  // namespace
+
 DeviceList DeviceList::get() noexcept {
+  protect_registrations_from_fork();
   errno = 0;
   int count = 0;
   ibv_device** list = ibv_get_device_list(&count);

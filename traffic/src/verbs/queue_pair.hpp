@@ -11,17 +11,9 @@
 #include "verbs/completion_queue.hpp"
 #include "verbs/device.hpp"
 #include "verbs/handles.hpp"
+#include "verbs/qp_attributes.hpp"
 
 namespace rocehil::traffic::verbs {
-
-// The Q_Key of every UD QP the provider creates. Both sides are rocehil, so one constant replaces
-// a field in the endpoint exchange; the high bit is clear because Q_Keys with it set are
-// privileged.
-inline constexpr std::uint32_t ud_qkey = 0x11111111;
-
-// Bytes of GRH in front of every UD receive. The provider lands it in a scratch buffer of its own
-// (a second SGE), so a UD receive buffer holds just the payload, as on `soft`.
-inline constexpr std::uint32_t grh_bytes = 40;
 
 // An RC or UD queue pair. RC: INIT at creation (receives can be posted at once), RTR and RTS in
 // connect(). UD: ready to send at creation; connect() adds the remote's address handle and makes
@@ -66,12 +58,11 @@ class VerbsQueuePair final : public QueuePair {
     AddressHandle ah;
   };
 
-  void move_to_init();
-  void move_ud_to_rts();
   void connect_rc(const Endpoint& remote, const ibv_gid& gid);
   void connect_ud(const Endpoint& remote, const ibv_gid& gid);
-  void modify(ibv_qp_attr& attributes, int mask, const char* transition);
-  ibv_ah_attr address_vector(const ibv_gid& remote_gid) const;
+  void modify(Transition transition);
+  // Throws when the source GID is no longer the one the device was opened with.
+  void check_source_gid() const;
 
   bool fill_send(const SendRequest& request, std::uint64_t position, ibv_send_wr& wr,
                  ibv_sge& sge) noexcept;

@@ -53,6 +53,9 @@ struct Endpoint {
   std::uint32_t psn = 0;        // 24 bits, the first PSN this QP sends
   std::uint16_t udp_sport = 0;  // the QP's RoCEv2 UDP source port; 0: chosen by the NIC
   std::uint32_t mtu = 1024;     // path MTU in bytes: 256, 512, 1024, 2048 or 4096
+  // RDMA READs the QP serves at once as the responder (verbs: its max_dest_rd_atomic); the
+  // peer keeps its READs in flight within it. 0: not said (soft, which does not limit them).
+  std::uint8_t max_reads = 0;
 };
 
 struct QpOptions {
@@ -143,6 +146,10 @@ struct QpCounters {
   std::uint64_t rate_cuts = 0;        // DCQCN rate decreases (soft; RNICs do not count per QP)
   double rate_gbps = 0;               // the DCQCN current rate; 0 when not rate-limited
 };
+
+// The most completions one CQ holds on ConnectX-4 to -7 (ibv_devinfo -v: max_cqe 4194303). Both
+// providers refuse a deeper CQ, so a suite that would overrun the NIC's fails on the testbed too.
+inline constexpr std::uint32_t max_cq_depth = 4194303;
 
 enum class PostResult : std::uint8_t { ok, queue_full, invalid, not_connected };
 
