@@ -16,8 +16,11 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "rocehil/common/error.hpp"
 #include "rocehil/traffic/nic_counters.hpp"
+#include "verbs/cuda_memory.hpp"
 #include "verbs/queue_pair.hpp"
 #include "verbs/verbs_provider.hpp"
 
@@ -324,6 +327,37 @@ TEST_F(VerbsHw, GpuMemoryTakesAnRdmaWrite) {
   provider_->gpu_memory(target)->copy_to_host(0, back);
   EXPECT_EQ(std::memcmp(back.data(), source.data, back.size()), 0);
   provider_->deregister_memory(target);
+}
+
+// GPU memory without an RNIC: what a GPU host gives before any registration. Needs libcuda and a
+// GPU only, so it runs on a GPU machine whose kernel has no RDMA device.
+TEST(CudaMemoryHw, AllocatesWholeGpuPagesCopiesAndExportsADmabuf) {
+  const std::string cuda = cuda_unavailable_reason();
+  if (!cuda.empty()) GTEST_SKIP() << "no CUDA: " << cuda;
+  const int gpu = std::stoi(env_or("ROCEHIL_VERBS_GPU", "0"));
+  const CudaMemory memory = CudaMemory::allocate(gpu, 100'000);
+  EXPECT_EQ(memory.length(), 2u * 65536);  // whole 64 KiB GPU pages
+  EXPECT_NE(memory.device_pointer(), 0u);
+  std::vector<std::byte> pattern(memory.length());
+  for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = std::byte(i * 7 + 3);
+  memory.copy_from_host(0, pattern);
+  std::vector<std::byte> back(pattern.size());
+  memory.copy_to_host(0, back);
+  EXPECT_EQ(back, pattern);
+  EXPECT_THROW(memory.copy_to_host(1, back), Error);  // one byte past the end
+
+  try {
+    const DmabufExport exported = memory.export_dmabuf();
+    ASSERT_GE(exported.fd.get(), 0);
+    EXPECT_EQ(exported.offset % 4096, memory.device_pointer() % 4096);
+    // A dma-buf's size is what lseek to its end says: it covers the allocation from the offset.
+    const off_t size = ::lseek(exported.fd.get(), 0, SEEK_END);
+    EXPECT_GE(static_cast<std::uint64_t>(size), exported.offset + memory.length());
+    EXPECT_EQ(size % ::sysconf(_SC_PAGESIZE), 0);
+  } catch (const Error& error) {
+    // dma-buf needs the open kernel modules and Linux >= 5.12; peer memory is the fallback.
+    GTEST_SKIP() << "allocation and copies checked; no dma-buf export here: " << error.what();
+  }
 }
 
 }  // namespace
