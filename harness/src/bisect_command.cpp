@@ -6,13 +6,13 @@
 
 #include <fmt/format.h>
 
-#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "interrupt.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/harness/agent_link.hpp"
 #include "rocehil/harness/remote_run.hpp"
@@ -26,10 +26,8 @@ namespace rocehil::harness {
 
 namespace {
 
-std::atomic<bool> interrupted{false};
-extern "C" void on_bisect_interrupt(int) {
-  interrupted.store(true);
-}
+// Set by SIGINT or SIGTERM (catch_interrupts, in the command's callback).
+const std::atomic<bool>* interrupted = nullptr;
 
 struct Options {
   SuiteRunOptions run;
@@ -118,10 +116,10 @@ class BisectRun {
                       s.bad ? "bad" : "good", s.run_id));
     int step = done.empty() ? 0 : done.back().step;
     while (const auto next = search.next(candidates_)) {
-      if (interrupted.load()) return stopped("interrupted");
+      if (interrupted->load()) return stopped("interrupted");
       const Step result = run_candidate(*next, ++step);
       // A run cut short by the signal says nothing of its candidate: it is not recorded.
-      if (interrupted.load())
+      if (interrupted->load())
         return stopped(
             fmt::format("interrupted during the run of '{}'; run the same command again to resume",
                         result.candidate));
@@ -184,7 +182,7 @@ class BisectRun {
     run.quiet = o_.json;  // the bisection's JSON is the only thing on stdout
     run.command_line =
         fmt::format("rocehil bisect ... (step {}, candidate {})", step, shell_quote(s.candidate));
-    s.exit_code = run_suite(run, interrupted, &s.run_id);
+    s.exit_code = run_suite(run, *interrupted, &s.run_id);
     return s;
   }
 
@@ -250,9 +248,7 @@ the same command again and it goes on from the recorded steps ('--restart' begin
 that cannot measure (exit 3) stops the bisection, so a broken host is not taken for a bad
 candidate. Exit status: 0 found, 2 bad input, 3 --apply or a run failed, or interrupted.)");
   cmd->callback([o, &exit_code] {
-    interrupted.store(false);
-    std::signal(SIGINT, on_bisect_interrupt);
-    std::signal(SIGTERM, on_bisect_interrupt);
+    interrupted = &catch_interrupts();
     o->run.timeout = std::chrono::seconds(o->timeout_s);
     exit_code = BisectRun(*o).go();
   });

@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 
+#include "interrupt.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/harness/collective_command.hpp"
 #include "rocehil/harness/collective_ranks.hpp"
@@ -21,11 +21,6 @@
 namespace rocehil::harness {
 
 namespace {
-
-std::atomic<bool> interrupted{false};
-extern "C" void on_collective_interrupt(int) {
-  interrupted.store(true);
-}
 
 struct Options {
   std::string inventory;
@@ -87,9 +82,7 @@ int run_collective_command(const Options& o) {
   const auto& setups = ranks.setups;
   const auto& provider = ranks.provider;
 
-  std::signal(SIGINT, on_collective_interrupt);
-  std::signal(SIGTERM, on_collective_interrupt);
-  std::signal(SIGPIPE, SIG_IGN);
+  const std::atomic<bool>& interrupted = catch_interrupts();
   std::vector<std::unique_ptr<AgentLink>> agents;
   std::vector<AgentLink*> links;
   for (const auto& c : ranks.commands) {

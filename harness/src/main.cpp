@@ -17,6 +17,7 @@
 #include "rocehil/harness/inventory_command.hpp"
 #include "rocehil/harness/report_command.hpp"
 #include "rocehil/harness/run_command.hpp"
+#include "rocehil/harness/selftest_command.hpp"
 #include "rocehil/harness/suite_command.hpp"
 #include "rocehil/harness/testbed_command.hpp"
 #include "rocehil/harness/traffic_command.hpp"
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
   rocehil::harness::add_export_command(app, exit_code);
   rocehil::harness::add_report_command(app, exit_code);
   rocehil::harness::add_bisect_command(app, exit_code);
+  rocehil::harness::add_selftest_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

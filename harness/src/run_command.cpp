@@ -1,19 +1,14 @@
 #include "rocehil/harness/run_command.hpp"
 
-#include <csignal>
 #include <memory>
 
+#include "interrupt.hpp"
 #include "rocehil/harness/host_ssh.hpp"
 #include "rocehil/harness/suite_run.hpp"
 
 namespace rocehil::harness {
 
 namespace {
-
-std::atomic<bool> interrupted{false};
-extern "C" void on_run_interrupt(int) {
-  interrupted.store(true);
-}
 
 struct RunCliOptions {
   SuiteRunOptions run;
@@ -87,10 +82,7 @@ Exit status: 0 the fabric qualified, 1 a threshold failed, 2 bad suite, inventor
   cmd->callback([o, &exit_code] {
     o->run.timeout = std::chrono::seconds(o->timeout_s);
     o->run.command_line = command_line(o->run);
-    std::signal(SIGINT, on_run_interrupt);
-    std::signal(SIGTERM, on_run_interrupt);
-    std::signal(SIGPIPE, SIG_IGN);
-    exit_code = run_suite(o->run, interrupted);
+    exit_code = run_suite(o->run, catch_interrupts());
   });
 }
 

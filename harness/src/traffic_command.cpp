@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 
+#include "interrupt.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/harness/agent_command.hpp"
 #include "rocehil/harness/agent_link.hpp"
@@ -22,11 +22,6 @@
 namespace rocehil::harness {
 
 namespace {
-
-std::atomic<bool> interrupted{false};
-extern "C" void on_interrupt(int) {
-  interrupted.store(true);
-}
 
 struct ClientOptions {
   std::string server_host, server_netns;
@@ -170,9 +165,7 @@ int run_client(ClientOptions o) {
     o.server_address = o.server_host;
   }
   const PointToPointConfig config = make_config(o);
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-  std::signal(SIGPIPE, SIG_IGN);
+  const std::atomic<bool>& interrupted = catch_interrupts();
 
   auto server = start_server(o);
   auto client = make_in_process_agent(ROCEHIL_VERSION);

@@ -403,6 +403,60 @@ class RunTest(unittest.TestCase):
         # A verbs host without an RNIC cannot pass `retransmits == 0`: the case is an error.
         self.assertEqual(by_id["verbs"]["outcome"], "error")
 
+    def selftest(self, *args):
+        r = subprocess.run([ROCEHIL, "selftest", "--inventory", TB["inventory"], "--hosts",
+                            "h1,h3", "--reports", self.reports, "--json", *args],
+                           capture_output=True, text=True, timeout=300)
+        return r.returncode, json.loads(r.stdout) if r.stdout.strip() else None, r.stderr
+
+    def test_selftest_passes_what_soft_can_and_skips_each_hardware_check_with_its_reason(self):
+        code, report, err = self.selftest("--captures", "s1-mirror,s2-mirror")
+        self.assertEqual(code, 0, err)
+        checks = {c["name"]: c for c in report["checks"]}
+        print("  " + "\n  ".join(f"{c['name']}: {c['verdict']}: {c['detail']}"
+                                 for c in report["checks"]), file=sys.stderr)
+        self.assertEqual(report["verdict"], "pass")
+        for name in ("preflight", "rc_write", "rc_read", "rc_send", "latency", "qp_scaling"):
+            self.assertEqual(checks[name]["verdict"], "pass", checks[name])
+        for name in ("ud_send", "ecn_cnp", "gpu_memory", "calibration"):
+            self.assertEqual(checks[name]["verdict"], "skip", checks[name])
+            self.assertTrue(checks[name]["detail"], name)
+        self.assertIn("hw_counters/np_cnp_sent", checks["ecn_cnp"]["detail"])
+        # The file to attach is the one printed, beside an ordinary run's files.
+        run_dir = os.path.join(self.reports, report["run"]["run_id"])
+        with open(os.path.join(run_dir, "selftest.json")) as f:
+            self.assertEqual(json.load(f), report)
+        for name in ("run.json", "junit.xml", "report.html"):
+            self.assertTrue(os.path.exists(os.path.join(run_dir, name)), name)
+        by_test = {c["test"]: c for c in report["run"]["cases"]}
+        write = by_test["rc_write"]["attempts"][-1]["metrics"]
+        self.assertEqual(write["data_errors"], 0)
+        self.assertIn(f"{write['busbw_gbps']:.4g} Gbit/s", checks["rc_write"]["detail"])
+        # The QPs the mirrors saw, counted here from the analyses in run.json: the 8 QPs of each
+        # rank are the destinations of the other's data and of their own ACKs.
+        qp = by_test["qp_scaling"]["attempts"][-1]["raw"]["captures"]
+        seen = {f["dest_qp"] for p in qp for f in p["analysis"]["flows"] if f["packets"] > 0}
+        self.assertGreaterEqual(len(seen), 8, qp)
+        self.assertIn(f"the mirrors saw {len(seen)} destination QPs", checks["qp_scaling"]["detail"])
+
+    def test_selftest_fails_a_check_whose_threshold_fails(self):
+        with open(os.path.join(SUITES, "acceptance.yaml")) as f:
+            text = f.read()
+        changed = text.replace(
+            "  - name: rc_write\n    workload: bw\n    opcode: write\n    thresholds:\n"
+            "      - busbw_gbps > 0\n",
+            "  - name: rc_write\n    workload: bw\n    opcode: write\n    thresholds:\n"
+            "      - busbw_gbps > 1000\n")
+        self.assertNotEqual(changed, text)
+        strict = self.write_file("strict.yaml", changed)
+        code, report, err = self.selftest("--suite", strict)
+        self.assertEqual(code, 1, err)
+        checks = {c["name"]: c for c in report["checks"]}
+        self.assertEqual(report["verdict"], "fail")
+        self.assertEqual(checks["rc_write"]["verdict"], "fail")
+        self.assertIn("busbw_gbps > 1000 (measured ", checks["rc_write"]["detail"])
+        self.assertEqual(checks["rc_read"]["verdict"], "pass")
+
     def test_a_killed_agent_makes_its_case_an_error_and_the_run_goes_on(self):
         proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", TB["inventory"],
                                  "--only", "allreduce/*", "--reports", self.reports],
