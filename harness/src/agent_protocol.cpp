@@ -59,12 +59,11 @@ static_assert(std::size(request_ops) == std::variant_size_v<RequestBody>);
 static_assert(std::size(reply_ops) == std::variant_size_v<ReplyBody>);
 
 constexpr std::string_view envelope_fields[] = {"v", "op", "id"};
-constexpr std::string_view setup_fields[] = {"provider",      "device",         "port",
-                                             "gid_index",     "address",        "workload",
-                                             "role",          "opcode",         "qps",
-                                             "message_bytes", "tx_depth",       "mtu",
-                                             "traffic_class", "udp_sports",     "bidirectional",
-                                             "retry_count",   "ack_timeout_us", "collective"};
+constexpr std::string_view setup_fields[] = {
+    "provider",       "device",     "port",          "gid_index",     "address",  "workload",
+    "role",           "opcode",     "qps",           "message_bytes", "tx_depth", "mtu",
+    "traffic_class",  "udp_sports", "bidirectional", "transport",     "gpu",      "retry_count",
+    "ack_timeout_us", "collective"};
 constexpr std::string_view collective_setup_fields[] = {
     "pattern", "ranks", "rank", "ranks_per_host", "pipeline", "seed", "strategy", "sport_seed"};
 constexpr std::string_view collective_report_fields[] = {
@@ -130,6 +129,7 @@ constexpr std::string_view provider_names[] = {"soft", "verbs"};
 constexpr std::string_view workload_names[] = {"bw", "lat", "collective"};  // Workload's order
 constexpr std::string_view role_names[] = {"client", "server"};             // Role's order
 constexpr std::string_view opcode_names[] = {"send", "write", "write_with_imm", "read"};
+constexpr std::string_view transport_names[] = {"rc", "ud"};  // in traffic::QpType order
 constexpr traffic::Opcode opcode_values[] = {traffic::Opcode::send, traffic::Opcode::write,
                                              traffic::Opcode::write_with_imm,
                                              traffic::Opcode::read};
@@ -659,6 +659,9 @@ SetupRequest read_setup(const Object& o) {
       s.udp_sports.push_back(v->at(i).integer<std::uint16_t>(1, max_u16));
   }
   o.boolean("bidirectional", s.bidirectional);
+  const auto transport = o.get("transport");
+  if (transport) s.transport = static_cast<traffic::QpType>(transport->choice(transport_names));
+  o.integer("gpu", s.gpu, -1, 255);
   o.integer("retry_count", s.retry_count, 0, 7);
   o.integer("ack_timeout_us", s.ack_timeout_us, 1, 60'000'000);
   if (auto v = o.get("collective")) s.collective = read_collective_setup(*v);
@@ -672,6 +675,7 @@ SetupRequest read_setup(const Object& o) {
     if (opcode) reject("setup: a collective moves its data with write_with_imm: drop 'opcode'");
     if (s.bidirectional || s.role != Role::client)
       reject("setup: a collective has no roles or directions: drop 'role' and 'bidirectional'");
+    if (s.gpu >= 0) reject("setup: a collective checks its data in host memory: drop 'gpu'");
   } else if (s.collective) {
     reject(fmt::format("setup: field 'collective' needs workload \"collective\", not \"{}\"",
                        to_string(s.workload)));
@@ -687,6 +691,23 @@ SetupRequest read_setup(const Object& o) {
           "it to \"send\"",
           traffic::to_string(s.opcode)));
     s.opcode = traffic::Opcode::send;
+  }
+  if (s.transport == traffic::QpType::ud) {
+    // A UD message is one packet, sent with SEND into a posted receive, on a QP whose source
+    // port the NIC picks.
+    if (s.workload != Workload::bw)
+      reject(fmt::format("setup: transport \"ud\" needs workload \"bw\", not \"{}\"",
+                         to_string(s.workload)));
+    if (s.opcode != traffic::Opcode::send)
+      reject(fmt::format("setup: transport \"ud\" sends with opcode \"send\", got \"{}\"",
+                         traffic::to_string(s.opcode)));
+    if (s.message_bytes > s.mtu)
+      reject(
+          fmt::format("setup: a UD message is one packet: message_bytes must be at most the mtu "
+                      "({}), got {}",
+                      s.mtu, s.message_bytes));
+    if (!s.udp_sports.empty())
+      reject("setup: UD QPs take no per-QP source port: drop 'udp_sports'");
   }
   const std::uint64_t total = std::uint64_t{s.qps} * s.message_bytes;
   if (total > max_setup_buffer_bytes)
@@ -1123,6 +1144,8 @@ void put(ordered& j, const SetupRequest& s) {
   j["traffic_class"] = s.traffic_class;
   j["udp_sports"] = s.udp_sports;
   j["bidirectional"] = s.bidirectional;
+  j["transport"] = std::string(transport_names[static_cast<std::size_t>(s.transport)]);
+  j["gpu"] = s.gpu;
   j["retry_count"] = s.retry_count;
   j["ack_timeout_us"] = s.ack_timeout_us;
   if (s.collective) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "rocehil/common/crc32.hpp"
 
@@ -29,12 +30,20 @@ double us(std::uint64_t ns) {
 
 }  // namespace
 
-void fill_buffer(const traffic::MemoryRegion& region, Role role, std::uint32_t qp_index) {
-  if (region.data == nullptr) return;
+void fill_buffer(traffic::Provider& provider, const traffic::MemoryRegion& region, Role role,
+                 std::uint32_t qp_index) {
   const std::uint64_t half = region.length / 2;
   const std::uint64_t seed = (role == Role::client ? 0x100000000u : 0x200000000u) + qp_index;
-  fill_pattern(region.data, half, seed * 2);
-  fill_pattern(region.data + half, region.length - half, seed * 2 + 1);
+  if (region.data != nullptr) {
+    fill_pattern(region.data, half, seed * 2);
+    fill_pattern(region.data + half, region.length - half, seed * 2 + 1);
+    return;
+  }
+  // GPU memory: the same patterns, staged in host memory and copied in.
+  std::vector<std::byte> staged(region.length);
+  fill_pattern(staged.data(), half, seed * 2);
+  fill_pattern(staged.data() + half, region.length - half, seed * 2 + 1);
+  provider.write_region(region, 0, staged);
 }
 
 void add_bw(ResultsEvent& results, const traffic::BwResult& bw) {
@@ -91,9 +100,10 @@ void add_served(ResultsEvent& results, const traffic::LiveProgress& progress,
   }
 }
 
-void add_qp_state(ResultsEvent& results,
+void add_qp_state(ResultsEvent& results, const traffic::Provider& provider,
                   const std::vector<std::unique_ptr<traffic::QueuePair>>& qps,
                   const std::vector<traffic::MemoryRegion>& memory, std::uint32_t message_bytes) {
+  std::vector<std::byte> staged;  // GPU memory is read back through the host
   for (std::size_t i = 0; i < qps.size(); ++i) {
     const std::uint32_t qpn = qps[i]->qpn();
     auto it = std::find_if(results.per_qp.begin(), results.per_qp.end(),
@@ -107,8 +117,13 @@ void add_qp_state(ResultsEvent& results,
     }
     it->counters = qps[i]->counters();
     const traffic::MemoryRegion& region = memory[i];
-    if (region.data == nullptr) continue;
-    const auto* bytes = reinterpret_cast<const std::uint8_t*>(region.data);
+    const std::byte* data = region.data;
+    if (data == nullptr) {
+      staged.resize(std::size_t{message_bytes} * 2);
+      provider.read_region(region, 0, staged);
+      data = staged.data();
+    }
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(data);
     it->source_crc32 = crc32({bytes, message_bytes});
     it->target_crc32 = crc32({bytes + message_bytes, message_bytes});
   }

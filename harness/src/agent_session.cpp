@@ -155,10 +155,12 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
   memory_.reserve(setup.qps);
   for (std::uint32_t i = 0; i < setup.qps; ++i) {
     // Two halves per QP: the source it sends from, the target the peer writes into.
-    memory_.push_back(provider_->register_memory(std::size_t{setup.message_bytes} * 2));
-    fill_buffer(memory_.back(), setup.role, i);
+    const std::size_t bytes = std::size_t{setup.message_bytes} * 2;
+    memory_.push_back(setup.gpu >= 0 ? provider_->register_gpu_memory(setup.gpu, bytes)
+                                     : provider_->register_memory(bytes));
+    fill_buffer(*provider_, memory_.back(), setup.role, i);
     traffic::QpOptions options{
-        .type = traffic::QpType::rc,
+        .type = setup.transport,
         .max_send_wr = send_depth,
         .max_recv_wr = recv_depth,
         .mtu = setup.mtu,
@@ -397,7 +399,7 @@ void AgentSession::finalize(ResultsEvent& results) {
   if (nic_before_)
     results.nics = {traffic::counter_delta(*nic_before_, traffic::read_nic_counters(nic_))};
   if (collective_) return;  // its results are complete when the run ends
-  add_qp_state(results, qps_, memory_, setup_.message_bytes);
+  add_qp_state(results, *provider_, qps_, memory_, setup_.message_bytes);
 }
 
 void AgentSession::release() {

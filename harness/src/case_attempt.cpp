@@ -358,6 +358,8 @@ SetupRequest side_setup(const CaseContext& c, const inventory::Host& host, Role 
   s.workload = lat ? Workload::lat : Workload::bw;
   s.role = role;
   s.opcode = lat ? traffic::Opcode::send : opcode_named(c.test->settings.opcode);
+  if (!lat && c.test->settings.transport == "ud") s.transport = traffic::QpType::ud;
+  if (c.test->settings.memory == "gpu") s.gpu = nic.gpu;  // suite_check: every side has one
   s.qps = lat ? 1 : tc.qps;
   s.message_bytes = static_cast<std::uint32_t>(tc.size);
   s.traffic_class = static_cast<std::uint8_t>(tc.traffic_class);

@@ -181,15 +181,13 @@ SelftestCheck preflight_check(const json& run) {
   return check;
 }
 
-SelftestCheck ud_check(const SelftestSetup& setup) {
-  SelftestCheck check = make("ud_send", "UD SEND with the GRH stripped and the data checked");
+SelftestCheck ud_check(const json& run, const SelftestSetup& setup) {
+  SelftestCheck check =
+      make("ud_send", "UD SEND of one packet per message, GRH stripped, data checked", "ud_send");
+  if (!any_soft(setup)) return from_case(run, check, bandwidth_numbers);
   check.verdict = CheckVerdict::skip;
-  check.detail =
-      any_soft(setup)
-          ? fmt::format("hardware check: {} use the soft provider, which implements RC only",
-                        soft_hosts(setup))
-          : "not in rocehil's workloads yet: the verbs provider's UD path is checked on one host "
-            "by the hw test VerbsHw.UdSendArrivesWithoutTheGrh (ctest -L hw)";
+  check.detail = fmt::format("hardware check: {} use the soft provider, which implements RC only",
+                             soft_hosts(setup));
   return check;
 }
 
@@ -283,19 +281,19 @@ SelftestCheck cnp_check(const json& run, const SelftestSetup& setup) {
   return check;
 }
 
-SelftestCheck gpu_check(const SelftestSetup& setup) {
-  SelftestCheck check =
-      make("gpu_memory", "RDMA into GPU memory: dma-buf, else peer memory (nvidia-peermem)");
-  check.verdict = CheckVerdict::skip;
-  if (std::none_of(setup.gpus.begin(), setup.gpus.end(), [](bool g) { return g; }))
-    check.detail = "the inventory pairs no GPU with these hosts' NICs (a NIC's 'gpu:')";
-  else if (any_soft(setup))
+SelftestCheck gpu_check(const json& run, const SelftestSetup& setup) {
+  SelftestCheck check = make(
+      "gpu_memory", "RDMA WRITE between GPU memories: dma-buf, else peer memory", "gpu_memory");
+  if (!pair_has_gpus(setup)) {
+    check.verdict = CheckVerdict::skip;
+    check.detail = "the inventory does not pair a GPU with both hosts' NICs (a NIC's 'gpu:')";
+  } else if (any_soft(setup)) {
+    check.verdict = CheckVerdict::skip;
     check.detail = fmt::format("hardware check: {} use the soft provider, which has no GPU memory",
                                soft_hosts(setup));
-  else
-    check.detail =
-        "GPU memory in suites is not in this version: the provider's GPU path is checked on one "
-        "host by the hw tests CudaMemoryHw and VerbsHw.GpuMemoryTakesAnRdmaWrite (ctest -L hw)";
+  } else {
+    return from_case(run, check, bandwidth_numbers);
+  }
   return check;
 }
 
@@ -312,6 +310,11 @@ SelftestCheck calibration_check(const SelftestSetup& setup) {
 }
 
 }  // namespace
+
+bool pair_has_gpus(const SelftestSetup& setup) {
+  return !setup.gpus.empty() &&
+         std::all_of(setup.gpus.begin(), setup.gpus.end(), [](bool g) { return g; });
+}
 
 std::string_view to_string(CheckVerdict verdict) {
   switch (verdict) {
@@ -345,7 +348,9 @@ std::string instantiate_acceptance_suite(std::string_view text,
       throw input_error(
           fmt::format("capture point '{}' is not letters, digits, '.', '_', '-', '@'", name));
   std::string suite = replace_all(std::string(text), "$HOSTS", join(hosts, ","));
-  return replace_all(std::move(suite), "$CAPTURES", "[" + join(captures, ", ") + "]");
+  // The list stays valid YAML with nothing in it, so the file validates as it is.
+  return replace_all(std::move(suite), "[]  # $CAPTURES",
+                     "[" + join(captures, ", ") + "]  # --captures");
 }
 
 SelftestReport evaluate_selftest(const json& run, const SelftestSetup& setup) {
@@ -359,7 +364,7 @@ SelftestReport evaluate_selftest(const json& run, const SelftestSetup& setup) {
   checks.push_back(
       from_case(run, make("rc_send", "RC SEND into posted receives, data checked", "rc_send"),
                 bandwidth_numbers));
-  checks.push_back(ud_check(setup));
+  checks.push_back(ud_check(run, setup));
   checks.push_back(from_case(run,
                              make("latency", "RC ping-pong latency of 8-byte messages", "latency"),
                              [](const json& attempt) {
@@ -370,7 +375,7 @@ SelftestReport evaluate_selftest(const json& run, const SelftestSetup& setup) {
                              }));
   checks.push_back(qp_scaling_check(run, setup));
   checks.push_back(cnp_check(run, setup));
-  checks.push_back(gpu_check(setup));
+  checks.push_back(gpu_check(run, setup));
   checks.push_back(calibration_check(setup));
 
   const auto any = [&](CheckVerdict v) {

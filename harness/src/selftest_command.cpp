@@ -100,6 +100,7 @@ int selftest(const SelftestOptions& o) {
   run.reports_dir = o.reports_dir;
   run.history_file = o.history_file;
   run.deploy = o.deploy;
+  if (!pair_has_gpus(setup)) run.leave_out.push_back("gpu_memory");
   run.quiet = o.json;
   run.timeout = std::chrono::seconds(o.timeout_s);
   std::vector<std::string> words = {"rocehil", "selftest", "--inventory", o.inventory_file,

@@ -92,6 +92,16 @@ std::vector<std::string> check_suite_against_inventory(const suites::Suite& suit
         problems.push_back(
             fmt::format("{}: hosts '{}' give {} NIC(s); a collective needs at least 2 ranks", at,
                         test.settings.hosts, nics));
+      // GPU memory is the GPU the inventory pairs with each side's NIC (the first two hosts).
+      if (p2p && test.settings.memory == "gpu")
+        for (std::size_t i = 0; i < hosts.size() && i < 2; ++i)
+          if (hosts[i]->nics.front().gpu < 0)
+            problems.push_back(fmt::format(
+                "{}: memory gpu, but {} pairs no GPU with {}'s NIC {} (add 'gpu: N' to it, or "
+                "leave the test out on hosts without GPUs)",
+                at, inventory.file, hosts[i]->name,
+                hosts[i]->nics.front().device.empty() ? hosts[i]->nics.front().netdev
+                                                      : hosts[i]->nics.front().device));
     } catch (const Error& e) {
       problems.push_back(fmt::format("{}: hosts: {}", at, e.what()));
     }

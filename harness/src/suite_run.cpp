@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -79,6 +80,9 @@ class Run {
 
   int go() {
     suite_ = suites::load_suite(o_.suite_file);
+    std::erase_if(suite_.tests, [&](const suites::SuiteTest& t) {
+      return std::find(o_.leave_out.begin(), o_.leave_out.end(), t.name) != o_.leave_out.end();
+    });
     inventory_ = inventory::load_inventory(o_.inventory_file);
     if (const auto problems = check_suite_against_inventory(suite_, inventory_);
         !problems.empty()) {

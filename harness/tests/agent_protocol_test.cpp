@@ -50,6 +50,8 @@ void expect_same(const SetupRequest& a, const SetupRequest& b) {
   EXPECT_EQ(a.traffic_class, b.traffic_class);
   EXPECT_EQ(a.udp_sports, b.udp_sports);
   EXPECT_EQ(a.bidirectional, b.bidirectional);
+  EXPECT_EQ(a.transport, b.transport);
+  EXPECT_EQ(a.gpu, b.gpu);
   EXPECT_EQ(a.retry_count, b.retry_count);
   EXPECT_EQ(a.ack_timeout_us, b.ack_timeout_us);
   ASSERT_EQ(a.collective.has_value(), b.collective.has_value());
@@ -216,6 +218,7 @@ TEST(AgentProtocolRoundTrip, SetupWithEveryFieldSet) {
   s.traffic_class = 106;
   s.udp_sports = {49152, 49153, 1, 65535};
   s.bidirectional = true;
+  s.gpu = 7;
   s.retry_count = 3;
   s.ack_timeout_us = 131072;
   expect_same(request_round_trip<SetupRequest>(Request{11, s}), s);
@@ -237,6 +240,14 @@ TEST(AgentProtocolRoundTrip, SetupWithEveryFieldSet) {
   lat.retry_count = 0;
   lat.ack_timeout_us = 60'000'000;
   expect_same(request_round_trip<SetupRequest>(Request{std::nullopt, lat}), lat);
+
+  SetupRequest ud;
+  ud.address = "10.1.2.3";
+  ud.opcode = Opcode::send;
+  ud.transport = traffic::QpType::ud;
+  ud.message_bytes = 1024;
+  ud.mtu = 1024;
+  expect_same(request_round_trip<SetupRequest>(Request{5, ud}), ud);
 }
 
 TEST(AgentProtocolRoundTrip, ConnectWithEveryFieldSet) {
@@ -420,7 +431,8 @@ TEST(AgentProtocolWire, FieldNamesAndOrder) {
             R"({"v":1,"op":"setup","id":1,"provider":"soft","device":"","port":1,)"
             R"("gid_index":-1,"address":"10.0.0.1","workload":"bw","role":"client",)"
             R"("opcode":"write","qps":1,"message_bytes":65536,"tx_depth":64,"mtu":1024,)"
-            R"("traffic_class":0,"udp_sports":[],"bidirectional":false,"retry_count":7,)"
+            R"("traffic_class":0,"udp_sports":[],"bidirectional":false,"transport":"rc",)"
+            R"("gpu":-1,"retry_count":7,)"
             R"("ack_timeout_us":4096})");
   EXPECT_EQ(
       to_json_line(Request{std::nullopt, ConnectRequest{{peer(5)}}}),
@@ -799,7 +811,8 @@ TEST(AgentProtocolRejects, SetupFields) {
           {s + R"("qsp":4})",
            "setup: unknown field 'qsp' (known: provider, device, port, gid_index, address, "
            "workload, role, opcode, qps, message_bytes, tx_depth, mtu, traffic_class, "
-           "udp_sports, bidirectional, retry_count, ack_timeout_us, collective)"},
+           "udp_sports, bidirectional, transport, gpu, retry_count, ack_timeout_us, "
+           "collective)"},
           {s + R"("qps":"4"})", R"(setup: field 'qps' must be an integer from 1 to 1024, got "4")"},
           {s + R"("qps":2.0})", "setup: field 'qps' must be an integer from 1 to 1024, got 2.0"},
           {s + R"("qps":1e300})",
@@ -833,6 +846,18 @@ TEST(AgentProtocolRejects, SetupFields) {
            "setup: field 'retry_count' must be an integer from 0 to 7, got 8"},
           {s + R"("ack_timeout_us":0})",
            "setup: field 'ack_timeout_us' must be an integer from 1 to 60000000, got 0"},
+          {s + R"("transport":"uc"})",
+           R"(setup: field 'transport' must be "rc" or "ud", got "uc")"},
+          {s + R"("transport":"ud","opcode":"write"})",
+           R"(setup: transport "ud" sends with opcode "send", got "write")"},
+          {s + R"("transport":"ud","workload":"lat"})",
+           R"(setup: transport "ud" needs workload "bw", not "lat")"},
+          {s + R"("transport":"ud","opcode":"send","message_bytes":2048,"mtu":1024})",
+           "setup: a UD message is one packet: message_bytes must be at most the mtu (1024), "
+           "got 2048"},
+          {s + R"("transport":"ud","opcode":"send","message_bytes":64,"udp_sports":[5000]})",
+           "setup: UD QPs take no per-QP source port: drop 'udp_sports'"},
+          {s + R"("gpu":-2})", "setup: field 'gpu' must be an integer from -1 to 255, got -2"},
           {s + R"("bidirectional":"yes"})",
            R"(setup: field 'bidirectional' must be true or false, got "yes")"},
           {s + R"("bidirectional":1})",
@@ -1186,6 +1211,7 @@ TEST(AgentProtocolRejects, CollectiveSetup) {
            "setup: a collective has no roles or directions: drop 'role' and 'bidirectional'"},
           {c + R"(},"qps":257})",
            "setup: a collective takes at most 256 qps per connection, got 257"},
+          {c + R"(},"gpu":0})", "setup: a collective checks its data in host memory: drop 'gpu'"},
       },
       false);
 }

@@ -111,7 +111,7 @@ TEST(Selftest, ASoftPairPassesWhatItCanAndSkipsTheHardwareWithReasons) {
   }
   EXPECT_NE(check(r, "ecn_cnp").detail.find("hw_counters/np_cnp_sent"), std::string::npos);
   EXPECT_NE(check(r, "ecn_cnp").detail.find("handled: 2585"), std::string::npos);
-  EXPECT_NE(check(r, "gpu_memory").detail.find("pairs no GPU"), std::string::npos);
+  EXPECT_NE(check(r, "gpu_memory").detail.find("does not pair a GPU"), std::string::npos);
   EXPECT_EQ(r.verdict, CheckVerdict::pass);  // skipped checks are listed, not failed
   EXPECT_EQ(r.exit_code(), 0);
 }
@@ -196,14 +196,40 @@ TEST(Selftest, OnVerbsTheNicsCnpCounterDecides) {
   EXPECT_EQ(missing.detail, "h1 mlx5_0 has no counter np_cnp_sent");
 }
 
-TEST(Selftest, OnVerbsTheChecksNotInThisVersionSaySo) {
-  const SelftestReport r = evaluate_selftest(soft_run(), verbs_pair());
-  EXPECT_NE(check(r, "ud_send").detail.find("VerbsHw.UdSendArrivesWithoutTheGrh"),
+TEST(Selftest, OnVerbsUdSendIsItsCase) {
+  json run = soft_run();
+  EXPECT_EQ(check(evaluate_selftest(run, verbs_pair()), "ud_send").verdict, CheckVerdict::error)
+      << "no ud_send case in the run";
+  run["cases"].push_back(passing_case("ud_send", {{"busbw_gbps", 12.5}, {"data_errors", 0}}));
+  const SelftestCheck ud = check(evaluate_selftest(run, verbs_pair()), "ud_send");
+  EXPECT_EQ(ud.verdict, CheckVerdict::pass);
+  EXPECT_EQ(ud.detail, "12.5 Gbit/s, 0 data errors (every byte compared with what was sent)");
+  // On soft the case errors (RC only); the check is skipped whatever the case says.
+  EXPECT_EQ(check(evaluate_selftest(run, soft_pair()), "ud_send").verdict, CheckVerdict::skip);
+}
+
+TEST(Selftest, GpuMemoryIsItsCaseWhenBothHostsHaveAGpu) {
+  json run = soft_run();
+  run["cases"].push_back(passing_case("gpu_memory", {{"busbw_gbps", 180.0}, {"data_errors", 0}}));
+  const SelftestCheck gpu = check(evaluate_selftest(run, verbs_pair()), "gpu_memory");
+  EXPECT_EQ(gpu.verdict, CheckVerdict::pass);
+  EXPECT_EQ(gpu.detail, "180 Gbit/s, 0 data errors (every byte compared with what was sent)");
+  SelftestSetup one_gpu = verbs_pair();
+  one_gpu.gpus = {true, false};
+  EXPECT_FALSE(pair_has_gpus(one_gpu));
+  const SelftestCheck none = check(evaluate_selftest(run, one_gpu), "gpu_memory");
+  EXPECT_EQ(none.verdict, CheckVerdict::skip);
+  EXPECT_NE(none.detail.find("both hosts' NICs"), std::string::npos);
+  SelftestSetup soft_gpus = soft_pair();
+  soft_gpus.gpus = {true, true};
+  EXPECT_NE(check(evaluate_selftest(run, soft_gpus), "gpu_memory").detail.find("hardware check"),
             std::string::npos);
-  EXPECT_NE(check(r, "gpu_memory").detail.find("not in this version"), std::string::npos);
-  EXPECT_NE(check(r, "calibration").detail.find("perftest"), std::string::npos);
-  for (const char* name : {"ud_send", "gpu_memory", "calibration"})
-    EXPECT_EQ(check(r, name).verdict, CheckVerdict::skip) << name;
+}
+
+TEST(Selftest, CalibrationWaitsForThePerftestEngine) {
+  const SelftestReport r = evaluate_selftest(soft_run(), verbs_pair());
+  EXPECT_EQ(check(r, "calibration").verdict, CheckVerdict::skip);
+  EXPECT_NE(check(r, "calibration").detail.find("perftest engine"), std::string::npos);
 }
 
 TEST(Selftest, TheBuiltInSuiteLoadsAndHoldsEveryTestTheChecksRead) {

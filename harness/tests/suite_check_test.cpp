@@ -78,6 +78,22 @@ TEST(SuiteCheck, EveryProblemWithItsTestsLine) {
   EXPECT_EQ(problems[4], "s.yaml:16:13: inject: 'h2' is not an end of link 'l1-s1' (l1 and s1)");
 }
 
+TEST(SuiteCheck, GpuMemoryNeedsAGpuPairedWithEachSidesNic) {
+  std::string text(fabric);
+  const std::string h1_nic = "nics: [{netdev: eth1, ip: 198.18.1.11, link_gbps: 100, link: h1-l1}]";
+  ASSERT_NE(text.find(h1_nic), std::string::npos);
+  text.replace(text.find(h1_nic), h1_nic.size(),
+               "nics: [{netdev: eth1, ip: 198.18.1.11, link_gbps: 100, link: h1-l1, gpu: 0}]");
+  auto parsed = inventory::parse_inventory(text, "fabric.yaml");
+  ASSERT_TRUE(parsed.inventory.has_value());
+  const auto suite = suite_of("  - name: g\n    workload: bw\n    hosts: h1,h2\n    memory: gpu\n");
+  const auto problems = check_suite_against_inventory(suite, *parsed.inventory);
+  ASSERT_EQ(problems.size(), 1u);  // h1's NIC has GPU 0; h2's has none
+  EXPECT_EQ(problems[0],
+            "s.yaml:4:5: test 'g': memory gpu, but fabric.yaml pairs no GPU with h2's NIC eth1 "
+            "(add 'gpu: N' to it, or leave the test out on hosts without GPUs)");
+}
+
 TEST(SuiteCheck, AnInjectionRunsInTheSwitchsNamespaceOrOverSshOnAHost) {
   const auto inv = small_fabric();
   suites::Injection in;

@@ -24,7 +24,11 @@ using inventory::shown;
 // Settings a test and `defaults` may both give.
 #define ROCEHIL_SETTING_KEYS                                                              \
   "hosts", "provider", "size", "qps", "strategy", "placement", "traffic_class", "opcode", \
-      "duration_s", "iterations", "warmup", "repeats", "pipeline", "captures"
+      "transport", "memory", "duration_s", "iterations", "warmup", "repeats", "pipeline", \
+      "captures"
+
+// The path MTU the agents' QPs use (SetupRequest::mtu's default), which bounds a UD message.
+constexpr std::uint64_t ud_max_message = 1024;
 
 // A typo in a sweep must not turn into a run of a month.
 constexpr std::size_t max_cases_per_test = 10000;
@@ -179,6 +183,12 @@ class SuiteReader {
       if (const auto v = inventory::read_choice(ctx_, n, field("opcode"),
                                                 {"write", "write_with_imm", "send", "read"}))
         s.opcode = *v;
+    if (const auto n = m.get("transport"); n.IsDefined())
+      if (const auto v = inventory::read_choice(ctx_, n, field("transport"), {"rc", "ud"}))
+        s.transport = *v;
+    if (const auto n = m.get("memory"); n.IsDefined())
+      if (const auto v = inventory::read_choice(ctx_, n, field("memory"), {"host", "gpu"}))
+        s.memory = *v;
     if (const auto n = m.get("duration_s"); n.IsDefined())
       if (const auto v = inventory::read_number(ctx_, n, field("duration_s"), 0.1, 86400))
         s.duration_s = *v;
@@ -199,6 +209,23 @@ class SuiteReader {
                                          field("captures"), shown((*v)[i])));
         s.captures = *v;
       }
+  }
+
+  // UD moves one packet per message with SEND, on QPs whose source ports the NIC picks.
+  void check_ud(const MapReader& m, const YAML::Node& n, const std::string& owner,
+                const SuiteTest& t) {
+    const YAML::Node at = m.get("transport").IsDefined() ? m.get("transport") : n;
+    if (t.workload != "bw")
+      ctx_.error(at, fmt::format("{}: transport ud needs workload bw, not {}", owner, t.workload));
+    if (t.settings.opcode != "send")
+      ctx_.error(at, fmt::format("{}: transport ud sends with opcode send, not {}", owner,
+                                 t.settings.opcode));
+    for (const auto size : t.settings.sizes)
+      if (size > ud_max_message)
+        ctx_.error(m.get("size").IsDefined() ? m.get("size") : at,
+                   fmt::format("{}: a UD message is one packet: size must be at most {} (the "
+                               "path MTU rocehil's QPs use), got {}",
+                               owner, ud_max_message, size));
   }
 
   std::optional<SuiteTest> read_test(const YAML::Node& n, const TestSettings& defaults) {
@@ -238,6 +265,12 @@ class SuiteReader {
     if (t.workload == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
                  fmt::format("{}: lat pings over one QP; drop qps", owner));
+    if (t.settings.transport == "ud") check_ud(m, n, owner, t);
+    if (t.settings.memory == "gpu" && t.workload != "bw" && t.workload != "lat")
+      ctx_.error(m.get("memory").IsDefined() ? m.get("memory") : n,
+                 fmt::format("{}: memory gpu needs workload bw or lat (a collective checks its "
+                             "data in host memory)",
+                             owner));
     const TestSettings& s = t.settings;
     const double cases = static_cast<double>(s.sizes.size()) * static_cast<double>(s.qps.size()) *
                          static_cast<double>(s.strategies.size()) *

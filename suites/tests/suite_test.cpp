@@ -179,6 +179,37 @@ TEST(Suite, AnInjectionIsReadWithItsDefaults) {
                 "got 0"}));
 }
 
+TEST(Suite, UdIsBwSendOfOnePacketPerMessage) {
+  const Suite s = parsed(
+      "schema_version: 1\nname: x\ntests:\n  - name: ud\n    workload: bw\n"
+      "    transport: ud\n    opcode: send\n    size: 1K\n  - name: rc\n    workload: bw\n");
+  EXPECT_EQ(s.tests[0].settings.transport, "ud");
+  EXPECT_EQ(s.tests[1].settings.transport, "rc");
+  EXPECT_EQ(errors_of("schema_version: 1\nname: x\ntests:\n  - name: u\n"
+                      "    workload: allreduce\n    transport: ud\n    size: [1K, 2K]\n"),
+            (std::vector<std::string>{
+                "s.yaml:6:16: test 'u': transport ud needs workload bw, not allreduce",
+                "s.yaml:6:16: test 'u': transport ud sends with opcode send, not write",
+                "s.yaml:7:11: test 'u': a UD message is one packet: size must be at most 1024 "
+                "(the path MTU rocehil's QPs use), got 2048"}));
+  EXPECT_EQ(errors_of("schema_version: 1\nname: x\ntests:\n  - name: u\n"
+                      "    workload: bw\n    transport: uc\n"),
+            (std::vector<std::string>{
+                "s.yaml:6:16: test 'u': transport 'uc' is not one of rc, ud; use one of them"}));
+}
+
+TEST(Suite, GpuMemoryIsForPointToPointTests) {
+  const Suite s = parsed(
+      "schema_version: 1\nname: x\ntests:\n  - name: g\n    workload: bw\n    memory: gpu\n"
+      "  - name: h\n    workload: lat\n");
+  EXPECT_EQ(s.tests[0].settings.memory, "gpu");
+  EXPECT_EQ(s.tests[1].settings.memory, "host");
+  EXPECT_EQ(errors_of("schema_version: 1\nname: x\ntests:\n  - name: g\n"
+                      "    workload: allreduce\n    memory: gpu\n"),
+            (std::vector<std::string>{"s.yaml:6:13: test 'g': memory gpu needs workload bw or lat "
+                                      "(a collective checks its data in host memory)"}));
+}
+
 TEST(Suite, SizesReadAndPrintAsPeopleWriteThem) {
   EXPECT_EQ(parse_size("65536"), 65536u);
   EXPECT_EQ(parse_size("64K"), 65536u);

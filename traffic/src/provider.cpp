@@ -6,6 +6,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <cerrno>
+#include <cstring>
 
 #include "rocehil/common/error.hpp"
 #include "soft/soft_provider.hpp"
@@ -15,6 +16,37 @@
 #endif
 
 namespace rocehil::traffic {
+
+namespace {
+
+void check_range(const MemoryRegion& region, std::uint64_t offset, std::size_t bytes) {
+  if (offset > region.length || bytes > region.length - offset)
+    throw input_error(fmt::format("{} bytes at offset {} are outside a memory region of {} bytes",
+                                  bytes, offset, region.length));
+}
+
+}  // namespace
+
+MemoryRegion Provider::register_gpu_memory(int gpu, std::size_t) {
+  throw input_error(
+      fmt::format("the {} provider has no GPU memory (GPU {} asked for): GPU "
+                  "memory needs the verbs provider on an RDMA NIC",
+                  name(), gpu));
+}
+
+void Provider::write_region(const MemoryRegion& region, std::uint64_t offset,
+                            std::span<const std::byte> bytes) {
+  check_range(region, offset, bytes.size());
+  if (region.data == nullptr) throw input_error("write_region: the region has no host memory");
+  std::memcpy(region.data + offset, bytes.data(), bytes.size());
+}
+
+void Provider::read_region(const MemoryRegion& region, std::uint64_t offset,
+                           std::span<std::byte> bytes) const {
+  check_range(region, offset, bytes.size());
+  if (region.data == nullptr) throw input_error("read_region: the region has no host memory");
+  std::memcpy(bytes.data(), region.data + offset, bytes.size());
+}
 
 std::string_view to_string(Opcode op) {
   switch (op) {

@@ -292,7 +292,11 @@ TEST_F(SoftLoopback, CongestionExperiencedBringsCnpsAndARateCut) {
   EXPECT_GE(responder.cnps_sent, 1u);
   EXPECT_LE(responder.cnps_sent, responder.ce_received);
   EXPECT_EQ(requester.cnps_handled, responder.cnps_sent);
-  EXPECT_GT(requester.rate_gbps, 0.0);
+  // The cut is counted; the current rate is a snapshot that DCQCN's timers raise back to line
+  // rate (0: not limited) when the counters are read late, as on a loaded machine (1 run in 7
+  // read 0 here beside a compiler).
+  EXPECT_GE(requester.rate_cuts, 1u);
+  EXPECT_GE(requester.rate_gbps, 0.0);
   EXPECT_LT(requester.rate_gbps, 100.0);
 }
 
@@ -311,6 +315,27 @@ TEST_F(SoftLoopback, PostingChecksItsArguments) {
   o.mtu = 1000;
   EXPECT_THROW(provider->create_qp(*cq, o), Error);
   EXPECT_THROW(make_provider("nosuch", {}), Error);
+}
+
+TEST_F(SoftLoopback, HasNoGpuMemoryAndCopiesHostRegions) {
+  try {
+    provider->register_gpu_memory(0, 4096);
+    ADD_FAILURE() << "soft registered GPU memory";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::bad_input);
+    EXPECT_NE(std::string(e.what()).find("the soft provider has no GPU memory"), std::string::npos)
+        << e.what();
+  }
+  const MemoryRegion region = provider->register_memory(64);
+  std::vector<std::byte> in(16), out(16);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::byte(i + 1);
+  provider->write_region(region, 48, in);
+  provider->read_region(region, 48, out);
+  EXPECT_EQ(in, out);
+  EXPECT_EQ(region.data[48], std::byte{1});
+  EXPECT_THROW(provider->write_region(region, 49, in), Error);  // one byte past the end
+  EXPECT_THROW(provider->create_cq(max_cq_depth + 1), Error);   // more than a ConnectX CQ holds
+  provider->deregister_memory(region);
 }
 
 }  // namespace

@@ -457,6 +457,29 @@ class RunTest(unittest.TestCase):
         self.assertIn("busbw_gbps > 1000 (measured ", checks["rc_write"]["detail"])
         self.assertEqual(checks["rc_read"]["verdict"], "pass")
 
+    def test_gpu_memory_is_the_nics_gpu_and_soft_says_it_has_none(self):
+        suite = self.write_file(
+            "gpu.yaml", "schema_version: 1\nname: gpu\ntests:\n"
+            "  - {name: g, workload: bw, hosts: 'h1,h3', memory: gpu, duration_s: 1,\n"
+            "     thresholds: ['data_errors == 0']}\n")
+        # Without a GPU paired with the NICs the suite is refused before anything runs.
+        code, out, err = run(suite, "--inventory", TB["inventory"], reports=self.reports)
+        self.assertEqual(code, 2, out + err)
+        self.assertIn("memory gpu, but", err)
+        self.assertIn("pairs no GPU with h1's NIC", err)
+        with open(TB["inventory"]) as f:
+            text = f.read()
+        nic = f"      - netdev: {TB['id']}-nic0\n"
+        self.assertIn(nic, text)
+        with_gpus = self.write_file("gpus.yaml", text.replace(nic, nic + "        gpu: 2\n"))
+        code, out, err = run(suite, "--inventory", with_gpus, reports=self.reports)
+        self.assertEqual(code, 3, out + err)
+        record, _ = run_record(self.reports)
+        error = record["cases"][0]["attempts"][-1]["error"]
+        # GPU 2 travelled from the inventory to the agent, whose provider has no GPU memory.
+        self.assertIn("the soft provider has no GPU memory (GPU 2 asked for)", error["message"])
+        self.assertEqual(error["host"], "h1")
+
     def test_a_killed_agent_makes_its_case_an_error_and_the_run_goes_on(self):
         proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", TB["inventory"],
                                  "--only", "allreduce/*", "--reports", self.reports],

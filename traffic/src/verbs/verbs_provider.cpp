@@ -97,6 +97,18 @@ const CudaMemory* VerbsProvider::gpu_memory(const MemoryRegion& region) const {
   return it == registrations_.end() ? nullptr : it->second.gpu.get();
 }
 
+void VerbsProvider::write_region(const MemoryRegion& region, std::uint64_t offset,
+                                 std::span<const std::byte> bytes) {
+  if (const CudaMemory* gpu = gpu_memory(region)) return gpu->copy_from_host(offset, bytes);
+  Provider::write_region(region, offset, bytes);
+}
+
+void VerbsProvider::read_region(const MemoryRegion& region, std::uint64_t offset,
+                                std::span<std::byte> bytes) const {
+  if (const CudaMemory* gpu = gpu_memory(region)) return gpu->copy_to_host(offset, bytes);
+  Provider::read_region(region, offset, bytes);
+}
+
 void VerbsProvider::deregister_memory(const MemoryRegion& region) {
   if (registrations_.erase(region.lkey) == 0) {
     throw input_error(

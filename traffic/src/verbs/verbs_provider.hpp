@@ -42,7 +42,12 @@ class VerbsProvider final : public Provider {
   // nvidia-peermem loaded). The region has data == nullptr; its remote_address is the device
   // pointer. Deregister it with deregister_memory. Throws rocehil::Error naming both failures
   // when neither registration works.
-  MemoryRegion register_gpu_memory(int gpu, std::size_t length);
+  MemoryRegion register_gpu_memory(int gpu, std::size_t length) override;
+  // GPU regions through cuMemcpy; host regions as every provider does.
+  void write_region(const MemoryRegion& region, std::uint64_t offset,
+                    std::span<const std::byte> bytes) override;
+  void read_region(const MemoryRegion& region, std::uint64_t offset,
+                   std::span<std::byte> bytes) const override;
   // The allocation behind a region from register_gpu_memory (to fill or check it); null for host
   // regions and unknown ones.
   const CudaMemory* gpu_memory(const MemoryRegion& region) const;

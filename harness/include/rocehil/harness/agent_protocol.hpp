@@ -76,8 +76,13 @@ struct SetupRequest {
   std::uint8_t traffic_class = 0;                   // IP TOS byte: DSCP << 2 | ECN
   std::vector<std::uint16_t> udp_sports;            // empty, or one per QP, each 1..65535
   bool bidirectional = false;                       // bw: both sides send and serve
-  std::uint8_t retry_count = 7;                     // 0..7
-  std::uint32_t ack_timeout_us = 67108;             // 1..60,000,000; as verbs timeout 14
+  // bw: rc, or ud (SEND of messages of one packet, message_bytes <= mtu; no udp_sports).
+  traffic::QpType transport = traffic::QpType::rc;
+  // bw, lat: the GPU whose memory the QPs send from and receive into (verbs: dma-buf, else peer
+  // memory); -1: host memory.
+  int gpu = -1;
+  std::uint8_t retry_count = 7;          // 0..7
+  std::uint32_t ack_timeout_us = 67108;  // 1..60,000,000; as verbs timeout 14
   // Required with workload "collective", refused otherwise. Then `qps` is per connection (each
   // peer of the rank gets that many), `message_bytes` is the collective's size, and setup
   // reports one endpoint per QP: peer by peer in ascending rank, qps each.
@@ -194,8 +199,9 @@ struct QpResult {
   double gbps = 0;
   traffic::QpCounters counters;
   // CRC-32 of the QP's source half (what it sends; READ results land there) and target half
-  // (what the peer writes or sends into) of its buffer, when the buffer is in host memory and
-  // the run has ended. Data is intact when the client's source equals the server's target.
+  // (what the peer writes or sends into) of its buffer once the run has ended (GPU memory is
+  // read back through the host). Data is intact when the client's source equals the server's
+  // target.
   std::optional<std::uint32_t> source_crc32, target_crc32;
 };
 

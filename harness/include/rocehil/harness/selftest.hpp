@@ -11,7 +11,8 @@
 // code as `rocehil run`; what is here is pure: the suite's text in, run.json in, checks out.
 namespace rocehil::harness {
 
-// suites/acceptance.yaml as built into the binary, with $HOSTS and $CAPTURES to fill in.
+// suites/acceptance.yaml as built into the binary: $HOSTS and the list marked '# $CAPTURES' are
+// filled in.
 std::string_view acceptance_suite_template();
 
 // The suite for `hosts` (two inventory host names) and the capture points `captures`. Throws
@@ -28,6 +29,9 @@ struct SelftestSetup {
   std::vector<bool> gpus;              // per host: the inventory pairs a GPU with its NIC
   std::vector<std::string> captures;   // capture points given with --captures
 };
+
+// Both hosts have a GPU paired with their NIC: the acceptance suite's gpu_memory test runs.
+bool pair_has_gpus(const SelftestSetup& setup);
 
 enum class CheckVerdict { pass, fail, error, skip };
 std::string_view to_string(CheckVerdict verdict);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace rocehil::harness {
 
@@ -14,6 +15,9 @@ struct SuiteRunOptions {
   std::string reports_dir = "reports";
   std::string history_file;  // the run history (SQLite); empty: <reports_dir>/history.db
   std::string only;          // a glob over case ids ("allreduce/*"); empty: every case
+  // Tests of the suite that are not run, checked or recorded (selftest: the GPU test on hosts
+  // without GPUs).
+  std::vector<std::string> leave_out;
   bool deploy = false;
   bool json = false;                 // print run.json instead of the text
   bool quiet = false;                // print nothing on stdout (rocehil bisect --json)

@@ -28,6 +28,8 @@ struct TestSettings {
   std::vector<std::string> placements{"packed"};
   std::vector<int> traffic_classes{106};  // DSCP 26 with ECT(0)
   std::string opcode = "write";           // bw
+  std::string transport = "rc";           // bw: rc | ud (SEND of one packet per message)
+  std::string memory = "host";            // bw, lat: host | gpu (the GPU paired with the NIC)
   double duration_s = 2;                  // bw
   std::uint64_t iterations = 20;          // collectives, lat
   std::uint64_t warmup = 5;               // iterations (collectives, lat)

@@ -193,7 +193,17 @@ class Provider {
   virtual ~Provider() = default;
   virtual std::string_view name() const = 0;
   virtual MemoryRegion register_memory(std::size_t length) = 0;
+  // `length` bytes of GPU `gpu`'s memory registered for RDMA: data is null, remote_address the
+  // device pointer; fill and read it with write_region and read_region. Only verbs has it: the
+  // default throws rocehil::Error (bad input) saying so.
+  virtual MemoryRegion register_gpu_memory(int gpu, std::size_t length);
   virtual void deregister_memory(const MemoryRegion& region) = 0;
+  // Copies into and out of a region, host or GPU memory (setup and result paths, not the data
+  // path). Throws rocehil::Error for a range outside the region.
+  virtual void write_region(const MemoryRegion& region, std::uint64_t offset,
+                            std::span<const std::byte> bytes);
+  virtual void read_region(const MemoryRegion& region, std::uint64_t offset,
+                           std::span<std::byte> bytes) const;
   virtual std::unique_ptr<CompletionQueue> create_cq(std::uint32_t depth) = 0;
   virtual std::unique_ptr<QueuePair> create_qp(CompletionQueue& cq, const QpOptions& options) = 0;
 };
