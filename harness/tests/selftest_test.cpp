@@ -214,6 +214,23 @@ TEST(Selftest, GpuMemoryIsItsCaseWhenBothHostsHaveAGpu) {
   const SelftestCheck gpu = check(evaluate_selftest(run, verbs_pair()), "gpu_memory");
   EXPECT_EQ(gpu.verdict, CheckVerdict::pass);
   EXPECT_EQ(gpu.detail, "180 Gbit/s, 0 data errors (every byte compared with what was sent)");
+  json& g = case_of(run, "gpu_memory");
+  g["outcome"] = "error";
+  g["attempts"][0]["error"] = {
+      {"host", "h3"},
+      {"phase", "traffic"},
+      {"message",
+       "agent on h3 refused setup: cannot register 131072 bytes of GPU 0 memory with mlx5_0: "
+       "dma-buf: ibv_reg_dmabuf_mr: Operation not supported; ibv_reg_mr of the device pointer: "
+       "Bad address (load nvidia-peermem, ...)"}};
+  const SelftestCheck refused = check(evaluate_selftest(run, verbs_pair()), "gpu_memory");
+  EXPECT_EQ(refused.verdict, CheckVerdict::skip);
+  EXPECT_NE(refused.detail.find("no way to register GPU memory on this host: host h3"),
+            std::string::npos)
+      << refused.detail;
+  g["attempts"][0]["error"]["message"] = "agent on h3 stopped answering";
+  EXPECT_EQ(check(evaluate_selftest(run, verbs_pair()), "gpu_memory").verdict, CheckVerdict::error);
+
   SelftestSetup one_gpu = verbs_pair();
   one_gpu.gpus = {true, false};
   EXPECT_FALSE(pair_has_gpus(one_gpu));
