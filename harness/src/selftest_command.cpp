@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <set>
 #include <sstream>
 
 #include "interrupt.hpp"
@@ -53,10 +52,8 @@ SelftestSetup setup_from(const inventory::Inventory& inv, const SelftestOptions&
   SelftestSetup setup;
   setup.hosts = split_commas(o.hosts);
   if (setup.hosts.size() != 2 || setup.hosts[0] == setup.hosts[1])
-    throw input_error(fmt::format(
-        "--hosts '{}': give two different hosts of {}, as A,B (the first sends, the second "
-        "serves)",
-        o.hosts, o.inventory_file));
+    throw input_error(fmt::format("--hosts '{}': give two different hosts of {}, as A,B", o.hosts,
+                                  o.inventory_file));
   for (const auto& name : setup.hosts) {
     const inventory::Host* h = inv.find_host(name);
     if (h == nullptr)
@@ -88,9 +85,10 @@ int selftest(const SelftestOptions& o) {
   std::filesystem::create_directories(o.reports_dir);
   const auto suite_path = std::filesystem::path(o.reports_dir) /
                           fmt::format("acceptance-{}-{}.yaml", setup.hosts[0], setup.hosts[1]);
+  const std::string suite = instantiate_acceptance_suite(text, setup.hosts, setup.captures);
   {
     std::ofstream out(suite_path);
-    out << instantiate_acceptance_suite(text, setup.hosts, setup.captures);
+    out << suite;
     if (!out) throw system_error(fmt::format("cannot write {}", suite_path.string()), errno);
   }
 
@@ -116,13 +114,14 @@ int selftest(const SelftestOptions& o) {
   const nlohmann::json record = read_run(directory / "run.json");
   const SelftestReport report = evaluate_selftest(record, setup);
   const auto file = directory / "selftest.json";
+  const std::string attached = selftest_json(report, setup, record).dump(2);
   {
     std::ofstream out(file);
-    out << selftest_json(report, setup, record).dump(2) << "\n";
+    out << attached << "\n";
     if (!out) throw system_error(fmt::format("cannot write {}", file.string()), errno);
   }
   if (o.json)
-    fmt::print("{}\n", selftest_json(report, setup, record).dump(2));
+    fmt::print("{}\n", attached);
   else
     fmt::print("{}", render_selftest_text(report, file.string()));
   // Interrupted: the run's own 3, whatever the checks that ran say.
@@ -140,7 +139,7 @@ void add_selftest_command(CLI::App& app, int& exit_code) {
       "verdict and one file to attach to a bug.");
   cmd->add_option("--inventory,-i", o->inventory_file, "The inventory file (docs/inventory.md)")
       ->required();
-  cmd->add_option("--hosts", o->hosts, "The two hosts, as A,B: A sends, B serves")->required();
+  cmd->add_option("--hosts", o->hosts, "The two hosts, as A,B")->required();
   cmd->add_option("--captures", o->captures,
                   "Capture points (mirror ports) on the pair's paths, as P,Q: the QP scaling "
                   "check then sees where the QPs' flows went");

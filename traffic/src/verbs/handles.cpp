@@ -20,10 +20,10 @@ namespace {
 
 // A process holding a verbs provider may fork (the agent starts helper programs, and libraries
 // call system()). A child sharing pages that are registered for DMA breaks them on the parent's
-// next write: copy-on-write moves the
-// parent's page, the NIC keeps the old one. Kernels >= 5.13 copy such pages at fork by
-// themselves (IBV_FORK_UNNEEDED); on older ones libibverbs must mark registered memory
-// MADV_DONTFORK, which it does only after ibv_fork_init, before any registration.
+// next write: copy-on-write moves the parent's page, the NIC keeps the old one. Kernels >= 5.13
+// copy such pages at fork by themselves (IBV_FORK_UNNEEDED); on older ones libibverbs must mark
+// registered memory MADV_DONTFORK, which it does only after ibv_fork_init, before any
+// registration.
 void protect_registrations_from_fork() noexcept {
   static const int once = [] {
     if (ibv_is_fork_initialized() == IBV_FORK_DISABLED) return ibv_fork_init();
