@@ -174,8 +174,8 @@ void write_flows(Output& out, const Analysis& a, std::size_t max_flows) {
     const Flow& f = a.flows[i];
     const FlowStats& s = f.stats;
     // Addresses are digits, dots, hex and colons: nothing to escape. The literals, two
-    // addresses and eleven 20-digit numbers fit in max_line.
-    constexpr std::size_t max_line = 200 + 2 * IpAddress::max_text_size + 11 * 20;
+    // addresses and twelve numbers of up to 20 digits fit in max_line.
+    constexpr std::size_t max_line = 200 + 2 * IpAddress::max_text_size + 12 * 20;
     {
       auto line = out.line(max_line);
       if (i != 0) line.text(",");
@@ -198,6 +198,8 @@ void write_flows(Output& out, const Analysis& a, std::size_t max_flows) {
           .number(s.retransmits)
           .text(", \"naks\": ")
           .number(s.naks)
+          .text(", \"udp_sport\": ")
+          .number(s.udp_sport)
           .text(", \"first_ns\": ")
           .number(s.first_ns)
           .text(", \"last_ns\": ")

@@ -100,14 +100,18 @@ template <class Key>
 struct FlowTables {
   FlatTable<Key, FlowState, KeyHash<Key>> state;
   FlatTable<Key, FlowEvents, KeyHash<Key>> events{16};
+  // Written once per flow, on its first packet: the per-packet slot stays one cache line.
+  FlatTable<Key, std::uint16_t, KeyHash<Key>> sports{16};
 
   void add_to(std::vector<Flow>& out) const {
     state.for_each([&](const Key& k, const FlowState& s) {
       const FlowEvents* e = events.find(k);
       const FlowEvents none;
       const FlowEvents& ev = e ? *e : none;
-      out.push_back({k.to_flow_key(), FlowStats{s.packets, s.bytes, s.ecn_ce, ev.psn_gaps,
-                                                ev.retransmits, ev.naks, s.first_ns, s.last_ns}});
+      const std::uint16_t* sport = sports.find(k);
+      out.push_back({k.to_flow_key(),
+                     FlowStats{s.packets, s.bytes, s.ecn_ce, ev.psn_gaps, ev.retransmits, ev.naks,
+                               s.first_ns, s.last_ns, sport ? *sport : std::uint16_t{0}}});
     });
   }
 };
@@ -302,7 +306,10 @@ template <class Key>
 void Analyzer::State::count_flow_packet(FlowTables<Key>& tables, const Key& key, const Frame& f,
                                         const Located& x, std::uint8_t opcode, bool ce) {
   FlowState& s = tables.state.find_or_insert(key, x.hash);
-  if (s.packets == 0) s.first_ns = f.ts_ns;
+  if (s.packets == 0) {
+    s.first_ns = f.ts_ns;
+    tables.sports.find_or_insert(key, x.hash) = load_be16(f.data + x.layout.l4);
+  }
   ++s.packets;
   s.bytes += f.wire_len;
   s.ecn_ce += ce;

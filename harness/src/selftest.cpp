@@ -6,7 +6,6 @@
 #include <functional>
 #include <optional>
 #include <set>
-#include <tuple>
 
 #include "rocehil/common/error.hpp"
 
@@ -191,60 +190,82 @@ SelftestCheck ud_check(const json& run, const SelftestSetup& setup) {
   return check;
 }
 
-// Distinct QPs the mirrors saw as destinations, per capture point.
-std::string qp_flow_evidence(const json& attempt, double qps, bool& enough) {
-  std::set<std::tuple<std::string, std::string, std::uint64_t>> flows;
+// The UDP source ports the ranks' QPs were pinned to, as they reported them.
+std::set<std::uint64_t> pinned_ports(const json& attempt) {
+  std::set<std::uint64_t> ports;
+  const json& raw = attempt.contains("raw") ? attempt["raw"] : json::object();
+  const json& traffic = raw.contains("traffic") ? raw["traffic"] : json::object();
+  for (const auto& c : traffic.value("cases", json::array()))
+    for (const auto& rank : c.value("per_rank", json::array()))
+      for (const auto& qp : rank.value("per_qp", json::array()))
+        if (const auto port = qp.value("udp_sport", std::uint64_t{0}); port != 0)
+          ports.insert(port);
+  return ports;
+}
+
+// What the mirrors saw of the QPs: every flow's source port must be one the QPs were pinned to,
+// and at least `qps` of them must show (both ranks send, so each side's QPs are flows).
+SelftestCheck qp_flow_evidence(SelftestCheck check, const json& attempt, double qps) {
+  const std::set<std::uint64_t> pinned = pinned_ports(attempt);
+  std::set<std::uint64_t> seen, stray;
   std::vector<std::string> per_point;
   const json& raw = attempt.contains("raw") ? attempt["raw"] : json::object();
   for (const auto& point : raw.value("captures", json::array())) {
     const json& analysis = point.contains("analysis") ? point["analysis"] : json::object();
-    std::set<std::uint64_t> here;
+    std::size_t flows = 0;
     if (analysis.is_object())
       for (const auto& f : analysis.value("flows", json::array())) {
         if (f.value("packets", 0.0) <= 0) continue;
-        here.insert(f.value("dest_qp", std::uint64_t{0}));
-        flows.insert(
-            {f.value("src", ""), f.value("dst", ""), f.value("dest_qp", std::uint64_t{0})});
+        ++flows;
+        const auto port = f.value("udp_sport", std::uint64_t{0});
+        (pinned.count(port) != 0 ? seen : stray).insert(port);
       }
-    per_point.push_back(fmt::format("{} {}", point.value("point", "?"), here.size()));
+    per_point.push_back(fmt::format("{} {}", point.value("point", "?"), flows));
   }
-  std::set<std::uint64_t> destinations;
-  for (const auto& [src, dst, qp] : flows) destinations.insert(qp);
-  // Each QP of a connection is a flow of its own: with both ranks sending, the mirrors see at
-  // least the qps QPs of one side as destinations.
-  enough = static_cast<double>(destinations.size()) >= qps;
-  return fmt::format("the mirrors saw {} destination QPs (per point: {})", destinations.size(),
-                     join(per_point, ", "));
+  const std::string where = fmt::format("flows per mirror: {}", join(per_point, ", "));
+  if (pinned.empty()) {
+    check.verdict = CheckVerdict::error;
+    check.detail = "the ranks reported no pinned source ports to look for; " + where;
+  } else if (!stray.empty()) {
+    std::vector<std::string> ports;
+    for (const auto p : stray) ports.push_back(std::to_string(p));
+    check.verdict = CheckVerdict::fail;
+    check.detail = fmt::format(
+        "the mirrors saw flows from source ports the QPs were not pinned to ({}): the NIC did not "
+        "keep the pinned ports; {}",
+        join(ports, ", "), where);
+  } else if (static_cast<double>(seen.size()) < qps) {
+    check.verdict = CheckVerdict::fail;
+    check.detail = fmt::format(
+        "{} QPs ran but the mirrors saw {} of their {} pinned source ports: the flows did not "
+        "all cross the mirrored links; {}",
+        number(qps), seen.size(), pinned.size(), where);
+  } else {
+    check.detail +=
+        fmt::format("; the mirrors saw {} of the {} pinned source ports and no other; {}",
+                    seen.size(), pinned.size(), where);
+  }
+  return check;
 }
 
 SelftestCheck qp_scaling_check(const json& run, const SelftestSetup& setup) {
   SelftestCheck check = from_case(
       run,
       make("qp_scaling",
-           "8 QPs per connection, each with its own UDP source port, spread over ECMP paths",
+           "8 QPs per connection, each with its own pinned UDP source port, spread over ECMP "
+           "paths",
            "qp_scaling"),
       [](const json& attempt) { return bandwidth_numbers(attempt); });
   if (check.verdict != CheckVerdict::pass) return check;
   if (setup.captures.empty()) {
     check.detail +=
-        "; the source ports were not observed: give --captures with the mirror "
-        "ports of the pair's paths";
+        "; the source ports were not observed: give --captures with the mirror ports of the "
+        "pair's paths";
     return check;
   }
   const json* c = find_case(run, "qp_scaling");
   const double qps = c->contains("parameters") ? c->at("parameters").value("qps", 8.0) : 8.0;
-  bool enough = false;
-  const std::string evidence = qp_flow_evidence(*last_attempt(*c), qps, enough);
-  if (!enough) {
-    check.verdict = CheckVerdict::fail;
-    check.detail = fmt::format(
-        "{} QPs ran but {}: the flows did not cross the mirrored links, or "
-        "the QPs shared a flow",
-        number(qps), evidence);
-    return check;
-  }
-  check.detail += "; " + evidence;
-  return check;
+  return qp_flow_evidence(std::move(check), *last_attempt(*c), qps);
 }
 
 SelftestCheck cnp_check(const json& run, const SelftestSetup& setup) {

@@ -33,12 +33,28 @@ json threshold(const std::string& text, const std::string& verdict, json measure
   return {{"threshold", text}, {"verdict", verdict}, {"measured", measured}, {"detail", detail}};
 }
 
-json flows(int qps) {
+// Flows of QPs 0..qps-1 as a mirror lists them, each from the port its QP was pinned to.
+json flows(int qps, int first_port = 50000) {
   json out = json::array();
   for (int q = 0; q < qps; ++q)
-    out.push_back(
-        {{"src", "198.18.1.11"}, {"dst", "198.18.2.11"}, {"dest_qp", 0x100 + q}, {"packets", 10}});
+    out.push_back({{"src", "198.18.1.11"},
+                   {"dst", "198.18.2.11"},
+                   {"dest_qp", 0x100 + q},
+                   {"packets", 10},
+                   {"udp_sport", first_port + q}});
   return out;
+}
+
+// The collective's raw report: two ranks, 8 QPs each, pinned to 50000..50015.
+json pinned_traffic() {
+  json ranks = json::array();
+  for (int r = 0; r < 2; ++r) {
+    json qps = json::array();
+    for (int q = 0; q < 8; ++q)
+      qps.push_back({{"qpn", 0x100 + 8 * r + q}, {"udp_sport", 50000 + 8 * r + q}});
+    ranks.push_back({{"rank", r}, {"per_qp", qps}});
+  }
+  return {{"cases", {{{"per_rank", ranks}}}}};
 }
 
 // A run of the acceptance suite in which everything a soft pair can do passed.
@@ -49,6 +65,7 @@ json soft_run() {
       {{"point", "s1-mirror"}, {"analysis", {{"flows", flows(5)}}}},
       {{"point", "s2-mirror"}, {"analysis", {{"flows", json::array()}}}}};
   qp["attempts"][0]["raw"]["captures"][1]["analysis"]["flows"] = flows(8);
+  qp["attempts"][0]["raw"]["traffic"] = pinned_traffic();
   json cnp = passing_case("ecn_cnp", {{"data_errors", 0}, {"cnps", 2585}},
                           {threshold("data_errors == 0", "pass", 0),
                            threshold("nic_cnps_sent > 0", "error", nullptr,
@@ -116,12 +133,12 @@ TEST(Selftest, ASoftPairPassesWhatItCanAndSkipsTheHardwareWithReasons) {
   EXPECT_EQ(r.exit_code(), 0);
 }
 
-TEST(Selftest, QpScalingCountsTheQpsTheMirrorsSaw) {
+TEST(Selftest, QpScalingLooksForThePinnedSourcePortsOnTheMirrors) {
   const SelftestReport r = evaluate_selftest(soft_run(), soft_pair());
   EXPECT_EQ(check(r, "qp_scaling").verdict, CheckVerdict::pass);
   EXPECT_NE(check(r, "qp_scaling")
-                .detail.find("the mirrors saw 8 destination QPs (per point: s1-mirror 5, "
-                             "s2-mirror 8)"),
+                .detail.find("the mirrors saw 8 of the 16 pinned source ports and no other; flows "
+                             "per mirror: s1-mirror 5, s2-mirror 8"),
             std::string::npos)
       << check(r, "qp_scaling").detail;
 
@@ -130,7 +147,19 @@ TEST(Selftest, QpScalingCountsTheQpsTheMirrorsSaw) {
   captures[1]["analysis"]["flows"] = flows(3);
   const SelftestCheck few = check(evaluate_selftest(run, soft_pair()), "qp_scaling");
   EXPECT_EQ(few.verdict, CheckVerdict::fail);
-  EXPECT_NE(few.detail.find("8 QPs ran but the mirrors saw 5"), std::string::npos) << few.detail;
+  EXPECT_NE(few.detail.find("8 QPs ran but the mirrors saw 5 of their 16 pinned source ports"),
+            std::string::npos)
+      << few.detail;
+
+  captures[1]["analysis"]["flows"] = flows(8);
+  captures[0]["analysis"]["flows"][2]["udp_sport"] = 61234;  // the NIC picked its own
+  const SelftestCheck stray = check(evaluate_selftest(run, soft_pair()), "qp_scaling");
+  EXPECT_EQ(stray.verdict, CheckVerdict::fail);
+  EXPECT_NE(stray.detail.find("source ports the QPs were not pinned to (61234)"), std::string::npos)
+      << stray.detail;
+
+  case_of(run, "qp_scaling")["attempts"][0]["raw"].erase("traffic");
+  EXPECT_EQ(check(evaluate_selftest(run, soft_pair()), "qp_scaling").verdict, CheckVerdict::error);
 
   SelftestSetup no_mirrors = soft_pair();
   no_mirrors.captures.clear();

@@ -101,6 +101,17 @@ def tshark_flows(path):
     return {k: dict(v) for k, v in flows.items()}
 
 
+def tshark_first_sports(path):
+    """(src, dst, dest QP) -> the UDP source port of the flow's first packet, from tshark."""
+    sports = {}
+    for row in tshark_rows(path, BTH_FILTER + " && infiniband.bth.opcode != 0x81", "ip.src",
+                           "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.bth.destqp",
+                           "udp.srcport"):
+        src4, dst4, src6, dst6, qp, sport = row
+        sports.setdefault((src4 or src6, dst4 or dst6, int(qp, 0)), int(sport))
+    return sports
+
+
 def tshark_pfc_priorities(path):
     """Per priority {frames, xoff, xon, quanta} computed from tshark's class-enable vector and
     per-class pause times of every PFC frame."""
@@ -290,6 +301,7 @@ class CountsAgainstTshark(AnalyzeTest):
         self.assertEqual(tshark_flows(self.path), expected)
         self.assertEqual({k: {x: f[x] for x in ("packets", "bytes", "ecn_ce", "naks")} for k, f in ours.items()},
                          expected)
+        self.assertEqual({k: f["udp_sport"] for k, f in ours.items()}, tshark_first_sports(self.path))
         for f in ours.values():
             self.assertEqual((f["psn_gaps"], f["retransmits"]), (0, 0), f)
         self.assertEqual(list(ours), sorted(ours, key=lambda k: -expected[k]["bytes"]),
@@ -827,6 +839,8 @@ class SynthCapture(AnalyzeTest):
                 keys = ("packets", "bytes", "ecn_ce", "naks")
                 self.assertEqual({k: {x: f[x] for x in keys} for k, f in json_flows(j).items()},
                                  {k: {x: v.get(x, 0) for x in keys} for k, v in tshark_flows(path).items()})
+                self.assertEqual({k: f["udp_sport"] for k, f in json_flows(j).items()},
+                                 tshark_first_sports(path))
                 # the generator's ground truth, PSN gaps and retransmits included
                 self.assertEqual(j["frames"], truth["frames"])
                 for key in ("packets", "malformed", "ecn_ce", "acks", "naks", "rnr_naks", "by_opcode"):

@@ -432,12 +432,18 @@ class RunTest(unittest.TestCase):
         write = by_test["rc_write"]["attempts"][-1]["metrics"]
         self.assertEqual(write["data_errors"], 0)
         self.assertIn(f"{write['busbw_gbps']:.4g} Gbit/s", checks["rc_write"]["detail"])
-        # The QPs the mirrors saw, counted here from the analyses in run.json: the 8 QPs of each
-        # rank are the destinations of the other's data and of their own ACKs.
-        qp = by_test["qp_scaling"]["attempts"][-1]["raw"]["captures"]
-        seen = {f["dest_qp"] for p in qp for f in p["analysis"]["flows"] if f["packets"] > 0}
-        self.assertGreaterEqual(len(seen), 8, qp)
-        self.assertIn(f"the mirrors saw {len(seen)} destination QPs", checks["qp_scaling"]["detail"])
+        # The source ports the mirrors saw, counted here from the analyses in run.json, are the
+        # ones the ranks' QPs reported they were pinned to, each QP's its own.
+        raw = by_test["qp_scaling"]["attempts"][-1]["raw"]
+        pinned = {q["udp_sport"] for r in raw["traffic"]["cases"][0]["per_rank"]
+                  for q in r["per_qp"]}
+        self.assertEqual(len(pinned), 16, raw["traffic"])
+        seen = {f["udp_sport"] for p in raw["captures"] for f in p["analysis"]["flows"]
+                if f["packets"] > 0}
+        self.assertLessEqual(seen, pinned)
+        self.assertGreaterEqual(len(seen), 8)
+        self.assertIn(f"the mirrors saw {len(seen)} of the 16 pinned source ports and no other",
+                      checks["qp_scaling"]["detail"])
 
     def test_selftest_fails_a_check_whose_threshold_fails(self):
         with open(os.path.join(SUITES, "acceptance.yaml")) as f:

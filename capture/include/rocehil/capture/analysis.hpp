@@ -82,6 +82,9 @@ struct FlowStats {
   std::uint64_t naks = 0;  // ACKNOWLEDGE packets whose AETH syndrome is a NAK (0x60-0x7f)
   std::uint64_t first_ns = 0;
   std::uint64_t last_ns = 0;
+  // The UDP source port of the flow's first packet: the ECMP entropy RoCEv2 puts there, which a
+  // QP keeps (pinned per QP when QP scaling asks for it).
+  std::uint16_t udp_sport = 0;
 };
 
 struct Flow {
