@@ -134,18 +134,18 @@ void add_selftest_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<SelftestOptions>();
   CLI::App* cmd = app.add_subcommand(
       "selftest",
-      "Prove the path between two hosts in ten minutes: preflight, RDMA write, read and send "
-      "with their data checked, latency, QP scaling over ECMP, ECN and CNPs, GPU memory; one "
-      "verdict and one file to attach to a bug.");
+      "Prove the path between two hosts in ten minutes: preflight, RDMA write, read and send and "
+      "UD send with their data checked, latency, QP scaling over ECMP, ECN and CNPs, GPU memory; "
+      "one verdict and one file to attach to a bug.");
   cmd->add_option("--inventory,-i", o->inventory_file, "The inventory file (docs/inventory.md)")
       ->required();
   cmd->add_option("--hosts", o->hosts, "The two hosts, as A,B")->required();
   cmd->add_option("--captures", o->captures,
                   "Capture points (mirror ports) on the pair's paths, as P,Q: the QP scaling "
-                  "check then sees where the QPs' flows went");
+                  "check then holds the source ports the mirrors saw to the pinned ones");
   cmd->add_option("--suite", o->suite_file,
-                  "A suite with $HOSTS and $CAPTURES to run instead of the built-in "
-                  "suites/acceptance.yaml (same test names)");
+                  "A suite to run instead of the built-in suites/acceptance.yaml: the same test "
+                  "names, hosts '$HOSTS' and a list marked '# $CAPTURES'");
   cmd->add_option("--reports", o->reports_dir, "Where the run directory goes")
       ->capture_default_str();
   cmd->add_option("--history", o->history_file,
@@ -161,9 +161,10 @@ Examples:
   rocehil selftest --inventory fabric.yaml --hosts gpu01,gpu02
   rocehil selftest -i fabric.yaml --hosts gpu01,gpu17 --captures spine1-mirror,spine2-mirror
 
-The checks: preflight; rc_write, rc_read, rc_send (bandwidth with every byte compared); ud_send;
-latency; qp_scaling (8 QPs with pinned UDP source ports, counted on the mirrors given with
---captures); ecn_cnp (the NICs' CNP counter under load); gpu_memory; calibration (perftest).
+The checks: preflight; rc_write, rc_read, rc_send, ud_send (bandwidth with every byte
+compared); latency; qp_scaling (8 QPs with pinned UDP source ports, looked for on the mirrors
+given with --captures); ecn_cnp (an incast, and the NICs' CNP counter); gpu_memory (the GPUs the
+inventory pairs with the NICs; left out without them); calibration (perftest).
 A check the hosts cannot take (the soft provider has no NIC counters, UD or GPU memory) or this
 version does not run is SKIP with the reason, never a pass. The run is an ordinary run:
 reports/<run-id>/ holds run.json, junit.xml, report.html and selftest.json, the file to attach
