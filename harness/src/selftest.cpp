@@ -15,6 +15,12 @@ namespace {
 
 using nlohmann::json;
 
+// What a missing object reads as, without copying the one that is there.
+const json& member(const json& parent, const char* key) {
+  static const json empty = json::object();
+  return parent.is_object() && parent.contains(key) ? parent[key] : empty;
+}
+
 bool plain_name(std::string_view name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
@@ -81,7 +87,9 @@ std::string unmet_thresholds(const json& attempt, std::string_view verdict) {
 }
 
 const json* threshold(const json& attempt, std::string_view text) {
-  if (!attempt.contains("grade") || !attempt["grade"].is_object()) return nullptr;
+  if (!attempt.contains("grade") || !attempt["grade"].is_object() ||
+      !attempt["grade"].contains("thresholds") || !attempt["grade"]["thresholds"].is_array())
+    return nullptr;
   for (const auto& t : attempt["grade"]["thresholds"])
     if (t.value("threshold", "") == text) return &t;
   return nullptr;
@@ -193,11 +201,10 @@ SelftestCheck ud_check(const json& run, const SelftestSetup& setup) {
 // The UDP source ports the ranks' QPs were pinned to, as they reported them.
 std::set<std::uint64_t> pinned_ports(const json& attempt) {
   std::set<std::uint64_t> ports;
-  const json& raw = attempt.contains("raw") ? attempt["raw"] : json::object();
-  const json& traffic = raw.contains("traffic") ? raw["traffic"] : json::object();
-  for (const auto& c : traffic.value("cases", json::array()))
-    for (const auto& rank : c.value("per_rank", json::array()))
-      for (const auto& qp : rank.value("per_qp", json::array()))
+  const json& traffic = member(member(attempt, "raw"), "traffic");
+  for (const auto& c : member(traffic, "cases"))
+    for (const auto& rank : member(c, "per_rank"))
+      for (const auto& qp : member(rank, "per_qp"))
         if (const auto port = qp.value("udp_sport", std::uint64_t{0}); port != 0)
           ports.insert(port);
   return ports;
@@ -209,17 +216,15 @@ SelftestCheck qp_flow_evidence(SelftestCheck check, const json& attempt, double 
   const std::set<std::uint64_t> pinned = pinned_ports(attempt);
   std::set<std::uint64_t> seen, stray;
   std::vector<std::string> per_point;
-  const json& raw = attempt.contains("raw") ? attempt["raw"] : json::object();
-  for (const auto& point : raw.value("captures", json::array())) {
-    const json& analysis = point.contains("analysis") ? point["analysis"] : json::object();
+  for (const auto& point : member(member(attempt, "raw"), "captures")) {
+    const json& analysis = member(point, "analysis");
     std::size_t flows = 0;
-    if (analysis.is_object())
-      for (const auto& f : analysis.value("flows", json::array())) {
-        if (f.value("packets", 0.0) <= 0) continue;
-        ++flows;
-        const auto port = f.value("udp_sport", std::uint64_t{0});
-        (pinned.count(port) != 0 ? seen : stray).insert(port);
-      }
+    for (const auto& f : member(analysis, "flows")) {
+      if (f.value("packets", 0.0) <= 0) continue;
+      ++flows;
+      const auto port = f.value("udp_sport", std::uint64_t{0});
+      (pinned.count(port) != 0 ? seen : stray).insert(port);
+    }
     per_point.push_back(fmt::format("{} {}", point.value("point", "?"), flows));
   }
   const std::string where = fmt::format("flows per mirror: {}", join(per_point, ", "));
