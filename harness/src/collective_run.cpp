@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "agent_conversation.hpp"
 #include "rocehil/common/clock.hpp"
@@ -29,10 +30,11 @@ std::vector<T> ask_all(const std::vector<AgentLink*>& links, std::string_view st
 }
 
 // Starts every rank at one wall-clock time and follows the run until each has sent results.
+// `error_grace`: how long the others run on after a rank reports a transport error (below).
 std::vector<ResultsEvent> run_all(
     const std::vector<AgentLink*>& links, const CollectiveJob& job, StartRequest start,
     std::uint64_t id, const std::function<void(std::uint64_t, std::uint64_t)>& on_progress,
-    const std::atomic<bool>& interrupt, bool& interrupted) {
+    const std::atomic<bool>& interrupt, bool& interrupted, Clock::duration error_grace) {
   start.at_ns = wall_clock_ns() +
                 std::chrono::duration_cast<std::chrono::nanoseconds>(job.start_delay).count();
   ask_all<StartedReply>(links, "start", job.reply_timeout, id, [&](std::size_t) { return start; });
@@ -42,12 +44,18 @@ std::vector<ResultsEvent> run_all(
   // Quiet ranks may wait for the start time first; after it, stats arrive every stats_ms.
   const auto allowed = job.reply_timeout + job.start_delay;
   bool stop_sent = false;
+  std::optional<Clock::time_point> stop_at;  // set when the first rank reports a transport error
+  const auto stop_the_rest = [&] {
+    stop_sent = true;
+    for (std::size_t r = 0; r < n; ++r)
+      if (!results[r]) links[r]->send(Request{id, StopRequest{}});
+  };
   for (std::size_t remaining = n; remaining > 0;) {
     if (interrupt.load() && !stop_sent) {
-      interrupted = stop_sent = true;
-      for (std::size_t r = 0; r < n; ++r)
-        if (!results[r]) links[r]->send(Request{id, StopRequest{}});
+      interrupted = true;
+      stop_the_rest();
     }
+    if (stop_at && !stop_sent && Clock::now() >= *stop_at) stop_the_rest();
     for (std::size_t r = 0; r < n; ++r) {
       if (results[r]) continue;
       std::optional<Reply> reply = links[r]->receive(Clock::now() + std::chrono::milliseconds(5));
@@ -76,12 +84,11 @@ std::vector<ResultsEvent> run_all(
                       fmt::format("agent on {} sent results without the collective's report",
                                   links[r]->name()));
         // A rank that hit a transport error has stopped: the ranks waiting for its data would
-        // wait for ever, so every rank still running is told to stop and report.
-        if (done->errors > 0 && !stop_sent) {
-          stop_sent = true;
-          for (std::size_t other = 0; other < n; ++other)
-            if (other != r && !results[other]) links[other]->send(Request{id, StopRequest{}});
-        }
+        // wait for ever, so every rank still running is told to stop and report. Not at once:
+        // the ranks whose QPs lead to the same broken link or host exhaust their retries within
+        // one retry window of this one, and failing_rank needs their errors to tell the broken
+        // end from its peer.
+        if (done->errors > 0 && !stop_at) stop_at = now + error_grace;
         results[r] = std::move(*done);
         --remaining;
       }
@@ -134,6 +141,9 @@ CollectiveCase run_collective_case(
     throw input_error(fmt::format("{} agents and {} setups for {} ranks", links.size(),
                                   setups.size(), plan->ranks()));
   for (AgentLink* link : links) c.rank_names.push_back(link->name());
+  // One retry window of the QPs: the timeout and every retry after it.
+  const Clock::duration error_grace = std::chrono::microseconds(
+      std::uint64_t{setups.front().ack_timeout_us} * (setups.front().retry_count + 1u));
 
   const auto setup_replies =
       ask_all<SetupReply>(links, "setup", job.reply_timeout, 1, [&](std::size_t r) {
@@ -167,7 +177,7 @@ CollectiveCase run_collective_case(
                             .warmup_seconds = 0,
                             .warmup_iterations = 0,
                             .stats_ms = 1000};
-    const auto checked = run_all(links, job, once, 3, {}, interrupt, c.interrupted);
+    const auto checked = run_all(links, job, once, 3, {}, interrupt, c.interrupted, error_grace);
     note_errors(c, checked);
     if (c.interrupted || c.errors > 0) {
       c.results = checked;
@@ -199,7 +209,7 @@ CollectiveCase run_collective_case(
                               .warmup_seconds = 0,
                               .warmup_iterations = job.warmup_iterations,
                               .stats_ms = 1000};
-  c.results = run_all(links, job, measured, 4, on_progress, interrupt, c.interrupted);
+  c.results = run_all(links, job, measured, 4, on_progress, interrupt, c.interrupted, error_grace);
   note_errors(c, c.results);
   std::vector<traffic::RankTiming> timings;
   for (const auto& r : c.results)
