@@ -244,6 +244,13 @@ int failing_rank(const CollectiveCase& c) {
         ++as_peer[peer];
       }
   }
+  // A NIC that lost its carrier during the case is the broken end, whoever reported the error:
+  // with one rank's error in, its vote and its peer's tie, and only the link can tell them apart.
+  for (std::size_t r = 0; r < c.results.size(); ++r)
+    for (const traffic::NicCounterDelta& nic : c.results[r].nics)
+      if (const auto it = nic.deltas.find("netdev/carrier_down_count");
+          it != nic.deltas.end() && it->second > 0)
+        votes[r] += static_cast<int>(c.results.size()) * 2;
   int best = -1;
   for (std::size_t r = 0; r < votes.size(); ++r)
     if (votes[r] > 0 && (best < 0 || votes[r] > votes[static_cast<std::size_t>(best)] ||

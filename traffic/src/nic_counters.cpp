@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <system_error>
 
 #include "rocehil/common/error.hpp"
@@ -27,6 +28,17 @@ bool is_setting(std::string_view source, std::string_view name) {
   return source == "hw_counters" && name == "lifespan";
 }
 
+// The count a sysfs file holds; nullopt when it is missing, unreadable (write-only) or text.
+std::optional<std::uint64_t> read_count(const fs::path& path) {
+  std::ifstream file(path);
+  std::string text;
+  if (!file || !std::getline(file, text)) return std::nullopt;
+  std::uint64_t value = 0;
+  const auto [end, parse_error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (parse_error != std::errc{} || end == text.data()) return std::nullopt;
+  return value;
+}
+
 // Adds every counter file of `directory` as "source/name"; false when it cannot be listed.
 bool read_directory(const fs::path& directory, std::string_view source,
                     std::map<std::string, std::uint64_t>& values) {
@@ -36,13 +48,8 @@ bool read_directory(const fs::path& directory, std::string_view source,
   for (const fs::directory_entry& entry : it) {
     const std::string name = entry.path().filename().string();
     if (is_setting(source, name) || !entry.is_regular_file(error)) continue;
-    std::ifstream file(entry.path());
-    std::string text;
-    if (!file || !std::getline(file, text)) continue;  // write-only or unreadable
-    std::uint64_t value = 0;
-    const auto [end, parse_error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (parse_error != std::errc{} || end == text.data()) continue;  // text, not a count
-    values[fmt::format("{}/{}", source, name)] = value;
+    if (const auto value = read_count(entry.path()))
+      values[fmt::format("{}/{}", source, name)] = *value;
   }
   return true;
 }
@@ -116,9 +123,14 @@ NicCounterSnapshot read_nic_counters(const NicRef& nic, const NicCounterOptions&
                                          source, (port / source).string()));
   }
   if (!nic.netdev.empty()) {
-    const fs::path stats = under(options.root, "/sys/class/net") / nic.netdev / "statistics";
+    const fs::path netdev = under(options.root, "/sys/class/net") / nic.netdev;
+    const fs::path stats = netdev / "statistics";
     if (!read_directory(stats, "statistics", s.values))
       s.problems.push_back(fmt::format("{} has no statistics/ ({})", nic.netdev, stats.string()));
+    // Times the link lost its carrier (Linux >= 4.16): a cable, port or NIC that went down during
+    // a case, which is the broken end of a transport error.
+    if (const auto down = read_count(netdev / "carrier_down_count"))
+      s.values.emplace("netdev/carrier_down_count", *down);
     if (options.ethtool) {
       try {
         for (auto& [name, value] : read_ethtool_stats(nic.netdev))

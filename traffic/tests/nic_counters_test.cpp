@@ -86,6 +86,8 @@ class ConnectX6Sysfs : public ::testing::Test {
     for (const char* name : mlx5_hw_counters) set(port() / "hw_counters" / name, 0);
     set(port() / "hw_counters" / "lifespan", 10);  // a setting, not a counter
     for (const char* name : netdev_statistics) set(stats() / name, 0);
+    set(stats().parent_path() / "carrier_down_count", 1);  // net-sysfs.c: counted since boot
+    set(stats().parent_path() / "mtu", 9000);              // a netdev attribute, not a counter
     fs::create_directories(root_ / "sys/class/infiniband/mlx5_0/device/net/ens1f0np0");
   }
   void TearDown() override { fs::remove_all(root_); }
@@ -107,8 +109,9 @@ class ConnectX6Sysfs : public ::testing::Test {
 TEST_F(ConnectX6Sysfs, EveryCounterIsReadUnderItsSourceAndTheSettingIsNot) {
   const NicCounterSnapshot s = read();
   EXPECT_TRUE(s.problems.empty()) << s.problems.front();
-  EXPECT_EQ(s.values.size(),
-            std::size(ibta_counters) + std::size(mlx5_hw_counters) + std::size(netdev_statistics));
+  EXPECT_EQ(s.values.size(), std::size(ibta_counters) + std::size(mlx5_hw_counters) +
+                                 std::size(netdev_statistics) + 1);  // + carrier_down_count
+  EXPECT_EQ(s.values.at("netdev/carrier_down_count"), 1u);
   EXPECT_TRUE(s.values.contains("counters/port_xmit_data"));
   EXPECT_TRUE(s.values.contains("hw_counters/np_cnp_sent"));
   EXPECT_TRUE(s.values.contains("statistics/rx_bytes"));
@@ -123,7 +126,9 @@ TEST_F(ConnectX6Sysfs, DeltasAreWhatChangedBetweenTheReadings) {
   set(port() / "hw_counters" / "np_cnp_sent", 1012);
   set(port() / "hw_counters" / "rp_cnp_handled", 7);
   set(stats() / "rx_bytes", 5'000'065'536ULL);
+  set(stats().parent_path() / "carrier_down_count", 2);  // the link went down once meanwhile
   const NicCounterDelta d = counter_delta(before, read());
+  EXPECT_EQ(d.deltas.at("netdev/carrier_down_count"), 1u);
   EXPECT_EQ(d.deltas.at("hw_counters/np_cnp_sent"), 12u);
   EXPECT_EQ(d.deltas.at("hw_counters/rp_cnp_handled"), 7u);
   EXPECT_EQ(d.deltas.at("statistics/rx_bytes"), 65536u);

@@ -532,6 +532,12 @@ class RunTest(unittest.TestCase):
         self.assertEqual(error["host"], "h3", error)
         self.assertEqual(error["phase"], "traffic")
         self.assertIn("h3: traffic:", out)
+        # The evidence: h3's NIC counted the carrier loss, and no other NIC did.
+        nics = {n["host"]: n["deltas"].get("netdev/carrier_down_count", 0)
+                for n in record["cases"][0]["attempts"][-1]["raw"]["nics"]}
+        print(f"  carrier losses {nics}; {error['message']}", file=sys.stderr)
+        self.assertGreaterEqual(nics["h3"], 1, nics)
+        self.assertEqual(sum(nics.values()), nics["h3"], nics)
 
     def test_an_unreachable_host_fails_the_preflight(self):
         with open(TB["inventory"]) as f:

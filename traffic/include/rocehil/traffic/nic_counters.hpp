@@ -25,6 +25,7 @@ struct NicRef {
 //   hw_counters/NAME  <root>/sys/class/infiniband/DEV/ports/P/hw_counters/NAME (the driver's)
 //   ethtool/NAME      the netdev's ETHTOOL_GSTATS statistics, as `ethtool -S` lists them
 //   statistics/NAME   <root>/sys/class/net/NETDEV/statistics/NAME
+//   netdev/carrier_down_count  <root>/sys/class/net/NETDEV/carrier_down_count: carrier losses
 struct NicCounterSnapshot {
   NicRef nic;
   std::int64_t at_ns = 0;  // wall clock, Unix ns
