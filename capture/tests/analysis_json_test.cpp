@@ -69,9 +69,8 @@ TEST(AnalysisJson, TheShapeTheIssueAsksFor) {
   EXPECT_EQ(f["src"], "198.18.0.1");
   EXPECT_EQ(f["dst"], "198.18.0.2");
   EXPECT_EQ(f["dest_qp"], 257);
-  for (const char* key :
-       {"packets", "bytes", "ecn_ce", "psn_gaps", "retransmits", "naks", "first_ns", "last_ns",
-        "udp_sport"})
+  for (const char* key : {"packets", "bytes", "ecn_ce", "psn_gaps", "retransmits", "naks",
+                          "first_ns", "last_ns", "udp_sport"})
     EXPECT_TRUE(f.contains(key)) << key;
   EXPECT_EQ(j["timeline"]["bin_ms"], 10);
   // Bin 0 is empty and left out; bin 1 keeps its time.
