@@ -1,6 +1,7 @@
 #include "rocehil/harness/selftest.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -28,13 +29,9 @@ bool plain_name(std::string_view name) {
   });
 }
 
+// The words with `separator` between them.
 std::string join(const std::vector<std::string>& words, std::string_view separator) {
-  std::string out;
-  for (const auto& w : words) {
-    if (!out.empty()) out += separator;
-    out += w;
-  }
-  return out;
+  return fmt::format("{}", fmt::join(words, separator));
 }
 
 std::string replace_all(std::string text, std::string_view token, const std::string& value) {
