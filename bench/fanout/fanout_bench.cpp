@@ -11,15 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "rocehil/agent/protocol.hpp"
 #include "rocehil/common/error.hpp"
-#include "rocehil/harness/agent_link.hpp"
-#include "rocehil/harness/agent_protocol.hpp"
-#include "rocehil/harness/host_ssh.hpp"
-#include "rocehil/harness/remote_run.hpp"
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/inventory/selection.hpp"
+#include "rocehil/remote/agent_link.hpp"
+#include "rocehil/remote/host_ssh.hpp"
+#include "rocehil/remote/run_command.hpp"
 
-namespace harness = rocehil::harness;
+namespace agent = rocehil::agent;
+namespace remote = rocehil::remote;
 
 namespace {
 
@@ -27,21 +28,21 @@ using Clock = std::chrono::steady_clock;
 
 // One round: every agent started, greeted and ended. Returns seconds.
 double round_trip(const std::vector<const rocehil::inventory::Host*>& hosts,
-                  const harness::SshMultiplex* multiplex) {
+                  const remote::SshMultiplex* multiplex) {
   const auto start = Clock::now();
   {
-    std::vector<std::unique_ptr<harness::AgentLink>> links;
+    std::vector<std::unique_ptr<remote::AgentLink>> links;
     for (const auto* h : hosts)
       links.push_back(
-          harness::launch_agent(harness::host_command(*h, {h->agent, "agent"}, multiplex)));
-    for (auto& l : links) l->send(harness::Request{0, harness::HelloRequest{}});
+          remote::launch_agent(remote::host_command(*h, {h->agent, "agent"}, multiplex)));
+    for (auto& l : links) l->send(agent::Request{0, agent::HelloRequest{}});
     for (auto& l : links) {
       const auto reply = l->receive(Clock::now() + std::chrono::seconds(30));
-      if (!reply || !std::holds_alternative<harness::HelloReply>(reply->body))
+      if (!reply || !std::holds_alternative<agent::HelloReply>(reply->body))
         throw rocehil::Error(rocehil::ExitCode::infrastructure,
                              fmt::format("no hello from {}", l->name()));
     }
-    harness::close_all(links);  // every agent's stdin closed, then each waited for
+    remote::close_all(links);  // every agent's stdin closed, then each waited for
   }
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -68,7 +69,7 @@ int main(int argc, char** argv) {
   try {
     const auto inv = rocehil::inventory::load_inventory(inventory_file);
     const auto hosts = rocehil::inventory::select_hosts(inv, selection);
-    harness::SshMultiplex mux;
+    remote::SshMultiplex mux;
     if (multiplex) {
       char dir[] = "/tmp/rocehil-bench-ssh-XXXXXX";
       if (mkdtemp(dir) == nullptr) throw rocehil::system_error("mkdtemp", errno);
@@ -79,8 +80,8 @@ int main(int argc, char** argv) {
       seconds.push_back(round_trip(hosts, multiplex ? &mux : nullptr));
     if (multiplex) {
       for (const auto* h : hosts)
-        harness::run_command(harness::ssh_multiplex_exit(*h, mux),
-                             {.timeout = std::chrono::seconds(5)});
+        remote::run_command(remote::ssh_multiplex_exit(*h, mux),
+                            {.timeout = std::chrono::seconds(5)});
       std::filesystem::remove_all(mux.control_dir);
     }
     fmt::print("{{\"hosts\": {}, \"rounds\": {}, \"median_s\": {:.4f}, \"first_s\": {:.4f}}}\n",

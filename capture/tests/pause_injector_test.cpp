@@ -11,7 +11,7 @@
 
 // The parts of the injector that need no interface and no root: option checks, the schedule, the
 // frames, and the refusal of an interface that does not exist. Sending is tested on veth pairs by
-// harness/tests/system/inject_cli_test.py against tcpdump, tshark and the kernel's counters.
+// harness/cli/tests/system/inject_cli_test.py against tcpdump, tshark and the kernel's counters.
 
 namespace rocehil::capture {
 namespace {

@@ -1,0 +1,296 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "rocehil/traffic/nic_counters.hpp"
+#include "rocehil/traffic/provider.hpp"
+
+namespace rocehil::agent {
+
+// The agent protocol: one JSON object per line on the agent's stdin (requests from the controller)
+// and stdout (replies and events from the agent). The control plane rides an SSH session's stdio,
+// so no port is opened. Every message carries "v" (the protocol version) and "op"; a request may
+// carry "id" (an unsigned integer), which the agent copies into the replies it causes.
+//
+// Conversation (docs in README, "The agent protocol"):
+//   hello                 -> hello    (version, providers, workloads, devices)
+//   setup {...}           -> setup    (the local endpoints: one per QP)
+//   connect {peers}       -> connected
+//   start {at_ns, ...}    -> started, then stats every stats_ms, then results when the work ends
+//   stop                  -> results  (of the running workload, ended early)
+//   capture_start {...}   -> capture_started, then capture_summary when its seconds are over
+//   capture_stop          -> capture_summary (frames, drops, coverage, files, the analysis)
+// Captures run beside traffic, one at a time, on the host wired to a mirror port.
+// A request that is not valid JSON, has an unknown op, an unknown field, a wrong type, a number
+// out of range or arrives in the wrong state gets an `error` reply naming the field and the fix;
+// the agent goes on reading. When stdin closes the agent stops its traffic and exits.
+
+inline constexpr int agent_protocol_version = 1;
+inline constexpr std::size_t max_agent_line_bytes = std::size_t{1} << 20;
+inline constexpr std::uint32_t max_agent_qps = 1024;
+
+enum class Workload : std::uint8_t { bw, lat, collective };
+enum class Role : std::uint8_t {
+  client,  // bw: posts the traffic (the requester); lat: sends the pings
+  server,  // bw: the target of WRITE/READ/SEND; lat: answers the pings
+};
+std::string_view to_string(Workload workload);
+std::string_view to_string(Role role);
+
+// ---- requests (controller -> agent) ----
+
+struct HelloRequest {};
+
+// One rank of a collective (workload "collective"). The agent builds the same plan as the
+// controller from these fields, so peers, steps and buffers agree without being sent.
+struct CollectiveSetup {
+  std::string pattern = "allreduce";  // a traffic::Pattern name
+  std::uint32_t ranks = 2;            // 2..65536
+  std::uint32_t rank = 0;             // < ranks
+  std::uint32_t ranks_per_host = 1;   // hierarchical_allreduce: divides ranks
+  std::uint32_t pipeline = 8;         // broadcast, tree_allreduce: 1..1024
+  std::uint64_t seed = 1;             // permutation: which one
+  std::string strategy = "split";     // QP scaling: split | round_robin
+  std::uint64_t sport_seed = 1;       // UDP source ports drawn from it unless udp_sports pins them
+};
+
+struct SetupRequest {
+  std::string provider = "soft";  // soft | verbs
+  std::string device;             // verbs: RDMA device name (mlx5_0); empty: the first
+  std::uint8_t port = 1;          // 1..255
+  int gid_index = -1;             // -1 (pick the RoCEv2 GID carrying `address`) .. 255
+  std::string address;            // required: the local IP traffic uses (IPv4 or IPv6 literal)
+  Workload workload = Workload::bw;
+  Role role = Role::client;
+  traffic::Opcode opcode = traffic::Opcode::write;  // send, write, write_with_imm, read
+  std::uint32_t qps = 1;                            // 1..max_agent_qps; lat: 1
+  std::uint32_t message_bytes = 65536;              // 1..1 GiB; qps * message_bytes <= 4 GiB
+  std::uint32_t tx_depth = 64;                      // 1..4096
+  std::uint32_t mtu = 1024;                         // 256, 512, 1024, 2048 or 4096
+  std::uint8_t traffic_class = 0;                   // IP TOS byte: DSCP << 2 | ECN
+  std::vector<std::uint16_t> udp_sports;            // empty, or one per QP, each 1..65535
+  bool bidirectional = false;                       // bw: both sides send and serve
+  // bw: rc, or ud (SEND of messages of one packet, message_bytes <= mtu; no udp_sports).
+  traffic::QpType transport = traffic::QpType::rc;
+  // bw, lat: the GPU whose memory the QPs send from and receive into (verbs: dma-buf, else peer
+  // memory); -1: host memory.
+  int gpu = -1;
+  std::uint8_t retry_count = 7;          // 0..7
+  std::uint32_t ack_timeout_us = 67108;  // 1..60,000,000; as verbs timeout 14
+  // Required with workload "collective", refused otherwise. Then `qps` is per connection (each
+  // peer of the rank gets that many), `message_bytes` is the collective's size, and setup
+  // reports one endpoint per QP: peer by peer in ascending rank, qps each.
+  std::optional<CollectiveSetup> collective;
+};
+
+// A peer QP as setup reports it and connect passes it on: where it is and the memory it exposes.
+struct PeerEndpoint {
+  traffic::Endpoint endpoint;
+  std::uint64_t remote_address = 0;
+  std::uint32_t rkey = 0;
+};
+
+struct ConnectRequest {
+  std::vector<PeerEndpoint> peers;  // 1..max_agent_qps, one per local QP, in QP order
+};
+
+struct StartRequest {
+  std::int64_t at_ns = 0;                 // wall clock (Unix time, ns) to start at; 0: at once
+  double seconds = 2;                     // bw without iterations: measured duration, (0, 86400]
+  std::uint64_t iterations = 0;           // bw: messages after warm-up; lat: ping-pongs; <= 1e12
+  double warmup_seconds = 0.2;            // bw: [0, 3600]
+  std::uint64_t warmup_iterations = 100;  // lat: <= 1e9
+  std::uint32_t stats_ms = 1000;          // period of stats events; 0: none; else 10..3,600,000
+};
+
+struct StopRequest {};
+
+// A capture on this host, as `rocehil capture` runs it.
+struct CaptureStartRequest {
+  std::string backend = "pcap";  // pcap | dpdk
+  std::string iface;             // pcap: the interface (required); dpdk: the port name, optional
+  std::string dpdk_args;         // dpdk: the EAL arguments (required); printable, <= 2048 chars
+  std::string filter = "all";    // all | roce | cnp-pfc
+  std::uint32_t snaplen = 128;   // 64..262144
+  std::string write;             // pcapng path on this host; empty: analyse only
+  double seconds = 0;            // 0: until capture_stop; else (0, 86400]
+  std::uint32_t ring_files = 0;  // with ring_mb: keep the newest N files
+  std::uint32_t ring_mb = 0;
+  std::uint32_t buffer_mb = 64;  // pcap kernel ring, 1..1024
+  double link_gbps = 0;          // 0: the interface's speed, else 100
+  std::uint32_t max_flows = 64;  // flows listed in the summary's analysis, 0..100000
+  // Pause accounting, as `rocehil capture --storm-ms --direction --spine-mac`:
+  double storm_ms = 100;                // (0, 3,600,000]
+  std::string direction = "unknown";    // unknown | leaf-to-spine | spine-to-leaf
+  std::vector<std::string> spine_macs;  // "aa:bb:cc:dd:ee:ff" (lower case), at most 256
+};
+
+struct CaptureStopRequest {};
+
+using RequestBody = std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest,
+                                 StopRequest, CaptureStartRequest, CaptureStopRequest>;
+
+struct Request {
+  std::optional<std::uint64_t> id;
+  RequestBody body;
+};
+
+// The outcome of parsing one line: a request, or a one-line error for a person. `id` is the
+// request's id whenever it could be read, so an error reply can still be matched to its request.
+struct ParsedRequest {
+  std::optional<Request> request;
+  std::optional<std::uint64_t> id;
+  std::string error;  // empty when `request` is set
+};
+
+// Never throws, never crashes, whatever the bytes (a fuzz target holds it to that).
+ParsedRequest parse_request(std::string_view line);
+std::string to_json_line(const Request& request);  // one line, no newline
+
+// ---- replies and events (agent -> controller) ----
+
+struct DeviceEntry {
+  std::string name;      // soft, mlx5_0
+  std::string provider;  // soft | verbs
+  std::vector<std::string> addresses;
+  std::string detail;
+};
+
+struct HelloReply {
+  std::string version;  // rocehil version of the agent
+  int protocol = agent_protocol_version;
+  std::string host;  // the agent's host name
+  std::vector<std::string> providers;
+  std::vector<std::string> workloads;
+  std::vector<DeviceEntry> devices;
+  std::vector<std::string> capture_backends;  // pcap, and dpdk when built in
+};
+
+struct SetupReply {
+  std::vector<PeerEndpoint> endpoints;  // one per QP
+};
+
+struct ConnectedReply {};
+
+struct StartedReply {
+  std::int64_t at_ns = 0;    // when the work started (wall clock, Unix ns)
+  std::int64_t late_ns = 0;  // how far after the requested time it started (0 if on time)
+};
+
+struct StatsEvent {
+  double t_s = 0;              // seconds since started
+  std::uint64_t messages = 0;  // completed so far (bw client: messages; server: receives;
+                               // lat: ping-pongs)
+  std::uint64_t bytes = 0;
+  double gbps = 0;  // over the last period
+};
+
+struct QpResult {
+  std::uint32_t qpn = 0;
+  std::uint16_t udp_sport = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  double gbps = 0;
+  traffic::QpCounters counters;
+  // CRC-32 of the QP's source half (what it sends; READ results land there) and target half
+  // (what the peer writes or sends into) of its buffer once the run has ended (GPU memory is
+  // read back through the host). Data is intact when the client's source equals the server's
+  // target.
+  std::optional<std::uint32_t> source_crc32, target_crc32;
+};
+
+struct LatencySummary {
+  std::uint64_t samples = 0;
+  double min_us = 0, mean_us = 0, p50_us = 0, p99_us = 0, p999_us = 0, max_us = 0;
+  struct Bucket {
+    double upper_us = 0;
+    std::uint64_t count = 0;
+  };
+  std::vector<Bucket> histogram;  // non-empty buckets, ascending
+};
+
+// What one rank of a collective did (traffic::CollectiveResult, for the wire).
+struct CollectiveReport {
+  std::uint64_t iterations = 0;
+  std::int64_t start_ns = 0;
+  std::vector<std::int64_t> iteration_end_ns{};
+  std::vector<std::uint64_t> wait_ns{};  // per step
+  std::vector<std::uint64_t> step_ns{};  // per step
+  std::uint64_t bytes_sent = 0, bytes_received = 0;
+  // CRC-32 of the rank's output after the first run since setup (the verified iteration), when
+  // it ran to its end without errors in host memory.
+  std::optional<std::uint32_t> output_crc32{};
+};
+
+struct ResultsEvent {
+  Workload workload = Workload::bw;
+  Role role = Role::client;
+  bool stopped = false;        // ended by a stop request or stdin closing rather than by finishing
+  double seconds = 0;          // measured interval
+  std::uint64_t messages = 0;  // bw: messages sent (client) or received (server)
+  std::uint64_t bytes = 0;
+  double gbps = 0;
+  double messages_per_s = 0;
+  std::uint64_t errors = 0;
+  std::string first_error;
+  std::vector<QpResult> per_qp;
+  std::optional<LatencySummary> latency;       // lat only
+  std::optional<CollectiveReport> collective;  // collective only
+  // What the NIC the traffic used counted from just before the start to the end of the work
+  // (traffic::NicCounterDelta, keys "hw_counters/np_cnp_sent", ...): at most max_agent_nics,
+  // each at most max_nic_counters counters.
+  std::vector<traffic::NicCounterDelta> nics;
+};
+inline constexpr std::size_t max_agent_nics = 16;
+inline constexpr std::size_t max_nic_counters = 8192;
+
+struct ErrorReply {
+  std::string message;
+};
+
+struct CaptureStartedReply {
+  std::string iface;
+  std::string description;
+  std::uint64_t speed_bps = 0;
+};
+
+struct CaptureSummaryEvent {
+  bool stopped = false;  // ended by capture_stop or stdin closing rather than by its seconds
+  std::string backend, iface, filter;
+  std::uint32_t snaplen = 0;
+  std::uint64_t start_ns = 0, end_ns = 0;  // wall clock, Unix ns
+  std::uint64_t frames = 0;
+  std::uint64_t dropped_buffer = 0, dropped_interface = 0;
+  double coverage = 1;  // frames / (frames + drops)
+  std::vector<std::string> files;
+  std::uint64_t files_deleted = 0;
+  std::string write_error;
+  // The analysis as `rocehil analyze --json` prints it: one JSON object (schema_version 1),
+  // kept as text; its consumer reads it with the analysis schema.
+  std::string analysis_json;
+};
+
+using ReplyBody = std::variant<HelloReply, SetupReply, ConnectedReply, StartedReply, StatsEvent,
+                               ResultsEvent, ErrorReply, CaptureStartedReply, CaptureSummaryEvent>;
+
+struct Reply {
+  std::optional<std::uint64_t> id;
+  ReplyBody body;
+};
+
+struct ParsedReply {
+  std::optional<Reply> reply;
+  std::string error;  // empty when `reply` is set
+};
+
+std::string to_json_line(const Reply& reply);  // one line, no newline
+// The controller's side: as strict as parse_request (an agent of another version is caught here).
+ParsedReply parse_reply(std::string_view line);
+
+}  // namespace rocehil::agent

@@ -1,0 +1,424 @@
+#include "rocehil/agent/session.hpp"
+
+#include <fmt/format.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "capture_task.hpp"
+#include "collective_task.hpp"
+#include "results.hpp"
+#include "rocehil/capture/dpdk_source.hpp"
+#include "rocehil/common/clock.hpp"
+#include "rocehil/common/error.hpp"
+
+namespace rocehil::agent {
+
+namespace {
+
+// Receives kept posted per QP by the bw workload (its post_receive_rings), twice over for a
+// bidirectional run whose serving tail posts a second ring.
+std::uint32_t receive_ring(std::uint32_t tx_depth) {
+  return std::max<std::uint32_t>(tx_depth + 16, 32);
+}
+
+// The NIC whose counters a run reads: the RDMA device verbs opens (the first when none is
+// named, as the provider does) and the netdev that holds the traffic's address.
+traffic::NicRef nic_for(const SetupRequest& setup) {
+  traffic::NicRef nic{.rdma_device = {}, .port = setup.port, .netdev = {}};
+  if (setup.provider == "verbs") {
+    nic.rdma_device = setup.device;
+    if (nic.rdma_device.empty())
+      for (const traffic::DeviceInfo& d : traffic::list_devices())
+        if (d.provider == "verbs") {
+          nic.rdma_device = d.name;
+          break;
+        }
+  }
+  nic.netdev = traffic::netdev_with_address(setup.address);
+  if (nic.netdev.empty() && !nic.rdma_device.empty())
+    nic.netdev = traffic::netdev_of_rdma_device(nic.rdma_device);
+  return nic;
+}
+
+}  // namespace
+
+AgentSession::AgentSession(Emit emit, std::string version)
+    : emit_(std::move(emit)), version_(std::move(version)) {
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) throw system_error("agent: eventfd", errno);
+}
+
+AgentSession::~AgentSession() {
+  shutdown();
+  if (wake_fd_ >= 0) close(wake_fd_);
+}
+
+void AgentSession::error(std::optional<std::uint64_t> id, std::string message) {
+  emit_(Reply{id, ErrorReply{std::move(message)}});
+}
+
+void AgentSession::handle(const Request& request) {
+  const auto id = request.id;
+  // Capture requests first, in a try of their own: a capture that fails to start must not
+  // tear down traffic that is set up.
+  if (std::holds_alternative<CaptureStartRequest>(request.body) ||
+      std::holds_alternative<CaptureStopRequest>(request.body)) {
+    try {
+      if (const auto* start = std::get_if<CaptureStartRequest>(&request.body)) {
+        on_capture_start(id, *start);
+      } else {
+        on_capture_stop(id);
+      }
+    } catch (const std::exception& e) {
+      error(id, e.what());
+    }
+    return;
+  }
+  try {
+    std::visit(
+        [&](const auto& body) {
+          using T = std::decay_t<decltype(body)>;
+          if constexpr (std::is_same_v<T, HelloRequest>) {
+            HelloReply hello{.version = version_,
+                             .protocol = agent_protocol_version,
+                             .host = {},
+                             .providers = traffic::built_providers(),
+                             .workloads = {"bw", "lat", "collective"},
+                             .devices = {},
+                             .capture_backends = {"pcap"}};
+            if (capture::dpdk_available()) hello.capture_backends.push_back("dpdk");
+            char name[256] = {};
+            if (gethostname(name, sizeof name - 1) == 0) hello.host = name;
+            for (traffic::DeviceInfo& d : traffic::list_devices())
+              hello.devices.push_back({.name = std::move(d.name),
+                                       .provider = std::move(d.provider),
+                                       .addresses = std::move(d.addresses),
+                                       .detail = std::move(d.detail)});
+            emit_(Reply{id, std::move(hello)});
+          } else if constexpr (std::is_same_v<T, SetupRequest>) {
+            on_setup(id, body);
+          } else if constexpr (std::is_same_v<T, ConnectRequest>) {
+            on_connect(id, body);
+          } else if constexpr (std::is_same_v<T, StartRequest>) {
+            on_start(id, body);
+          } else if constexpr (std::is_same_v<T, StopRequest>) {
+            on_stop(id);
+          }  // capture requests were handled above
+        },
+        request.body);
+  } catch (const std::exception& e) {
+    // Setup failures (no device, address not on this host, out of memory) leave a clean slate.
+    if (state_ != State::running) {
+      release();
+      state_ = State::idle;
+    }
+    error(id, e.what());
+  }
+}
+
+void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest& setup) {
+  if (state_ == State::running) return error(id, "setup: a workload is running; send stop first");
+  if (setup.role == Role::server && setup.bidirectional)
+    return error(id, "setup: a bidirectional run has two clients; use role 'client' on both sides");
+  release();
+  state_ = State::idle;
+  setup_ = setup;
+
+  nic_ = nic_for(setup);
+  nic_before_.reset();
+  provider_ = traffic::make_provider(setup.provider, {.device = setup.device,
+                                                      .port = setup.port,
+                                                      .gid_index = setup.gid_index,
+                                                      .address = setup.address});
+  if (setup.workload == Workload::collective) {
+    collective_ = std::make_unique<AgentCollective>(*provider_, setup);
+    state_ = State::ready;
+    return emit_(Reply{id, SetupReply{collective_->endpoints()}});
+  }
+  const std::uint32_t ring = receive_ring(setup.tx_depth);
+  const std::uint32_t send_depth = std::max<std::uint32_t>(setup.tx_depth, 32);
+  const std::uint32_t recv_depth = 2 * ring + 16;
+  // One completion for every WR any QP can have outstanding, or the CQ overruns and stops them all.
+  const std::uint64_t cq_depth = std::uint64_t{setup.qps} * (send_depth + recv_depth);
+  if (cq_depth > traffic::max_cq_depth)
+    return error(id,
+                 fmt::format("setup: {} QPs x (tx {} + rx {}) need a completion queue of {} "
+                             "entries, more than a ConnectX CQ holds ({}): lower qps or "
+                             "tx_depth",
+                             setup.qps, send_depth, recv_depth, cq_depth, traffic::max_cq_depth));
+  cq_ = provider_->create_cq(static_cast<std::uint32_t>(cq_depth));
+
+  SetupReply reply;
+  memory_.reserve(setup.qps);
+  for (std::uint32_t i = 0; i < setup.qps; ++i) {
+    // Two halves per QP: the source it sends from, the target the peer writes into.
+    const std::size_t bytes = std::size_t{setup.message_bytes} * 2;
+    memory_.push_back(setup.gpu >= 0 ? provider_->register_gpu_memory(setup.gpu, bytes)
+                                     : provider_->register_memory(bytes));
+    fill_buffer(*provider_, memory_.back(), setup.role, i);
+    traffic::QpOptions options{
+        .type = setup.transport,
+        .max_send_wr = send_depth,
+        .max_recv_wr = recv_depth,
+        .mtu = setup.mtu,
+        .max_inline = 0,
+        .traffic_class = setup.traffic_class,
+        .udp_sport = setup.udp_sports.empty() ? std::uint16_t{0} : setup.udp_sports[i],
+        .retry_count = setup.retry_count,
+        .ack_timeout_us = setup.ack_timeout_us};
+    qps_.push_back(provider_->create_qp(*cq_, options));
+    reply.endpoints.push_back(
+        {.endpoint = qps_.back()->local_endpoint(),
+         .remote_address = memory_.back().remote_address + setup.message_bytes,
+         .rkey = memory_.back().rkey});
+  }
+  state_ = State::ready;
+  emit_(Reply{id, std::move(reply)});
+}
+
+void AgentSession::on_connect(std::optional<std::uint64_t> id, const ConnectRequest& connect) {
+  if (state_ != State::ready)
+    return error(id, state_ == State::idle
+                         ? "connect: nothing is set up; send setup first"
+                         : "connect: the QPs are already connected; send setup to start over");
+  if (collective_) {
+    collective_->connect(connect.peers);
+    state_ = State::connected;
+    return emit_(Reply{id, ConnectedReply{}});
+  }
+  if (connect.peers.size() != qps_.size())
+    return error(id, fmt::format("connect: {} peers for {} QPs; give exactly one peer per QP, in "
+                                 "the order setup listed them",
+                                 connect.peers.size(), qps_.size()));
+  connections_.clear();
+  for (std::size_t i = 0; i < qps_.size(); ++i) {
+    const PeerEndpoint& peer = connect.peers[i];
+    qps_[i]->connect(peer.endpoint);
+    connections_.push_back({.qp = qps_[i].get(),
+                            .local = &memory_[i],
+                            .remote_address = peer.remote_address,
+                            .rkey = peer.rkey,
+                            .receive_offset = setup_.message_bytes});
+  }
+  state_ = State::connected;
+  emit_(Reply{id, ConnectedReply{}});
+}
+
+void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest& start) {
+  if (state_ == State::running) return error(id, "start: a workload is running; send stop first");
+  if (state_ != State::connected && state_ != State::finished)
+    return error(id, state_ == State::idle
+                         ? "start: nothing is set up; send setup first"
+                         : "start: the QPs are not connected; send connect first");
+  if (setup_.workload == Workload::collective && start.iterations == 0)
+    return error(id, "start: a collective needs 'iterations' (measured iterations) > 0");
+  if (setup_.workload == Workload::collective && start.iterations > 40000)
+    return error(id, fmt::format("start: a collective reports every iteration's end time; at most "
+                                 "40000 iterations, got {}",
+                                 start.iterations));
+  if (setup_.workload == Workload::lat && start.iterations == 0)
+    return error(id, "start: the lat workload needs 'iterations' (ping-pongs to measure) > 0");
+
+  // Before the agreed start, so the reading delays nobody's traffic.
+  nic_before_ = traffic::read_nic_counters(nic_);
+  const std::int64_t now_ns = wall_clock_ns();
+  const std::int64_t begin_ns = std::max(start.at_ns, now_ns);
+  const auto now = Clock::now();
+  started_at_ = now + std::chrono::nanoseconds(begin_ns - now_ns);
+  stats_period_ = std::chrono::milliseconds(start.stats_ms);
+  next_stats_ = start.stats_ms == 0 ? Clock::time_point::max() : started_at_ + stats_period_;
+  last_stats_at_ = started_at_;
+  last_stats_bytes_ = 0;
+  progress_.messages.store(0);
+  progress_.bytes.store(0);
+  stop_.store(false);
+  worker_done_.store(false);
+  published_.reset();
+  last_results_.reset();
+  start_id_ = id;
+  state_ = State::running;
+  emit_(Reply{id,
+              StartedReply{
+                  .at_ns = begin_ns,
+                  .late_ns = start.at_ns != 0 && now_ns > start.at_ns ? now_ns - start.at_ns : 0}});
+  worker_ = std::thread([this, start, begin_ns] {
+    // Sleep to the agreed wall-clock time in short steps, so a stop is never kept waiting.
+    while (!stop_.load(std::memory_order_relaxed)) {
+      const std::int64_t left = begin_ns - wall_clock_ns();
+      if (left <= 0) break;
+      std::this_thread::sleep_for(
+          std::chrono::nanoseconds(std::min<std::int64_t>(left, 10'000'000)));
+    }
+    run_worker(start);
+  });
+}
+
+void AgentSession::run_worker(StartRequest start) {
+  ResultsEvent results;
+  results.workload = setup_.workload;
+  results.role = setup_.role;
+  try {
+    if (collective_) return publish(collective_->run(start, progress_, stop_), false);
+    if (setup_.workload == Workload::lat) {
+      const traffic::LatConfig config{.message_bytes = setup_.message_bytes,
+                                      .iterations = start.iterations,
+                                      .warmup_iterations = start.warmup_iterations,
+                                      .progress = &progress_};
+      const traffic::LatResult lat =
+          traffic::run_lat(*cq_, connections_.front(), config, setup_.role == Role::client, stop_);
+      add_latency(results, lat, Clock::now() - started_at_);
+      return publish(std::move(results), false);
+    }
+    const traffic::BwConfig config{.opcode = setup_.opcode,
+                                   .message_bytes = setup_.message_bytes,
+                                   .tx_depth = setup_.tx_depth,
+                                   .iterations = start.iterations,
+                                   .seconds = start.seconds,
+                                   .warmup_seconds = start.warmup_seconds,
+                                   .serve_peer = setup_.bidirectional,
+                                   .progress = &progress_};
+    if (setup_.role == Role::client) {
+      add_bw(results, traffic::run_bw_requester(*cq_, connections_, config, stop_));
+      publish(std::move(results), setup_.bidirectional);
+      // The peer may still be sending to us; its packets need our poll to be answered.
+      if (setup_.bidirectional) traffic::serve(*cq_, connections_, config, stop_);
+      return;
+    }
+    traffic::serve(*cq_, connections_, config, stop_);
+    add_served(results, progress_, Clock::now() - started_at_);
+    publish(std::move(results), false);
+  } catch (const std::exception& e) {
+    // Workloads do not throw; this is a last line so that a bug never takes the agent down.
+    results.errors += 1;
+    results.first_error = e.what();
+    publish(std::move(results), false);
+  }
+}
+
+void AgentSession::publish(ResultsEvent results, bool worker_continues) {
+  {
+    const std::lock_guard lock(results_mutex_);
+    published_ = std::move(results);
+  }
+  if (!worker_continues) worker_done_.store(true);
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const auto n = write(wake_fd_, &one, sizeof one);
+}
+
+void AgentSession::join_worker() {
+  if (worker_.joinable()) worker_.join();
+}
+
+void AgentSession::on_capture_start(std::optional<std::uint64_t> id,
+                                    const CaptureStartRequest& request) {
+  if (!capture_) capture_ = std::make_unique<AgentCapture>(wake_fd_);
+  CaptureStartedReply started = capture_->start(request);
+  capture_id_ = id;
+  emit_(Reply{id, std::move(started)});
+}
+
+void AgentSession::on_capture_stop(std::optional<std::uint64_t> id) {
+  if (!capture_) capture_ = std::make_unique<AgentCapture>(wake_fd_);
+  emit_(Reply{id, capture_->stop()});
+}
+
+void AgentSession::tick() {
+  std::uint64_t drained = 0;
+  [[maybe_unused]] const auto n = read(wake_fd_, &drained, sizeof drained);
+  if (capture_) {
+    try {
+      if (auto summary = capture_->take_finished()) emit_(Reply{capture_id_, std::move(*summary)});
+    } catch (const Error& e) {
+      error(capture_id_, e.what());
+    }
+  }
+  if (state_ != State::running) return;
+  const auto now = Clock::now();
+  if (now >= next_stats_) emit_stats(now);
+
+  std::optional<ResultsEvent> results;
+  {
+    const std::lock_guard lock(results_mutex_);
+    results.swap(published_);
+  }
+  if (!results) return;
+  if (worker_done_.load()) {
+    join_worker();
+    finalize(*results);
+    state_ = State::finished;
+  }
+  last_results_ = *results;
+  emit_(Reply{start_id_, std::move(*results)});
+}
+
+AgentSession::Clock::time_point AgentSession::next_tick() const {
+  return state_ == State::running ? next_stats_ : Clock::time_point::max();
+}
+
+void AgentSession::emit_stats(Clock::time_point now) {
+  const std::uint64_t bytes = progress_.bytes.load(std::memory_order_relaxed);
+  const double period = std::chrono::duration<double>(now - last_stats_at_).count();
+  StatsEvent stats{
+      .t_s = std::chrono::duration<double>(now - started_at_).count(),
+      .messages = progress_.messages.load(std::memory_order_relaxed),
+      .bytes = bytes,
+      .gbps = period > 0 ? static_cast<double>(bytes - last_stats_bytes_) * 8 / period / 1e9 : 0};
+  last_stats_bytes_ = bytes;
+  last_stats_at_ = now;
+  while (next_stats_ <= now) next_stats_ += stats_period_;
+  emit_(Reply{start_id_, stats});
+}
+
+void AgentSession::on_stop(std::optional<std::uint64_t> id) {
+  if (state_ != State::running && state_ != State::finished)
+    return error(id, "stop: nothing was started");
+  if (state_ == State::running) {
+    stop_.store(true);
+    join_worker();
+    std::optional<ResultsEvent> results;
+    {
+      const std::lock_guard lock(results_mutex_);
+      results.swap(published_);
+    }
+    if (results) {
+      results->stopped = true;  // it had not ended by itself when the stop came
+      last_results_ = std::move(results);
+    }
+    state_ = State::finished;
+  }
+  // Final numbers: counters and checksums read now that nothing else touches the QPs.
+  if (!last_results_) return error(id, "stop: the workload left no results");
+  finalize(*last_results_);
+  emit_(Reply{id, *last_results_});
+}
+
+void AgentSession::finalize(ResultsEvent& results) {
+  if (nic_before_)
+    results.nics = {traffic::counter_delta(*nic_before_, traffic::read_nic_counters(nic_))};
+  if (collective_) return;  // its results are complete when the run ends
+  add_qp_state(results, *provider_, qps_, memory_, setup_.message_bytes);
+}
+
+void AgentSession::release() {
+  stop_.store(true);
+  join_worker();
+  collective_.reset();
+  connections_.clear();
+  qps_.clear();
+  cq_.reset();
+  if (provider_)
+    for (const traffic::MemoryRegion& region : memory_) provider_->deregister_memory(region);
+  memory_.clear();
+  provider_.reset();
+}
+
+void AgentSession::shutdown() {
+  capture_.reset();  // stops a running capture with its files flushed
+  release();
+  state_ = State::idle;
+}
+
+}  // namespace rocehil::agent

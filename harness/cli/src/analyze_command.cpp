@@ -1,0 +1,221 @@
+#include "analyze_command.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <array>
+#include <cmath>
+#include <memory>
+
+#include "analysis_text.hpp"
+#include "progress.hpp"
+#include "rocehil/capture/analysis_json.hpp"
+#include "rocehil/capture/analyzer.hpp"
+#include "rocehil/capture/file_source.hpp"
+#include "rocehil/capture/mac_address.hpp"
+#include "rocehil/common/error.hpp"
+
+namespace rocehil::cli {
+
+namespace {
+
+nlohmann::json problems_json(const std::vector<capture::FileProblem>& problems) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : problems)
+    out.push_back(
+        {{"kind", p.kind == capture::FileProblem::Kind::truncated ? "truncated" : "corrupt"},
+         {"offset", p.offset},
+         {"record", p.record},
+         {"detail", p.detail}});
+  return out;
+}
+
+// A number from an option's text, or NaN when it is not one (trailing garbage included).
+double parse_number(const std::string& text) {
+  std::size_t used = 0;
+  try {
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nan("");
+}
+
+std::optional<capture::MirrorDirection> parse_direction(std::string_view text) {
+  for (auto d : {capture::MirrorDirection::leaf_to_spine, capture::MirrorDirection::spine_to_leaf})
+    if (text == capture::to_string(d)) return d;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void PauseOptions::apply_to(capture::AnalyzerOptions& options) const {
+  options.storm_ms = storm_ms;
+  options.direction = direction;
+  options.spine_macs = spine_macs;
+}
+
+void add_pause_options(CLI::App& cmd, PauseOptions& options) {
+  cmd.add_option("--storm-ms", options.storm_ms,
+                 "A continuous pause of one sender on one priority longer than this many "
+                 "milliseconds is a storm (XOFFs refreshed before they expire are one pause)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            const double v = parse_number(text);
+            if (std::isfinite(v) && v > 0) return {};
+            return "'" + text + "' is not a duration; give milliseconds above 0, e.g. 100 or 2.5";
+          },
+          "MS", "storm threshold"))
+      ->capture_default_str();
+  cmd.add_option_function<std::string>(
+         "--direction",
+         [&options](const std::string& text) { options.direction = *parse_direction(text); },
+         "Which way the mirrored link carries frames: spine-to-leaf marks every PFC/PAUSE frame as "
+         "sent by a spine, leaf-to-spine marks none")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            if (parse_direction(text)) return {};
+            return "'" + text + "' is not a direction; give leaf-to-spine or spine-to-leaf";
+          },
+          "leaf-to-spine|spine-to-leaf", "mirror direction"));
+  cmd.add_option_function<std::vector<std::string>>(
+         "--spine-mac",
+         [&options](const std::vector<std::string>& texts) {
+           for (const std::string& text : texts)
+             options.spine_macs.push_back(*capture::parse_mac_address(text));
+         },
+         "Source MAC of a spine's port (repeat for each): PFC/PAUSE frames it sent are reported "
+         "as from spine")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            if (capture::parse_mac_address(text)) return {};
+            return "'" + text +
+                   "' is not a MAC address; give six hex pairs, e.g. 0c:42:a1:00:00:01";
+          },
+          "MAC", "MAC address"))
+      // One MAC per --spine-mac, so the capture file may follow it; every occurrence counts.
+      ->allow_extra_args(false)
+      ->take_all();
+}
+
+void add_analyze_command(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<AnalyzeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "analyze",
+      "Decode a mirror-port capture: RoCEv2 packets, CNPs per QP, PFC per priority (time paused, "
+      "storms), ECN marks and per-flow PSN gaps, retransmits and NAKs.");
+  cmd->footer(R"(
+Reads pcap (us and ns timestamps) and pcapng, from a file or '-' for standard input; Ethernet
+with 802.1Q/802.1ad tags; IPv4 and IPv6. A flow is (IP src, IP dst, BTH dest QP) over RoCEv2
+packets other than CNPs; flow bytes are wire lengths, so a 128-byte snap length loses nothing.
+
+Examples:
+  rocehil analyze spine1-mirror.pcapng                 tables for a person
+  rocehil analyze spine1-mirror.pcapng --json | jq .cnp.by_dest_qp
+  rocehil analyze cap.pcap --link-gbps 400 --bin-ms 1  PFC pause time on a 400G port, 1 ms bins
+  rocehil analyze cap.pcap --storm-ms 20 --spine-mac 0c:42:a1:00:00:01
+                                                       storms over 20 ms; which pauses a spine sent
+  tcpdump -i mirror0 -s 128 -w - | rocehil analyze -    analyze while capturing
+
+Pauses: an XOFF (quanta > 0) pauses its priority, per sending MAC, for quanta x 512 bit times at
+--link-gbps (0xffff quanta = 335.5 us at 100G); an XOFF before that runs out continues the same
+pause, an XON (quanta 0) ends it. Per priority the report gives the pause requested (every XOFF's
+quanta added up), the time paused, the longest continuous pause and its share of the capture, and
+lists each storm: a continuous pause longer than --storm-ms, with its sender, start and length
+('ongoing' when the capture ended inside it). 802.3x PAUSE is reported the same way, apart.
+With --direction or --spine-mac the report also counts the pauses a spine sent toward a leaf:
+a spine pauses a leaf when its own buffers fill, so these point at congestion inside the fabric
+rather than at a slow host.
+
+Exit codes: 0 read to the end (a capture cut inside its last record is a warning),
+2 bad usage or a corrupt record (frames before it are still reported), 3 I/O failure.)");
+  cmd->add_option("file", opts->file, "Capture file (pcap or pcapng), or - for standard input")
+      ->required();
+  cmd->add_flag("--json", opts->json, "Print JSON (schema_version 1) instead of tables");
+  cmd->add_option("--link-gbps", opts->link_gbps,
+                  "Speed of the mirrored link in Gb/s, to turn pause quanta into time (one quantum "
+                  "is 512 bit times)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            double v = 0;
+            try {
+              v = std::stod(text);
+            } catch (const std::exception&) {
+            }
+            if (v > 0 && v <= 10'000) return {};
+            return "'" + text + "' is not a link speed; give Gb/s above 0, e.g. 100 or 400";
+          },
+          "GBPS", "link speed"))
+      ->capture_default_str();
+  cmd->add_option("--bin-ms", opts->bin_ms, "Width of a timeline bin in milliseconds")
+      ->check(CLI::Range(1u, 3'600'000u))
+      ->capture_default_str();
+  cmd->add_option("--top", opts->top,
+                  "Flows and CNP QPs to list, biggest first; 0 lists all (default: 10 in tables, "
+                  "all in JSON)");
+  add_pause_options(*cmd, opts->pause);
+  cmd->add_flag_callback(
+      "--no-progress", [opts] { opts->progress = false; },
+      "Do not show progress on stderr (shown for reads longer than a second)");
+  cmd->callback([opts, &exit_code] { exit_code = run_analyze(*opts); });
+}
+
+std::size_t json_flow_limit(std::optional<std::size_t> top) noexcept {
+  return !top || *top == 0 ? SIZE_MAX : *top;
+}
+
+std::size_t text_flow_limit(std::optional<std::size_t> top) noexcept {
+  return !top ? 10 : *top == 0 ? SIZE_MAX : *top;
+}
+
+void print_analysis_json(const capture::Analysis& analysis, std::optional<std::size_t> top,
+                         const nlohmann::json& extra) {
+  capture::write_json(
+      analysis, [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); },
+      json_flow_limit(top), extra);
+}
+
+int run_analyze(const AnalyzeOptions& o) {
+  auto source = capture::FileSource::open(o.file);
+  capture::AnalyzerOptions analyzer_options;
+  analyzer_options.link_gbps = o.link_gbps;
+  analyzer_options.bin_ms = o.bin_ms;
+  o.pause.apply_to(analyzer_options);
+  capture::Analyzer analyzer(analyzer_options);
+
+  Progress progress("analyze " + source->name(), "B", source->size_hint());
+  progress.set_enabled(o.progress);
+  std::array<capture::Frame, 256> batch;
+  while (const std::size_t n = source->next_batch(batch)) {
+    analyzer.add(std::span<const capture::Frame>(batch.data(), n));
+    progress.update(source->bytes_consumed());
+  }
+  progress.finish();
+
+  const capture::Analysis analysis = analyzer.result();
+  const auto& problems = source->problems();
+  bool corrupt = false;
+  for (const auto& p : problems) {
+    corrupt |= p.kind == capture::FileProblem::Kind::corrupt;
+    fmt::print(
+        stderr,
+        "rocehil: warning: {}: {}; reading stopped there, {} frames before it are reported\n",
+        source->name(), p.detail, analysis.frames);
+  }
+
+  if (o.json) {
+    const nlohmann::json file = {{"path", source->name()},
+                                 {"format", capture::to_string(source->format())},
+                                 {"problems", problems_json(problems)}};
+    print_analysis_json(analysis, o.top, {{"file", file}});
+  } else {
+    CaptureInfo info{source->name(), capture::to_string(source->format()), {}};
+    for (const auto& p : problems) info.problems.push_back(p.detail);
+    const std::size_t top = text_flow_limit(o.top);
+    fmt::print("{}", render_analysis_text(analysis, info, top));
+  }
+  std::fflush(stdout);
+  return corrupt ? static_cast<int>(ExitCode::bad_input) : 0;
+}
+
+}  // namespace rocehil::cli

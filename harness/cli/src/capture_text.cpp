@@ -1,0 +1,67 @@
+#include "capture_text.hpp"
+
+#include <fmt/format.h>
+
+#include "analysis_text.hpp"
+#include "rocehil/common/units.hpp"
+
+namespace rocehil::cli {
+
+namespace {
+
+double duration_s(const capture::CaptureSummary& s) {
+  return s.end_ns > s.start_ns ? static_cast<double>(s.end_ns - s.start_ns) / 1e9 : 0.0;
+}
+
+}  // namespace
+
+nlohmann::json capture_json(const capture::CaptureSummary& s, const CaptureSetup& setup) {
+  const capture::CaptureCounters& c = s.counters;
+  return {
+      {"backend", setup.backend},
+      {"iface", s.iface.name},
+      {"description", s.iface.description},
+      {"filter", setup.filter},
+      {"bpf", s.iface.bpf_filter},
+      {"snaplen", setup.snaplen},
+      {"speed_bps", s.iface.speed_bps},
+      {"start_ns", s.start_ns},
+      {"end_ns", s.end_ns},
+      {"duration_s", duration_s(s)},
+      {"frames", c.captured},
+      {"dropped_buffer", c.dropped_buffer},
+      {"dropped_interface", c.dropped_interface},
+      {"dropped", c.dropped()},
+      {"coverage", c.coverage()},
+      {"files", s.files},
+      {"files_deleted", s.files_deleted},
+      {"write_error", s.write_error.empty() ? nlohmann::json() : nlohmann::json(s.write_error)}};
+}
+
+std::string render_capture_text(const capture::CaptureSummary& s, const CaptureSetup& setup,
+                                std::size_t top) {
+  const capture::CaptureCounters& c = s.counters;
+  std::string out = fmt::format("capture   {} frames in {} on {} ({}, filter {}, snap length {})\n",
+                                group_digits(c.captured),
+                                format_duration_ns(static_cast<double>(s.end_ns - s.start_ns)),
+                                s.iface.name, setup.backend, setup.filter, setup.snaplen);
+  // Loss first and always, in the same words whether or not there was any.
+  out += fmt::format("coverage  {:.4f}%: dropped {} in the capture buffer, {} at the interface{}\n",
+                     100.0 * c.coverage(), group_digits(c.dropped_buffer),
+                     group_digits(c.dropped_interface),
+                     c.dropped() > 0 ? " - the analysis below misses these frames" : "");
+  if (!s.files.empty()) {
+    out += fmt::format("written   {}", s.files.front());
+    if (s.files.size() > 1)
+      out += fmt::format(" ... {} ({} files)", s.files.back(), s.files.size());
+    if (s.files_deleted > 0) out += fmt::format(", {} older ring files deleted", s.files_deleted);
+    out += "\n";
+  }
+  if (!s.write_error.empty()) out += fmt::format("WRITE FAILED  {}\n", s.write_error);
+  out += "\n";
+  CaptureInfo info{s.files.empty() ? s.iface.name : s.files.back(), "live " + setup.backend, {}};
+  out += render_analysis_text(s.analysis, info, top);
+  return out;
+}
+
+}  // namespace rocehil::cli

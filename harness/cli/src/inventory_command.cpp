@@ -1,0 +1,252 @@
+#include "inventory_command.hpp"
+#include "rocehil/remote/this_executable.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "preflight_text.hpp"
+#include "progress.hpp"
+#include "rocehil/common/error.hpp"
+#include "rocehil/inventory/json.hpp"
+#include "rocehil/inventory/load.hpp"
+#include "rocehil/inventory/selection.hpp"
+#include "rocehil/preflight/inventory_check.hpp"
+#include "rocehil/preflight/inventory_discover.hpp"
+#include "text_table.hpp"
+
+namespace rocehil::cli {
+
+namespace {
+
+namespace inv = rocehil::inventory;
+
+struct InventoryOptions {
+  std::string file;
+  std::string hosts = "all";
+  bool json = false;
+  bool deploy = false;
+  std::size_t fanout = 32;
+  double timeout_s = 60;
+  std::vector<std::string> targets;
+  remote::SshOptions ssh;
+};
+
+std::string summary(const inv::Inventory& inventory) {
+  std::size_t nics = 0;
+  for (const auto& h : inventory.hosts) nics += h.nics.size();
+  return fmt::format("{} hosts, {} NICs, {} racks, {} switches, {} links, {} capture points",
+                     inventory.hosts.size(), nics, inventory.racks.size(),
+                     inventory.switches.size(), inventory.links.size(), inventory.captures.size());
+}
+
+int validate(const InventoryOptions& o) {
+  const inv::LoadResult result = inv::parse_inventory_file(o.file);
+  if (o.json) {
+    nlohmann::json j{
+        {"schema_version", 1}, {"file", o.file}, {"valid", result.inventory.has_value()}};
+    j["errors"] = nlohmann::json::array();
+    for (const auto& d : result.diagnostics)
+      j["errors"].push_back({{"line", d.line}, {"column", d.column}, {"message", d.message}});
+    if (result.inventory) j["inventory"] = inv::to_json(*result.inventory);
+    fmt::print("{}\n", j.dump(2));
+  } else if (result.inventory) {
+    fmt::print("{}: valid: {}\n", o.file, summary(*result.inventory));
+  } else {
+    for (const auto& d : result.diagnostics) fmt::print(stderr, "{}\n", inv::to_string(d));
+    fmt::print(stderr, "{}: {} {}; nothing was run\n", o.file, result.diagnostics.size(),
+               result.diagnostics.size() == 1 ? "error" : "errors");
+  }
+  return result.inventory ? 0 : static_cast<int>(ExitCode::bad_input);
+}
+
+std::string nic_name(const inv::Nic& nic) {
+  if (nic.device.empty()) return nic.netdev;
+  std::string s = fmt::format("{}/{}", nic.device, nic.port);
+  return nic.netdev.empty() ? s : s + " " + nic.netdev;
+}
+
+int show(const InventoryOptions& o) {
+  const inv::Inventory inventory = inv::load_inventory(o.file);
+  const auto hosts = inv::select_hosts(inventory, o.hosts);
+  if (o.json) {
+    nlohmann::json j{{"schema_version", 1}, {"file", o.file}, {"selection", o.hosts}};
+    j["hosts"] = nlohmann::json::array();
+    for (const auto* h : hosts) j["hosts"].push_back(inv::to_json(*h));
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  TextTable table({{"HOST", TextTable::Align::left},
+                   {"ADDRESS", TextTable::Align::left},
+                   {"RACK", TextTable::Align::left},
+                   {"LABELS", TextTable::Align::left},
+                   {"PROVIDER", TextTable::Align::left},
+                   {"NIC", TextTable::Align::left},
+                   {"IP", TextTable::Align::left},
+                   {"RAIL", TextTable::Align::right}});
+  // One row per NIC; a host's own columns only on its first.
+  for (const auto* h : hosts) {
+    std::string labels;
+    for (const auto& l : h->labels) {
+      if (!labels.empty()) labels += ',';
+      labels += l;
+    }
+    std::vector<std::string> row = {h->name, h->address, h->rack.empty() ? "-" : h->rack,
+                                    labels.empty() ? "-" : labels,
+                                    std::string(inv::to_string(h->provider))};
+    if (h->nics.empty()) {
+      row.insert(row.end(), {"-", "-", "-"});
+      table.add_row(row);
+    }
+    for (const auto& n : h->nics) {
+      row.insert(row.end(), {nic_name(n), n.ip.empty() ? "-" : n.ip, std::to_string(n.rail)});
+      table.add_row(row);
+      row.assign(5, "");
+    }
+  }
+  fmt::print("{}{} of {} hosts selected by '{}'\n", table.render(), hosts.size(),
+             inventory.hosts.size(), o.hosts);
+  return 0;
+}
+
+int check(const InventoryOptions& o) {
+  const inv::Inventory inventory = inv::load_inventory(o.file);
+  const auto hosts = inv::select_hosts(inventory, o.hosts);
+  preflight::CheckOptions options;
+  options.fanout = o.fanout;
+  options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000));
+  options.deploy = o.deploy;
+  options.controller_version = std::string("rocehil ") + ROCEHIL_VERSION;
+  if (o.deploy) options.local_binary = remote::this_executable();
+  Progress progress("check", "hosts", hosts.size());
+  progress.set_enabled(!o.json || isatty(STDERR_FILENO));
+  options.on_progress = [&progress](std::size_t done, std::size_t) { progress.update(done); };
+  const preflight::CheckReport report = preflight::check_hosts(inventory, hosts, o.hosts, options);
+  progress.finish();
+  if (o.json)
+    fmt::print("{}\n", to_json(report).dump(2));
+  else
+    fmt::print("{}", render_check_text(report));
+  return preflight::check_exit_code(report);
+}
+
+int discover(const InventoryOptions& o) {
+  preflight::DiscoverOptions options;
+  options.ssh = o.ssh;
+  options.fanout = o.fanout;
+  options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000));
+  const auto hosts = preflight::discover_hosts(o.targets, options);
+  bool all = true;
+  for (const auto& h : hosts) {
+    all = all && h.reachable;
+    if (!h.reachable) fmt::print(stderr, "rocehil: {}: not reachable: {}\n", h.target, h.reason);
+  }
+  if (o.json) {
+    nlohmann::json j{{"schema_version", 1}, {"hosts", nlohmann::json::array()}};
+    for (const auto& h : hosts) {
+      nlohmann::json e{{"target", h.target}, {"reachable", h.reachable}};
+      if (h.reachable) {
+        e["management_ip"] = h.management_ip;
+        e["netdevs"] = h.netdevs;
+        e["facts"] = to_json(h.facts);
+      } else {
+        e["reason"] = h.reason;
+      }
+      j["hosts"].push_back(std::move(e));
+    }
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{}", preflight::inventory_skeleton(hosts, o.ssh));
+  }
+  return all ? 0 : static_cast<int>(ExitCode::infrastructure);
+}
+
+void add_ssh_options(CLI::App* cmd, InventoryOptions& o) {
+  cmd->add_option("--ssh-config", o.ssh.config_file, "ssh -F: an ssh client config file");
+  cmd->add_option("--ssh-user", o.ssh.user, "ssh -l: the remote user");
+  cmd->add_option("--ssh-port", o.ssh.port, "ssh -p: the remote sshd port")
+      ->check(CLI::Range(1, 65535));
+  cmd->add_option("--identity", o.ssh.identity, "ssh -i: the private key");
+}
+
+void add_fanout(CLI::App* cmd, InventoryOptions& o) {
+  cmd->add_option("--fanout", o.fanout, "Hosts probed at once (ssh connections in flight)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--timeout", o.timeout_s, "Seconds each ssh command may take, connect included")
+      ->check(CLI::Range(1.0, 3600.0))
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void add_inventory_command(CLI::App& app, int& exit_code) {
+  CLI::App* inventory = app.add_subcommand(
+      "inventory",
+      "The fabric's description (YAML): check it before a long run. validate finds every mistake "
+      "in the file, check probes the hosts over ssh, discover writes a skeleton from hosts.");
+  inventory->require_subcommand(1);
+  inventory->footer(R"(
+  rocehil inventory validate fabric.yaml                 every error, as FILE:LINE:COL
+  rocehil inventory show fabric.yaml --hosts 'rack:r1@2,label:gpu@1/rack'
+  rocehil inventory check fabric.yaml --hosts 'gpu[001-064]' --json > preflight.json
+  rocehil inventory discover gpu001 gpu002 --ssh-user root > fabric.yaml
+
+The format, host selection expressions and every check are described in docs/inventory.md.)");
+  auto o = std::make_shared<InventoryOptions>();
+
+  CLI::App* v = inventory->add_subcommand(
+      "validate", "Check an inventory file; print every error as FILE:LINE:COL: what; fix");
+  v->add_option("FILE", o->file, "The inventory (YAML)")->required();
+  v->add_flag("--json", o->json,
+              "Print JSON (schema_version 1): errors, or the expanded inventory");
+  v->footer("\nExit codes: 0 valid, 2 errors found (all of them are printed, on stderr).");
+  v->callback([o, &exit_code] { exit_code = validate(*o); });
+
+  CLI::App* s = inventory->add_subcommand("show", "List the hosts a selection expression picks");
+  s->add_option("FILE", o->file, "The inventory (YAML)")->required();
+  s->add_option("--hosts", o->hosts, "Selection expression")->capture_default_str();
+  s->add_flag("--json", o->json, "Print JSON (schema_version 1)");
+  s->footer(R"(
+Selection: TERM[,TERM...] (union); TERM is ATOM[&ATOM...] (intersection) with an optional @N
+(first N) or @N/rack (first N of every rack); ATOM is [!]all, a name glob or range
+(gpu0*, gpu[001-016]), or name:, label:, rack:, rail:, leaf:, provider: followed by a value.
+  --hosts 'rack:r1@8'            packed: 8 hosts from one rack
+  --hosts 'label:gpu@1/rack'     fragmented: one host from every rack)");
+  s->callback([o, &exit_code] { exit_code = show(*o); });
+
+  CLI::App* c = inventory->add_subcommand(
+      "check",
+      "Preflight the hosts over ssh, in parallel: reachability, agent version, RDMA ports and "
+      "GIDs, MTU, PFC/ECN settings, firmware, GPU-NIC affinity");
+  c->add_option("FILE", o->file, "The inventory (YAML)")->required();
+  c->add_option("--hosts", o->hosts, "Selection expression (see 'inventory show --help')")
+      ->capture_default_str();
+  c->add_flag("--json", o->json,
+              "Print JSON (schema_version 1): the preflight snapshot runs attach to results");
+  c->add_flag("--deploy", o->deploy,
+              "Copy this rocehil binary to each host whose agent is missing or another version");
+  add_fanout(c, *o);
+  c->footer(
+      "\nHosts without an RDMA device are 'soft only' (fine for the soft provider; a failure\n"
+      "when the inventory asks for verbs).\n"
+      "Exit codes: 0 every host ok or soft only, 1 a check failed, 2 bad inventory or\n"
+      "selection, 3 a host unreachable (the others are still checked).");
+  c->callback([o, &exit_code] { exit_code = check(*o); });
+
+  CLI::App* d = inventory->add_subcommand(
+      "discover", "Probe hosts over ssh and print an inventory skeleton to complete by hand");
+  d->add_option("HOST", o->targets, "Hosts to probe (names or addresses ssh can reach)")
+      ->required();
+  add_ssh_options(d, *o);
+  add_fanout(d, *o);
+  d->add_flag("--json", o->json, "Print what was found as JSON instead of YAML");
+  d->footer("\nExit codes: 0 all probed, 3 a host unreachable (the skeleton has the others).");
+  d->callback([o, &exit_code] { exit_code = discover(*o); });
+}
+
+}  // namespace rocehil::cli

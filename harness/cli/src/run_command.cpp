@@ -1,0 +1,92 @@
+#include "run_command.hpp"
+
+#include <memory>
+
+#include "interrupt.hpp"
+#include "rocehil/remote/host_ssh.hpp"
+#include "rocehil/run/suite_run.hpp"
+#include "run_printer.hpp"
+
+namespace rocehil::cli {
+
+namespace {
+
+struct RunCliOptions {
+  run::SuiteRunOptions run;
+  int timeout_s = 30;
+  bool json = false;
+};
+
+// The command as it could be typed again, for run.json.
+std::string command_line(const run::SuiteRunOptions& o) {
+  std::vector<std::string> words = {"rocehil",        "run",       o.suite_file, "--inventory",
+                                    o.inventory_file, "--reports", o.reports_dir};
+  if (!o.history_file.empty()) words.insert(words.end(), {"--history", o.history_file});
+  if (!o.only.empty()) words.insert(words.end(), {"--only", o.only});
+  if (o.deploy) words.push_back("--deploy");
+  words.insert(words.end(), {"--timeout", std::to_string(o.timeout.count()), "--fanout",
+                             std::to_string(o.fanout)});
+  return remote::remote_command_line(words);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<RunCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "run",
+      "Qualify a fabric: run a suite's tests (point-to-point, collectives, incast, injected "
+      "faults) on the inventory's hosts over ssh, capture the mirror ports beside them, grade "
+      "every case against the suite's thresholds and write reports/<run-id>/.");
+  cmd->add_option("suite", o->run.suite_file, "The suite file (see docs/suites.md)")->required();
+  cmd->add_option("--inventory,-i", o->run.inventory_file,
+                  "The inventory file: hosts, NICs, capture points (see docs/inventory.md)")
+      ->required();
+  cmd->add_option("--reports", o->run.reports_dir,
+                  "Where run directories go: <DIR>/<run-id>/run.json, junit.xml")
+      ->capture_default_str();
+  cmd->add_option("--history", o->run.history_file,
+                  "The run history to record the run in (SQLite; default <reports>/history.db)");
+  cmd->add_option("--only", o->run.only,
+                  "Run only the cases whose id matches this glob: 'allreduce/*', 'p2p_*'");
+  cmd->add_option("--fanout", o->run.fanout,
+                  "Hosts contacted at once: preflight probes, agents starting (ssh sessions "
+                  "opening)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_flag("--deploy", o->run.deploy,
+                "Copy this rocehil to hosts whose agent is missing or another version first");
+  cmd->add_option("--timeout", o->timeout_s,
+                  "Seconds a phase may wait for an agent (setup, capture start) and traffic may "
+                  "stay silent before the case is an ERROR naming the host")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json,
+                "Print run.json (schema_version 1) instead of the text; the files are written "
+                "either way");
+  cmd->footer(R"(
+Examples:
+  rocehil run suites/smoke.yaml --inventory /tmp/tb/inventory.yaml
+  rocehil run nightly.yaml -i fabric.yaml --only 'allreduce/*' --reports /srv/rocehil/reports
+  rocehil suite cases nightly.yaml        (what will run, before running it)
+
+What happens: the suite is checked against the inventory (every problem at once, with its line);
+every host it uses is preflighted over ssh; then each case runs: captures start, agents start on
+its hosts, the workload runs (with the test's injection beside it), captures stop and are
+analysed, the numbers are written to run.json, then graded. A threshold with 'retry: N' runs a
+failing case again up to N times. A host that fails a phase makes that case ERROR, naming the
+host and the phase, and the run goes on. Ctrl-C stops agents and captures, writes what was
+measured and exits 3.
+A test marked 'expect: fail' injects a fault the harness must catch: its failure counts as a pass,
+and a pass as a failure.
+Exit status: 0 the fabric qualified, 1 a threshold failed, 2 bad suite, inventory or options,
+3 a host, agent or capture failed (preflight included), or interrupted.)");
+  cmd->callback([o, &exit_code] {
+    o->run.timeout = std::chrono::seconds(o->timeout_s);
+    o->run.command_line = command_line(o->run);
+    RunPrinter printer(o->json ? RunPrinter::Stdout::json : RunPrinter::Stdout::text);
+    exit_code = run::run_suite(o->run, catch_interrupts(), printer);
+  });
+}
+
+}  // namespace rocehil::cli

@@ -1,0 +1,94 @@
+#include "run_printer.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "preflight_text.hpp"
+#include "rocehil/reports/run_json.hpp"
+#include "run_text.hpp"
+
+namespace rocehil::cli {
+
+void RunPrinter::say(const std::string& text) const {
+  if (!speaks()) return;
+  fmt::print("{}", text);
+  std::fflush(stdout);
+}
+
+void RunPrinter::run_started(const Start& s) {
+  inventory_file_ = s.inventory_file;
+  say(fmt::format("rocehil run: suite {} ({}), {} case(s) on {} ({} host(s)); report in {}\n",
+                  s.suite_name, s.suite_file, s.cases, s.inventory_name, s.hosts, s.directory));
+}
+
+void RunPrinter::preflight_progress(std::size_t done, std::size_t total) {
+  if (!preflight_bar_) {
+    preflight_bar_.emplace("check", "hosts", total);
+    preflight_bar_->set_enabled(speaks());
+  }
+  preflight_bar_->update(done);
+}
+
+void RunPrinter::preflight_ended(const preflight::CheckReport& report, std::size_t failed) {
+  if (preflight_bar_) preflight_bar_->finish();
+  preflight_bar_.reset();
+  if (failed == 0) {
+    say(fmt::format("preflight: {} host(s) answered and match the inventory\n",
+                    report.hosts.size()));
+    return;
+  }
+  std::string why;
+  for (const auto& h : report.hosts)
+    if (h.verdict == preflight::HostVerdict::unreachable)
+      why += fmt::format("  {}: unreachable: {}\n", h.host, h.unreachable);
+    else if (h.verdict == preflight::HostVerdict::failed)
+      why += fmt::format("  {}: a check failed (see the table above)\n", h.host);
+  if (speaks()) fmt::print("{}", render_check_text(report));
+  fmt::print(stderr,
+             "rocehil run: preflight failed for {} of {} host(s); nothing was run:\n{}"
+             "Fix them (rocehil inventory check {}), or leave them out of the suite's hosts.\n",
+             failed, report.hosts.size(), why, inventory_file_);
+}
+
+void RunPrinter::test_started(const std::string& test, std::size_t cases) {
+  test_bar_.emplace(test, "cases", cases);
+  test_bar_->set_enabled(speaks());
+  case_index_ = 0;
+}
+
+// The bar moves (rate, ETA) while a case runs; it is cleared for each case's line.
+void RunPrinter::case_progress(double /*fraction*/) {
+  if (test_bar_) test_bar_->update(case_index_);
+}
+
+void RunPrinter::case_retried(const reports::CaseRecord& c) {
+  if (test_bar_) test_bar_->finish();
+  say(fmt::format("  {} failed; running it again (a threshold allows a retry)\n", c.id));
+}
+
+void RunPrinter::case_ended(const reports::CaseRecord& c, std::size_t index) {
+  if (test_bar_) test_bar_->finish();
+  say(case_line(c));
+  case_index_ = index + 1;
+  if (test_bar_) test_bar_->update(case_index_);
+}
+
+void RunPrinter::test_ended() {
+  if (test_bar_) test_bar_->finish();
+  test_bar_.reset();
+}
+
+void RunPrinter::history_not_updated(const std::string& why) {
+  fmt::print(stderr, "rocehil run: the run history was not updated: {}\n", why);
+}
+
+void RunPrinter::run_ended(const reports::RunRecord& record, const std::string& directory) {
+  if (mode_ == Stdout::json)
+    fmt::print("{}\n", reports::to_json(record).dump(2));
+  else if (mode_ == Stdout::text)
+    fmt::print("\n{}", verdict_table(record, directory));
+  std::fflush(stdout);
+}
+
+}  // namespace rocehil::cli

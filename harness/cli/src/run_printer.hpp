@@ -1,0 +1,46 @@
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "progress.hpp"
+#include "rocehil/run/events.hpp"
+
+namespace rocehil::cli {
+
+// How `rocehil run` (and the commands that run a suite inside them) shows a run: a line per case
+// under a progress bar per test, then the verdict table. What goes wrong is said on stderr in
+// every mode: a failed preflight and a history that could not be written.
+class RunPrinter final : public run::RunEvents {
+ public:
+  enum class Stdout {
+    text,   // lines and the verdict table
+    json,   // run.json at the end, nothing else (--json)
+    quiet,  // nothing: a caller prints its own result (bisect --json, selftest --json)
+  };
+  explicit RunPrinter(Stdout mode) : mode_(mode) {}
+
+  void run_started(const Start& start) override;
+  void preflight_progress(std::size_t done, std::size_t total) override;
+  void preflight_ended(const preflight::CheckReport& report, std::size_t failed) override;
+  void test_started(const std::string& test, std::size_t cases) override;
+  void case_progress(double fraction) override;
+  void case_retried(const reports::CaseRecord& c) override;
+  void case_ended(const reports::CaseRecord& c, std::size_t index) override;
+  void test_ended() override;
+  void history_not_updated(const std::string& why) override;
+  void run_ended(const reports::RunRecord& record, const std::string& directory) override;
+
+ private:
+  bool speaks() const { return mode_ == Stdout::text; }
+  void say(const std::string& text) const;
+
+  Stdout mode_;
+  std::string inventory_file_;
+  std::optional<Progress> preflight_bar_;
+  std::optional<Progress> test_bar_;
+  std::size_t case_index_ = 0;
+};
+
+}  // namespace rocehil::cli

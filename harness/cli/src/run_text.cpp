@@ -1,0 +1,96 @@
+#include "run_text.hpp"
+
+#include <fmt/format.h>
+
+#include "text_table.hpp"
+
+namespace rocehil::cli {
+
+namespace {
+
+std::string outcome_text(suites::Outcome o) {
+  switch (o) {
+    case suites::Outcome::pass: return "pass";
+    case suites::Outcome::warn: return "warn";
+    case suites::Outcome::fail: return "FAIL";
+    case suites::Outcome::error: return "ERROR";
+    case suites::Outcome::expected_fail: return "failed as expected";
+    case suites::Outcome::unexpected_pass: return "FAIL (expected to fail)";
+    case suites::Outcome::not_run: return "not run";
+  }
+  return "?";
+}
+
+const reports::Attempt* last_attempt(const reports::CaseRecord& c) {
+  return c.attempts.empty() ? nullptr : &c.attempts.back();
+}
+
+// The thresholds that did not pass, one "text (detail)" each.
+std::vector<std::string> not_passed(const reports::Attempt& a) {
+  std::vector<std::string> out;
+  if (!a.grade) return out;
+  for (const auto& r : a.grade->results)
+    if (r.evaluation.verdict != suites::Verdict::pass)
+      out.push_back(fmt::format("{} {}: {}", suites::to_string(r.evaluation.verdict), r.threshold,
+                                r.evaluation.detail));
+  return out;
+}
+
+std::string error_text(const reports::AttemptError& e) {
+  return e.host.empty() ? fmt::format("{}: {}", e.phase, e.message)
+                        : fmt::format("{}: {}: {}", e.host, e.phase, e.message);
+}
+
+}  // namespace
+
+std::string headline(const suites::Values& m) {
+  if (const auto b = m.find("busbw_gbps"); b != m.end())
+    return fmt::format("busbw {:.3g} Gbit/s", b->second);
+  if (const auto l = m.find("lat_p99_us"); l != m.end())
+    return fmt::format("lat p99 {:.3g} us", l->second);
+  return "";
+}
+
+std::string case_line(const reports::CaseRecord& c) {
+  const reports::Attempt* a = last_attempt(c);
+  double seconds = 0;
+  for (const auto& x : c.attempts) seconds += x.seconds;
+  std::string line = fmt::format("  {:<30} {:<20} {:<22} {:.1f} s", c.id, outcome_text(c.outcome),
+                                 a && !a->error ? headline(a->metrics) : "", seconds);
+  if (c.attempts.size() > 1) line += fmt::format(" ({} attempts)", c.attempts.size());
+  line += '\n';
+  if (a && a->error) line += "      " + error_text(*a->error) + "\n";
+  if (a && c.outcome != suites::Outcome::pass)
+    for (const auto& t : not_passed(*a)) line += "      " + t + "\n";
+  return line;
+}
+
+std::string verdict_table(const reports::RunRecord& run, const std::string& run_dir) {
+  TextTable table({{"case", TextTable::Align::left},
+                   {"outcome", TextTable::Align::left},
+                   {"result", TextTable::Align::left},
+                   {"why", TextTable::Align::left}});
+  for (const auto& c : run.cases) {
+    const reports::Attempt* a = last_attempt(c);
+    std::string why;
+    if (a && a->error) {
+      why = error_text(*a->error);
+    } else if (a && a->grade) {
+      const auto failed = not_passed(*a);
+      why = failed.empty() ? fmt::format("{} threshold(s) passed", a->grade->results.size())
+                           : failed.front();
+      if (failed.size() > 1) why += fmt::format(" (+{} more)", failed.size() - 1);
+    }
+    if (why.size() > 100) why = why.substr(0, 97) + "...";
+    table.add_row({c.id, outcome_text(c.outcome), a && !a->error ? headline(a->metrics) : "", why});
+  }
+  std::string text = table.render();
+  text += fmt::format("\n{}: {}\n", run.suite_name,
+                      reports::summary_line(reports::count_outcomes(run)));
+  if (run.interrupted) text += "interrupted: the cases not run are marked so\n";
+  text += fmt::format("report: {}/report.html ({}/run.json, {}/junit.xml)\n", run_dir, run_dir,
+                      run_dir);
+  return text;
+}
+
+}  // namespace rocehil::cli

@@ -1,0 +1,148 @@
+#include "testbed_command.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <memory>
+
+#include "rocehil/common/error.hpp"
+#include "rocehil/testbed/status_json.hpp"
+#include "rocehil/testbed/testbed.hpp"
+#include "testbed_text.hpp"
+
+namespace rocehil::cli {
+
+namespace {
+
+struct CommonOptions {
+  std::string dir;
+  std::string id;
+  bool json = false;
+  bool quiet = false;
+};
+
+void add_common(CLI::App* cmd, CommonOptions& o, bool dir_required) {
+  auto* dir = cmd->add_option("--dir", o.dir,
+                              "The testbed's directory: keys, sshd configs, state, inventory.yaml");
+  if (dir_required) dir->required();
+  cmd->add_option("--id", o.id,
+                  "Testbed id, the prefix of every namespace, link and process name (default: "
+                  "derived from --dir; 1-6 lowercase letters and digits)");
+  cmd->add_flag("--json", o.json, "Print JSON (schema_version 1) instead of text");
+  cmd->add_flag("--quiet", o.quiet, "Do not print each step on stderr");
+}
+
+testbed::StepReporter reporter(const CommonOptions& o) {
+  if (o.quiet) return [](std::string_view) {};
+  return [](std::string_view step) { fmt::print(stderr, "testbed: {}\n", step); };
+}
+
+void print_json(const nlohmann::json& j) {
+  fmt::print("{}\n", j.dump(2));
+}
+
+}  // namespace
+
+void add_testbed_command(CLI::App& app, int& exit_code) {
+  CLI::App* testbed = app.add_subcommand(
+      "testbed",
+      "A virtual RoCE fabric on this machine (root): hosts, leaves, spines and a capture server "
+      "made of network namespaces, with ECMP, shaped links, ECN marking, mirror ports and sshd.");
+  testbed->require_subcommand(1);
+  testbed->footer(R"(
+Rehearse a suite or an inventory before touching hardware:
+  rocehil testbed up --dir /tmp/tb              4 hosts, 2 racks, 2 spines
+  ssh -F /tmp/tb/ssh/config h1 ip -br addr       log in to a host namespace
+  rocehil testbed status --dir /tmp/tb --json    what exists, whether each sshd answers
+  rocehil testbed down --dir /tmp/tb             remove everything it made
+
+Addresses come only from 198.18.0.0/15: RoCEv2 traffic on 198.18.0.0/16 (rack r's hosts are
+198.18.r.11, .12, ...), management (ssh) on a 198.19.K.0/24 bridged to this machine.)");
+
+  auto up_opts = std::make_shared<testbed::TestbedOptions>();
+  auto up_common = std::make_shared<CommonOptions>();
+  CLI::App* up = testbed->add_subcommand("up", "Build the fabric and write DIR/inventory.yaml");
+  add_common(up, *up_common, true);
+  up->add_option("--hosts", up_opts->hosts, "Host namespaces (h1, h2, ...)")->capture_default_str();
+  up->add_option("--racks", up_opts->racks, "Racks, one leaf router each; hosts spread evenly")
+      ->capture_default_str();
+  up->add_option("--spines", up_opts->spines, "Spine routers joining every leaf")
+      ->capture_default_str();
+  up->add_option("--host-mbps", up_opts->host_mbps,
+                 "tbf rate of host-leaf links in Mb/s, both directions (0: unshaped)")
+      ->capture_default_str();
+  up->add_option("--uplink-mbps", up_opts->uplink_mbps,
+                 "tbf rate of leaf-spine links in Mb/s, both directions (0: unshaped); below the "
+                 "hosts' total so spine links are the bottleneck")
+      ->capture_default_str();
+  up->add_option("--ecn-mark-mbps", up_opts->ecn_mark_mbps,
+                 "Per egress port of leaves and spines: ECN-capable UDP 4791 traffic above this "
+                 "rate is marked CE, as a switch queue over its ECN threshold marks")
+      ->capture_default_str();
+  up->add_flag_callback(
+      "--no-ecn", [up_opts] { up_opts->ecn = false; }, "No ECN marking");
+  up->add_option("--mtu", up_opts->mtu, "MTU of fabric links in bytes")->capture_default_str();
+  up->add_option("--ecmp-seed", up_opts->ecmp_seed,
+                 "Multipath hash seed of the leaves and spines: the same seed puts a flow on the "
+                 "same spine every run (0: the kernel's random seed)")
+      ->capture_default_str();
+  auto mirror = std::make_shared<std::string>("spine-to-leaf");
+  up->add_option("--mirror", *mirror,
+                 "What each spine's mirror interface copies of its leaf links: spine-to-leaf "
+                 "(every packet crossing the spine, once), leaf-to-spine, or both")
+      ->check(CLI::IsMember({"spine-to-leaf", "leaf-to-spine", "both"}))
+      ->capture_default_str();
+  up->callback([up_opts, up_common, mirror, &exit_code] {
+    for (auto d : {testbed::MirrorDirection::spine_to_leaf, testbed::MirrorDirection::leaf_to_spine,
+                   testbed::MirrorDirection::both})
+      if (testbed::to_string(d) == *mirror) up_opts->mirror = d;
+    up_opts->dir = up_common->dir;
+    up_opts->id = up_common->id;
+    // Hosts run this very binary as their agent: the namespaces see this machine's files.
+    std::error_code ec;
+    up_opts->agent = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    const auto result = testbed::up(*up_opts, reporter(*up_common));
+    if (up_common->json)
+      print_json(testbed::up_json(result));
+    else
+      fmt::print("{}", render_up_text(result));
+    exit_code = 0;
+  });
+
+  auto down_common = std::make_shared<CommonOptions>();
+  CLI::App* down = testbed->add_subcommand(
+      "down",
+      "Remove every namespace, link, nftables table and process of the testbed; safe to run "
+      "twice or after a half-finished up");
+  add_common(down, *down_common, false);
+  down->callback([down_common, &exit_code] {
+    const auto result = testbed::down(down_common->dir, down_common->id, reporter(*down_common));
+    if (down_common->json)
+      print_json(testbed::down_json(result));
+    else
+      fmt::print(
+          "testbed {} is down in {:.1f} s: {} namespaces removed, {} processes stopped, {} "
+          "root-namespace links removed\n",
+          result.id, result.seconds, result.namespaces.size(), result.processes,
+          result.links.size());
+    exit_code = 0;
+  });
+
+  auto status_common = std::make_shared<CommonOptions>();
+  CLI::App* status = testbed->add_subcommand(
+      "status",
+      "What exists of the testbed and whether each sshd answers; exit 0 when all of it is up "
+      "and healthy, 3 otherwise");
+  add_common(status, *status_common, false);
+  status->callback([status_common, &exit_code] {
+    const auto result = testbed::status(status_common->dir, status_common->id);
+    if (status_common->json)
+      print_json(testbed::status_json(result));
+    else
+      fmt::print("{}", render_status_text(result));
+    exit_code = result.healthy() ? 0 : static_cast<int>(ExitCode::infrastructure);
+  });
+}
+
+}  // namespace rocehil::cli

@@ -1,0 +1,81 @@
+#include "testbed_text.hpp"
+
+#include <fmt/format.h>
+
+#include "text_table.hpp"
+
+namespace rocehil::cli {
+
+using testbed::Role;
+
+std::string render_up_text(const testbed::UpResult& up) {
+  const auto& t = up.topology;
+  int hosts = 0, leaves = 0, spines = 0;
+  for (const auto& ns : t.namespaces) {
+    hosts += ns.role == testbed::Role::host;
+    leaves += ns.role == testbed::Role::leaf;
+    spines += ns.role == testbed::Role::spine;
+  }
+  std::string out = fmt::format(
+      "testbed {} is up in {:.1f} s: {} hosts, {} leaves, {} spines, capture namespace {}\n", t.id,
+      up.seconds, hosts, leaves, spines, t.find("cap")->netns);
+  out += fmt::format("  inventory  {}\n", up.paths.inventory());
+  out += fmt::format("  ssh        ssh -F {} h1\n", up.paths.ssh_config());
+  for (const auto& m : t.mirrors)
+    out += fmt::format("  mirror     {} copies {} ({})\n", m.interface, fmt::join(m.links, ", "),
+                       testbed::to_string(m.direction));
+  out += fmt::format("  status     rocehil testbed status --dir {}\n", up.paths.dir);
+  out += fmt::format("  down       rocehil testbed down --dir {}\n", up.paths.dir);
+  return out;
+}
+
+std::string render_status_text(const testbed::StatusResult& s) {
+  if (s.phase == "none" && s.stray_namespaces.empty())
+    return fmt::format("testbed {}: nothing is up (no state file in {})\n", s.id,
+                       s.dir.empty() ? "--dir" : s.dir);
+  std::string out =
+      fmt::format("testbed {} ({}): {}; management {} on bridge {} ({})\n", s.id, s.phase,
+                  s.healthy() ? "healthy" : "NOT healthy", s.topology.mgmt_prefix,
+                  s.topology.bridge, s.bridge_exists ? "present" : "MISSING");
+  TextTable namespaces({{"namespace", TextTable::Align::left},
+                        {"role", TextTable::Align::left},
+                        {"rack", TextTable::Align::right},
+                        {"exists", TextTable::Align::left},
+                        {"fabric address", TextTable::Align::left},
+                        {"sshd", TextTable::Align::left}});
+  TextTable interfaces({{"namespace", TextTable::Align::left},
+                        {"interface", TextTable::Align::left},
+                        {"link", TextTable::Align::left},
+                        {"to", TextTable::Align::left},
+                        {"state", TextTable::Align::left},
+                        {"shaped", TextTable::Align::right},
+                        {"rx pkts", TextTable::Align::right},
+                        {"tx pkts", TextTable::Align::right}});
+  for (const auto& ns : s.namespaces) {
+    std::string sshd = "-";
+    if (ns.sshd_answers)
+      sshd = fmt::format("{} {}", ns.spec.mgmt_address,
+                         *ns.sshd_answers ? "answers" : "NO ANSWER (" + ns.sshd_detail + ")");
+    namespaces.add_row({ns.spec.netns, std::string(testbed::to_string(ns.spec.role)),
+                        ns.spec.rack ? std::to_string(ns.spec.rack) : "-",
+                        ns.exists ? "yes" : "MISSING",
+                        ns.spec.fabric_address.empty() ? "-" : ns.spec.fabric_address, sshd});
+    for (const auto& i : ns.interfaces) {
+      std::string to = fmt::format("{}:{}", i.peer_namespace, i.peer_interface);
+      if (i.mirror) to = fmt::format("copies {}", fmt::join(i.mirror->links, ","));
+      interfaces.add_row({ns.spec.name, i.name, i.link, to, i.exists ? i.operstate : "MISSING",
+                          i.mbps ? fmt::format("{} Mb/s", i.mbps) : "-",
+                          std::to_string(i.rx_packets), std::to_string(i.tx_packets)});
+    }
+  }
+  // Appended piece by piece: gcc 12 warns (-Wrestrict, falsely) on "\n" + std::string&&.
+  out += '\n';
+  out += namespaces.render();
+  out += '\n';
+  out += interfaces.render();
+  for (const auto& stray : s.stray_namespaces)
+    out += fmt::format("stray namespace {} carries the id but is not in the state file\n", stray);
+  return out;
+}
+
+}  // namespace rocehil::cli

@@ -1,0 +1,62 @@
+// What `rocehil run` prints as cases end and at the end.
+#include "run_text.hpp"
+
+#include <gtest/gtest.h>
+
+namespace rocehil::cli {
+namespace {
+
+reports::CaseRecord graded(std::string id, std::string_view threshold, suites::Values metrics,
+                           bool expect_fail = false) {
+  reports::CaseRecord c;
+  c.id = std::move(id);
+  c.expect_fail = expect_fail;
+  reports::Attempt a;
+  a.seconds = 2.25;
+  a.metrics = std::move(metrics);
+  a.grade = suites::grade({suites::parse_threshold(threshold).threshold.value()}, a.metrics, {});
+  c.attempts.push_back(a);
+  c.outcome = reports::outcome_of(c);
+  return c;
+}
+
+TEST(RunText, ACaseLineSaysWhatFailedAndByHowMuch) {
+  const auto c = graded("allreduce/qps=8", "busbw_gbps >= 0.5", {{"busbw_gbps", 0.25}});
+  EXPECT_EQ(case_line(c),
+            "  allreduce/qps=8                FAIL                 busbw 0.25 Gbit/s      2.2 s\n"
+            "      fail busbw_gbps >= 0.5: busbw_gbps = 0.25, needs >= 0.5\n");
+  const auto ok = graded("p2p_lat", "lat_p99_us <= 20", {{"lat_p99_us", 14.25}});
+  EXPECT_EQ(case_line(ok),
+            "  p2p_lat                        pass                 lat p99 14.2 us        2.2 s\n");
+}
+
+TEST(RunText, AnErrorNamesTheHostAndPhaseAndShowsNoNumbers) {
+  reports::CaseRecord c;
+  c.id = "alltoall";
+  reports::Attempt a;
+  a.metrics = {{"busbw_gbps", 0}};
+  a.error = reports::AttemptError{"h3", "traffic", "agent on h3: it exited"};
+  c.attempts = {a, a};
+  c.outcome = reports::outcome_of(c);
+  EXPECT_EQ(case_line(c),
+            "  alltoall                       ERROR                                       0.0 s (2 "
+            "attempts)\n      h3: traffic: agent on h3: it exited\n");
+}
+
+TEST(RunText, TheVerdictTableEndsWithTheSummaryAndTheReport) {
+  reports::RunRecord run;
+  run.suite_name = "smoke";
+  run.cases.push_back(graded("p2p_bw", "busbw_gbps > 0", {{"busbw_gbps", 0.5}}));
+  run.cases.push_back(graded("pfc_storm", "pfc_storms == 0", {{"pfc_storms", 1}}, true));
+  const std::string text = verdict_table(run, "reports/r1");
+  EXPECT_NE(text.find("p2p_bw     pass"), std::string::npos) << text;
+  EXPECT_NE(text.find("pfc_storm  failed as expected"), std::string::npos) << text;
+  EXPECT_NE(text.find("fail pfc_storms == 0: pfc_storms = 1, needs == 0"), std::string::npos);
+  EXPECT_NE(text.find("\nsmoke: 1 passed, 1 failed as expected\n"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find("report: reports/r1/report.html (reports/r1/run.json, reports/r1/junit.xml)\n"),
+      std::string::npos);
+}
+
+}  // namespace
+}  // namespace rocehil::cli

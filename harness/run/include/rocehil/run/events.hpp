@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "rocehil/preflight/preflight.hpp"
+#include "rocehil/reports/run_record.hpp"
+
+namespace rocehil::run {
+
+// Where a suite run is, as it happens. The orchestrator prints nothing: it calls these, in this
+// order, and the command line turns them into lines, progress bars and tables (a test can record
+// them instead). Every call has an empty default, so a watcher overrides only what it shows.
+//
+//   run_started, preflight_progress..., preflight_ended,
+//   then per test: test_started, per case (case_started, case_progress..., case_retried...,
+//   case_ended), test_ended; then run_ended. history_not_updated may come before run_ended.
+class RunEvents {
+ public:
+  struct Start {
+    std::string suite_name, suite_file;
+    std::string inventory_name, inventory_file;
+    std::size_t cases = 0, hosts = 0;
+    std::string directory;  // reports/<run-id>: run.json lists every case as not run already
+  };
+
+  virtual ~RunEvents() = default;
+  virtual void run_started(const Start& /*start*/) {}
+  // One call per host probed, from the preflight's threads one at a time.
+  virtual void preflight_progress(std::size_t /*done*/, std::size_t /*total*/) {}
+  // `failed` hosts were unreachable or failed a check: when there are any, nothing runs.
+  virtual void preflight_ended(const preflight::CheckReport& /*report*/, std::size_t /*failed*/) {}
+  // A test of the suite begins: `cases` of its cases were selected.
+  virtual void test_started(const std::string& /*test*/, std::size_t /*cases*/) {}
+  // `index` counts the test's cases from 0.
+  virtual void case_started(const reports::CaseRecord& /*c*/, std::size_t /*index*/) {}
+  // The running attempt's measured part, 0 to 1.
+  virtual void case_progress(double /*fraction*/) {}
+  // The attempt failed a threshold that allows a retry: the case runs again.
+  virtual void case_retried(const reports::CaseRecord& /*c*/) {}
+  // Measured, written to run.json and graded.
+  virtual void case_ended(const reports::CaseRecord& /*c*/, std::size_t /*index*/) {}
+  virtual void test_ended() {}
+  // The run is on disk; only its row in the history is missing.
+  virtual void history_not_updated(const std::string& /*why*/) {}
+  // run.json, junit.xml and report.html are written; `directory` is where.
+  virtual void run_ended(const reports::RunRecord& /*record*/, const std::string& /*directory*/) {}
+};
+
+}  // namespace rocehil::run

@@ -1,0 +1,25 @@
+#pragma once
+
+// The results of a point-to-point test and of a collective as JSON (schema_version 1): what
+// `traffic client --json` and `traffic collective --json` print, and each case's raw section in
+// run.json.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "rocehil/run/collective_run.hpp"
+#include "rocehil/run/point_to_point.hpp"
+
+namespace rocehil::run {
+
+nlohmann::json point_to_point_json(const PointToPointConfig& config,
+                                   const PointToPointResult& result);
+
+// The job, the ranks, and every case with its summary, per-rank and per-QP numbers (peer, UDP
+// source port, bytes, counters), and the data check.
+nlohmann::json collective_json(const std::vector<CollectiveRankInfo>& ranks,
+                               const std::string& provider, const std::string& placement,
+                               const std::vector<CollectiveCase>& cases);
+
+}  // namespace rocehil::run

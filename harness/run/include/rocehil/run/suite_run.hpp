@@ -1,0 +1,40 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "rocehil/run/events.hpp"
+
+namespace rocehil::run {
+
+// `rocehil run`: a suite against an inventory, every case, graded, into reports/<run-id>/.
+struct SuiteRunOptions {
+  std::string suite_file;
+  std::string inventory_file;
+  std::string reports_dir = "reports";
+  std::string history_file;  // the run history (SQLite); empty: <reports_dir>/history.db
+  std::string only;          // a glob over case ids ("allreduce/*"); empty: every case
+  // Tests of the suite that are not run, checked or recorded (selftest: the GPU test on hosts
+  // without GPUs).
+  std::vector<std::string> leave_out;
+  bool deploy = false;
+  std::chrono::seconds timeout{30};  // each phase's replies, and silence during traffic
+  std::size_t fanout = 32;           // hosts preflighted at once
+  std::string command_line;
+};
+
+// Loads and cross-checks the suite and inventory (bad input throws rocehil::Error before anything
+// runs), preflights every host the suite uses, then runs the cases in file order. run.json is
+// rewritten as each case is measured (before it is graded) and graded; junit.xml at the end, and
+// the run recorded in the history.
+// `interrupt` (SIGINT, SIGTERM) ends the running case, leaves the rest not run, and gives 3.
+// `events` hears where the run is (events.hpp); it prints nothing of its own.
+// Returns the exit status: 0 qualified, 1 a threshold failed, 3 a host, agent or capture failed;
+// and in `run_id`, when given, the run's id (empty when it ended before its directory existed).
+int run_suite(const SuiteRunOptions& options, const std::atomic<bool>& interrupt, RunEvents& events,
+              std::string* run_id = nullptr);
+
+}  // namespace rocehil::run

@@ -1,0 +1,48 @@
+#pragma once
+
+// One run of one test case, every phase of it: captures start on their hosts, agents start on
+// the traffic hosts, the workload runs (an injection beside it when the test has one), the
+// captures stop and are analysed. What it measured, or where and why it could not, comes back
+// as a reports::Attempt; nothing here throws for a host's failure.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rocehil/inventory/inventory.hpp"
+#include "rocehil/remote/host_ssh.hpp"
+#include "rocehil/reports/run_record.hpp"
+#include "rocehil/suites/suite.hpp"
+
+namespace rocehil::run {
+
+struct CaseContext {
+  const inventory::Inventory* inventory = nullptr;
+  const suites::Suite* suite = nullptr;
+  const suites::SuiteTest* test = nullptr;
+  const suites::TestCase* test_case = nullptr;
+  const remote::SshMultiplex* multiplex = nullptr;
+  std::string self;                  // this binary, for switch namespaces
+  std::chrono::seconds timeout{30};  // each phase's replies; silence during traffic
+  std::size_t fanout = 32;           // ssh sessions opening at once
+  const std::atomic<bool>* interrupt = nullptr;
+  std::function<void(double fraction)> on_progress;  // the workload's progress, 0..1
+};
+
+// The hosts the case's traffic runs on (its ranks' hosts; bw and lat: the first two) and the
+// names its thresholds may use (n, hosts, qps, size, link_gbps). Throws like select_hosts.
+struct CaseShape {
+  std::vector<std::string> hosts;
+  suites::Values names;
+};
+CaseShape case_shape(const CaseContext& context);
+
+reports::Attempt run_case_attempt(const CaseContext& context);
+
+// The host an error message names: "agent on h3: ..." gives "h3" ("h3/nic1" gives "h3").
+std::string host_named_in(const std::string& message);
+
+}  // namespace rocehil::run

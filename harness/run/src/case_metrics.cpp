@@ -1,0 +1,106 @@
+#include "rocehil/run/case_metrics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace rocehil::run {
+
+namespace {
+
+// The per-QP counters behind a metric, and the NIC metric that measures the same thing where the
+// provider cannot count per QP.
+struct QpCounterMetric {
+  std::string_view metric;
+  traffic::QpCounter counter;
+  std::string_view instead;
+};
+constexpr QpCounterMetric qp_counter_metrics[] = {
+    {"retransmits", traffic::QpCounter::retransmitted_packets, "nic_retransmits"},
+    {"timeouts", traffic::QpCounter::timeouts, "nic_ack_timeouts"},
+    {"naks", traffic::QpCounter::naks_received, "nic_seq_errors"},
+    {"cnps", traffic::QpCounter::cnps_handled, "nic_cnps_handled"},
+};
+
+// retransmits, timeouts, naks and cnps: every QP's counters of every report, summed, or absent
+// with the reason when any QP's provider did not count it (verbs: an RNIC counts per port).
+void add_qp_counters(suites::Measured& m, const std::vector<const agent::ResultsEvent*>& reports,
+                     std::string_view provider) {
+  for (const QpCounterMetric& q : qp_counter_metrics) {
+    double sum = 0;
+    bool measured = true;
+    for (const agent::ResultsEvent* r : reports)
+      for (const auto& qp : r->per_qp) {
+        measured = measured && qp.counters.has(q.counter);
+        sum += static_cast<double>(qp.counters.value(q.counter));
+      }
+    if (measured)
+      m.values[std::string(q.metric)] = sum;
+    else
+      m.absent(std::string(q.metric),
+               fmt::format("the {} provider has no per-QP {} counter (an RNIC counts per port, "
+                           "not per QP); use {}, from the NICs' own counters",
+                           provider, traffic::to_string(q.counter), q.instead));
+  }
+}
+
+}  // namespace
+
+suites::Measured collective_metrics(const CollectiveCase& c, std::string_view provider) {
+  const auto& s = c.summary;
+  suites::Measured m;
+  m.values = {{"busbw_gbps", s.busbw_gbps}, {"algbw_gbps", s.algbw_gbytes_s * 8},
+              {"time_us", s.time_us},       {"time_p99_us", s.time_p99_us},
+              {"time_cv", s.time_cv},       {"errors", static_cast<double>(c.errors)}};
+  std::vector<const agent::ResultsEvent*> reports;
+  for (const auto& r : c.results) reports.push_back(&r);
+  add_qp_counters(m, reports, provider);
+  if (c.verified || c.wrong > 0)
+    m.values["data_errors"] = c.wrong;
+  else
+    m.absent("data_errors", "the ranks' output was not checked (a buffer is not in host memory)");
+  return m;
+}
+
+suites::Values collective_names(const CollectiveCase& c, const std::vector<std::string>& hosts,
+                                const std::vector<double>& link_gbps) {
+  suites::Values v{{"n", c.job.plan.ranks},
+                   {"qps", c.job.scaling.qps},
+                   {"size", static_cast<double>(c.job.plan.bytes)}};
+  v["hosts"] = static_cast<double>(std::set<std::string>(hosts.begin(), hosts.end()).size());
+  double slowest = 0;
+  for (const double g : link_gbps)
+    if (g > 0 && (slowest == 0 || g < slowest)) slowest = g;
+  if (slowest > 0) v["link_gbps"] = slowest;
+  return v;
+}
+
+suites::Measured point_to_point_metrics(const PointToPointResult& r, std::string_view provider) {
+  const agent::ResultsEvent& client = r.client.results;
+  const agent::ResultsEvent& server = r.server.results;
+  suites::Measured m;
+  add_qp_counters(m, {&client, &server}, provider);
+  m.values["errors"] = static_cast<double>(client.errors + server.errors);
+  if (client.workload == agent::Workload::lat) {
+    if (client.latency && client.latency->samples > 0) {
+      m.values["lat_p50_us"] = client.latency->p50_us;
+      m.values["lat_p99_us"] = client.latency->p99_us;
+      m.values["lat_max_us"] = client.latency->max_us;
+    } else {
+      for (const char* key : {"lat_p50_us", "lat_p99_us", "lat_max_us"})
+        m.absent(key, "no ping-pong completed after the warm-up");
+    }
+    return m;
+  }
+  const double gbps = server.bytes > 0 ? server.gbps : client.gbps;
+  m.values["busbw_gbps"] = gbps;
+  m.values["algbw_gbps"] = gbps;
+  if (r.data.checked)
+    m.values["data_errors"] = static_cast<double>(r.data.transfers - r.data.intact);
+  else
+    m.absent("data_errors", "the data was not checked (a buffer is not in host memory)");
+  return m;
+}
+
+}  // namespace rocehil::run

@@ -1,0 +1,134 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "rocehil/agent/qp_counters_json.hpp"
+#include "rocehil/run/result_json.hpp"
+
+namespace rocehil::run {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// The peer each of a rank's QPs faces: its plan's peers, qps each, in order.
+std::vector<int> qp_peers(const CollectiveCase& c, int rank) {
+  const auto plan = traffic::make_plan(c.job.plan);
+  std::vector<int> peers, out;
+  plan->peers(rank, peers);
+  for (const int p : peers)
+    for (std::uint32_t q = 0; q < c.job.scaling.qps; ++q) out.push_back(p);
+  return out;
+}
+
+std::vector<double> wait_ms_per_step(const agent::ResultsEvent& r) {
+  std::vector<double> out;
+  if (r.collective)
+    for (const auto ns : r.collective->wait_ns) out.push_back(static_cast<double>(ns) / 1e6);
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json collective_json(const std::vector<CollectiveRankInfo>& ranks,
+                               const std::string& provider, const std::string& placement,
+                               const std::vector<CollectiveCase>& cases) {
+  ordered_json j;
+  j["schema_version"] = 1;
+  j["provider"] = provider;
+  j["placement"] = placement;
+  if (!cases.empty()) {
+    const CollectiveJob& job = cases.front().job;
+    j["pattern"] = std::string(to_string(job.plan.pattern));
+    j["strategy"] = std::string(to_string(job.scaling.strategy));
+    j["warmup_iterations"] = job.warmup_iterations;
+    j["iterations"] = job.iterations;
+    j["verify"] = job.verify;
+    j["busbw_factor"] = traffic::busbw_factor(job.plan.pattern, job.plan.ranks);
+  }
+  ordered_json rank_list = ordered_json::array();
+  for (std::size_t r = 0; r < ranks.size(); ++r)
+    rank_list.push_back({{"rank", r},
+                         {"host", ranks[r].host},
+                         {"nic", ranks[r].nic},
+                         {"address", ranks[r].address}});
+  j["ranks"] = std::move(rank_list);
+  ordered_json case_list = ordered_json::array();
+  for (const auto& c : cases) {
+    const auto& s = c.summary;
+    ordered_json e;
+    e["bytes"] = c.job.plan.bytes;
+    e["qps"] = c.job.scaling.qps;
+    e["iterations"] = s.iterations;
+    e["time_us"] = s.time_us;
+    e["time_p50_us"] = s.time_p50_us;
+    e["time_p99_us"] = s.time_p99_us;
+    e["time_max_us"] = s.time_max_us;
+    e["time_cv"] = s.time_cv;
+    e["iteration_us"] = s.iteration_us;
+    e["algbw_gbytes_s"] = s.algbw_gbytes_s;
+    e["busbw_gbytes_s"] = s.busbw_gbytes_s;
+    e["busbw_gbps"] = s.busbw_gbps;
+    e["verified"] = c.verified;
+    e["wrong"] = c.wrong;
+    e["problems"] = c.problems;
+    e["errors"] = c.errors;
+    e["first_error"] = c.first_error;
+    e["interrupted"] = c.interrupted;
+    e["straggler"] = s.straggler;
+    e["wait_ms"] = s.wait_ms;
+    ordered_json transport = ordered_json::object();
+    const traffic::QpCounters t = summed_qp_counters(c);
+    for (const auto k : {traffic::QpCounter::retransmitted_packets, traffic::QpCounter::timeouts,
+                         traffic::QpCounter::naks_received, traffic::QpCounter::ce_received,
+                         traffic::QpCounter::cnps_handled})
+      if (t.has(k)) transport[std::string(traffic::to_string(k))] = t.value(k);
+    e["transport"] = std::move(transport);
+    ordered_json per_rank = ordered_json::array();
+    for (std::size_t r = 0; r < c.results.size(); ++r) {
+      const agent::ResultsEvent& res = c.results[r];
+      const std::vector<int> peers = qp_peers(c, static_cast<int>(r));
+      ordered_json qps = ordered_json::array();
+      for (std::size_t q = 0; q < res.per_qp.size(); ++q) {
+        const agent::QpResult& qp = res.per_qp[q];
+        qps.push_back({{"qpn", qp.qpn},
+                       {"peer", q < peers.size() ? peers[q] : -1},
+                       {"udp_sport", qp.udp_sport},
+                       {"messages", qp.messages},
+                       {"bytes", qp.bytes},
+                       {"gbps", qp.gbps},
+                       {"counters", agent::qp_counters_json(qp.counters)}});
+      }
+      per_rank.push_back({{"rank", r},
+                          {"bytes_sent", res.collective ? res.collective->bytes_sent : 0},
+                          {"bytes_received", res.collective ? res.collective->bytes_received : 0},
+                          {"wait_ms_per_step", wait_ms_per_step(res)},
+                          {"errors", res.errors},
+                          {"first_error", res.first_error},
+                          {"per_qp", std::move(qps)}});
+    }
+    e["per_rank"] = std::move(per_rank);
+    if (c.matrix) {
+      const auto& m = *c.matrix;
+      ordered_json rows = ordered_json::array();
+      for (int a = 0; a < m.ranks; ++a) {
+        ordered_json row = ordered_json::array();
+        for (int b = 0; b < m.ranks; ++b) row.push_back(m.at(a, b));
+        rows.push_back(std::move(row));
+      }
+      ordered_json outliers = ordered_json::array();
+      for (const auto& o : m.outliers)
+        outliers.push_back({{"a", o.a}, {"b", o.b}, {"gbps", o.gbps}});
+      e["pairwise"] = {{"gbps", std::move(rows)},
+                       {"median_gbps", m.median_gbps},
+                       {"outliers", std::move(outliers)},
+                       {"suspects", m.suspects}};
+    }
+    case_list.push_back(std::move(e));
+  }
+  j["cases"] = std::move(case_list);
+  return j;
+}
+
+}  // namespace rocehil::run

@@ -1,0 +1,158 @@
+#include "rocehil/run/nic_metrics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+namespace rocehil::run {
+
+namespace {
+
+// A metric and the counters it adds up on one NIC. `any_of`: the sum of those the NIC has
+// (absent only when it has none); otherwise every counter is needed. `scale` turns IBTA's
+// 4-byte words into bytes.
+struct NicMetric {
+  std::string key;
+  std::vector<std::string> counters;
+  bool any_of = false;
+  double scale = 1;
+};
+
+std::vector<NicMetric> metrics_for(const traffic::NicRef& nic) {
+  std::vector<NicMetric> m = {
+      {"nic_cnps_sent", {"hw_counters/np_cnp_sent"}},
+      {"nic_cnps_handled", {"hw_counters/rp_cnp_handled"}},
+      {"nic_ecn_marked", {"hw_counters/np_ecn_marked_roce_packets"}},
+      {"nic_out_of_sequence", {"hw_counters/out_of_sequence"}},
+      {"nic_seq_errors", {"hw_counters/packet_seq_err"}},
+      {"nic_ack_timeouts", {"hw_counters/local_ack_timeout_err"}},
+      {"nic_retransmits", {"hw_counters/roce_adp_retrans", "hw_counters/packet_seq_err"}, true},
+      {"nic_discards", {"ethtool/rx_discards_phy"}},
+      {"nic_out_of_buffer", {"hw_counters/out_of_buffer"}},
+  };
+  for (int p = 0; p < 8; ++p) {
+    m.push_back({fmt::format("nic_rx_pause[{}]", p), {fmt::format("ethtool/rx_prio{}_pause", p)}});
+    m.push_back({fmt::format("nic_tx_pause[{}]", p), {fmt::format("ethtool/tx_prio{}_pause", p)}});
+    m.push_back({fmt::format("nic_pause_duration_us[{}]", p),
+                 {fmt::format("ethtool/rx_prio{}_pause_duration", p)}});
+  }
+  // RoCE on an RNIC bypasses the netdev's own statistics: its bytes are the RDMA port's.
+  if (!nic.rdma_device.empty()) {
+    m.push_back({"nic_rx_bytes", {"counters/port_rcv_data"}, false, 4});
+    m.push_back({"nic_tx_bytes", {"counters/port_xmit_data"}, false, 4});
+  } else {
+    m.push_back({"nic_rx_bytes", {"statistics/rx_bytes"}});
+    m.push_back({"nic_tx_bytes", {"statistics/tx_bytes"}});
+  }
+  return m;
+}
+
+std::string nic_name(const traffic::NicRef& nic) {
+  if (nic.rdma_device.empty()) return nic.netdev.empty() ? "its NIC" : nic.netdev;
+  return fmt::format("{} port {}{}", nic.rdma_device, nic.port,
+                     nic.netdev.empty() ? "" : " (" + nic.netdev + ")");
+}
+
+// The metric's value on one NIC, or why it has none.
+std::optional<double> value_on(const NicMetric& m, const HostNic& h, std::string& why) {
+  double sum = 0;
+  int found = 0;
+  for (const std::string& counter : m.counters) {
+    const auto it = h.delta.deltas.find(counter);
+    if (it != h.delta.deltas.end()) {
+      sum += static_cast<double>(it->second);
+      ++found;
+      continue;
+    }
+    if (m.any_of) continue;
+    const bool reset =
+        std::find(h.delta.reset.begin(), h.delta.reset.end(), counter) != h.delta.reset.end();
+    const bool no_rdma = h.delta.nic.rdma_device.empty() &&
+                         (counter.starts_with("hw_counters/") || counter.starts_with("counters/"));
+    why = reset ? fmt::format(
+                      "{} {}: {} went backwards during the case (a reset), so it has no "
+                      "delta",
+                      h.host, nic_name(h.delta.nic), counter)
+                : fmt::format("{} {} has no counter {}{}", h.host, nic_name(h.delta.nic), counter,
+                              no_rdma ? " (its provider uses no RDMA device)" : "");
+    return std::nullopt;
+  }
+  if (found == 0) {
+    why = fmt::format("{} {} has none of {}", h.host, nic_name(h.delta.nic),
+                      fmt::join(m.counters, ", "));
+    return std::nullopt;
+  }
+  return sum * m.scale;
+}
+
+}  // namespace
+
+std::vector<HostNic> distinct_nics(std::vector<HostNic> nics) {
+  std::vector<HostNic> out;
+  for (auto& n : nics) {
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const HostNic& o) {
+      return o.host == n.host && o.delta.nic.rdma_device == n.delta.nic.rdma_device &&
+             o.delta.nic.port == n.delta.nic.port && o.delta.nic.netdev == n.delta.nic.netdev;
+    });
+    if (!seen) out.push_back(std::move(n));
+  }
+  return out;
+}
+
+suites::Measured nic_metrics(const std::vector<HostNic>& nics) {
+  suites::Measured m;
+  const std::vector<NicMetric> names = metrics_for({});
+  if (nics.empty()) {
+    for (const NicMetric& metric : names)
+      m.absent(metric.key,
+               "the agents reported no NIC counters (an agent older than this rocehil: "
+               "rocehil run --deploy)");
+    return m;
+  }
+  // Each NIC's own definitions (an RNIC's bytes are its RDMA port's), in the same order.
+  std::vector<std::vector<NicMetric>> per_nic;
+  per_nic.reserve(nics.size());
+  for (const HostNic& h : nics) per_nic.push_back(metrics_for(h.delta.nic));
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    double sum = 0;
+    std::string why;
+    for (std::size_t n = 0; n < nics.size(); ++n) {
+      const auto v = value_on(per_nic[n][i], nics[n], why);
+      if (!v) break;
+      sum += *v;
+    }
+    if (why.empty())
+      m.values[names[i].key] = sum;
+    else
+      m.absent(names[i].key, why);
+  }
+  return m;
+}
+
+nlohmann::json nics_json(const std::vector<HostNic>& nics) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const HostNic& h : nics) {
+    nlohmann::json deltas = nlohmann::json::object();
+    for (const auto& [key, value] : h.delta.deltas)
+      if (value != 0) deltas[key] = value;
+    nlohmann::json metrics = nlohmann::json::object();
+    for (const NicMetric& metric : metrics_for(h.delta.nic)) {
+      std::string why;
+      if (const auto v = value_on(metric, h, why)) metrics[metric.key] = *v;
+    }
+    out.push_back({{"host", h.host},
+                   {"device", h.delta.nic.rdma_device},
+                   {"port", h.delta.nic.port},
+                   {"netdev", h.delta.nic.netdev},
+                   {"seconds", h.delta.seconds},
+                   {"metrics", metrics},
+                   {"deltas", deltas},
+                   {"counters_read", h.delta.deltas.size()},
+                   {"reset", h.delta.reset},
+                   {"problems", h.delta.problems}});
+  }
+  return out;
+}
+
+}  // namespace rocehil::run

@@ -1,0 +1,134 @@
+#include "rocehil/run/suite_check.hpp"
+
+#include <fmt/format.h>
+
+#include "rocehil/common/error.hpp"
+#include "rocehil/inventory/selection.hpp"
+
+namespace rocehil::run {
+
+namespace {
+
+std::string where(const suites::Suite& suite, const suites::SuiteTest& test) {
+  return fmt::format("{}:{}:{}: test '{}'", suite.file, test.where.line, test.where.column,
+                     test.name);
+}
+
+std::string join_priorities(const std::vector<int>& priorities) {
+  std::string text;
+  for (const int p : priorities) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(p);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::vector<const inventory::Host*> traffic_hosts(const inventory::Inventory& inventory,
+                                                  const suites::SuiteTest& test) {
+  std::vector<const inventory::Host*> out;
+  for (const auto* h : inventory::select_hosts(inventory, test.settings.hosts))
+    if (!h->nics.empty()) out.push_back(h);
+  return out;
+}
+
+InjectionCommand injection_command(const suites::Injection& in,
+                                   const inventory::Inventory& inventory,
+                                   const std::string& suite_file, const std::string& self,
+                                   const remote::SshMultiplex* multiplex) {
+  const std::string at =
+      fmt::format("{}:{}:{}: inject", suite_file, in.where.line, in.where.column);
+  const inventory::Link* link = nullptr;
+  for (const auto& l : inventory.links)
+    if (l.name == in.link) link = &l;
+  if (link == nullptr)
+    throw input_error(
+        fmt::format("{}: link '{}' is not in {}'s links", at, in.link, inventory.file));
+  const inventory::LinkEnd* end = link->a.node == in.from   ? &link->a
+                                  : link->b.node == in.from ? &link->b
+                                                            : nullptr;
+  if (end == nullptr)
+    throw input_error(fmt::format("{}: '{}' is not an end of link '{}' ({} and {})", at, in.from,
+                                  in.link, link->a.node, link->b.node));
+  std::vector<std::string> words = {"inject", in.kind, "--iface", end->port};
+  if (in.kind == "pfc") words.insert(words.end(), {"--priority", join_priorities(in.priorities)});
+  words.insert(
+      words.end(),
+      {"--quanta", std::to_string(in.quanta), "--pps", fmt::format("{}", in.pps), "--duration",
+       fmt::format("{}", in.duration_s), "--xon-at-end", "--no-progress", "--json"});
+  InjectionCommand out{.command = {}, .from = in.from, .iface = end->port};
+  if (const auto* host = inventory.find_host(in.from)) {
+    words.insert(words.begin(), host->agent);
+    out.command = remote::host_command(*host, words, multiplex);
+    return out;
+  }
+  const auto* sw = inventory.find_switch(in.from);
+  if (sw == nullptr || sw->netns.empty())
+    throw input_error(fmt::format(
+        "{}: '{}' is a switch rocehil cannot run on; send from a host wired to the link "
+        "instead (a switch only in a testbed's network namespace)",
+        at, in.from));
+  words.insert(words.begin(), {"ip", "netns", "exec", sw->netns, self});
+  out.command = {.name = in.from, .argv = words};
+  return out;
+}
+
+std::vector<std::string> check_suite_against_inventory(const suites::Suite& suite,
+                                                       const inventory::Inventory& inventory) {
+  std::vector<std::string> problems;
+  for (const auto& test : suite.tests) {
+    const std::string at = where(suite, test);
+    try {
+      const auto hosts = traffic_hosts(inventory, test);
+      std::size_t nics = 0;
+      for (const auto* h : hosts) nics += h->nics.size();
+      const bool p2p = suites::is_point_to_point(test);
+      if (p2p && hosts.size() < 2)
+        problems.push_back(
+            fmt::format("{}: hosts '{}' select {} host(s) with NICs; {} runs between the first two",
+                        at, test.settings.hosts, hosts.size(), test.workload));
+      if (!p2p && nics < 2)
+        problems.push_back(
+            fmt::format("{}: hosts '{}' give {} NIC(s); a collective needs at least 2 ranks", at,
+                        test.settings.hosts, nics));
+      // GPU memory is the GPU the inventory pairs with each side's NIC (the first two hosts).
+      if (p2p && test.settings.memory == "gpu")
+        for (std::size_t i = 0; i < hosts.size() && i < 2; ++i)
+          if (hosts[i]->nics.front().gpu < 0)
+            problems.push_back(fmt::format(
+                "{}: memory gpu, but {} pairs no GPU with {}'s NIC {} (add 'gpu: N' to it, or "
+                "leave the test out on hosts without GPUs)",
+                at, inventory.file, hosts[i]->name,
+                hosts[i]->nics.front().device.empty() ? hosts[i]->nics.front().netdev
+                                                      : hosts[i]->nics.front().device));
+    } catch (const Error& e) {
+      problems.push_back(fmt::format("{}: hosts: {}", at, e.what()));
+    }
+    for (const auto& name : test.settings.captures) {
+      const auto* point = inventory.find_capture(name);
+      if (point == nullptr) {
+        std::string known;
+        for (const auto& c : inventory.captures) {
+          if (!known.empty()) known += ", ";
+          known += c.name;
+        }
+        problems.push_back(fmt::format("{}: capture point '{}' is not in {} (it has: {})", at, name,
+                                       inventory.file, known.empty() ? "none" : known));
+      } else if (inventory.find_host(point->host) == nullptr) {
+        problems.push_back(
+            fmt::format("{}: capture point '{}' is on host '{}', which {} does "
+                        "not list under hosts (rocehil reaches it over ssh)",
+                        at, name, point->host, inventory.file));
+      }
+    }
+    if (test.inject) try {
+        injection_command(*test.inject, inventory, suite.file, "rocehil", nullptr);
+      } catch (const Error& e) {
+        problems.push_back(e.what());
+      }
+  }
+  return problems;
+}
+
+}  // namespace rocehil::run

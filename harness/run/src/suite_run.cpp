@@ -1,0 +1,302 @@
+#include "rocehil/run/suite_run.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "case_attempt.hpp"
+#include "rocehil/common/error.hpp"
+#include "rocehil/inventory/load.hpp"
+#include "rocehil/inventory/selection.hpp"
+#include "rocehil/preflight/inventory_check.hpp"
+#include "rocehil/remote/run_command.hpp"
+#include "rocehil/remote/this_executable.hpp"
+#include "rocehil/reports/history.hpp"
+#include "rocehil/reports/html_report.hpp"
+#include "rocehil/reports/junit.hpp"
+#include "rocehil/reports/run_directory.hpp"
+#include "rocehil/reports/run_json.hpp"
+#include "rocehil/run/suite_check.hpp"
+#include "rocehil/suites/suite.hpp"
+
+namespace rocehil::run {
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::int64_t unix_s_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A private directory for ssh's multiplexing sockets, removed (masters stopped) at the end.
+class MultiplexDir {
+ public:
+  MultiplexDir() {
+    char path[] = "/tmp/rocehil-ssh-XXXXXX";
+    if (mkdtemp(path) == nullptr)
+      throw system_error("cannot make a directory for ssh's shared connections", errno);
+    multiplex_.control_dir = path;
+  }
+  ~MultiplexDir() {
+    for (const auto* host : hosts_)
+      remote::run_command(remote::ssh_multiplex_exit(*host, multiplex_),
+                          {.timeout = std::chrono::seconds(5)});
+    std::error_code ec;
+    std::filesystem::remove_all(multiplex_.control_dir, ec);
+  }
+  MultiplexDir(const MultiplexDir&) = delete;
+  MultiplexDir& operator=(const MultiplexDir&) = delete;
+  const remote::SshMultiplex* get() const { return &multiplex_; }
+  void add_host(const inventory::Host* h) { hosts_.insert(h); }
+
+ private:
+  remote::SshMultiplex multiplex_;
+  std::set<const inventory::Host*> hosts_;
+};
+
+class Run {
+ public:
+  Run(const SuiteRunOptions& o, const std::atomic<bool>& interrupt, RunEvents& events)
+      : o_(o), interrupt_(interrupt), events_(events) {}
+
+  // Empty until the run directory exists.
+  std::string run_id() const { return directory_ ? directory_->run_id() : std::string(); }
+
+  int go() {
+    suite_ = suites::load_suite(o_.suite_file);
+    std::erase_if(suite_.tests, [&](const suites::SuiteTest& t) {
+      return std::find(o_.leave_out.begin(), o_.leave_out.end(), t.name) != o_.leave_out.end();
+    });
+    inventory_ = inventory::load_inventory(o_.inventory_file);
+    if (const auto problems = check_suite_against_inventory(suite_, inventory_);
+        !problems.empty()) {
+      std::string text;
+      for (const auto& p : problems) {
+        if (!text.empty()) text += '\n';
+        text += p;
+      }
+      throw input_error(text);
+    }
+    select_cases();
+    self_ = remote::this_executable();
+    begin_record();
+    directory_.emplace(reports::RunDirectory::create(
+        o_.reports_dir, reports::make_run_id(unix_s_now(), suite_.name)));
+    record_.run_id = directory_->run_id();
+    save();
+    events_.run_started({.suite_name = suite_.name,
+                         .suite_file = o_.suite_file,
+                         .inventory_name = inventory_.name,
+                         .inventory_file = o_.inventory_file,
+                         .cases = cases_.size(),
+                         .hosts = hosts_.size(),
+                         .directory = directory_->path()});
+    if (!preflight()) return finish();
+    run_cases();
+    return finish();
+  }
+
+ private:
+  CaseContext context_for(const suites::TestCase& tc) {
+    return {.inventory = &inventory_,
+            .suite = &suite_,
+            .test = &suite_.tests[tc.test],
+            .test_case = &tc,
+            .multiplex = multiplex_ != nullptr ? multiplex_->get() : nullptr,
+            .self = self_,
+            .timeout = o_.timeout,
+            .fanout = o_.fanout,
+            .interrupt = &interrupt_,
+            .on_progress = {}};
+  }
+
+  void select_cases() {
+    for (auto& tc : suites::expand(suite_))
+      if (o_.only.empty() || inventory::glob_match(o_.only, tc.id)) cases_.push_back(tc);
+    if (cases_.empty())
+      throw input_error(
+          fmt::format("--only '{}' matches none of {}'s cases (list them with "
+                      "'rocehil suite cases {}')",
+                      o_.only, o_.suite_file, o_.suite_file));
+  }
+
+  // Every case listed as not run, with its hosts and names, before anything runs.
+  void begin_record() {
+    record_.started_at = reports::iso_utc(unix_s_now());
+    record_.rocehil_version = ROCEHIL_VERSION;
+    record_.command_line = o_.command_line;
+    record_.suite_file = o_.suite_file;
+    record_.suite_name = suite_.name;
+    record_.suite_text = read_text(o_.suite_file);
+    record_.inventory_file = o_.inventory_file;
+    record_.inventory_text = read_text(o_.inventory_file);
+    std::set<std::string> host_names;
+    for (const auto& tc : cases_) {
+      const auto& test = suite_.tests[tc.test];
+      reports::CaseRecord c;
+      c.id = tc.id;
+      c.test = test.name;
+      c.workload = test.workload;
+      c.parameters = {{"size", tc.size},
+                      {"qps", tc.qps},
+                      {"strategy", tc.strategy},
+                      {"placement", tc.placement},
+                      {"traffic_class", tc.traffic_class}};
+      c.captures = test.settings.captures;
+      c.expect_fail = test.expect_fail;
+      const CaseShape shape = case_shape(context_for(tc));
+      c.hosts = shape.hosts;
+      c.names = shape.names;
+      host_names.insert(shape.hosts.begin(), shape.hosts.end());
+      for (const auto& p : test.settings.captures)
+        host_names.insert(inventory_.find_capture(p)->host);
+      if (test.inject && inventory_.find_host(test.inject->from) != nullptr)
+        host_names.insert(test.inject->from);
+      record_.cases.push_back(std::move(c));
+    }
+    for (const auto& h : inventory_.hosts)
+      if (host_names.count(h.name) != 0) hosts_.push_back(&h);
+  }
+
+  void save() { directory_->write("run.json", reports::to_json(record_).dump(2) + "\n"); }
+
+  // Every host the suite uses answers over ssh and is what the inventory says, before any case.
+  bool preflight() {
+    preflight::CheckOptions options;
+    options.fanout = o_.fanout;
+    options.timeout = std::chrono::seconds(std::max<long>(o_.timeout.count(), 30));
+    options.deploy = o_.deploy;
+    options.local_binary = self_;
+    options.controller_version = fmt::format("rocehil {}", ROCEHIL_VERSION);
+    options.on_progress = [this](std::size_t done, std::size_t total) {
+      events_.preflight_progress(done, total);
+    };
+    std::string names;
+    for (const auto* h : hosts_) {
+      if (!names.empty()) names += ',';
+      names += h->name;
+    }
+    const preflight::CheckReport report =
+        preflight::check_hosts(inventory_, hosts_, names, options);
+    record_.preflight = to_json(report);
+    save();
+    const auto bad = static_cast<std::size_t>(
+        std::count_if(report.hosts.begin(), report.hosts.end(), [](const auto& h) {
+          return h.verdict == preflight::HostVerdict::unreachable ||
+                 h.verdict == preflight::HostVerdict::failed;
+        }));
+    events_.preflight_ended(report, bad);
+    preflight_failed_ = bad != 0;
+    return !preflight_failed_;
+  }
+
+  void run_cases() {
+    MultiplexDir multiplex;
+    multiplex_ = &multiplex;
+    for (const auto* h : hosts_)
+      if (h->launcher == inventory::Launcher::ssh) multiplex.add_host(h);
+    std::size_t i = 0;
+    while (i < cases_.size() && !interrupt_.load()) {
+      const std::size_t test = cases_[i].test;
+      std::size_t end = i;
+      while (end < cases_.size() && cases_[end].test == test) ++end;
+      events_.test_started(suite_.tests[test].name, end - i);
+      for (std::size_t k = i; k < end && !interrupt_.load(); ++k) {
+        events_.case_started(record_.cases[k], k - i);
+        run_case(k);
+        events_.case_ended(record_.cases[k], k - i);
+      }
+      events_.test_ended();
+      i = end;
+    }
+    if (interrupt_.load()) record_.interrupted = true;
+    multiplex_ = nullptr;
+  }
+
+  void run_case(std::size_t k) {
+    const suites::TestCase& tc = cases_[k];
+    const suites::SuiteTest& test = suite_.tests[tc.test];
+    reports::CaseRecord& c = record_.cases[k];
+    for (int repeat = 0; repeat < test.settings.repeats && !interrupt_.load(); ++repeat)
+      for (int runs = 1;; ++runs) {
+        CaseContext context = context_for(tc);
+        context.on_progress = [this](double fraction) { events_.case_progress(fraction); };
+        c.attempts.push_back(run_case_attempt(context));
+        reports::Attempt& a = c.attempts.back();
+        a.repeat = repeat;
+        save();  // what was measured is on disk before it is graded
+        if (!a.error) a.grade = suites::grade(test.thresholds, a.metrics, c.names, a.unmeasured);
+        c.outcome = reports::outcome_of(c);
+        save();
+        if (a.error || interrupt_.load() || !suites::should_retry(test.thresholds, *a.grade, runs))
+          break;
+        events_.case_retried(c);
+      }
+  }
+
+  // The run is on disk already; a history that cannot be written is said, and costs nothing else.
+  void record_history() {
+    const std::string path = o_.history_file.empty()
+                                 ? (std::filesystem::path(o_.reports_dir) / "history.db").string()
+                                 : o_.history_file;
+    try {
+      reports::History::open(path).record(record_);
+    } catch (const Error& e) {
+      events_.history_not_updated(e.what());
+    }
+  }
+
+  int finish() {
+    std::vector<suites::Outcome> outcomes;
+    for (const auto& c : record_.cases) outcomes.push_back(c.outcome);
+    int code = suites::run_exit_code(outcomes, record_.interrupted);
+    if (preflight_failed_) code = static_cast<int>(ExitCode::infrastructure);
+    record_.exit_code = code;
+    record_.finished_at = reports::iso_utc(unix_s_now());
+    save();
+    directory_->write("junit.xml", reports::junit_xml(record_));
+    directory_->write("report.html", reports::html_report(reports::to_json(record_)));
+    record_history();
+    events_.run_ended(record_, directory_->path());
+    return code;
+  }
+
+  const SuiteRunOptions& o_;
+  const std::atomic<bool>& interrupt_;
+  RunEvents& events_;
+  suites::Suite suite_;
+  inventory::Inventory inventory_;
+  std::vector<suites::TestCase> cases_;
+  std::vector<const inventory::Host*> hosts_;
+  std::string self_;
+  std::optional<reports::RunDirectory> directory_;
+  reports::RunRecord record_;
+  const MultiplexDir* multiplex_ = nullptr;
+  bool preflight_failed_ = false;
+};
+
+}  // namespace
+
+int run_suite(const SuiteRunOptions& options, const std::atomic<bool>& interrupt, RunEvents& events,
+              std::string* run_id) {
+  Run run(options, interrupt, events);
+  const int code = run.go();
+  if (run_id != nullptr) *run_id = run.run_id();
+  return code;
+}
+
+}  // namespace rocehil::run

@@ -1,0 +1,104 @@
+// The controller's pieces of a collective that need no agent: who connects to whom, the JSON
+// and the blame.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "collective_samples.hpp"
+#include "rocehil/common/error.hpp"
+#include "rocehil/run/collective_run.hpp"
+#include "rocehil/run/result_json.hpp"
+
+namespace rocehil::run {
+namespace {
+
+using samples::sample_case;
+
+// Endpoint i of rank r carries qpn r * 100 + i, so a pick can be read back.
+std::vector<std::vector<agent::PeerEndpoint>> fake_endpoints(const traffic::CollectivePlan& plan,
+                                                             std::uint32_t qps) {
+  std::vector<std::vector<agent::PeerEndpoint>> out(static_cast<std::size_t>(plan.ranks()));
+  std::vector<int> peers;
+  for (int r = 0; r < plan.ranks(); ++r) {
+    plan.peers(r, peers);
+    for (std::size_t i = 0; i < peers.size() * qps; ++i) {
+      agent::PeerEndpoint e;
+      e.endpoint.qpn = static_cast<std::uint32_t>(r * 100 + i);
+      out[static_cast<std::size_t>(r)].push_back(e);
+    }
+  }
+  return out;
+}
+
+TEST(CollectivePeers, EachRankGetsThePeersQpsThatFaceIt) {
+  const auto plan = traffic::make_plan({.pattern = traffic::Pattern::alltoall, .ranks = 4});
+  const auto endpoints = fake_endpoints(*plan, 2);
+  // Rank 1's peers are 0, 2, 3. Rank 0's peers are 1, 2, 3: rank 1 is its first, QPs 0-1.
+  // Rank 2's peers are 0, 1, 3: rank 1 second, QPs 2-3. Rank 3's: 0, 1, 2: QPs 2-3.
+  const auto picked = peers_for(*plan, 1, 2, endpoints);
+  std::vector<std::uint32_t> qpns;
+  for (const auto& p : picked) qpns.push_back(p.endpoint.qpn);
+  EXPECT_EQ(qpns, (std::vector<std::uint32_t>{0, 1, 202, 203, 302, 303}));
+
+  auto short_reply = endpoints;
+  short_reply[3].pop_back();
+  EXPECT_THROW(peers_for(*plan, 1, 2, short_reply), Error);
+}
+
+TEST(CollectiveJson, CarriesTheSummaryPeersAndCounters) {
+  const CollectiveCase c = sample_case();
+  const auto j = collective_json(
+      {{"h1", "nic0", "198.18.1.11"}, {"h2", "nic0", "198.18.1.12"}, {"h3", "nic0", "198.18.2.11"}},
+      "soft", "packed", {c});
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["pattern"], "allreduce");
+  EXPECT_DOUBLE_EQ(j["busbw_factor"].get<double>(), 4.0 / 3);
+  const auto& e = j["cases"][0];
+  EXPECT_EQ(e["wrong"], 1);
+  EXPECT_EQ(e["straggler"], 1);
+  EXPECT_EQ(e["transport"]["retransmitted_packets"], 7);
+  // A ring rank's QPs face its peers in ascending rank, 2 each: rank 0 talks to 1 and 2.
+  const auto& qps = e["per_rank"][0]["per_qp"];
+  ASSERT_EQ(qps.size(), 4u);
+  EXPECT_EQ(qps[0]["peer"], 1);
+  EXPECT_EQ(qps[3]["peer"], 2);
+  EXPECT_EQ(e["per_rank"][0]["wait_ms_per_step"], nlohmann::json::array({1.0, 2.0}));
+}
+
+// A ring of 4 with 2 QPs per connection; rank r's QP i has qpn r * 100 + i, and its peers are
+// its two neighbours in ascending order (QPs 0-1 face the first, 2-3 the second).
+CollectiveCase ring_with_errors(const std::vector<std::pair<int, int>>& failing_qps) {
+  CollectiveCase c;
+  c.job.plan = {.pattern = traffic::Pattern::ring_allreduce, .ranks = 4, .bytes = 1 << 20};
+  c.job.scaling = {.qps = 2, .strategy = traffic::QpStrategy::split};
+  c.results.resize(4);
+  for (int r = 0; r < 4; ++r) {
+    auto& e = c.results[static_cast<std::size_t>(r)];
+    e.per_qp.resize(4);
+    for (int q = 0; q < 4; ++q)
+      e.per_qp[static_cast<std::size_t>(q)].qpn = static_cast<std::uint32_t>(r * 100 + q);
+  }
+  for (const auto& [rank, qp] : failing_qps) {
+    auto& e = c.results[static_cast<std::size_t>(rank)];
+    ++e.errors;
+    ++c.errors;
+    e.first_error = fmt::format("QP {:#x}: retry_exceeded", rank * 100 + qp);
+  }
+  return c;
+}
+
+TEST(CollectiveBlame, TheRankTheFailingQpsPointAtIsBlamed) {
+  // Ranks 0 and 2 both fail on their QP to rank 1 (rank 0's peers are 1 and 3; rank 2's, 1
+  // and 3): rank 1's link is down.
+  EXPECT_EQ(failing_rank(ring_with_errors({{0, 1}, {2, 0}})), 1);
+  // One rank failing towards rank 3: a tie of one vote each goes to the far end.
+  EXPECT_EQ(failing_rank(ring_with_errors({{0, 3}})), 3);
+  // An error that names no QP blames the rank that had it.
+  CollectiveCase c = ring_with_errors({{2, 0}});
+  c.results[2].first_error = "rank 2 step 1: data from rank 3, which sends nothing then";
+  EXPECT_EQ(failing_rank(c), 2);
+  EXPECT_EQ(failing_rank(ring_with_errors({})), -1);
+}
+
+}  // namespace
+}  // namespace rocehil::run

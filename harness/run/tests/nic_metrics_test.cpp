@@ -1,0 +1,103 @@
+// The nic_* metrics from the deltas agents report: summed over hosts, absent (with host, NIC and
+// counter named) where any NIC lacks the counter, and kept per host for the report.
+#include "rocehil/run/nic_metrics.hpp"
+
+#include <gtest/gtest.h>
+
+#include "rocehil/suites/grade.hpp"
+
+namespace rocehil::run {
+namespace {
+
+HostNic connectx(const std::string& host, std::uint64_t cnps_sent, std::uint64_t seq_err) {
+  HostNic h{host, {}};
+  h.delta.nic = {.rdma_device = "mlx5_0", .port = 1, .netdev = "ens1f0np0"};
+  h.delta.deltas = {{"hw_counters/np_cnp_sent", cnps_sent},
+                    {"hw_counters/rp_cnp_handled", cnps_sent / 2},
+                    {"hw_counters/np_ecn_marked_roce_packets", 3 * cnps_sent},
+                    {"hw_counters/out_of_sequence", 0},
+                    {"hw_counters/packet_seq_err", seq_err},
+                    {"hw_counters/local_ack_timeout_err", 1},
+                    {"hw_counters/roce_adp_retrans", 2},
+                    {"hw_counters/out_of_buffer", 0},
+                    {"counters/port_rcv_data", 1000},
+                    {"counters/port_xmit_data", 250},
+                    {"statistics/rx_bytes", 99},
+                    {"ethtool/rx_discards_phy", 0}};
+  for (int p = 0; p < 8; ++p) {
+    h.delta.deltas["ethtool/rx_prio" + std::to_string(p) + "_pause"] = p == 3 ? 40 : 0;
+    h.delta.deltas["ethtool/tx_prio" + std::to_string(p) + "_pause"] = 0;
+    h.delta.deltas["ethtool/rx_prio" + std::to_string(p) + "_pause_duration"] = p == 3 ? 120 : 0;
+  }
+  return h;
+}
+
+TEST(NicMetrics, SummedOverHostsWithIbtaWordsInBytes) {
+  const suites::Measured m = nic_metrics({connectx("h1", 12, 0), connectx("h2", 4, 5)});
+  EXPECT_EQ(m.values.at("nic_cnps_sent"), 16);
+  EXPECT_EQ(m.values.at("nic_cnps_handled"), 8);
+  EXPECT_EQ(m.values.at("nic_ecn_marked"), 48);
+  EXPECT_EQ(m.values.at("nic_seq_errors"), 5);
+  EXPECT_EQ(m.values.at("nic_ack_timeouts"), 2);
+  EXPECT_EQ(m.values.at("nic_retransmits"), 2 + 0 + 2 + 5);  // roce_adp_retrans + packet_seq_err
+  EXPECT_EQ(m.values.at("nic_rx_pause[3]"), 80);
+  EXPECT_EQ(m.values.at("nic_rx_pause[0]"), 0);
+  EXPECT_EQ(m.values.at("nic_pause_duration_us[3]"), 240);
+  EXPECT_EQ(m.values.at("nic_rx_bytes"), 8000);  // port_rcv_data counts 4-byte words
+  EXPECT_EQ(m.values.at("nic_tx_bytes"), 2000);
+  EXPECT_TRUE(m.unmeasured.empty());
+}
+
+// One NIC without the counter makes the sum unknown: a partial sum would pass a threshold the
+// whole fabric might fail.
+TEST(NicMetrics, OneNicWithoutTheCounterMakesItAbsentNamingHostNicAndCounter) {
+  HostNic old = connectx("h2", 4, 0);
+  old.delta.deltas.erase("hw_counters/np_cnp_sent");
+  old.delta.deltas.erase("hw_counters/roce_adp_retrans");  // no roce_accl: packet_seq_err alone
+  HostNic reset = connectx("h3", 4, 0);
+  reset.delta.deltas.erase("hw_counters/rp_cnp_handled");
+  reset.delta.reset = {"hw_counters/rp_cnp_handled"};
+  const suites::Measured m = nic_metrics({connectx("h1", 12, 0), old, reset});
+  EXPECT_FALSE(m.values.contains("nic_cnps_sent"));
+  EXPECT_EQ(m.unmeasured.at("nic_cnps_sent"),
+            "h2 mlx5_0 port 1 (ens1f0np0) has no counter hw_counters/np_cnp_sent");
+  EXPECT_NE(m.unmeasured.at("nic_cnps_handled")
+                .find("h3 mlx5_0 port 1 (ens1f0np0): "
+                      "hw_counters/rp_cnp_handled went backwards"),
+            std::string::npos);
+  EXPECT_EQ(m.values.at("nic_retransmits"), 2 + 0 + 2);
+  const auto g = suites::grade({*suites::parse_threshold("nic_cnps_sent > 0").threshold}, m.values,
+                               {}, m.unmeasured);
+  EXPECT_EQ(g.verdict, suites::Verdict::error);
+  EXPECT_NE(g.results[0].evaluation.detail.find("h2 mlx5_0"), std::string::npos);
+}
+
+// soft on a veth: no RDMA device, no pause counters; the netdev's statistics are its bytes.
+TEST(NicMetrics, AVethUnderSoftHasBytesAndNothingElse) {
+  HostNic veth{"h1", {}};
+  veth.delta.nic = {.rdma_device = "", .port = 1, .netdev = "v1"};
+  veth.delta.deltas = {
+      {"statistics/rx_bytes", 7000}, {"statistics/tx_bytes", 9000}, {"ethtool/peer_ifindex", 0}};
+  const suites::Measured m = nic_metrics({veth});
+  EXPECT_EQ(m.values.at("nic_rx_bytes"), 7000);
+  EXPECT_EQ(m.values.at("nic_tx_bytes"), 9000);
+  EXPECT_EQ(m.unmeasured.at("nic_cnps_sent"),
+            "h1 v1 has no counter hw_counters/np_cnp_sent (its provider uses no RDMA device)");
+  EXPECT_EQ(m.unmeasured.at("nic_rx_pause[3]"), "h1 v1 has no counter ethtool/rx_prio3_pause");
+  EXPECT_EQ(nic_metrics({}).unmeasured.count("nic_rx_bytes"), 1u);
+}
+
+TEST(NicMetrics, OneEntryPerHostAndNicAndPerHostValuesInTheRecord) {
+  const auto nics =
+      distinct_nics({connectx("h1", 12, 0), connectx("h1", 12, 0), connectx("h2", 1, 0)});
+  ASSERT_EQ(nics.size(), 2u);
+  const nlohmann::json j = nics_json(nics);
+  EXPECT_EQ(j[0]["host"], "h1");
+  EXPECT_EQ(j[0]["metrics"]["nic_cnps_sent"], 12);
+  EXPECT_EQ(j[1]["metrics"]["nic_cnps_sent"], 1);
+  EXPECT_FALSE(j[0]["deltas"].contains("hw_counters/out_of_sequence"));  // zero: left out
+  EXPECT_EQ(j[0]["deltas"]["hw_counters/np_cnp_sent"], 12);
+}
+
+}  // namespace
+}  // namespace rocehil::run

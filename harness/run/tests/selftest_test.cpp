@@ -1,0 +1,317 @@
+// rocehil selftest's checks, read from run.json documents shaped as reports::to_json writes them
+// (the keys of reports/src/run_json.cpp: cases[].outcome, attempts[].error, metrics, grade,
+// raw.captures[].analysis.flows; inventory.preflight.hosts[].verdict).
+#include "rocehil/run/selftest.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "rocehil/common/error.hpp"
+#include "rocehil/suites/suite.hpp"
+
+namespace rocehil::run {
+namespace {
+
+using nlohmann::json;
+
+json passing_case(const std::string& test, json metrics, json thresholds = json::array()) {
+  return {{"test", test},
+          {"id", test},
+          {"outcome", "pass"},
+          {"parameters", {{"qps", test == "qp_scaling" ? 8 : 1}}},
+          {"attempts",
+           {{{"error", nullptr},
+             {"metrics", std::move(metrics)},
+             {"grade", {{"verdict", "pass"}, {"thresholds", std::move(thresholds)}}},
+             {"raw", json::object()}}}}};
+}
+
+json threshold(const std::string& text, const std::string& verdict, json measured,
+               const std::string& detail = "") {
+  return {{"threshold", text}, {"verdict", verdict}, {"measured", measured}, {"detail", detail}};
+}
+
+// Flows of QPs 0..qps-1 as a mirror lists them, each from the port its QP was pinned to.
+json flows(int qps, int first_port = 50000) {
+  json out = json::array();
+  for (int q = 0; q < qps; ++q)
+    out.push_back({{"src", "198.18.1.11"},
+                   {"dst", "198.18.2.11"},
+                   {"dest_qp", 0x100 + q},
+                   {"packets", 10},
+                   {"udp_sport", first_port + q}});
+  return out;
+}
+
+// The collective's raw report: two ranks, 8 QPs each, pinned to 50000..50015.
+json pinned_traffic() {
+  json ranks = json::array();
+  for (int r = 0; r < 2; ++r) {
+    json qps = json::array();
+    for (int q = 0; q < 8; ++q)
+      qps.push_back({{"qpn", 0x100 + 8 * r + q}, {"udp_sport", 50000 + 8 * r + q}});
+    ranks.push_back({{"rank", r}, {"per_qp", qps}});
+  }
+  return {{"cases", {{{"per_rank", ranks}}}}};
+}
+
+// A run of the acceptance suite in which everything a soft pair can do passed.
+json soft_run() {
+  const json bw = {{"busbw_gbps", 0.27}, {"data_errors", 0}, {"errors", 0}};
+  json qp = passing_case("qp_scaling", bw);
+  qp["attempts"][0]["raw"]["captures"] = {
+      {{"point", "s1-mirror"}, {"analysis", {{"flows", flows(5)}}}},
+      {{"point", "s2-mirror"}, {"analysis", {{"flows", json::array()}}}}};
+  qp["attempts"][0]["raw"]["captures"][1]["analysis"]["flows"] = flows(8);
+  qp["attempts"][0]["raw"]["traffic"] = pinned_traffic();
+  json cnp = passing_case("ecn_cnp", {{"data_errors", 0}, {"cnps", 2585}},
+                          {threshold("data_errors == 0", "pass", 0),
+                           threshold("nic_cnps_sent > 0", "error", nullptr,
+                                     "nic_cnps_sent was not measured: h1 nic0 has no counter "
+                                     "hw_counters/np_cnp_sent")});
+  cnp["outcome"] = "error";
+  return {{"inventory",
+           {{"preflight",
+             {{"hosts",
+               {{{"name", "h1"}, {"verdict", "soft only"}, {"ssh_ms", 12.0}},
+                {{"name", "h3"}, {"verdict", "soft only"}, {"ssh_ms", 9.0}}}}}}}},
+          {"cases",
+           {passing_case("rc_write", bw), passing_case("rc_read", bw), passing_case("rc_send", bw),
+            passing_case("latency", {{"lat_p50_us", 23.5}, {"lat_p99_us", 2032}}), qp, cnp}}};
+}
+
+SelftestSetup soft_pair() {
+  return {.hosts = {"h1", "h3"},
+          .providers = {"soft", "soft"},
+          .gpus = {false, false},
+          .captures = {"s1-mirror", "s2-mirror"}};
+}
+
+SelftestSetup verbs_pair() {
+  SelftestSetup s = soft_pair();
+  s.providers = {"verbs", "verbs"};
+  s.gpus = {true, true};
+  return s;
+}
+
+const SelftestCheck& check(const SelftestReport& r, const std::string& name) {
+  for (const auto& c : r.checks)
+    if (c.name == name) return c;
+  ADD_FAILURE() << "no check " << name;
+  return r.checks.front();
+}
+
+json& case_of(json& run, const std::string& test) {
+  for (auto& c : run["cases"])
+    if (c["test"] == test) return c;
+  throw std::logic_error("no case " + test);
+}
+
+TEST(Selftest, ASoftPairPassesWhatItCanAndSkipsTheHardwareWithReasons) {
+  const SelftestReport r = evaluate_selftest(soft_run(), soft_pair());
+  std::vector<std::string> names;
+  for (const auto& c : r.checks) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"preflight", "rc_write", "rc_read", "rc_send",
+                                             "ud_send", "latency", "qp_scaling", "ecn_cnp",
+                                             "gpu_memory", "calibration"}));
+  EXPECT_EQ(check(r, "preflight").verdict, CheckVerdict::pass);
+  EXPECT_EQ(check(r, "preflight").detail, "h1 soft only (12 ms), h3 soft only (9 ms)");
+  EXPECT_EQ(check(r, "rc_read").verdict, CheckVerdict::pass);
+  EXPECT_EQ(check(r, "rc_read").detail,
+            "0.27 Gbit/s, 0 data errors (every byte compared with what was sent)");
+  EXPECT_EQ(check(r, "latency").detail, "p50 23.5 us, p99 2032 us");
+  for (const char* hw : {"ud_send", "ecn_cnp", "calibration"}) {
+    EXPECT_EQ(check(r, hw).verdict, CheckVerdict::skip) << hw;
+    EXPECT_NE(check(r, hw).detail.find("hardware check"), std::string::npos) << hw;
+  }
+  EXPECT_NE(check(r, "ecn_cnp").detail.find("hw_counters/np_cnp_sent"), std::string::npos);
+  EXPECT_NE(check(r, "ecn_cnp").detail.find("handled: 2585"), std::string::npos);
+  EXPECT_NE(check(r, "gpu_memory").detail.find("does not pair a GPU"), std::string::npos);
+  EXPECT_EQ(r.verdict, CheckVerdict::pass);  // skipped checks are listed, not failed
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST(Selftest, QpScalingLooksForThePinnedSourcePortsOnTheMirrors) {
+  const SelftestReport r = evaluate_selftest(soft_run(), soft_pair());
+  EXPECT_EQ(check(r, "qp_scaling").verdict, CheckVerdict::pass);
+  EXPECT_NE(check(r, "qp_scaling")
+                .detail.find("the mirrors saw 8 of the 16 pinned source ports and no other; flows "
+                             "per mirror: s1-mirror 5, s2-mirror 8"),
+            std::string::npos)
+      << check(r, "qp_scaling").detail;
+
+  json run = soft_run();
+  auto& captures = case_of(run, "qp_scaling")["attempts"][0]["raw"]["captures"];
+  captures[1]["analysis"]["flows"] = flows(3);
+  const SelftestCheck few = check(evaluate_selftest(run, soft_pair()), "qp_scaling");
+  EXPECT_EQ(few.verdict, CheckVerdict::fail);
+  EXPECT_NE(few.detail.find("8 QPs ran but the mirrors saw 5 of their 16 pinned source ports"),
+            std::string::npos)
+      << few.detail;
+
+  captures[1]["analysis"]["flows"] = flows(8);
+  captures[0]["analysis"]["flows"][2]["udp_sport"] = 61234;  // the NIC picked its own
+  const SelftestCheck stray = check(evaluate_selftest(run, soft_pair()), "qp_scaling");
+  EXPECT_EQ(stray.verdict, CheckVerdict::fail);
+  EXPECT_NE(stray.detail.find("source ports the QPs were not pinned to (61234)"), std::string::npos)
+      << stray.detail;
+
+  case_of(run, "qp_scaling")["attempts"][0]["raw"].erase("traffic");
+  EXPECT_EQ(check(evaluate_selftest(run, soft_pair()), "qp_scaling").verdict, CheckVerdict::error);
+
+  SelftestSetup no_mirrors = soft_pair();
+  no_mirrors.captures.clear();
+  const SelftestCheck unseen = check(evaluate_selftest(run, no_mirrors), "qp_scaling");
+  EXPECT_EQ(unseen.verdict, CheckVerdict::pass);
+  EXPECT_NE(unseen.detail.find("give --captures"), std::string::npos);
+}
+
+TEST(Selftest, FailuresErrorsAndCasesNotRunSayWhy) {
+  json run = soft_run();
+  json& write = case_of(run, "rc_write");
+  write["outcome"] = "fail";
+  write["attempts"][0]["grade"]["thresholds"] = {threshold("data_errors == 0", "fail", 3),
+                                                 threshold("busbw_gbps > 0", "pass", 0.2)};
+  json& read = case_of(run, "rc_read");
+  read["outcome"] = "error";
+  read["attempts"][0]["error"] = {
+      {"host", "h3"}, {"phase", "setup"}, {"message", "ibv_modify_qp(INIT->RTR) failed"}};
+  json& send = case_of(run, "rc_send");
+  send["outcome"] = "not_run";
+  send["attempts"] = json::array();
+  const SelftestReport r = evaluate_selftest(run, soft_pair());
+  EXPECT_EQ(check(r, "rc_write").verdict, CheckVerdict::fail);
+  EXPECT_EQ(check(r, "rc_write").detail, "data_errors == 0 (measured 3)");
+  EXPECT_EQ(check(r, "rc_read").verdict, CheckVerdict::error);
+  EXPECT_EQ(check(r, "rc_read").detail, "host h3, phase setup: ibv_modify_qp(INIT->RTR) failed");
+  EXPECT_EQ(check(r, "rc_send").verdict, CheckVerdict::skip);
+  EXPECT_EQ(r.verdict, CheckVerdict::fail);  // a failure outranks what could not be decided
+  EXPECT_EQ(r.exit_code(), 1);
+
+  write["outcome"] = "pass";
+  EXPECT_EQ(evaluate_selftest(run, soft_pair()).exit_code(), 3);
+}
+
+TEST(Selftest, AnUnreachableHostFailsThePreflight) {
+  json run = soft_run();
+  run["inventory"]["preflight"]["hosts"][1] = {
+      {"name", "h3"},
+      {"verdict", "unreachable"},
+      {"unreachable", "ssh: connect to host 198.19.0.13 port 22: No route to host"}};
+  const SelftestCheck c = check(evaluate_selftest(run, soft_pair()), "preflight");
+  EXPECT_EQ(c.verdict, CheckVerdict::fail);
+  EXPECT_NE(c.detail.find("h3 unreachable: ssh: connect"), std::string::npos) << c.detail;
+  json none = soft_run();
+  none["inventory"].erase("preflight");
+  EXPECT_EQ(check(evaluate_selftest(none, soft_pair()), "preflight").verdict, CheckVerdict::error);
+}
+
+TEST(Selftest, OnVerbsTheNicsCnpCounterDecides) {
+  json run = soft_run();
+  auto& thresholds = case_of(run, "ecn_cnp")["attempts"][0]["grade"]["thresholds"];
+  thresholds[1] = threshold("nic_cnps_sent > 0", "pass", 412);
+  EXPECT_EQ(check(evaluate_selftest(run, verbs_pair()), "ecn_cnp").detail,
+            "the NICs sent 412 CNPs (np_cnp_sent)");
+  thresholds[1] = threshold("nic_cnps_sent > 0", "fail", 0);
+  const SelftestCheck none = check(evaluate_selftest(run, verbs_pair()), "ecn_cnp");
+  EXPECT_EQ(none.verdict, CheckVerdict::fail);
+  EXPECT_NE(none.detail.find("roce_np"), std::string::npos);
+  thresholds[1] =
+      threshold("nic_cnps_sent > 0", "error", nullptr, "h1 mlx5_0 has no counter np_cnp_sent");
+  const SelftestCheck missing = check(evaluate_selftest(run, verbs_pair()), "ecn_cnp");
+  EXPECT_EQ(missing.verdict, CheckVerdict::error);  // a real NIC without the counter: undecided
+  EXPECT_EQ(missing.detail, "h1 mlx5_0 has no counter np_cnp_sent");
+}
+
+TEST(Selftest, OnVerbsUdSendIsItsCase) {
+  json run = soft_run();
+  EXPECT_EQ(check(evaluate_selftest(run, verbs_pair()), "ud_send").verdict, CheckVerdict::error)
+      << "no ud_send case in the run";
+  run["cases"].push_back(passing_case("ud_send", {{"busbw_gbps", 12.5}, {"data_errors", 0}}));
+  const SelftestCheck ud = check(evaluate_selftest(run, verbs_pair()), "ud_send");
+  EXPECT_EQ(ud.verdict, CheckVerdict::pass);
+  EXPECT_EQ(ud.detail, "12.5 Gbit/s, 0 data errors (every byte compared with what was sent)");
+  // On soft the case errors (RC only); the check is skipped whatever the case says.
+  EXPECT_EQ(check(evaluate_selftest(run, soft_pair()), "ud_send").verdict, CheckVerdict::skip);
+}
+
+TEST(Selftest, GpuMemoryIsItsCaseWhenBothHostsHaveAGpu) {
+  json run = soft_run();
+  run["cases"].push_back(passing_case("gpu_memory", {{"busbw_gbps", 180.0}, {"data_errors", 0}}));
+  const SelftestCheck gpu = check(evaluate_selftest(run, verbs_pair()), "gpu_memory");
+  EXPECT_EQ(gpu.verdict, CheckVerdict::pass);
+  EXPECT_EQ(gpu.detail, "180 Gbit/s, 0 data errors (every byte compared with what was sent)");
+  json& g = case_of(run, "gpu_memory");
+  g["outcome"] = "error";
+  g["attempts"][0]["error"] = {
+      {"host", "h3"},
+      {"phase", "traffic"},
+      {"message",
+       "agent on h3 refused setup: cannot register 131072 bytes of GPU 0 memory with mlx5_0: "
+       "dma-buf: ibv_reg_dmabuf_mr: Operation not supported; ibv_reg_mr of the device pointer: "
+       "Bad address (load nvidia-peermem, ...)"}};
+  const SelftestCheck refused = check(evaluate_selftest(run, verbs_pair()), "gpu_memory");
+  EXPECT_EQ(refused.verdict, CheckVerdict::skip);
+  EXPECT_NE(refused.detail.find("no way to register GPU memory on this host: host h3"),
+            std::string::npos)
+      << refused.detail;
+  g["attempts"][0]["error"]["message"] = "agent on h3 stopped answering";
+  EXPECT_EQ(check(evaluate_selftest(run, verbs_pair()), "gpu_memory").verdict, CheckVerdict::error);
+
+  SelftestSetup one_gpu = verbs_pair();
+  one_gpu.gpus = {true, false};
+  EXPECT_FALSE(pair_has_gpus(one_gpu));
+  const SelftestCheck none = check(evaluate_selftest(run, one_gpu), "gpu_memory");
+  EXPECT_EQ(none.verdict, CheckVerdict::skip);
+  EXPECT_NE(none.detail.find("both hosts' NICs"), std::string::npos);
+  SelftestSetup soft_gpus = soft_pair();
+  soft_gpus.gpus = {true, true};
+  EXPECT_NE(check(evaluate_selftest(run, soft_gpus), "gpu_memory").detail.find("hardware check"),
+            std::string::npos);
+}
+
+TEST(Selftest, CalibrationWaitsForThePerftestEngine) {
+  const SelftestReport r = evaluate_selftest(soft_run(), verbs_pair());
+  EXPECT_EQ(check(r, "calibration").verdict, CheckVerdict::skip);
+  EXPECT_NE(check(r, "calibration").detail.find("perftest engine"), std::string::npos);
+}
+
+TEST(Selftest, TheBuiltInSuiteLoadsAndHoldsEveryTestTheChecksRead) {
+  const std::string text = instantiate_acceptance_suite(acceptance_suite_template(), {"h1", "h3"},
+                                                        {"s1-mirror", "s2-mirror"});
+  EXPECT_EQ(text.find('$'), std::string::npos);
+  const suites::SuiteLoadResult loaded = suites::parse_suite(text, "acceptance.yaml");
+  ASSERT_TRUE(loaded.suite) << (loaded.diagnostics.empty() ? "" : loaded.diagnostics[0].message);
+  std::set<std::string> tests;
+  for (const auto& t : loaded.suite->tests) tests.insert(t.name);
+  for (const auto& c : evaluate_selftest(json::object(), soft_pair()).checks)
+    if (!c.test.empty()) {
+      EXPECT_TRUE(tests.count(c.test)) << c.test;
+    }
+  EXPECT_TRUE(
+      suites::parse_suite(instantiate_acceptance_suite(acceptance_suite_template(), {"a", "b"}, {}),
+                          "acceptance.yaml")
+          .suite);
+}
+
+TEST(Selftest, NamesThatCouldBreakOutOfTheSuiteAreRefused) {
+  EXPECT_THROW(instantiate_acceptance_suite(acceptance_suite_template(), {"h1', x: '"}, {}), Error);
+  EXPECT_THROW(instantiate_acceptance_suite(acceptance_suite_template(), {"h1"}, {"m]\n"}), Error);
+  EXPECT_THROW(instantiate_acceptance_suite("tests: []", {"h1", "h3"}, {}), Error);
+}
+
+TEST(Selftest, TheFileToAttachHoldsTheChecksTheSetupAndTheRun) {
+  const json run = soft_run();
+  const json file = selftest_json(evaluate_selftest(run, soft_pair()), soft_pair(), run);
+  EXPECT_EQ(file["schema_version"], 1);
+  EXPECT_EQ(file["verdict"], "pass");
+  EXPECT_EQ(file["checks"].size(), 10u);
+  EXPECT_EQ(file["skipped"], 4);
+  EXPECT_EQ(file["hosts"][1]["provider"], "soft");
+  EXPECT_EQ(file["run"], run);
+}
+
+}  // namespace
+}  // namespace rocehil::run
