@@ -4,17 +4,13 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <sstream>
 
 #include "interrupt.hpp"
 #include "rocehil/common/error.hpp"
-#include "rocehil/inventory/load.hpp"
 #include "rocehil/remote/host_ssh.hpp"
-#include "rocehil/run/selftest.hpp"
-#include "rocehil/run/suite_run.hpp"
+#include "rocehil/run/selftest_run.hpp"
 #include "run_printer.hpp"
 #include "selftest_text.hpp"
 
@@ -42,65 +38,15 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw input_error(fmt::format("{}: cannot read the suite file", path));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-run::SelftestSetup setup_from(const inventory::Inventory& inv, const SelftestOptions& o) {
-  run::SelftestSetup setup;
-  setup.hosts = split_commas(o.hosts);
-  if (setup.hosts.size() != 2 || setup.hosts[0] == setup.hosts[1])
-    throw input_error(fmt::format("--hosts '{}': give two different hosts of {}, as A,B", o.hosts,
-                                  o.inventory_file));
-  for (const auto& name : setup.hosts) {
-    const inventory::Host* h = inv.find_host(name);
-    if (h == nullptr)
-      throw input_error(fmt::format("--hosts: {} has no host '{}' (rocehil inventory show {})",
-                                    o.inventory_file, name, o.inventory_file));
-    setup.providers.emplace_back(inventory::to_string(h->provider));
-    setup.gpus.push_back(!h->nics.empty() && h->nics.front().gpu >= 0);
-  }
-  setup.captures = split_commas(o.captures);
-  for (const auto& point : setup.captures)
-    if (inv.find_capture(point) == nullptr)
-      throw input_error(
-          fmt::format("--captures: {} has no capture point '{}'", o.inventory_file, point));
-  return setup;
-}
-
-nlohmann::json read_run(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw system_error(fmt::format("cannot read {}", path.string()), errno);
-  return nlohmann::json::parse(in);
-}
-
 int selftest(const SelftestOptions& o) {
-  const inventory::Inventory inv = inventory::load_inventory(o.inventory_file);
-  const run::SelftestSetup setup = setup_from(inv, o);
-  const std::string text = o.suite_file.empty() ? std::string(run::acceptance_suite_template())
-                                                : read_file(o.suite_file);
-  // The filled-in suite is kept beside the reports: `rocehil run` takes it again as it is.
-  std::filesystem::create_directories(o.reports_dir);
-  const auto suite_path = std::filesystem::path(o.reports_dir) /
-                          fmt::format("acceptance-{}-{}.yaml", setup.hosts[0], setup.hosts[1]);
-  const std::string suite = run::instantiate_acceptance_suite(text, setup.hosts, setup.captures);
-  {
-    std::ofstream out(suite_path);
-    out << suite;
-    if (!out) throw system_error(fmt::format("cannot write {}", suite_path.string()), errno);
-  }
-
-  run::SuiteRunOptions run;
-  run.suite_file = suite_path.string();
+  run::SelftestOptions run;
   run.inventory_file = o.inventory_file;
+  run.hosts = split_commas(o.hosts);
+  run.captures = split_commas(o.captures);
+  run.suite_file = o.suite_file;
   run.reports_dir = o.reports_dir;
   run.history_file = o.history_file;
   run.deploy = o.deploy;
-  if (!run::pair_has_gpus(setup)) run.leave_out.push_back("gpu_memory");
   run.timeout = std::chrono::seconds(o.timeout_s);
   std::vector<std::string> words = {"rocehil", "selftest", "--inventory", o.inventory_file,
                                     "--hosts", o.hosts,    "--reports",   o.reports_dir};
@@ -108,26 +54,15 @@ int selftest(const SelftestOptions& o) {
   if (!o.suite_file.empty()) words.insert(words.end(), {"--suite", o.suite_file});
   run.command_line = remote::remote_command_line(words);
 
-  std::string run_id;
   RunPrinter printer(o.json ? RunPrinter::Stdout::quiet : RunPrinter::Stdout::text);
-  const int run_code = run::run_suite(run, catch_interrupts(), printer, &run_id);
-  if (run_id.empty()) return run_code;  // nothing was recorded to read back
-  const auto directory = std::filesystem::path(o.reports_dir) / run_id;
-  const nlohmann::json record = read_run(directory / "run.json");
-  const run::SelftestReport report = run::evaluate_selftest(record, setup);
-  const auto file = directory / "selftest.json";
-  const std::string attached = run::selftest_json(report, setup, record).dump(2);
-  {
-    std::ofstream out(file);
-    out << attached << "\n";
-    if (!out) throw system_error(fmt::format("cannot write {}", file.string()), errno);
+  const run::SelftestOutcome outcome = run::run_selftest(run, catch_interrupts(), printer);
+  if (outcome.report) {
+    if (o.json)
+      fmt::print("{}\n", outcome.selftest_json);
+    else
+      fmt::print("{}", render_selftest_text(*outcome.report, outcome.file));
   }
-  if (o.json)
-    fmt::print("{}\n", attached);
-  else
-    fmt::print("{}", render_selftest_text(report, file.string()));
-  // Interrupted: the run's own 3, whatever the checks that ran say.
-  return record.value("interrupted", false) ? run_code : report.exit_code();
+  return outcome.exit_code();
 }
 
 }  // namespace

@@ -5,10 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/run/selftest_run.hpp"
 #include "rocehil/suites/suite.hpp"
 
 namespace rocehil::run {
@@ -311,6 +317,43 @@ TEST(Selftest, TheFileToAttachHoldsTheChecksTheSetupAndTheRun) {
   EXPECT_EQ(file["skipped"], 4);
   EXPECT_EQ(file["hosts"][1]["provider"], "soft");
   EXPECT_EQ(file["run"], run);
+}
+
+// Hosts and capture points are held to the inventory before anything is written or run.
+TEST(SelftestRun, RefusesAPairTheInventoryDoesNotHave) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("rocehil-selftest-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "inventory.yaml") << R"(schema_version: 1
+name: here
+defaults: {launcher: local, provider: soft}
+hosts:
+  - {name: a, address: 127.0.0.1, nics: [{netdev: lo, ip: 127.0.0.1}]}
+  - {name: b, address: 127.0.0.2, nics: [{netdev: lo, ip: 127.0.0.2}]}
+)";
+  const auto refusal = [&](std::vector<std::string> hosts, std::vector<std::string> captures) {
+    SelftestOptions o;
+    o.inventory_file = (dir / "inventory.yaml").string();
+    o.hosts = std::move(hosts);
+    o.captures = std::move(captures);
+    o.reports_dir = (dir / "reports").string();
+    const std::atomic<bool> interrupt{false};
+    RunEvents silent;
+    try {
+      run_selftest(o, interrupt, silent);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), ExitCode::bad_input);
+      return std::string(e.what());
+    }
+    return std::string("(ran)");
+  };
+  EXPECT_NE(refusal({"a", "a"}, {}).find("--hosts 'a,a': give two different hosts"),
+            std::string::npos);
+  EXPECT_NE(refusal({"a", "c"}, {}).find("has no host 'c'"), std::string::npos);
+  EXPECT_NE(refusal({"a", "b"}, {"spine1"}).find("has no capture point 'spine1'"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "reports"));
+  fs::remove_all(dir);
 }
 
 }  // namespace
