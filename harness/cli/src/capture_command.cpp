@@ -5,12 +5,12 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <csignal>
 #include <memory>
 #include <optional>
 
 #include "analyze_command.hpp"
 #include "capture_text.hpp"
+#include "interrupt.hpp"
 #include "rocehil/capture/capture_run.hpp"
 #include "rocehil/capture/open_live_source.hpp"
 #include "rocehil/common/error.hpp"
@@ -40,11 +40,6 @@ struct CaptureOptions {
   bool progress = true;
 };
 
-std::atomic<bool> interrupted{false};
-extern "C" void on_capture_interrupt(int) {
-  interrupted.store(true);
-}
-
 int run_capture(const CaptureOptions& o) {
   if (o.duration_s < 0) throw input_error("--duration: give seconds above 0, or leave it out");
   auto source = capture::open_live_source({.backend = o.backend,
@@ -66,9 +61,7 @@ int run_capture(const CaptureOptions& o) {
   o.pause.apply_to(run_options.analyzer);
   capture::CaptureRun run(*source, run_options);
 
-  interrupted = false;
-  std::signal(SIGINT, on_capture_interrupt);
-  std::signal(SIGTERM, on_capture_interrupt);
+  std::optional<InterruptScope> interrupts(std::in_place);
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   // Always, even with --json (which owns stdout): a person or a script waits for this line to
   // know the capture is listening.
@@ -77,7 +70,7 @@ int run_capture(const CaptureOptions& o) {
              o.duration_s > 0 ? fmt::format(" for {} s", o.duration_s) : "");
   double last_line = 0;
   const capture::CaptureSummary summary = run.run([&](const capture::CaptureProgress& p) {
-    if (interrupted.load()) run.stop();
+    if (interrupts->flag().load()) run.stop();
     if (!o.progress) return;
     if (tty) {
       fmt::print(stderr, "\r\033[Kcapture  {}  {} frames  {}",
@@ -89,8 +82,7 @@ int run_capture(const CaptureOptions& o) {
                  format_bytes(static_cast<double>(p.bytes)));
     }
   });
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  interrupts.reset();  // a second Ctrl-C during the summary ends the process
   if (tty && o.progress) fmt::print(stderr, "\r\033[K");
 
   const CaptureSetup setup{o.backend, o.filter, o.snaplen};

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
-#include <csignal>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "interrupt.hpp"
 #include "progress.hpp"
 #include "rocehil/capture/pause_injector.hpp"
 #include "rocehil/common/error.hpp"
@@ -37,28 +37,6 @@ struct InjectCliOptions {
   bool xon_at_end = false;
   bool json = false;
   bool progress = true;
-};
-
-std::atomic<bool> interrupted{false};
-extern "C" void on_inject_interrupt(int) {
-  interrupted.store(true);
-}
-
-// Ctrl-C and SIGTERM set `interrupted` while the injector runs: it stops at the next frame and
-// the summary is still printed.
-class InterruptHandlers {
- public:
-  InterruptHandlers() {
-    interrupted = false;
-    std::signal(SIGINT, on_inject_interrupt);
-    std::signal(SIGTERM, on_inject_interrupt);
-  }
-  InterruptHandlers(const InterruptHandlers&) = delete;
-  InterruptHandlers& operator=(const InterruptHandlers&) = delete;
-  ~InterruptHandlers() {
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-  }
 };
 
 std::vector<unsigned> parse_priorities(const std::vector<std::string>& texts) {
@@ -199,13 +177,15 @@ int run_inject(const InjectCliOptions& cli) {
     progress.update(sent);
   };
   capture::InjectResult result;
+  bool was_interrupted = false;
   {
-    const InterruptHandlers handlers;
-    result = capture::inject_pause_frames(options, interrupted, on_progress);
+    // Ctrl-C and SIGTERM stop the injector at the next frame; the summary is still printed.
+    const InterruptScope interrupts;
+    result = capture::inject_pause_frames(options, interrupts.flag(), on_progress);
+    was_interrupted = interrupts.flag().load();
   }
   progress.finish();
 
-  const bool was_interrupted = interrupted.load();
   if (cli.json)
     fmt::print("{}\n", summary_json(options, result, planned, was_interrupted).dump(2));
   else

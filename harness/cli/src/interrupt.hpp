@@ -4,10 +4,24 @@
 
 namespace rocehil::cli {
 
-// The flag a long command (run, bisect, selftest) passes down so SIGINT and SIGTERM end the case
-// that is running instead of the process: what was measured is written, the rest marked not run.
-// Installs the handlers (and ignores SIGPIPE, so a closed agent pipe is an error, not a death),
-// clears the flag, and returns it. One flag per process: commands run one at a time.
+// The one SIGINT/SIGTERM handler of the command line: it sets a flag that long work polls, so
+// Ctrl-C ends the running case, capture or injection instead of the process, and what was
+// measured is still written. One flag per process: commands run one at a time.
+
+// For run, bisect, selftest, traffic and collective: installs the handlers for the rest of the
+// process (and ignores SIGPIPE, so a closed agent pipe is an error, not a death), clears the
+// flag, and returns it.
 const std::atomic<bool>& catch_interrupts();
+
+// For capture and inject: the same handlers while it lives; the default ones again after it,
+// so a second Ctrl-C during the summary ends the process.
+class InterruptScope {
+ public:
+  InterruptScope();
+  ~InterruptScope();
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+  const std::atomic<bool>& flag() const;
+};
 
 }  // namespace rocehil::cli
