@@ -4,9 +4,8 @@
 
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "read_file.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/agent_link.hpp"
 #include "rocehil/remote/run_command.hpp"
@@ -19,14 +18,6 @@ namespace rocehil::run {
 namespace {
 
 using Step = reports::History::BisectStep;
-
-std::string read_file(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(fmt::format("{}: cannot read the {} (check the path)", path, what));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class Bisect {
  public:

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "read_file.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/run/suite_run.hpp"
@@ -15,14 +15,6 @@
 namespace rocehil::run {
 
 namespace {
-
-std::string read_suite(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw input_error(fmt::format("{}: cannot read the suite file", path));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 SelftestSetup setup_from(const inventory::Inventory& inv, const SelftestOptions& o) {
   SelftestSetup setup;
@@ -68,8 +60,8 @@ SelftestOutcome run_selftest(const SelftestOptions& o, const std::atomic<bool>& 
                              RunEvents& events) {
   const inventory::Inventory inv = inventory::load_inventory(o.inventory_file);
   const SelftestSetup setup = setup_from(inv, o);
-  const std::string text =
-      o.suite_file.empty() ? std::string(acceptance_suite_template()) : read_suite(o.suite_file);
+  const std::string text = o.suite_file.empty() ? std::string(acceptance_suite_template())
+                                                : read_file(o.suite_file, "suite file");
   // The filled-in suite is kept beside the reports: `rocehil run` takes it again as it is.
   std::filesystem::create_directories(o.reports_dir);
   const auto suite_path = std::filesystem::path(o.reports_dir) /

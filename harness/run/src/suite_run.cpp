@@ -5,12 +5,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <set>
-#include <sstream>
 
 #include "case_attempt.hpp"
+#include "read_file.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/inventory/selection.hpp"
@@ -28,13 +27,6 @@
 namespace rocehil::run {
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::int64_t unix_s_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -141,9 +133,9 @@ class Run {
     record_.command_line = o_.command_line;
     record_.suite_file = o_.suite_file;
     record_.suite_name = suite_.name;
-    record_.suite_text = read_text(o_.suite_file);
+    record_.suite_text = read_file(o_.suite_file, "suite");
     record_.inventory_file = o_.inventory_file;
-    record_.inventory_text = read_text(o_.inventory_file);
+    record_.inventory_text = read_file(o_.inventory_file, "inventory");
     std::set<std::string> host_names;
     for (const auto& tc : cases_) {
       const auto& test = suite_.tests[tc.test];
