@@ -12,7 +12,7 @@
 
 #include "rocehil/agent/protocol.hpp"
 
-namespace rh = rocehil::cli;
+namespace rh = rocehil::agent;
 
 namespace {
 
