@@ -1,8 +1,8 @@
 #pragma once
 
-#include <memory>
-#include <mutex>
+#include <cstddef>
 #include <optional>
+#include <string>
 
 #include "progress.hpp"
 #include "rocehil/run/events.hpp"

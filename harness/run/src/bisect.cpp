@@ -63,18 +63,16 @@ class Bisect {
                             .recorded = done});
     int step = done.empty() ? 0 : done.back().step;
     while (const auto next = search.next(candidates_)) {
-      if (interrupt_.load()) return stopped(history, "interrupted");
+      if (interrupt_.load()) return stopped("interrupted");
       int exit_code = 0;
       const Step result = run_candidate(*next, ++step, exit_code);
       // A run cut short by the signal says nothing of its candidate: it is not recorded.
       if (interrupt_.load())
         return stopped(
-            history,
             fmt::format("interrupted during the run of '{}'; run the same command again to resume",
                         result.candidate));
       if (exit_code != 0 && exit_code != 1)
         return stopped(
-            history,
             fmt::format("the run of '{}' could not measure (exit {}; see run {}); fix the fabric "
                         "or hosts and run the same command again to resume",
                         result.candidate, exit_code, result.run_id.empty() ? "-" : result.run_id));
@@ -113,9 +111,8 @@ class Bisect {
     return s;
   }
 
-  BisectOutcome stopped(const reports::History& history, std::string why) {
+  BisectOutcome stopped(std::string why) {
     out_.stopped = std::move(why);
-    out_.steps = history.bisect_steps(out_.id);
     return out_;
   }
 

@@ -1,8 +1,3 @@
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <cmath>
-
 #include "rocehil/agent/qp_counters_json.hpp"
 #include "rocehil/run/result_json.hpp"
 

@@ -49,7 +49,7 @@ struct BisectOutcome {
   // that could not measure), and the same command resumes it.
   std::string first_bad, last_good;
   std::string stopped;
-  std::vector<reports::History::BisectStep> steps;
+  std::vector<reports::History::BisectStep> steps;  // every step, once it has ended
 };
 
 // Throws rocehil::Error: bad input for the candidates file, --apply or the reports directory;
