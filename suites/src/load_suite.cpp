@@ -25,7 +25,7 @@ using inventory::shown;
 #define ROCEHIL_SETTING_KEYS                                                              \
   "hosts", "provider", "size", "qps", "strategy", "placement", "traffic_class", "opcode", \
       "transport", "memory", "duration_s", "iterations", "warmup", "repeats", "pipeline", \
-      "captures"
+      "captures", "engine"
 
 // The path MTU the agents' QPs use (SetupRequest::mtu's default), which bounds a UD message.
 constexpr std::uint64_t ud_max_message = 1024;
@@ -189,6 +189,9 @@ class SuiteReader {
     if (const auto n = m.get("memory"); n.IsDefined())
       if (const auto v = inventory::read_choice(ctx_, n, field("memory"), {"host", "gpu"}))
         s.memory = *v;
+    if (const auto n = m.get("engine"); n.IsDefined())
+      if (const auto v = inventory::read_choice(ctx_, n, field("engine"), {"rocehil", "perftest"}))
+        s.engine = *v;
     if (const auto n = m.get("duration_s"); n.IsDefined())
       if (const auto v = inventory::read_number(ctx_, n, field("duration_s"), 0.1, 86400))
         s.duration_s = *v;
@@ -226,6 +229,32 @@ class SuiteReader {
                    fmt::format("{}: a UD message is one packet: size must be at most {} (the "
                                "path MTU rocehil's QPs use), got {}",
                                owner, ud_max_message, size));
+  }
+
+  // perftest runs bw and lat with the tools Debian ships: WRITE, READ or SEND, host memory.
+  void check_perftest(const MapReader& m, const YAML::Node& n, const std::string& owner,
+                      const SuiteTest& t) {
+    const YAML::Node at = m.get("engine").IsDefined() ? m.get("engine") : n;
+    if (t.workload != "bw" && t.workload != "lat") {
+      ctx_.error(at, fmt::format("{}: engine perftest runs workload bw or lat, not {} (perftest "
+                                 "has no collectives)",
+                                 owner, t.workload));
+      return;
+    }
+    if (t.workload == "bw" && t.settings.opcode == "write_with_imm")
+      ctx_.error(m.get("opcode").IsDefined() ? m.get("opcode") : at,
+                 fmt::format("{}: perftest has no WRITE_WITH_IMM bandwidth test; use opcode "
+                             "write, read or send, or engine rocehil",
+                             owner));
+    if (t.settings.memory == "gpu")
+      ctx_.error(m.get("memory").IsDefined() ? m.get("memory") : at,
+                 fmt::format("{}: memory gpu with engine perftest needs a perftest built with "
+                             "CUDA (--use_cuda), which Debian's is not; use engine rocehil",
+                             owner));
+    if (t.workload == "lat" && t.settings.iterations < 5)
+      ctx_.error(m.get("iterations").IsDefined() ? m.get("iterations") : at,
+                 fmt::format("{}: perftest runs at least 5 iterations, got {}", owner,
+                             t.settings.iterations));
   }
 
   std::optional<SuiteTest> read_test(const YAML::Node& n, const TestSettings& defaults) {
@@ -266,6 +295,7 @@ class SuiteReader {
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
                  fmt::format("{}: lat pings over one QP; drop qps", owner));
     if (t.settings.transport == "ud") check_ud(m, n, owner, t);
+    if (t.settings.engine == "perftest") check_perftest(m, n, owner, t);
     if (t.settings.memory == "gpu" && t.workload != "bw" && t.workload != "lat")
       ctx_.error(m.get("memory").IsDefined() ? m.get("memory") : n,
                  fmt::format("{}: memory gpu needs workload bw or lat (a collective checks its "

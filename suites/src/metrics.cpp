@@ -31,6 +31,9 @@ const std::vector<MetricInfo>& known_metrics() {
   constexpr std::string_view pings = "the agents: ping-pong round trips / 2";
   constexpr std::string_view mirrors = "the capture points (mirror ports)";
   constexpr std::string_view rdma = "not measured (soft uses no RDMA device)";
+  constexpr std::string_view no_perftest = "not measured (perftest needs an RDMA device)";
+  constexpr std::string_view perftest_table =
+      "perftest's table (--out_json file where it writes one)";
   static const std::vector<MetricInfo> metrics = {
       {"busbw_gbps", "Gbit/s", "bus bandwidth (nccl-tests' busbw, in bits); bw: the payload rate",
        false, agents, agents},
@@ -111,6 +114,28 @@ const std::vector<MetricInfo>& known_metrics() {
       {"nic_tx_bytes", "bytes", "bytes the NICs sent", false,
        "/sys/class/net/DEV/statistics/tx_bytes",
        "counters port_xmit_data x 4 (RoCE bypasses the netdev's own statistics)"},
+      // engine perftest: perftest's own columns, as its table prints them (the client's side).
+      {"perftest_bw_peak_gbps", "Gbit/s", "engine perftest, bw: BW peak", false, no_perftest,
+       perftest_table},
+      {"perftest_bw_average_gbps", "Gbit/s", "engine perftest, bw: BW average (also busbw_gbps)",
+       false, no_perftest, perftest_table},
+      {"perftest_msg_rate_mpps", "Mpps", "engine perftest, bw: MsgRate", false, no_perftest,
+       perftest_table},
+      {"perftest_t_min_us", "us", "engine perftest, lat: t_min", false, no_perftest,
+       perftest_table},
+      {"perftest_t_max_us", "us", "engine perftest, lat: t_max (also lat_max_us)", false,
+       no_perftest, perftest_table},
+      {"perftest_t_typical_us", "us",
+       "engine perftest, lat: t_typical, the median (also lat_p50_us)", false, no_perftest,
+       perftest_table},
+      {"perftest_t_avg_us", "us", "engine perftest, lat: t_avg", false, no_perftest,
+       perftest_table},
+      {"perftest_t_stdev_us", "us", "engine perftest, lat: t_stdev", false, no_perftest,
+       perftest_table},
+      {"perftest_t_p99_us", "us", "engine perftest, lat: 99% percentile (also lat_p99_us)", false,
+       no_perftest, perftest_table},
+      {"perftest_t_p999_us", "us", "engine perftest, lat: 99.9% percentile", false, no_perftest,
+       perftest_table},
   };
   return metrics;
 }

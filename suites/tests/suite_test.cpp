@@ -210,6 +210,36 @@ TEST(Suite, GpuMemoryIsForPointToPointTests) {
                                       "(a collective checks its data in host memory)"}));
 }
 
+TEST(Suite, ThePerftestEngineRunsBwAndLatWithPerftestsOwnTests) {
+  const Suite s = parsed(
+      "schema_version: 1\nname: x\ndefaults:\n  engine: perftest\ntests:\n"
+      "  - name: w\n    workload: bw\n    opcode: read\n  - name: l\n    workload: lat\n"
+      "  - name: r\n    workload: bw\n    engine: rocehil\n");
+  EXPECT_EQ(s.tests[0].settings.engine, "perftest");
+  EXPECT_EQ(s.tests[1].settings.engine, "perftest");
+  EXPECT_EQ(s.tests[2].settings.engine, "rocehil");
+  EXPECT_EQ(parsed("schema_version: 1\nname: x\ntests:\n  - name: d\n    workload: bw\n")
+                .tests[0]
+                .settings.engine,
+            "rocehil");
+  EXPECT_EQ(
+      errors_of("schema_version: 1\nname: x\ntests:\n  - name: a\n    workload: allreduce\n"
+                "    engine: perftest\n  - name: b\n    workload: bw\n    engine: perftest\n"
+                "    opcode: write_with_imm\n    memory: gpu\n  - name: c\n    workload: lat\n"
+                "    engine: perftest\n    iterations: 4\n  - name: d\n    workload: bw\n"
+                "    engine: ib_write_bw\n"),
+      (std::vector<std::string>{
+          "s.yaml:6:13: test 'a': engine perftest runs workload bw or lat, not allreduce "
+          "(perftest has no collectives)",
+          "s.yaml:10:13: test 'b': perftest has no WRITE_WITH_IMM bandwidth test; use opcode "
+          "write, read or send, or engine rocehil",
+          "s.yaml:11:13: test 'b': memory gpu with engine perftest needs a perftest built with "
+          "CUDA (--use_cuda), which Debian's is not; use engine rocehil",
+          "s.yaml:15:17: test 'c': perftest runs at least 5 iterations, got 4",
+          "s.yaml:18:13: test 'd': engine 'ib_write_bw' is not one of rocehil, perftest; use one "
+          "of them"}));
+}
+
 TEST(Suite, SizesReadAndPrintAsPeopleWriteThem) {
   EXPECT_EQ(parse_size("65536"), 65536u);
   EXPECT_EQ(parse_size("64K"), 65536u);

@@ -9,10 +9,12 @@
 
 #include "capture_task.hpp"
 #include "collective_task.hpp"
+#include "perftest_task.hpp"
 #include "results.hpp"
 #include "rocehil/capture/dpdk_source.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
+#include "rocehil/perftest/child_process.hpp"
 
 namespace rocehil::agent {
 
@@ -88,8 +90,10 @@ void AgentSession::handle(const Request& request) {
                              .providers = traffic::built_providers(),
                              .workloads = {"bw", "lat", "collective"},
                              .devices = {},
-                             .capture_backends = {"pcap"}};
+                             .capture_backends = {"pcap"},
+                             .engines = {"rocehil"}};
             if (capture::dpdk_available()) hello.capture_backends.push_back("dpdk");
+            if (perftest::find_on_path("ib_write_bw")) hello.engines.push_back("perftest");
             char name[256] = {};
             if (gethostname(name, sizeof name - 1) == 0) hello.host = name;
             for (traffic::DeviceInfo& d : traffic::list_devices())
@@ -106,6 +110,8 @@ void AgentSession::handle(const Request& request) {
             on_start(id, body);
           } else if constexpr (std::is_same_v<T, StopRequest>) {
             on_stop(id);
+          } else if constexpr (std::is_same_v<T, PerftestRequest>) {
+            on_perftest(id, body);
           }  // capture requests were handled above
         },
         request.body);
@@ -335,6 +341,10 @@ void AgentSession::tick() {
       error(capture_id_, e.what());
     }
   }
+  if (perftest_) {
+    if (auto listening = perftest_->take_listening()) emit_(Reply{perftest_id_, *listening});
+    if (auto results = perftest_->take_results()) emit_(Reply{perftest_id_, std::move(*results)});
+  }
   if (state_ != State::running) return;
   const auto now = Clock::now();
   if (now >= next_stats_) emit_stats(now);
@@ -372,7 +382,20 @@ void AgentSession::emit_stats(Clock::time_point now) {
   emit_(Reply{start_id_, stats});
 }
 
+void AgentSession::on_perftest(std::optional<std::uint64_t> id, const PerftestRequest& request) {
+  if (state_ == State::running)
+    return error(id, "perftest: a rocehil workload is running; send stop first");
+  if (!perftest_) perftest_ = std::make_unique<AgentPerftest>(wake_fd_);
+  perftest_->start(request);
+  perftest_id_ = id;
+}
+
 void AgentSession::on_stop(std::optional<std::uint64_t> id) {
+  // A perftest run ends on its own thread; its results (marked stopped) follow from tick().
+  if (perftest_ && perftest_->active() && state_ != State::running) {
+    perftest_->stop();
+    return;
+  }
   if (state_ != State::running && state_ != State::finished)
     return error(id, "stop: nothing was started");
   if (state_ == State::running) {
@@ -416,7 +439,8 @@ void AgentSession::release() {
 }
 
 void AgentSession::shutdown() {
-  capture_.reset();  // stops a running capture with its files flushed
+  capture_.reset();   // stops a running capture with its files flushed
+  perftest_.reset();  // kills a running perftest
   release();
   state_ = State::idle;
 }

@@ -289,8 +289,10 @@ TEST(AgentProtocolRoundTrip, HelloReplyWithDevices) {
   h.devices = {{"soft", "soft", {"10.0.0.1", "2001:db8::1"}, "RoCEv2 over UDP"},
                {"mlx5_0", "verbs", {}, "fw 28.39.1002, port 1 ACTIVE \"quoted\"\ttab é"}};
   h.capture_backends = {"pcap", "dpdk"};
+  h.engines = {"rocehil", "perftest"};
   const auto back = reply_round_trip<HelloReply>(Reply{1, h});
   EXPECT_EQ(back.capture_backends, h.capture_backends);
+  EXPECT_EQ(back.engines, h.engines);
   EXPECT_EQ(back.version, h.version);
   EXPECT_EQ(back.protocol, h.protocol);
   EXPECT_EQ(back.host, h.host);
@@ -538,7 +540,8 @@ TEST(AgentProtocolWire, HelloReplyText) {
   EXPECT_EQ(to_json_line(Reply{0, h}),
             R"({"v":1,"op":"hello","id":0,"version":"1.0","protocol":1,"host":"h1",)"
             R"("providers":["soft"],"workloads":["bw"],"devices":[{"name":"soft",)"
-            R"("provider":"soft","addresses":["10.0.0.1"],"detail":""}],"capture_backends":[]})");
+            R"("provider":"soft","addresses":["10.0.0.1"],"detail":""}],"capture_backends":[],)"
+            R"("engines":["rocehil"]})");
 }
 
 TEST(AgentProtocolWire, NonFiniteNumbersAreWrittenAsNullAndRefused) {
@@ -772,20 +775,20 @@ TEST(AgentProtocolRejects, Envelope) {
            "protocol version -1 is not supported (this agent speaks 1): " + fix},
           {R"({"v":1})",
            "missing field 'op' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop)"},
+           "capture_stop, perftest)"},
           {R"({"v":1,"op":5})", "field 'op' must be a string, got 5"},
           {R"({"v":1,"op":"frobnicate"})",
            "unknown op 'frobnicate' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop)"},
+           "capture_stop, perftest)"},
           {R"({"v":1,"op":"Hello"})",
            "unknown op 'Hello' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop)"},
+           "capture_stop, perftest)"},
           {R"({"v":1,"op":"\u001b[2J\u0007it's a very long op name, longer than forty"})",
            "unknown op '\\x1b[2J\\x07it\\'s a very long op name, longer th...' (known: hello, "
-           "setup, connect, start, stop, capture_start, capture_stop)"},
+           "setup, connect, start, stop, capture_start, capture_stop, perftest)"},
           {R"({"v":1,"op":"connected"})",
            "unknown op 'connected' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop)"},
+           "capture_stop, perftest)"},
           {R"({"v":1,"op":"hello","id":-1})",
            "hello: field 'id' must be an integer from 0 to 18446744073709551615, got -1"},
           {R"({"v":1,"op":"hello","id":1.5})",
@@ -1064,7 +1067,7 @@ TEST(AgentProtocolRejects, Replies) {
            "missing field 'v' (the protocol version; this controller speaks 1): " + fix},
           {R"({"v":1,"op":"start"})",
            "unknown op 'start' (known: hello, setup, connected, started, stats, results, error, "
-           "capture_started, capture_summary)"},
+           "capture_started, capture_summary, perftest_listening, perftest_results)"},
           {R"({"v":1,"op":"stats","t_s":1,"messages":1,"bytes":1})",
            "stats: missing required field 'gbps'"},
           {R"({"v":1,"op":"stats","t_s":1,"messages":-1,"bytes":1,"gbps":1})",

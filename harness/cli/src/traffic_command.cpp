@@ -8,11 +8,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 
 #include "in_process_agent.hpp"
 #include "interrupt.hpp"
+#include "perftest_text.hpp"
 #include "rocehil/agent/stdio_loop.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/agent_link.hpp"
@@ -43,6 +46,11 @@ struct ClientOptions {
   bool bidirectional = false;
   std::uint32_t stats_ms = 1000;
   bool json = false;
+  std::string engine = "rocehil";
+  // Given on the command line rather than left at their defaults (for engine perftest, which
+  // has no equivalent of some of them and must not ignore them silently).
+  bool opcode_given = false, udp_sport_given = false, warmup_given = false, stats_given = false,
+       iterations_given = false;
 };
 
 bool is_ip_literal(const std::string& text) {
@@ -139,6 +147,46 @@ run::PointToPointConfig make_config(const ClientOptions& o) {
   return config;
 }
 
+// engine perftest: the same test as perftest's tools run it. lat takes --opcode too (ib_write_lat,
+// ib_read_lat, ib_send_lat), default send like rocehil's own lat.
+run::PerftestPairConfig make_perftest_config(const ClientOptions& o) {
+  for (const auto& [given, flag] :
+       {std::pair{o.udp_sport_given, "--udp-sport"}, std::pair{o.warmup_given, "--warmup"},
+        std::pair{o.stats_given, "--stats-ms"}})
+    if (given)
+      throw input_error(
+          fmt::format("{} has no perftest equivalent; drop it with --engine perftest", flag));
+  const bool lat = o.test == "lat";
+  const std::string opcode = lat && !o.opcode_given ? "send" : o.opcode;
+  if (opcode == "write_with_imm")
+    throw input_error("perftest has no WRITE_WITH_IMM test; use --opcode write, read or send");
+  run::PerftestPairConfig config;
+  agent::PerftestRequest& c = config.client;
+  c.role = agent::Role::client;
+  c.tool = opcode + (lat ? "_lat" : "_bw");
+  c.device = o.device;
+  c.port = static_cast<std::uint8_t>(o.ib_port);
+  c.gid_index = o.gid_index;
+  c.size = o.size != 0 ? o.size : lat ? 8 : 65536;
+  c.qps = lat ? 1 : o.qps;
+  if (!lat) c.tx_depth = o.tx_depth;
+  if (o.iterations_given)
+    c.iterations = o.iterations;
+  else if (lat)
+    c.iterations = 10000;  // perftest's own default is 1000; rocehil's lat runs 10000
+  else                     // perftest takes whole seconds
+    c.seconds = static_cast<std::uint32_t>(std::max(1.0, std::ceil(o.duration)));
+  c.mtu = o.mtu;
+  c.traffic_class = o.tclass;
+  c.bidirectional = o.bidirectional;
+  c.server = o.server_address;
+  config.server = c;
+  config.server.role = agent::Role::server;
+  config.server.device = o.server_device;
+  config.server.server.clear();
+  return config;
+}
+
 std::unique_ptr<remote::AgentLink> start_server(const ClientOptions& o) {
   if (!o.server_host.empty()) {
     const std::string remote = o.remote_rocehil.empty() ? "rocehil" : o.remote_rocehil;
@@ -151,6 +199,26 @@ std::unique_ptr<remote::AgentLink> start_server(const ClientOptions& o) {
         {.name = "netns " + o.server_netns,
          .argv = {"ip", "netns", "exec", o.server_netns, self, "traffic", "server"}});
   return remote::launch_agent({.name = "local process", .argv = {self, "traffic", "server"}});
+}
+
+int run_perftest_client(const ClientOptions& o) {
+  const run::PerftestPairConfig config = make_perftest_config(o);
+  const std::atomic<bool>& interrupted = catch_interrupts();
+  auto server = start_server(o);
+  auto client = make_in_process_agent(ROCEHIL_VERSION);
+  if (!o.json)
+    fmt::print("perftest {} between here and {} ({}), the server side first\n", config.client.tool,
+               server->name(), config.client.server);
+  std::fflush(stdout);
+  const run::PerftestPairResult result =
+      run::run_perftest_pair(*client, *server, config, {}, interrupted);
+  if (o.json)
+    fmt::print("{}\n", run::perftest_pair_json(config, result).dump(2));
+  else
+    fmt::print("{}", format_perftest_pair(result));
+  if (result.interrupted || run::perftest_failure(result))
+    return static_cast<int>(ExitCode::infrastructure);
+  return static_cast<int>(ExitCode::qualified);
 }
 
 int run_client(ClientOptions o) {
@@ -167,6 +235,7 @@ int run_client(ClientOptions o) {
           "host name says where to log in, not which NIC carries the traffic)");
     o.server_address = o.server_host;
   }
+  if (o.engine == "perftest") return run_perftest_client(o);
   const run::PointToPointConfig config = make_config(o);
   const std::atomic<bool>& interrupted = catch_interrupts();
 
@@ -241,6 +310,12 @@ void add_traffic_command(CLI::App& app, int& exit_code) {
   client->add_option("--ib-port", o->ib_port, "verbs: the device port")->check(CLI::Range(1, 255));
   client->add_option("--test", o->test, "bw (bandwidth) or lat (ping-pong latency)")
       ->check(CLI::IsMember({"bw", "lat"}));
+  client
+      ->add_option("--engine", o->engine,
+                   "rocehil (its own traffic, soft or verbs) or perftest (Debian's ib_*_bw and "
+                   "ib_*_lat on both hosts' RDMA devices; the server's --server-address must be "
+                   "IPv4, perftest's handshake is)")
+      ->check(CLI::IsMember({"rocehil", "perftest"}));
   client->add_option("--opcode", o->opcode, "bw: write, write_with_imm, send or read")
       ->check(CLI::IsMember({"write", "write_with_imm", "send", "read"}));
   client->add_option("--size", o->size, "Message size in bytes (default: bw 65536, lat 8)")
@@ -278,10 +353,21 @@ Examples:
   rocehil traffic client --server gpu02 --server-address 10.1.2.2 --qps 8 --size 1048576
   rocehil traffic client --server h3 --ssh-config /tmp/tb/ssh/config \
       --server-address 198.18.2.11 --test lat --json
+  rocehil traffic client --engine perftest --server gpu02 --server-address 10.1.2.2 \
+      --device mlx5_0 --server-device mlx5_0 --qps 8 --duration 5
 The server side runs 'rocehil traffic server' there, reached over ssh stdio: no port is opened.
+With --engine perftest both sides run Debian's perftest (ib_write_bw, ib_send_lat, ...) from
+their agents, the server first on a free TCP port of its own for perftest's handshake.
 Exit status: 0 clean (no error completions, every byte intact), 1 errors or corrupt data,
 2 bad options or a side refused them, 3 a side died, timed out or Ctrl-C.)");
-  client->callback([o, &exit_code] { exit_code = run_client(*o); });
+  client->callback([o, client, &exit_code] {
+    o->opcode_given = client->count("--opcode") > 0;
+    o->udp_sport_given = client->count("--udp-sport") > 0;
+    o->warmup_given = client->count("--warmup") > 0;
+    o->stats_given = client->count("--stats-ms") > 0;
+    o->iterations_given = client->count("--iterations") > 0;
+    exit_code = run_client(*o);
+  });
 }
 
 }  // namespace rocehil::cli

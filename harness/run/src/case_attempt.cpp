@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <set>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "rocehil/run/collective_ranks.hpp"
 #include "rocehil/run/collective_run.hpp"
 #include "rocehil/run/nic_metrics.hpp"
+#include "rocehil/run/perftest_pair.hpp"
 #include "rocehil/run/point_to_point.hpp"
 #include "rocehil/run/reconciliation.hpp"
 #include "rocehil/run/result_json.hpp"
@@ -368,7 +370,79 @@ agent::SetupRequest side_setup(const CaseContext& c, const inventory::Host& host
   return s;
 }
 
+// engine perftest: the same case as perftest's tools run it, each side with its host's NIC.
+agent::PerftestRequest perftest_side(const CaseContext& c, const inventory::Host& host,
+                                     agent::Role role) {
+  const auto& settings = c.test->settings;
+  const auto& nic = host.nics.front();
+  const bool lat = c.test->workload == "lat";
+  agent::PerftestRequest p;
+  p.role = role;
+  // rocehil's lat is a SEND ping-pong: ib_send_lat measures the same thing.
+  p.tool = lat ? "send_lat" : settings.opcode + "_bw";
+  p.device = nic.device;
+  p.port = static_cast<std::uint8_t>(nic.port);
+  p.gid_index = nic.gid_index;
+  p.size = c.test_case->size;
+  p.qps = lat ? 1 : c.test_case->qps;
+  if (lat)
+    p.iterations = settings.iterations;
+  else  // perftest takes whole seconds
+    p.seconds = static_cast<std::uint32_t>(std::max(1.0, std::ceil(settings.duration_s)));
+  p.traffic_class = c.test_case->traffic_class;
+  if (settings.transport == "ud") p.transport = traffic::QpType::ud;
+  return p;
+}
+
+TrafficOutcome run_perftest_case(const CaseContext& c) {
+  const auto hosts = traffic_hosts(*c.inventory, *c.test);
+  const inventory::Host& client_host = *hosts.at(0);
+  const inventory::Host& server_host = *hosts.at(1);
+  PerftestPairConfig config;
+  config.server = perftest_side(c, server_host, agent::Role::server);
+  config.client = perftest_side(c, client_host, agent::Role::client);
+  config.client.server = server_host.nics.front().ip;
+  config.reply_timeout = c.timeout;
+  const auto launch = [&](const inventory::Host& host) {
+    return in_phase("launch", host.name, [&] {
+      remote::AgentCommand command = remote::host_command(host, {host.agent, "agent"}, c.multiplex);
+      return remote::launch_agent(command);
+    });
+  };
+  std::vector<std::unique_ptr<remote::AgentLink>> agents;
+  const AgentsClosedOnExit closer{agents};
+  agents.push_back(launch(client_host));
+  agents.push_back(launch(server_host));
+  const double planned = c.test->workload == "lat" ? 0 : config.client.seconds;
+  const PerftestPairResult result = in_phase("perftest", "", [&] {
+    return run_perftest_pair(
+        *agents[0], *agents[1], config,
+        [&](double seconds) {
+          if (c.on_progress && planned > 0) c.on_progress(std::min(1.0, seconds / planned));
+        },
+        *c.interrupt);
+  });
+  TrafficOutcome out;
+  out.metrics = perftest_metrics(result);
+  out.hosts = {client_host.name, server_host.name};
+  for (const auto& [side, host] :
+       {std::pair{&result.client, client_host.name}, std::pair{&result.server, server_host.name}})
+    if (side->results)
+      for (const auto& d : side->results->nics) out.nics.push_back({host, d});
+  out.cnps_unknown = "the perftest engine counts no CNPs per QP";
+  out.raw = perftest_pair_json(config, result);
+  if (result.client.results && result.client.results->report)
+    out.seconds = static_cast<double>(config.client.seconds);
+  out.interrupted = result.interrupted;
+  if (const auto failure = perftest_failure(result))
+    out.failure = reports::AttemptError{
+        failure->side == agents[1]->name() ? server_host.name : client_host.name, "perftest",
+        failure->message};
+  return out;
+}
+
 TrafficOutcome run_point_to_point_case(const CaseContext& c) {
+  if (c.test->settings.engine == "perftest") return run_perftest_case(c);
   const auto hosts = traffic_hosts(*c.inventory, *c.test);
   const inventory::Host& client_host = *hosts.at(0);
   const inventory::Host& server_host = *hosts.at(1);

@@ -21,6 +21,8 @@
 #include "fields.hpp"
 #include "json_reader.hpp"
 #include "rocehil/agent/qp_counters_json.hpp"
+#include "rocehil/common/error.hpp"
+#include "rocehil/perftest/command.hpp"
 #include "rocehil/traffic/collective.hpp"
 
 namespace rocehil::agent {
@@ -45,11 +47,12 @@ constexpr std::string_view version_fix =
 
 // The op names, in the order of the alternatives of RequestBody and ReplyBody: an op's index is
 // its variant index, so parsing and writing share one table.
-constexpr std::string_view request_ops[] = {"hello", "setup",         "connect",     "start",
-                                            "stop",  "capture_start", "capture_stop"};
-constexpr std::string_view reply_ops[] = {"hello",   "setup",           "connected",
-                                          "started", "stats",           "results",
-                                          "error",   "capture_started", "capture_summary"};
+constexpr std::string_view request_ops[] = {"hello", "setup",         "connect",      "start",
+                                            "stop",  "capture_start", "capture_stop", "perftest"};
+constexpr std::string_view reply_ops[] = {
+    "hello",           "setup", "connected",       "started",         "stats",
+    "results",         "error", "capture_started", "capture_summary", "perftest_listening",
+    "perftest_results"};
 static_assert(std::size(request_ops) == std::variant_size_v<RequestBody>);
 static_assert(std::size(reply_ops) == std::variant_size_v<ReplyBody>);
 
@@ -84,6 +87,9 @@ constexpr std::string_view workload_names[] = {"bw", "lat", "collective"};  // W
 constexpr std::string_view role_names[] = {"client", "server"};             // Role's order
 constexpr std::string_view opcode_names[] = {"send", "write", "write_with_imm", "read"};
 constexpr std::string_view transport_names[] = {"rc", "ud"};  // in traffic::QpType order
+constexpr std::string_view perftest_tool_names[] = {"write_bw",  "read_bw",  "send_bw",
+                                                    "write_lat", "read_lat", "send_lat"};
+constexpr std::string_view engine_names[] = {"rocehil", "perftest"};
 constexpr traffic::Opcode opcode_values[] = {traffic::Opcode::send, traffic::Opcode::write,
                                              traffic::Opcode::write_with_imm,
                                              traffic::Opcode::read};
@@ -494,7 +500,9 @@ struct Describe<HelloReply> {
         field("devices", at<&S::devices>, List<Nested<DeviceEntry>>{{Strictness::strict}},
               Presence::required),
         field("capture_backends", at<&S::capture_backends>,
-              List<Choice>{{capture_backend_names}, 0, std::size(capture_backend_names)})};
+              List<Choice>{{capture_backend_names}, 0, std::size(capture_backend_names)}),
+        field("engines", at<&S::engines>,
+              List<Choice>{{engine_names}, 1, std::size(engine_names)})};
     return f;
   }
 };
@@ -697,6 +705,124 @@ struct Describe<CaptureSummaryEvent> {
   }
 };
 
+template <>
+struct Describe<PerftestRequest> {
+  using S = PerftestRequest;
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("role", at<&S::role>, EnumChoice<Role>{role_names}, Presence::required),
+        field("tool", at<&S::tool>, Choice{perftest_tool_names}, Presence::required),
+        field("device", at<&S::device>, Custom<std::string>{device_name}),
+        field("port", at<&S::port>, Int<std::uint8_t>{1, 255}),
+        field("gid_index", at<&S::gid_index>, Int<int>{-1, 255}),
+        field("size", at<&S::size>, Int<std::uint64_t>{1, std::uint64_t{1} << 32}),
+        field("qps", at<&S::qps>, Int<std::uint32_t>{1, max_agent_qps}),
+        field("tx_depth", at<&S::tx_depth>, Int<std::uint32_t>{0, 15000}),
+        field("seconds", at<&S::seconds>, Int<std::uint32_t>{0, 86400}),
+        field("iterations", at<&S::iterations>, Int<std::uint64_t>{0, 100'000'000}),
+        field("mtu", at<&S::mtu>, Int<std::uint32_t>{0, 4096}),
+        field("traffic_class", at<&S::traffic_class>, Int<int>{-1, 255}),
+        field("bidirectional", at<&S::bidirectional>, Bool{}),
+        field("transport", at<&S::transport>, EnumChoice<traffic::QpType>{transport_names}),
+        field_when(
+            "server", at<&S::server>, Custom<std::string>{ip_address},
+            [](const S& s) { return !s.server.empty(); }, Presence::extra),
+        field("tcp_port", at<&S::tcp_port>, Int<std::uint16_t>{0, max_u16}),
+        field("timeout_s", at<&S::timeout_s>, Number{0, false, 7 * 86400})};
+    return f;
+  }
+  static void check(const Object& o, S& s);
+};
+
+template <>
+struct Describe<perftest::BwRow> {
+  using S = perftest::BwRow;
+  static const auto& fields() {
+    static const auto f =
+        std::tuple{field("bytes", at<&S::bytes>, Int<std::uint64_t>{0, max_u64}),
+                   field("iterations", at<&S::iterations>, Int<std::uint64_t>{0, max_u64}),
+                   field("peak_gbps", at<&S::peak_gbps>, Finite{}),
+                   field("average_gbps", at<&S::average_gbps>, Finite{}),
+                   field("msg_rate_mpps", at<&S::msg_rate_mpps>, Finite{})};
+    return f;
+  }
+};
+
+// A duration run's latency row has only the average and the rate: the rest stay absent.
+template <>
+struct Describe<perftest::LatRow> {
+  using S = perftest::LatRow;
+  static const auto& fields() {
+    static const auto f =
+        std::tuple{field("bytes", at<&S::bytes>, Int<std::uint64_t>{0, max_u64}),
+                   field("iterations", at<&S::iterations>, Int<std::uint64_t>{0, max_u64}),
+                   field("min_us", at<&S::min_us>, Finite{}, Presence::extra),
+                   field("max_us", at<&S::max_us>, Finite{}, Presence::extra),
+                   field("typical_us", at<&S::typical_us>, Finite{}, Presence::extra),
+                   field("avg_us", at<&S::avg_us>, Finite{}, Presence::extra),
+                   field("stdev_us", at<&S::stdev_us>, Finite{}, Presence::extra),
+                   field("p99_us", at<&S::p99_us>, Finite{}, Presence::extra),
+                   field("p999_us", at<&S::p999_us>, Finite{}, Presence::extra),
+                   field("tps", at<&S::tps>, Finite{}, Presence::extra)};
+    return f;
+  }
+};
+
+template <>
+struct Describe<perftest::Report> {
+  using S = perftest::Report;
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("layout", at<&S::layout>, Text{}),
+        field("test", at<&S::test>, Text{}),
+        field("device", at<&S::device>, Text{}),
+        field("connection", at<&S::connection>, Text{}),
+        field("link_type", at<&S::link_type>, Text{}),
+        field("qps", at<&S::qps>, Int<std::uint32_t>{0, max_u32}, Presence::extra),
+        field("mtu", at<&S::mtu>, Int<std::uint32_t>{0, max_u32}, Presence::extra),
+        field("bw", at<&S::bw>, Nested<perftest::BwRow>{Strictness::strict}, Presence::extra),
+        field("lat", at<&S::lat>, Nested<perftest::LatRow>{Strictness::strict}, Presence::extra)};
+    return f;
+  }
+  static void check(const Object&, S& r) {
+    if (r.bw.has_value() == r.lat.has_value())
+      reject("perftest_results: report must have exactly one of 'bw' and 'lat'");
+  }
+};
+
+template <>
+struct Describe<PerftestListeningReply> {
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("tcp_port", at<&PerftestListeningReply::tcp_port>, Int<std::uint16_t>{1, max_u16})};
+    return f;
+  }
+};
+
+template <>
+struct Describe<PerftestResultsEvent> {
+  using S = PerftestResultsEvent;
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("role", at<&S::role>, EnumChoice<Role>{role_names}, Presence::required),
+        field("tool", at<&S::tool>, Choice{perftest_tool_names}, Presence::required),
+        field("stopped", at<&S::stopped>, Bool{}),
+        field("command", at<&S::command>, List<Printable>{{4096, false}, 0, 64}),
+        field("version", at<&S::version>, Printable{64, true}),
+        field("exit_code", at<&S::exit_code>, Int<int>{-255, 255}),
+        field("seconds", at<&S::seconds>, Finite{}),
+        field("report", at<&S::report>, Nested<perftest::Report>{Strictness::strict},
+              Presence::extra),
+        field("error", at<&S::error>, Text{}),
+        field("output", at<&S::output>, Text{}),
+        field_when(
+            "nics", at<&S::nics>,
+            List<Nested<traffic::NicCounterDelta>>{{Strictness::lenient}, 0, max_agent_nics},
+            [](const S& r) { return !r.nics.empty(); }, Presence::extra)};
+    return f;
+  }
+};
+
 void Describe<SetupRequest>::check(const Object& o, SetupRequest& s) {
   if (auto v = o.get("udp_sports")) {
     const std::size_t n = v->array();
@@ -775,6 +901,22 @@ void Describe<CaptureStartRequest>::check(const Object&, CaptureStartRequest& c)
     reject("capture_start: a ring of files needs field 'write': the base name");
 }
 
+// The roles' own fields, then what perftest itself would refuse (the same checks the agent's
+// command builder makes, so a request that passes here builds).
+void Describe<PerftestRequest>::check(const Object&, PerftestRequest& p) {
+  if (p.role == Role::client && (p.server.empty() || p.tcp_port == 0))
+    reject(
+        "perftest: role \"client\" needs fields 'server' and 'tcp_port': where the server "
+        "side listens (its perftest_listening reply)");
+  if (p.role == Role::server && !p.server.empty())
+    reject("perftest: role \"server\" takes no 'server': it listens for the client");
+  try {
+    (void)perftest::command_words(perftest_options(p));
+  } catch (const Error& e) {
+    reject(std::string("perftest: ") + e.what());
+  }
+}
+
 namespace {
 
 // Checks v and op, reads id; returns the op's index in `ops`. `id` is set as soon as a valid id
@@ -839,6 +981,26 @@ std::string_view to_string(Workload workload) {
 std::string_view to_string(Role role) {
   const auto i = static_cast<std::size_t>(role);
   return i < std::size(role_names) ? role_names[i] : "?";
+}
+
+perftest::CommandOptions perftest_options(const PerftestRequest& p) {
+  perftest::CommandOptions o;
+  o.tool = perftest::tool_named(p.tool).value_or(perftest::Tool::write_bw);
+  o.device = p.device;
+  o.ib_port = p.port;
+  o.gid_index = p.gid_index;
+  o.size = p.size;
+  o.qps = p.qps;
+  o.tx_depth = p.tx_depth;
+  o.seconds = p.seconds;
+  o.iterations = p.iterations;
+  o.mtu = p.mtu;
+  o.traffic_class = p.traffic_class;
+  o.bidirectional = p.bidirectional;
+  o.ud = p.transport == traffic::QpType::ud;
+  o.tcp_port = p.tcp_port == 0 ? std::uint16_t{18515} : p.tcp_port;  // a server's is picked later
+  o.server = p.server;
+  return o;
 }
 
 ParsedRequest parse_request(std::string_view line) {

@@ -22,6 +22,9 @@ using inventory::SourceLocation;
 struct TestSettings {
   std::string hosts = "all";  // a host selection (docs/inventory.md)
   std::string provider;       // soft | verbs; empty: each host's provider from the inventory
+  // bw, lat: rocehil (the provider's own workloads) | perftest (Debian's ib_*_bw / ib_*_lat,
+  // run by the agents on the hosts' RDMA devices)
+  std::string engine = "rocehil";
   std::vector<std::uint64_t> sizes{1 << 20};  // bytes
   std::vector<std::uint32_t> qps{1};          // per connection
   std::vector<std::string> strategies{"split"};

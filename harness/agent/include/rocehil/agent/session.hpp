@@ -19,6 +19,7 @@ namespace rocehil::agent {
 
 class AgentCapture;
 class AgentCollective;
+class AgentPerftest;
 
 // What an agent does with the requests it reads: the state machine behind `rocehil agent`, and
 // the local side of `rocehil traffic client` (in process, without JSON in between).
@@ -59,6 +60,7 @@ class AgentSession {
   void on_stop(std::optional<std::uint64_t> id);
   void on_capture_start(std::optional<std::uint64_t> id, const CaptureStartRequest& request);
   void on_capture_stop(std::optional<std::uint64_t> id);
+  void on_perftest(std::optional<std::uint64_t> id, const PerftestRequest& request);
   void error(std::optional<std::uint64_t> id, std::string message);
 
   void run_worker(StartRequest start);
@@ -76,6 +78,9 @@ class AgentSession {
   // Captures are independent of the traffic state machine: a capture host may run only them.
   std::unique_ptr<AgentCapture> capture_;
   std::optional<std::uint64_t> capture_id_;
+  // perftest runs are independent of the traffic state machine too, one at a time.
+  std::unique_ptr<AgentPerftest> perftest_;
+  std::optional<std::uint64_t> perftest_id_;
 
   SetupRequest setup_;
   std::unique_ptr<traffic::Provider> provider_;

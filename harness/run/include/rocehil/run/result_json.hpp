@@ -9,12 +9,18 @@
 #include <vector>
 
 #include "rocehil/run/collective_run.hpp"
+#include "rocehil/run/perftest_pair.hpp"
 #include "rocehil/run/point_to_point.hpp"
 
 namespace rocehil::run {
 
 nlohmann::json point_to_point_json(const PointToPointConfig& config,
                                    const PointToPointResult& result);
+
+// engine perftest: the request of each side, what it ran (the command's words), perftest's
+// version, exit code, report and error, and its output's last lines.
+nlohmann::json perftest_pair_json(const PerftestPairConfig& config,
+                                  const PerftestPairResult& result);
 
 // The job, the ranks, and every case with its summary, per-rank and per-QP numbers (peer, UDP
 // source port, bytes, counters), and the data check.

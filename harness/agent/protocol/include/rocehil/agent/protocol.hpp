@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "rocehil/perftest/command.hpp"
+#include "rocehil/perftest/report.hpp"
 #include "rocehil/traffic/nic_counters.hpp"
 #include "rocehil/traffic/provider.hpp"
 
@@ -26,6 +28,8 @@ namespace rocehil::agent {
 //   stop                  -> results  (of the running workload, ended early)
 //   capture_start {...}   -> capture_started, then capture_summary when its seconds are over
 //   capture_stop          -> capture_summary (frames, drops, coverage, files, the analysis)
+//   perftest {...}        -> perftest_listening (server, once perftest listens), then
+//                            perftest_results when perftest exits; stop ends it early
 // Captures run beside traffic, one at a time, on the host wired to a mirror port.
 // A request that is not valid JSON, has an unknown op, an unknown field, a wrong type, a number
 // out of range or arrives in the wrong state gets an `error` reply naming the field and the fix;
@@ -133,8 +137,38 @@ struct CaptureStartRequest {
 
 struct CaptureStopRequest {};
 
-using RequestBody = std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest,
-                                 StopRequest, CaptureStartRequest, CaptureStopRequest>;
+// perftest as the engine (Debian's ib_write_bw, ib_send_lat, ...): the agent builds the command
+// from these fields itself (perftest::command_words), so no word of it comes from the wire, and
+// runs it without a shell. The server side goes first and answers perftest_listening once
+// perftest listens; the client side then connects to that port.
+struct PerftestRequest {
+  Role role = Role::client;
+  std::string tool = "write_bw";  // write_bw, read_bw, send_bw, write_lat, read_lat, send_lat
+  std::string device;             // empty: perftest's first device
+  std::uint8_t port = 1;
+  int gid_index = -1;  // -1: perftest chooses
+  std::uint64_t size = 65536;
+  std::uint32_t qps = 1;         // bandwidth tools
+  std::uint32_t tx_depth = 0;    // bandwidth tools; 0: perftest's default
+  std::uint32_t seconds = 0;     // -D; 0: by iterations
+  std::uint64_t iterations = 0;  // -n; 0 with seconds 0: perftest's default
+  std::uint32_t mtu = 0;         // 0: the port's active MTU
+  int traffic_class = -1;        // the IP TOS byte; -1: perftest's
+  bool bidirectional = false;
+  traffic::QpType transport = traffic::QpType::rc;  // ud: send tools only
+  std::string server;          // client: the server's IPv4 address (perftest's handshake)
+  std::uint16_t tcp_port = 0;  // client: the port the server listens on; server: 0 picks one
+  // How long perftest may run before the agent kills it; 0: the run's seconds (or one second per
+  // 10,000 iterations) plus 60.
+  double timeout_s = 0;
+};
+
+// The command-line settings a request stands for (the TCP port and JSON file are the agent's).
+perftest::CommandOptions perftest_options(const PerftestRequest& request);
+
+using RequestBody =
+    std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest, StopRequest,
+                 CaptureStartRequest, CaptureStopRequest, PerftestRequest>;
 
 struct Request {
   std::optional<std::uint64_t> id;
@@ -170,6 +204,8 @@ struct HelloReply {
   std::vector<std::string> workloads;
   std::vector<DeviceEntry> devices;
   std::vector<std::string> capture_backends;  // pcap, and dpdk when built in
+  // Traffic engines: "rocehil" always, "perftest" when ib_write_bw is on the agent's PATH.
+  std::vector<std::string> engines{"rocehil"};
 };
 
 struct SetupReply {
@@ -276,8 +312,32 @@ struct CaptureSummaryEvent {
   std::string analysis_json;
 };
 
+struct PerftestListeningReply {
+  std::uint16_t tcp_port = 0;
+};
+
+// One side's perftest run, ended: what it ran, what it printed, and the numbers read from that.
+struct PerftestResultsEvent {
+  Role role = Role::client;
+  std::string tool;
+  bool stopped = false;              // ended by a stop request or stdin closing
+  std::vector<std::string> command;  // the words it ran, program first
+  std::string version;               // perftest's --version ("6.06"); empty when it would not say
+  int exit_code = 0;                 // -N: signal N ended it
+  double seconds = 0;                // from start to exit
+  std::optional<perftest::Report> report;  // absent when nothing could be read
+  // Why the run failed, in perftest's own words when it gave any ("Did not detect devices"), else
+  // the agent's ("ib_write_bw is not installed", "ran past its 70 s timeout", the parser's reason).
+  std::string error;
+  std::string output;  // the last 4 KiB of its stdout, then stderr
+  // The NIC's counters from just before perftest started to its exit, as for results.
+  std::vector<traffic::NicCounterDelta> nics;
+};
+inline constexpr std::size_t max_perftest_output_bytes = 4096;
+
 using ReplyBody = std::variant<HelloReply, SetupReply, ConnectedReply, StartedReply, StatsEvent,
-                               ResultsEvent, ErrorReply, CaptureStartedReply, CaptureSummaryEvent>;
+                               ResultsEvent, ErrorReply, CaptureStartedReply, CaptureSummaryEvent,
+                               PerftestListeningReply, PerftestResultsEvent>;
 
 struct Reply {
   std::optional<std::uint64_t> id;
