@@ -6,19 +6,14 @@
 #include <sstream>
 #include <string>
 
+#include "perftest_fixture.hpp"
 #include "rocehil/perftest/report.hpp"
 
 namespace pt = rocehil::perftest;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(ROCEHIL_PERFTEST_DATA) + "/" + name, std::ios::binary);
-  EXPECT_TRUE(in) << name;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using rocehil::perftest::testing::fixture;
 
 pt::Report parsed(const std::string& text) {
   const pt::ParseResult r = pt::parse_json(text);

@@ -4,6 +4,7 @@
 // cannot run here.
 #include "perftest_task.hpp"
 
+#include "perftest_fixture.hpp"
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
@@ -25,13 +26,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(ROCEHIL_PERFTEST_DATA) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_FALSE(text.str().empty()) << name;
-  return text.str();
-}
+using perftest::testing::fixture;
 
 TEST(PerftestOutput, TheVersionComesFromPerftestsOwnLine) {
   EXPECT_EQ(perftest_version_in("Version: 6.06\n"), "6.06");  // Debian 12's ib_write_bw -V

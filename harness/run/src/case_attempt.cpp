@@ -370,6 +370,13 @@ agent::SetupRequest side_setup(const CaseContext& c, const inventory::Host& host
   return s;
 }
 
+// The agent of one side of a point-to-point case; a failure to start it is the host's.
+std::unique_ptr<remote::AgentLink> launch_on(const CaseContext& c, const inventory::Host& host) {
+  return in_phase("launch", host.name, [&] {
+    return remote::launch_agent(remote::host_command(host, {host.agent, "agent"}, c.multiplex));
+  });
+}
+
 // engine perftest: the same case as perftest's tools run it, each side with its host's NIC.
 agent::PerftestRequest perftest_side(const CaseContext& c, const inventory::Host& host,
                                      agent::Role role) {
@@ -403,16 +410,10 @@ TrafficOutcome run_perftest_case(const CaseContext& c) {
   config.client = perftest_side(c, client_host, agent::Role::client);
   config.client.server = server_host.nics.front().ip;
   config.reply_timeout = c.timeout;
-  const auto launch = [&](const inventory::Host& host) {
-    return in_phase("launch", host.name, [&] {
-      remote::AgentCommand command = remote::host_command(host, {host.agent, "agent"}, c.multiplex);
-      return remote::launch_agent(command);
-    });
-  };
   std::vector<std::unique_ptr<remote::AgentLink>> agents;
   const AgentsClosedOnExit closer{agents};
-  agents.push_back(launch(client_host));
-  agents.push_back(launch(server_host));
+  agents.push_back(launch_on(c, client_host));
+  agents.push_back(launch_on(c, server_host));
   const double planned = c.test->workload == "lat" ? 0 : config.client.seconds;
   const PerftestPairResult result = in_phase("perftest", "", [&] {
     return run_perftest_pair(
@@ -457,16 +458,10 @@ TrafficOutcome run_point_to_point_case(const CaseContext& c) {
     config.start.seconds = settings.duration_s;
   }
   config.reply_timeout = c.timeout;
-  const auto launch = [&](const inventory::Host& host) {
-    return in_phase("launch", host.name, [&] {
-      remote::AgentCommand command = remote::host_command(host, {host.agent, "agent"}, c.multiplex);
-      return remote::launch_agent(command);
-    });
-  };
   std::vector<std::unique_ptr<remote::AgentLink>> agents;
   const AgentsClosedOnExit closer{agents};
-  agents.push_back(launch(client_host));
-  agents.push_back(launch(server_host));
+  agents.push_back(launch_on(c, client_host));
+  agents.push_back(launch_on(c, server_host));
   remote::AgentLink& client = *agents[0];
   remote::AgentLink& server = *agents[1];
   const double planned = c.test->workload == "lat" ? 0 : settings.duration_s;

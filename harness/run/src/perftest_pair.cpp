@@ -154,7 +154,8 @@ suites::Measured perftest_metrics(const PerftestPairResult& r) {
   m.absent("data_errors", "perftest does not check the data it moves (engine rocehil does)");
   const agent::PerftestResultsEvent* client = r.client.results ? &*r.client.results : nullptr;
   const perftest::Report* report = client && client->report ? &*client->report : nullptr;
-  const std::string why = client ? client->error : std::string("perftest did not run");
+  const auto failure = perftest_failure(r);
+  const std::string why = failure ? failure->message : std::string("perftest did not run");
   if (report && report->bw) {
     const perftest::BwRow& bw = *report->bw;
     m.values["busbw_gbps"] = bw.average_gbps;

@@ -486,6 +486,31 @@ class RunTest(unittest.TestCase):
         self.assertIn("the soft provider has no GPU memory (GPU 2 asked for)", error["message"])
         self.assertEqual(error["host"], "h1")
 
+    def test_engine_perftest_fails_in_perftests_words_and_the_run_goes_on(self):
+        if shutil.which("ib_write_bw") is None:
+            self.skipTest("perftest is not installed (scripts/install-deps.sh installs it)")
+        suite = self.write_file(
+            "perftest.yaml", "schema_version: 1\nname: perftest\ntests:\n"
+            "  - {name: pt, workload: bw, hosts: 'h1,h3', engine: perftest, duration_s: 1,\n"
+            "     thresholds: ['busbw_gbps >= 0.1']}\n"
+            "  - {name: own, workload: bw, hosts: 'h1,h3', duration_s: 0.5,\n"
+            "     thresholds: ['busbw_gbps >= 0.01']}\n")
+        code, out, err = run(suite, "--inventory", TB["inventory"], reports=self.reports)
+        self.assertEqual(code, 3, out + err)
+        record, _ = run_record(self.reports)
+        perftest, own = record["cases"]
+        self.assertEqual(perftest["outcome"], "error")
+        error = perftest["attempts"][-1]["error"]
+        # The server side (h3) goes first, and stops at perftest's device check: no RDMA here.
+        self.assertEqual((error["host"], error["phase"]), ("h3", "perftest"), error)
+        self.assertIn("ib_write_bw on h3: Did not detect devices", error["message"])
+        raw = perftest["attempts"][-1]["raw"]["traffic"]
+        self.assertEqual(raw["engine"], "perftest")
+        self.assertEqual(raw["server"]["results"]["command"][0], "ib_write_bw")
+        self.assertIsNone(raw["client"]["results"])
+        self.assertIn("busbw_gbps", perftest["attempts"][-1]["unmeasured"])
+        self.assertEqual(own["outcome"], "pass", own)
+
     def test_a_killed_agent_makes_its_case_an_error_and_the_run_goes_on(self):
         proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", TB["inventory"],
                                  "--only", "allreduce/*", "--reports", self.reports],

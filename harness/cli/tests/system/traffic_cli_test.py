@@ -8,9 +8,11 @@ Usage: python3 traffic_cli_test.py PATH/TO/rocehil   (as root)
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -18,6 +20,8 @@ from testbed_fixture import testbed_down, testbed_up
 
 ROCEHIL = None
 NETNS = f"rocehil-traffic-{os.getpid()}"
+PERFTEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
+                             "perftest", "tests", "data")
 
 
 def in_netns(netns, *argv, timeout=120):
@@ -140,6 +144,55 @@ class Loopback(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("bw write: 1 QP x 65536 B messages", r.stdout)
         self.assertIn("data: intact, 1 of 1 transfers", r.stdout)
+
+    def perftest_client(self, *args, env=None):
+        r = subprocess.run(["ip", "netns", "exec", NETNS, ROCEHIL, "traffic", "client", "--json",
+                            "--engine", "perftest", "--server-local", "--server-address",
+                            "127.0.0.2", *args], capture_output=True, text=True, timeout=120,
+                           env=env)
+        return r.returncode, json.loads(r.stdout) if r.stdout.strip() else None, r.stderr
+
+    def test_perftest_without_a_device_fails_in_perftests_own_words(self):
+        if shutil.which("ib_write_bw") is None:
+            self.skipTest("perftest is not installed (scripts/install-deps.sh installs it)")
+        code, report, err = self.perftest_client("--qps", "2", "--duration", "1")
+        self.assertEqual(code, 3, err)
+        server = report["server"]["results"]
+        self.assertIsNone(report["client"]["results"])  # nothing to connect to
+        self.assertEqual(server["command"][0], "ib_write_bw")
+        self.assertIn("--report_gbits", server["command"])
+        self.assertEqual(server["command"][server["command"].index("-q") + 1], "2")
+        self.assertNotEqual(server["exit_code"], 0)
+        self.assertRegex(server["version"], r"^\d+\.\d+")
+        # Debian 12's perftest 6.06 without an RDMA device (perftest_resources.c).
+        self.assertIn("Did not detect devices", report["failure"]["message"])
+        self.assertNotIn("report", server)
+
+    def test_perftest_numbers_are_the_ones_perftest_printed(self):
+        # A stand-in perftest (perftest_stand_in.py) does the handshake and prints a real table,
+        # since nothing can measure here; the table is read back by this test's own parser.
+        fixture = os.path.join(PERFTEST_DATA, "write_bw_gbps_cx7.txt")
+        stand_in = os.path.join(os.path.dirname(os.path.abspath(__file__)), "perftest_stand_in.py")
+        with tempfile.TemporaryDirectory() as bin_dir:
+            os.symlink(stand_in, os.path.join(bin_dir, "ib_write_bw"))
+            env = dict(os.environ, PATH=bin_dir + ":" + os.environ["PATH"],
+                       ROCEHIL_STAND_IN_TABLE=fixture)
+            code, report, err = self.perftest_client("--duration", "1", env=env)
+        self.assertEqual(code, 0, err)
+        self.assertIsNone(report["failure"])
+        client, server = report["client"]["results"], report["server"]["results"]
+        port = server["command"][server["command"].index("-p") + 1]
+        self.assertEqual(client["command"][client["command"].index("-p") + 1], port)
+        self.assertEqual(client["command"][-1], "127.0.0.2")
+        with open(fixture) as f:
+            lines = f.read().splitlines()
+        header = next(i for i, line in enumerate(lines) if "BW average[Gb/sec]" in line)
+        row = next(line.split() for line in lines[header + 1:]
+                   if line.split() and line.split()[0].isdigit())
+        bw = client["report"]["bw"]
+        self.assertEqual((bw["bytes"], bw["iterations"]), (int(row[0]), int(row[1])))
+        self.assertEqual((bw["peak_gbps"], bw["average_gbps"], bw["msg_rate_mpps"]),
+                         (float(row[2]), float(row[3]), float(row[4])))
 
     def test_a_wrong_rkey_is_a_remote_access_error(self):
         a, b = Agent(NETNS), Agent(NETNS)
