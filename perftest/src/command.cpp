@@ -16,6 +16,7 @@ namespace {
 constexpr std::uint64_t min_iterations = 5;
 constexpr std::uint64_t max_iterations = 100'000'000;
 constexpr std::uint32_t max_tx_depth = 15000;
+constexpr int max_inline_bytes = 912;  // MAX_INLINE
 
 bool is_send(Tool tool) {
   return tool == Tool::send_bw || tool == Tool::send_lat;
@@ -74,6 +75,13 @@ void check(const CommandOptions& o) {
   if (o.traffic_class > 255)
     throw input_error(fmt::format("perftest traffic class {} is over 255 (it is the IP TOS byte)",
                                   o.traffic_class));
+  if (o.inline_bytes < -1 || o.inline_bytes > max_inline_bytes)
+    throw input_error(
+        fmt::format("perftest inline size {} is out of range: 0..{}, or -1 for "
+                    "perftest's default",
+                    o.inline_bytes, max_inline_bytes));
+  if (o.inline_bytes >= 0 && (o.tool == Tool::read_bw || o.tool == Tool::read_lat))
+    throw input_error(fmt::format("{} takes no inline size: a READ request carries no data", tool));
   if (o.ud && !is_send(o.tool))
     throw input_error(fmt::format("{} cannot run over UD: only SEND runs on UD QPs", tool));
   if (o.ud && o.mtu != 0 && o.size > o.mtu)
@@ -110,6 +118,7 @@ std::vector<std::string> command_words(const CommandOptions& o) {
   if (o.iterations != 0) add("-n", std::to_string(o.iterations));
   if (o.mtu != 0) add("-m", std::to_string(o.mtu));
   if (o.traffic_class >= 0) w.push_back(fmt::format("--tclass={}", o.traffic_class));
+  if (o.inline_bytes >= 0) add("-I", std::to_string(o.inline_bytes));
   if (o.bidirectional) w.push_back("-b");
   if (o.ud) add("-c", "UD");
   add("-p", std::to_string(o.tcp_port));

@@ -72,6 +72,10 @@ TEST(PerftestCommand, LatencyToolsTakeIterationsAndNoBandwidthOptions) {
   o.server = "10.0.0.2";
   EXPECT_EQ(command_words(o), (Words{"ib_send_lat", "-i", "1", "-s", "8", "-n", "10000", "-p",
                                      "18515", "--report_gbits", "10.0.0.2"}));
+  o.inline_bytes = 0;  // as rocehil's agent posts: nothing inline
+  EXPECT_EQ(command_words(o), (Words{"ib_send_lat", "-i", "1", "-s", "8", "-n", "10000", "-I", "0",
+                                     "-p", "18515", "--report_gbits", "10.0.0.2"}));
+  o.inline_bytes = -1;
   o.qps = 2;
   EXPECT_THROW(command_words(o), Error);
   o.qps = 1;
@@ -137,6 +141,13 @@ TEST(PerftestCommand, RefusesWhatPerftestWouldRefuseNamingTheSetting) {
   o.mtu = 1024;
   o.size = 4096;
   expect_refused(o, "over the MTU");
+  o = write_bw_client();
+  o.inline_bytes = 913;
+  expect_refused(o, "inline size 913");
+  o = write_bw_client();
+  o.tool = Tool::read_bw;
+  o.inline_bytes = 0;
+  expect_refused(o, "a READ request carries no data");
   o = write_bw_client();
   o.traffic_class = 256;
   expect_refused(o, "traffic class 256");

@@ -25,7 +25,7 @@ using inventory::shown;
 #define ROCEHIL_SETTING_KEYS                                                              \
   "hosts", "provider", "size", "qps", "strategy", "placement", "traffic_class", "opcode", \
       "transport", "memory", "duration_s", "iterations", "warmup", "repeats", "pipeline", \
-      "captures", "engine"
+      "captures", "engine", "rounds"
 
 // The path MTU the agents' QPs use (SetupRequest::mtu's default), which bounds a UD message.
 constexpr std::uint64_t ud_max_message = 1024;
@@ -34,7 +34,7 @@ constexpr std::uint64_t ud_max_message = 1024;
 constexpr std::size_t max_cases_per_test = 10000;
 
 std::vector<std::string_view> workload_names() {
-  std::vector<std::string_view> names{"bw", "lat"};
+  std::vector<std::string_view> names{"bw", "lat", "calibrate_bw", "calibrate_lat"};
   for (const auto p : traffic::all_patterns()) names.push_back(traffic::to_string(p));
   return names;
 }
@@ -204,6 +204,7 @@ class SuiteReader {
     integer("warmup", s.warmup, 0, 100000, "5");
     integer("repeats", s.repeats, 1, 100, "3");
     integer("pipeline", s.pipeline, 1, 1024, "8");
+    integer("rounds", s.rounds, 1, 20, "3");
     if (const auto n = m.get("captures"); n.IsDefined())
       if (const auto v = inventory::read_string_list(ctx_, n, field("captures"))) {
         for (std::size_t i = 0; i < v->size(); ++i)
@@ -218,7 +219,7 @@ class SuiteReader {
   void check_ud(const MapReader& m, const YAML::Node& n, const std::string& owner,
                 const SuiteTest& t) {
     const YAML::Node at = m.get("transport").IsDefined() ? m.get("transport") : n;
-    if (t.workload != "bw")
+    if (measured_workload(t) != "bw")
       ctx_.error(at, fmt::format("{}: transport ud needs workload bw, not {}", owner, t.workload));
     if (t.settings.opcode != "send")
       ctx_.error(at, fmt::format("{}: transport ud sends with opcode send, not {}", owner,
@@ -235,13 +236,18 @@ class SuiteReader {
   void check_perftest(const MapReader& m, const YAML::Node& n, const std::string& owner,
                       const SuiteTest& t) {
     const YAML::Node at = m.get("engine").IsDefined() ? m.get("engine") : n;
-    if (t.workload != "bw" && t.workload != "lat") {
+    if (is_calibration(t)) {
+      // Only when the test names an engine: a calibration's runs take both in turn.
+      if (m.get("engine").IsDefined())
+        ctx_.error(at,
+                   fmt::format("{}: {} runs both engines in turn; drop engine", owner, t.workload));
+    } else if (t.workload != "bw" && t.workload != "lat") {
       ctx_.error(at, fmt::format("{}: engine perftest runs workload bw or lat, not {} (perftest "
                                  "has no collectives)",
                                  owner, t.workload));
       return;
     }
-    if (t.workload == "bw" && t.settings.opcode == "write_with_imm")
+    if (measured_workload(t) == "bw" && t.settings.opcode == "write_with_imm")
       ctx_.error(m.get("opcode").IsDefined() ? m.get("opcode") : at,
                  fmt::format("{}: perftest has no WRITE_WITH_IMM bandwidth test; use opcode "
                              "write, read or send, or engine rocehil",
@@ -251,7 +257,7 @@ class SuiteReader {
                  fmt::format("{}: memory gpu with engine perftest needs a perftest built with "
                              "CUDA (--use_cuda), which Debian's is not; use engine rocehil",
                              owner));
-    if (t.workload == "lat" && t.settings.iterations < 5)
+    if (measured_workload(t) == "lat" && t.settings.iterations < 5)
       ctx_.error(m.get("iterations").IsDefined() ? m.get("iterations") : at,
                  fmt::format("{}: perftest runs at least 5 iterations, got {}", owner,
                              t.settings.iterations));
@@ -291,12 +297,13 @@ class SuiteReader {
       }
     }
     read_settings(m, owner, t.settings);
-    if (t.workload == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
+    if (measured_workload(t) == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
                  fmt::format("{}: lat pings over one QP; drop qps", owner));
     if (t.settings.transport == "ud") check_ud(m, n, owner, t);
-    if (t.settings.engine == "perftest") check_perftest(m, n, owner, t);
-    if (t.settings.memory == "gpu" && t.workload != "bw" && t.workload != "lat")
+    if (t.settings.engine == "perftest" || is_calibration(t)) check_perftest(m, n, owner, t);
+    if (t.settings.memory == "gpu" && t.workload != "bw" && t.workload != "lat" &&
+        !is_calibration(t))
       ctx_.error(m.get("memory").IsDefined() ? m.get("memory") : n,
                  fmt::format("{}: memory gpu needs workload bw or lat (a collective checks its "
                              "data in host memory)",

@@ -32,6 +32,7 @@ const std::vector<MetricInfo>& known_metrics() {
   constexpr std::string_view mirrors = "the capture points (mirror ports)";
   constexpr std::string_view rdma = "not measured (soft uses no RDMA device)";
   constexpr std::string_view no_perftest = "not measured (perftest needs an RDMA device)";
+  constexpr std::string_view both_engines = "the agents' rounds with both engines, interleaved";
   constexpr std::string_view perftest_table =
       "perftest's table (--out_json file where it writes one)";
   static const std::vector<MetricInfo> metrics = {
@@ -114,6 +115,18 @@ const std::vector<MetricInfo>& known_metrics() {
       {"nic_tx_bytes", "bytes", "bytes the NICs sent", false,
        "/sys/class/net/DEV/statistics/tx_bytes",
        "counters port_xmit_data x 4 (RoCE bypasses the netdev's own statistics)"},
+      // calibrate_bw, calibrate_lat: rocehil's engine against perftest on the same pair.
+      {"calibration_rocehil", "Gbit/s or us",
+       "calibrate: rocehil's busbw_gbps (bw) or lat_p50_us (lat), median of its rounds", false,
+       no_perftest, both_engines},
+      {"calibration_perftest", "Gbit/s or us",
+       "calibrate: perftest's BW average (bw) or t_typical (lat), median of its rounds", false,
+       no_perftest, both_engines},
+      {"calibration_ratio", "", "calibrate: calibration_rocehil / calibration_perftest", false,
+       no_perftest, both_engines},
+      {"calibration_spread", "",
+       "calibrate: (largest - smallest) / median of an engine's rounds, the larger of the two",
+       false, no_perftest, both_engines},
       // engine perftest: perftest's own columns, as its table prints them (the client's side).
       {"perftest_bw_peak_gbps", "Gbit/s", "engine perftest, bw: BW peak", false, no_perftest,
        perftest_table},

@@ -91,6 +91,7 @@ tests:
                 "s.yaml:4:8: defaults: qps 0 is out of range; use 1-256",
                 "s.yaml:5:3: unknown key 'itertions' in defaults; did you mean 'iterations'?",
                 "s.yaml:8:15: test 'a': workload 'allreduce2' is unknown; use one of bw, lat, "
+                "calibrate_bw, calibrate_lat, "
                 "allreduce, allgather, reduce_scatter, alltoall, broadcast, tree_allreduce, "
                 "hierarchical_allreduce, incast, permutation, pairwise",
                 "s.yaml:9:16: test 'a': size must be a size from 1 byte to 1G such as 65536, 64K "
@@ -238,6 +239,29 @@ TEST(Suite, ThePerftestEngineRunsBwAndLatWithPerftestsOwnTests) {
           "s.yaml:15:17: test 'c': perftest runs at least 5 iterations, got 4",
           "s.yaml:18:13: test 'd': engine 'ib_write_bw' is not one of rocehil, perftest; use one "
           "of them"}));
+}
+
+TEST(Suite, ACalibrationIsBwOrLatWithBothEnginesInRounds) {
+  const Suite s = parsed(
+      "schema_version: 1\nname: x\ntests:\n  - name: cb\n    workload: calibrate_bw\n"
+      "    size: [4K, 1M]\n    rounds: 5\n  - name: cl\n    workload: calibrate_lat\n");
+  EXPECT_TRUE(is_point_to_point(s.tests[0]));
+  EXPECT_TRUE(is_calibration(s.tests[1]));
+  EXPECT_EQ(measured_workload(s.tests[0]), "bw");
+  EXPECT_EQ(measured_workload(s.tests[1]), "lat");
+  EXPECT_EQ(s.tests[0].settings.rounds, 5);
+  EXPECT_EQ(s.tests[1].settings.rounds, 3);
+  EXPECT_EQ(expand(s).size(), 3u);
+  EXPECT_EQ(
+      errors_of("schema_version: 1\nname: x\ntests:\n  - name: a\n    workload: calibrate_bw\n"
+                "    engine: perftest\n    opcode: write_with_imm\n  - name: b\n"
+                "    workload: calibrate_lat\n    qps: 2\n    rounds: 0\n"),
+      (std::vector<std::string>{
+          "s.yaml:6:13: test 'a': calibrate_bw runs both engines in turn; drop engine",
+          "s.yaml:7:13: test 'a': perftest has no WRITE_WITH_IMM bandwidth test; use opcode "
+          "write, read or send, or engine rocehil",
+          "s.yaml:10:10: test 'b': lat pings over one QP; drop qps",
+          "s.yaml:11:13: test 'b': rounds 0 is out of range; use 1-20"}));
 }
 
 TEST(Suite, SizesReadAndPrintAsPeopleWriteThem) {

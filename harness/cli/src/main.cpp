@@ -10,6 +10,7 @@
 #include "agent_command.hpp"
 #include "analyze_command.hpp"
 #include "bisect_command.hpp"
+#include "calibrate_command.hpp"
 #include "capture_command.hpp"
 #include "history_command.hpp"
 #include "inject_command.hpp"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   rocehil::cli::add_report_command(app, exit_code);
   rocehil::cli::add_bisect_command(app, exit_code);
   rocehil::cli::add_selftest_command(app, exit_code);
+  rocehil::cli::add_calibrate_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

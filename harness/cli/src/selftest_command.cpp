@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include <memory>
-#include <sstream>
 
+#include "comma_list.hpp"
 #include "interrupt.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/host_ssh.hpp"
@@ -30,19 +30,11 @@ struct SelftestOptions {
   int timeout_s = 30;
 };
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string word; std::getline(in, word, ',');)
-    if (!word.empty()) out.push_back(word);
-  return out;
-}
-
 int selftest(const SelftestOptions& o) {
   run::SelftestOptions run;
   run.inventory_file = o.inventory_file;
-  run.hosts = split_commas(o.hosts);
-  run.captures = split_commas(o.captures);
+  run.hosts = comma_list(o.hosts);
+  run.captures = comma_list(o.captures);
   run.suite_file = o.suite_file;
   run.reports_dir = o.reports_dir;
   run.history_file = o.history_file;

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "agent_conversation.hpp"
+#include "case_traffic.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/agent_link.hpp"
 #include "rocehil/remote/run_command.hpp"
@@ -29,36 +30,14 @@ namespace rocehil::run {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using namespace case_traffic;
 
-// Agents end together when a phase is over, however it ends: every input closed, then each
-// waited for.
-struct AgentsClosedOnExit {
-  std::vector<std::unique_ptr<remote::AgentLink>>& agents;
-  ~AgentsClosedOnExit() { remote::close_all(agents); }
-};
+using Clock = std::chrono::steady_clock;
 
 std::int64_t unix_ns_now() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// A phase that failed: the attempt records where, and the phases after it do not run.
-struct PhaseFailure {
-  reports::AttemptError error;
-};
-
-template <typename Fn>
-auto in_phase(std::string_view phase, const std::string& host, Fn&& fn) {
-  try {
-    return fn();
-  } catch (const PhaseFailure&) {
-    throw;
-  } catch (const std::exception& e) {
-    const std::string message = e.what();
-    throw PhaseFailure{{host.empty() ? host_named_in(message) : host, std::string(phase), message}};
-  }
 }
 
 bool is_collective(const suites::SuiteTest& test) {
@@ -201,51 +180,6 @@ class InjectionRun {
 
 // ---- the workloads ----
 
-// The CNPs one agent's notification points sent: per QP toward that QP's peer where its provider
-// counts per QP, else its NIC's np_cnp_sent toward all its peers (two ranks on one NIC count it
-// once). False, with why, when neither was counted.
-bool add_cnps_sent(const agent::ResultsEvent& r, const std::string& host,
-                   const std::vector<std::string>& qp_peers, std::vector<CnpsSent>& out,
-                   std::string& why) {
-  const bool per_qp = std::all_of(r.per_qp.begin(), r.per_qp.end(), [](const agent::QpResult& q) {
-    return q.counters.has(traffic::QpCounter::cnps_sent);
-  });
-  if (per_qp) {
-    for (std::size_t q = 0; q < r.per_qp.size() && q < qp_peers.size(); ++q)
-      out.push_back({host, {qp_peers[q]}, static_cast<double>(r.per_qp[q].counters.cnps_sent)});
-    return true;
-  }
-  for (const traffic::NicCounterDelta& d : r.nics)
-    if (const auto it = d.deltas.find("hw_counters/np_cnp_sent"); it != d.deltas.end()) {
-      const auto same = std::find_if(out.begin(), out.end(), [&](const CnpsSent& s) {
-        return s.host == host && s.peers.size() != 1;
-      });
-      CnpsSent& entry = same != out.end() ? *same : out.emplace_back(CnpsSent{host, {}, 0});
-      if (same == out.end()) entry.cnps = static_cast<double>(it->second);
-      for (const std::string& p : qp_peers)
-        if (std::find(entry.peers.begin(), entry.peers.end(), p) == entry.peers.end())
-          entry.peers.push_back(p);
-      return true;
-    }
-  why = fmt::format(
-      "{}'s provider counts no CNPs per QP and its NIC has no "
-      "hw_counters/np_cnp_sent",
-      host);
-  return false;
-}
-
-struct TrafficOutcome {
-  suites::Measured metrics;
-  std::vector<HostNic> nics;  // what each host's NIC counted
-  std::vector<std::string> hosts;
-  std::vector<CnpsSent> cnps_sent;  // for cnp_reconciliation
-  std::string cnps_unknown;         // why cnps_sent could not be told
-  nlohmann::json raw;
-  double seconds = 0;  // the measured interval
-  bool interrupted = false;
-  std::optional<reports::AttemptError> failure;  // measured nothing that stands, and why
-};
-
 void check_collective_hello(const CaseContext& c, const CollectiveRanks& ranks,
                             remote::AgentLink& link, std::size_t r) {
   in_phase("hello", ranks.hosts[r], [&] {
@@ -337,157 +271,6 @@ TrafficOutcome run_collective(const CaseContext& c) {
         fmt::format("{} transport error(s), the first {}{}", result.errors, result.first_error,
                     blame)};
   }
-  return out;
-}
-
-traffic::Opcode opcode_named(const std::string& name) {
-  for (const auto op : {traffic::Opcode::write, traffic::Opcode::write_with_imm,
-                        traffic::Opcode::send, traffic::Opcode::read})
-    if (name == traffic::to_string(op)) return op;
-  return traffic::Opcode::write;  // the suite loader accepts only the four above
-}
-
-agent::SetupRequest side_setup(const CaseContext& c, const inventory::Host& host,
-                               agent::Role role) {
-  const auto& tc = *c.test_case;
-  const auto& nic = host.nics.front();
-  const bool lat = c.test->workload == "lat";
-  agent::SetupRequest s;
-  s.provider = c.test->settings.provider.empty() ? std::string(inventory::to_string(host.provider))
-                                                 : c.test->settings.provider;
-  s.device = nic.device;
-  s.port = static_cast<std::uint8_t>(nic.port);
-  s.gid_index = nic.gid_index;
-  s.address = nic.ip;
-  s.workload = lat ? agent::Workload::lat : agent::Workload::bw;
-  s.role = role;
-  s.opcode = lat ? traffic::Opcode::send : opcode_named(c.test->settings.opcode);
-  if (!lat && c.test->settings.transport == "ud") s.transport = traffic::QpType::ud;
-  if (c.test->settings.memory == "gpu") s.gpu = nic.gpu;  // suite_check: every side has one
-  s.qps = lat ? 1 : tc.qps;
-  s.message_bytes = static_cast<std::uint32_t>(tc.size);
-  s.traffic_class = static_cast<std::uint8_t>(tc.traffic_class);
-  return s;
-}
-
-// The agent of one side of a point-to-point case; a failure to start it is the host's.
-std::unique_ptr<remote::AgentLink> launch_on(const CaseContext& c, const inventory::Host& host) {
-  return in_phase("launch", host.name, [&] {
-    return remote::launch_agent(remote::host_command(host, {host.agent, "agent"}, c.multiplex));
-  });
-}
-
-// engine perftest: the same case as perftest's tools run it, each side with its host's NIC.
-agent::PerftestRequest perftest_side(const CaseContext& c, const inventory::Host& host,
-                                     agent::Role role) {
-  const auto& settings = c.test->settings;
-  const auto& nic = host.nics.front();
-  const bool lat = c.test->workload == "lat";
-  agent::PerftestRequest p;
-  p.role = role;
-  // rocehil's lat is a SEND ping-pong: ib_send_lat measures the same thing.
-  p.tool = lat ? "send_lat" : settings.opcode + "_bw";
-  p.device = nic.device;
-  p.port = static_cast<std::uint8_t>(nic.port);
-  p.gid_index = nic.gid_index;
-  p.size = c.test_case->size;
-  p.qps = lat ? 1 : c.test_case->qps;
-  if (lat)
-    p.iterations = settings.iterations;
-  else  // perftest takes whole seconds
-    p.seconds = static_cast<std::uint32_t>(std::max(1.0, std::ceil(settings.duration_s)));
-  p.traffic_class = c.test_case->traffic_class;
-  if (settings.transport == "ud") p.transport = traffic::QpType::ud;
-  return p;
-}
-
-TrafficOutcome run_perftest_case(const CaseContext& c) {
-  const auto hosts = traffic_hosts(*c.inventory, *c.test);
-  const inventory::Host& client_host = *hosts.at(0);
-  const inventory::Host& server_host = *hosts.at(1);
-  PerftestPairConfig config;
-  config.server = perftest_side(c, server_host, agent::Role::server);
-  config.client = perftest_side(c, client_host, agent::Role::client);
-  config.client.server = server_host.nics.front().ip;
-  config.reply_timeout = c.timeout;
-  std::vector<std::unique_ptr<remote::AgentLink>> agents;
-  const AgentsClosedOnExit closer{agents};
-  agents.push_back(launch_on(c, client_host));
-  agents.push_back(launch_on(c, server_host));
-  const double planned = c.test->workload == "lat" ? 0 : config.client.seconds;
-  const PerftestPairResult result = in_phase("perftest", "", [&] {
-    return run_perftest_pair(
-        *agents[0], *agents[1], config,
-        [&](double seconds) {
-          if (c.on_progress && planned > 0) c.on_progress(std::min(1.0, seconds / planned));
-        },
-        *c.interrupt);
-  });
-  TrafficOutcome out;
-  out.metrics = perftest_metrics(result);
-  out.hosts = {client_host.name, server_host.name};
-  for (const auto& [side, host] :
-       {std::pair{&result.client, client_host.name}, std::pair{&result.server, server_host.name}})
-    if (side->results)
-      for (const auto& d : side->results->nics) out.nics.push_back({host, d});
-  out.cnps_unknown = "the perftest engine counts no CNPs per QP";
-  out.raw = perftest_pair_json(config, result);
-  if (result.client.results && result.client.results->report)
-    out.seconds = static_cast<double>(config.client.seconds);
-  out.interrupted = result.interrupted;
-  if (const auto failure = perftest_failure(result))
-    out.failure = reports::AttemptError{
-        failure->side == agents[1]->name() ? server_host.name : client_host.name, "perftest",
-        failure->message};
-  return out;
-}
-
-TrafficOutcome run_point_to_point_case(const CaseContext& c) {
-  if (c.test->settings.engine == "perftest") return run_perftest_case(c);
-  const auto hosts = traffic_hosts(*c.inventory, *c.test);
-  const inventory::Host& client_host = *hosts.at(0);
-  const inventory::Host& server_host = *hosts.at(1);
-  PointToPointConfig config;
-  config.client = side_setup(c, client_host, agent::Role::client);
-  config.server = side_setup(c, server_host, agent::Role::server);
-  const auto& settings = c.test->settings;
-  if (c.test->workload == "lat") {
-    config.start.iterations = settings.iterations;
-    config.start.warmup_iterations = settings.warmup;
-  } else {
-    config.start.seconds = settings.duration_s;
-  }
-  config.reply_timeout = c.timeout;
-  std::vector<std::unique_ptr<remote::AgentLink>> agents;
-  const AgentsClosedOnExit closer{agents};
-  agents.push_back(launch_on(c, client_host));
-  agents.push_back(launch_on(c, server_host));
-  remote::AgentLink& client = *agents[0];
-  remote::AgentLink& server = *agents[1];
-  const double planned = c.test->workload == "lat" ? 0 : settings.duration_s;
-  const PointToPointResult result = in_phase("traffic", "", [&] {
-    return run_point_to_point(
-        client, server, config,
-        [&](const agent::StatsEvent& stats) {
-          if (c.on_progress && planned > 0) c.on_progress(std::min(1.0, stats.t_s / planned));
-        },
-        *c.interrupt);
-  });
-  TrafficOutcome out;
-  out.metrics = point_to_point_metrics(result, config.client.provider);
-  for (const auto& d : result.client.results.nics) out.nics.push_back({client_host.name, d});
-  for (const auto& d : result.server.results.nics) out.nics.push_back({server_host.name, d});
-  out.hosts = {client_host.name, server_host.name};
-  for (const auto& [side, host, peer] :
-       {std::tuple{&result.client, client_host.name, server_host.name},
-        std::tuple{&result.server, server_host.name, client_host.name}})
-    if (out.cnps_unknown.empty())
-      add_cnps_sent(side->results, host,
-                    std::vector<std::string>(side->results.per_qp.size(), peer), out.cnps_sent,
-                    out.cnps_unknown);
-  out.raw = point_to_point_json(config, result);
-  out.seconds = result.client.results.seconds;
-  out.interrupted = result.interrupted;
   return out;
 }
 

@@ -328,15 +328,38 @@ SelftestCheck gpu_check(const json& run, const SelftestSetup& setup) {
   return check;
 }
 
-SelftestCheck calibration_check(const SelftestSetup& setup) {
+// Both calibration tests (bandwidth, then latency) as one check: the worse of their verdicts,
+// and each one's numbers or reason.
+SelftestCheck calibration_check(const json& run, const SelftestSetup& setup) {
   SelftestCheck check =
-      make("calibration", "rocehil's bandwidth and latency agree with perftest on the same pair");
-  check.verdict = CheckVerdict::skip;
-  check.detail = any_soft(setup) ? fmt::format(
-                                       "hardware check: perftest needs an RDMA device, "
-                                       "and {} have none",
-                                       soft_hosts(setup))
-                                 : "the perftest engine is not in this version";
+      make("calibration", "rocehil's bandwidth and latency agree with perftest on the same pair",
+           "calibration_bw");
+  if (any_soft(setup)) {
+    check.verdict = CheckVerdict::skip;
+    check.detail = fmt::format("hardware check: perftest needs an RDMA device, and {} have none",
+                               soft_hosts(setup));
+    return check;
+  }
+  const auto ratio_numbers = [](std::string_view unit) {
+    return [unit](const json& attempt) {
+      const auto ours = metric(attempt, "calibration_rocehil");
+      const auto theirs = metric(attempt, "calibration_perftest");
+      const auto ratio = metric(attempt, "calibration_ratio");
+      return fmt::format("rocehil {} {}, perftest {} (ratio {})", ours ? number(*ours) : "?", unit,
+                         theirs ? number(*theirs) : "?", ratio ? number(*ratio) : "?");
+    };
+  };
+  const SelftestCheck bw = from_case(run, make("", "", "calibration_bw"), ratio_numbers("Gbit/s"));
+  const SelftestCheck lat =
+      from_case(run, make("", "", "calibration_lat"), ratio_numbers("us p50"));
+  const auto rank = [](CheckVerdict v) {
+    return v == CheckVerdict::fail    ? 3
+           : v == CheckVerdict::error ? 2
+           : v == CheckVerdict::pass  ? 1
+                                      : 0;
+  };
+  check.verdict = rank(bw.verdict) >= rank(lat.verdict) ? bw.verdict : lat.verdict;
+  check.detail = fmt::format("bw: {}; lat: {}", bw.detail, lat.detail);
   return check;
 }
 
@@ -407,7 +430,7 @@ SelftestReport evaluate_selftest(const json& run, const SelftestSetup& setup) {
   checks.push_back(qp_scaling_check(run, setup));
   checks.push_back(cnp_check(run, setup));
   checks.push_back(gpu_check(run, setup));
-  checks.push_back(calibration_check(setup));
+  checks.push_back(calibration_check(run, setup));
 
   const auto any = [&](CheckVerdict v) {
     return std::any_of(checks.begin(), checks.end(),

@@ -278,10 +278,35 @@ TEST(Selftest, GpuMemoryIsItsCaseWhenBothHostsHaveAGpu) {
             std::string::npos);
 }
 
-TEST(Selftest, CalibrationWaitsForThePerftestEngine) {
-  const SelftestReport r = evaluate_selftest(soft_run(), verbs_pair());
-  EXPECT_EQ(check(r, "calibration").verdict, CheckVerdict::skip);
-  EXPECT_NE(check(r, "calibration").detail.find("perftest engine"), std::string::npos);
+TEST(Selftest, CalibrationIsTheWorseOfBandwidthAndLatencyAgreement) {
+  json run = soft_run();
+  run["cases"].push_back(passing_case("calibration_bw", {{"calibration_rocehil", 92.1},
+                                                         {"calibration_perftest", 92.4},
+                                                         {"calibration_ratio", 0.9968}}));
+  json lat = passing_case(
+      "calibration_lat",
+      {{"calibration_rocehil", 2.41}, {"calibration_perftest", 1.98}, {"calibration_ratio", 1.217}},
+      {threshold("calibration_ratio <= 1.1", "fail", 1.217,
+                 "calibration_ratio = 1.217, needs <= 1.1")});
+  lat["outcome"] = "fail";
+  run["cases"].push_back(lat);
+  const SelftestCheck failed = check(evaluate_selftest(run, verbs_pair()), "calibration");
+  EXPECT_EQ(failed.verdict, CheckVerdict::fail);
+  EXPECT_EQ(failed.detail,
+            "bw: rocehil 92.1 Gbit/s, perftest 92.4 (ratio 0.9968); lat: calibration_ratio <= 1.1 "
+            "(measured 1.217): calibration_ratio = 1.217, needs <= 1.1");
+  run["cases"].back() = passing_case("calibration_lat", {{"calibration_rocehil", 2.0},
+                                                         {"calibration_perftest", 1.98},
+                                                         {"calibration_ratio", 1.0101}});
+  const SelftestCheck passed = check(evaluate_selftest(run, verbs_pair()), "calibration");
+  EXPECT_EQ(passed.verdict, CheckVerdict::pass);
+  EXPECT_NE(passed.detail.find("lat: rocehil 2 us p50, perftest 1.98 (ratio 1.01)"),
+            std::string::npos)
+      << passed.detail;
+  // Without the cases (a suite without them) it cannot be told: an error, never a pass.
+  const SelftestCheck missing = check(evaluate_selftest(soft_run(), verbs_pair()), "calibration");
+  EXPECT_EQ(missing.verdict, CheckVerdict::error);
+  EXPECT_NE(missing.detail.find("no case of test 'calibration_bw'"), std::string::npos);
 }
 
 TEST(Selftest, TheBuiltInSuiteLoadsAndHoldsEveryTestTheChecksRead) {

@@ -722,6 +722,7 @@ struct Describe<PerftestRequest> {
         field("iterations", at<&S::iterations>, Int<std::uint64_t>{0, 100'000'000}),
         field("mtu", at<&S::mtu>, Int<std::uint32_t>{0, 4096}),
         field("traffic_class", at<&S::traffic_class>, Int<int>{-1, 255}),
+        field("inline_bytes", at<&S::inline_bytes>, Int<int>{-1, 912}),
         field("bidirectional", at<&S::bidirectional>, Bool{}),
         field("transport", at<&S::transport>, EnumChoice<traffic::QpType>{transport_names}),
         field_when(
@@ -996,6 +997,7 @@ perftest::CommandOptions perftest_options(const PerftestRequest& p) {
   o.iterations = p.iterations;
   o.mtu = p.mtu;
   o.traffic_class = p.traffic_class;
+  o.inline_bytes = p.inline_bytes;
   o.bidirectional = p.bidirectional;
   o.ud = p.transport == traffic::QpType::ud;
   o.tcp_port = p.tcp_port == 0 ? std::uint16_t{18515} : p.tcp_port;  // a server's is picked later

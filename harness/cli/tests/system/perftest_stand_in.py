@@ -9,6 +9,7 @@ runs for real. It measures nothing: the numbers are the fixture's.
 Installed as a symlink named like the tool (ib_write_bw -> this file) in a directory put first
 on PATH. Environment:
   ROCEHIL_STAND_IN_TABLE  the fixture to print (perftest/tests/data/...)
+  ROCEHIL_STAND_IN_TABLE_<tool>  the same for one tool (ROCEHIL_STAND_IN_TABLE_ib_send_lat)
   ROCEHIL_STAND_IN_FAIL   'no-device' (print Debian 12 perftest's no-device lines, exit 1)
 """
 import os
@@ -59,7 +60,10 @@ def main(argv):
             return 1
         time.sleep(0.2)
         connection.close()
-    with open(os.environ["ROCEHIL_STAND_IN_TABLE"]) as table:
+    tool = os.path.basename(argv[0])
+    fixture = os.environ.get("ROCEHIL_STAND_IN_TABLE_" + tool, os.environ.get(
+        "ROCEHIL_STAND_IN_TABLE"))
+    with open(fixture) as table:
         sys.stdout.write(table.read())
     return 0
 

@@ -49,6 +49,12 @@ def run(*args, reports, timeout=300):
     return r.returncode, r.stdout, r.stderr
 
 
+def calibrate(*args, env=None, timeout=300):
+    r = subprocess.run([ROCEHIL, "calibrate", "--json", *args], capture_output=True, text=True,
+                       timeout=timeout, env=env)
+    return r.returncode, r.stdout, r.stderr
+
+
 def run_record(reports):
     """The newest run directory's run.json and junit.xml."""
     newest = sorted(d for d in glob.glob(os.path.join(reports, "*")) if os.path.isdir(d))[-1]
@@ -510,6 +516,58 @@ class RunTest(unittest.TestCase):
         self.assertIsNone(raw["client"]["results"])
         self.assertIn("busbw_gbps", perftest["attempts"][-1]["unmeasured"])
         self.assertEqual(own["outcome"], "pass", own)
+
+    def test_calibrate_says_why_perftest_cannot_run_and_exits_3(self):
+        code, out, err = calibrate("--inventory", TB["inventory"], "--hosts", "h1,h3",
+                                   "--sizes", "64K", "--reports", self.reports)
+        self.assertEqual(code, 3, out + err)
+        rows = json.loads(out)["rows"]
+        self.assertEqual([(r["workload"], r["outcome"]) for r in rows],
+                         [("bw", "error"), ("lat", "error")])
+        self.assertIn("h3: perftest: ib_write_bw on h3: Did not detect devices", rows[0]["detail"])
+        self.assertIn("ib_send_lat on h3", rows[1]["detail"])
+
+    def test_calibrate_interleaves_the_engines_and_grades_their_ratio(self):
+        # Agents started locally in the hosts' namespaces inherit this PATH, where a stand-in
+        # perftest does the handshake and prints real tables (perftest_stand_in.py): rocehil's
+        # runs are real (soft), perftest's numbers are the tables', so the two disagree and the
+        # calibration must say so; the ratio is recomputed here from the rounds in run.json.
+        with open(TB["inventory"]) as f:
+            text = f.read()
+        local = self.write_file("local.yaml", text.replace("  provider: soft\n",
+                                                           "  provider: soft\n  launcher: local\n",
+                                                           1))
+        here = os.path.dirname(os.path.abspath(__file__))
+        data = os.path.join(here, "..", "..", "..", "..", "perftest", "tests", "data")
+        bin_dir = tempfile.mkdtemp(prefix="rhbin")
+        self.addCleanup(shutil.rmtree, bin_dir, ignore_errors=True)
+        for tool in ("ib_write_bw", "ib_send_lat"):
+            os.symlink(os.path.join(here, "perftest_stand_in.py"), os.path.join(bin_dir, tool))
+        env = dict(os.environ, PATH=bin_dir + ":" + os.environ["PATH"],
+                   ROCEHIL_STAND_IN_TABLE_ib_write_bw=os.path.join(data, "write_bw_gbps_cx7.txt"),
+                   ROCEHIL_STAND_IN_TABLE_ib_send_lat=os.path.join(data, "send_lat_rc_cx7.txt"))
+        code, out, err = calibrate("--inventory", local, "--hosts", "h1,h3", "--sizes", "64K",
+                                   "--rounds", "2", "--duration", "1", "--lat-iterations", "200",
+                                   "--reports", self.reports, env=env)
+        self.assertEqual(code, 1, out + err)
+        bw, lat = json.loads(out)["rows"]
+        for row in (bw, lat):
+            self.assertEqual(row["outcome"], "fail", row)
+            self.assertEqual(len(row["rocehil"]), 2)
+            self.assertTrue(all(v > 0 for v in row["rocehil"]), row)
+            median = sum(row["rocehil"]) / 2
+            self.assertAlmostEqual(row["ratio"], median / row["perftest_median"], places=9)
+        self.assertEqual(bw["perftest"], [392.34, 392.34])  # the fixture's BW average
+        self.assertLess(bw["ratio"], 0.95)
+        record, _ = run_record(self.reports)
+        runs = record["cases"][0]["attempts"][-1]["raw"]["traffic"]["calibration"]["runs"]
+        self.assertEqual([(r["round"], r["engine"]) for r in runs],
+                         [(1, "perftest"), (1, "rocehil"), (2, "rocehil"), (2, "perftest")])
+        # Both engines ran the same test: size, QPs, TX depth and MTU.
+        pt = runs[0]["traffic"]["client"]["request"]
+        own = runs[1]["traffic"]["test"]
+        self.assertEqual((pt["size"], pt["qps"], pt["tx_depth"], pt["mtu"]),
+                         (own["message_bytes"], own["qps"], own["tx_depth"], own["mtu"]))
 
     def test_a_killed_agent_makes_its_case_an_error_and_the_run_goes_on(self):
         proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", TB["inventory"],

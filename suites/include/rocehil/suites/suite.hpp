@@ -37,6 +37,7 @@ struct TestSettings {
   std::uint64_t iterations = 20;          // collectives, lat
   std::uint64_t warmup = 5;               // iterations (collectives, lat)
   int repeats = 1;                        // runs of each case, kept as samples
+  int rounds = 3;  // calibrate_bw, calibrate_lat: rocehil and perftest runs each, interleaved
   int pipeline = 8;
   std::vector<std::string> captures;  // capture points (inventory names) running during the test
 };
@@ -66,9 +67,22 @@ struct SuiteTest {
   SourceLocation where;
 };
 
-// bw and lat run between two hosts; every other workload is a collective over all the ranks.
+// What a calibrate workload measures with both engines: calibrate_bw is bw, calibrate_lat lat;
+// any other workload is itself.
+inline std::string_view measured_workload(const SuiteTest& test) {
+  if (test.workload == "calibrate_bw") return "bw";
+  if (test.workload == "calibrate_lat") return "lat";
+  return test.workload;
+}
+inline bool is_calibration(const SuiteTest& test) {
+  return test.workload == "calibrate_bw" || test.workload == "calibrate_lat";
+}
+
+// bw and lat (and their calibrations) run between two hosts; every other workload is a
+// collective over all the ranks.
 inline bool is_point_to_point(const SuiteTest& test) {
-  return test.workload == "bw" || test.workload == "lat";
+  const std::string_view w = measured_workload(test);
+  return w == "bw" || w == "lat";
 }
 
 struct CaptureDefaults {

@@ -154,6 +154,7 @@ struct PerftestRequest {
   std::uint64_t iterations = 0;  // -n; 0 with seconds 0: perftest's default
   std::uint32_t mtu = 0;         // 0: the port's active MTU
   int traffic_class = -1;        // the IP TOS byte; -1: perftest's
+  int inline_bytes = -1;         // -I; -1: perftest's default; WRITE and SEND tools only
   bool bidirectional = false;
   traffic::QpType transport = traffic::QpType::rc;  // ud: send tools only
   std::string server;          // client: the server's IPv4 address (perftest's handshake)
