@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
+#include <thread>
 
 #include "in_process_agent.hpp"
 #include "perftest_text.hpp"
@@ -116,6 +118,28 @@ TEST_F(PerftestPair, AServerThatCannotStartIsBlamedAndTheClientNeverRuns) {
   EXPECT_FALSE(m.values.count("busbw_gbps"));
   EXPECT_NE(m.unmeasured.at("busbw_gbps").find("Did not detect devices"), std::string::npos)
       << m.unmeasured.at("busbw_gbps");
+}
+
+TEST_F(PerftestPair, ACtrlCStopsBothSidesAndKeepsWhatTheySaid) {
+  setenv("ROCEHIL_STAND_IN_FAIL", "hang", 1);
+  auto client = make_in_process_agent("test");
+  auto server = make_in_process_agent("test");
+  std::atomic<bool> interrupt{false};
+  std::thread ctrl_c([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    interrupt = true;
+  });
+  const auto started = std::chrono::steady_clock::now();
+  const run::PerftestPairResult r = run::run_perftest_pair(*client, *server, bw(), {}, interrupt);
+  ctrl_c.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+  EXPECT_TRUE(r.interrupted);
+  ASSERT_TRUE(r.client.results && r.server.results);
+  EXPECT_TRUE(r.client.results->stopped);
+  EXPECT_EQ(r.client.results->exit_code, -SIGTERM);
+  const auto failure = run::perftest_failure(r);
+  ASSERT_TRUE(failure);
+  EXPECT_NE(failure->message.find("stopped by a signal"), std::string::npos);
 }
 
 TEST_F(PerftestPair, AClientThatCannotConnectIsBlamedAndTheServerIsStopped) {

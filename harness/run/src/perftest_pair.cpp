@@ -55,25 +55,32 @@ PerftestPairResult run_perftest_pair(remote::AgentLink& client, remote::AgentLin
   check_protocol(server, result.server.hello);
 
   // The server side first: its port, or its results when perftest failed before listening.
+  // Replies are awaited in short slices so that a Ctrl-C is seen at once.
   server.send(agent::Request{2, config.server});
   std::uint16_t port = 0;
-  for (const auto deadline = Clock::now() + timeout; port == 0 && !result.server.results;) {
-    if (interrupt.load()) {
+  auto deadline = Clock::now() + timeout;
+  while (!result.server.results && (port == 0 || result.interrupted)) {
+    if (interrupt.load() && !result.interrupted) {
       result.interrupted = true;
       server.send(agent::Request{3, agent::StopRequest{}});
+      deadline = Clock::now() + timeout;  // for the stopped server's results
     }
-    std::optional<agent::Reply> reply =
-        next(server, result.interrupted ? Clock::now() + timeout : deadline);
-    if (!reply)
-      throw Error(ExitCode::infrastructure,
-                  fmt::format("agent on {}: perftest did not listen within {} s", server.name(),
-                              timeout.count()));
+    std::optional<agent::Reply> reply = next(server, Clock::now() + 50ms);
+    if (!reply) {
+      if (Clock::now() > deadline)
+        throw Error(ExitCode::infrastructure,
+                    fmt::format("agent on {}: perftest {} within {} s", server.name(),
+                                result.interrupted ? "did not end after a stop" : "did not listen",
+                                timeout.count()));
+      continue;
+    }
     if (auto* listening = std::get_if<agent::PerftestListeningReply>(&reply->body))
       port = listening->tcp_port;
     else if (auto* results = std::get_if<agent::PerftestResultsEvent>(&reply->body))
       result.server.results = std::move(*results);
   }
-  if (result.server.results) return result;  // the client has nothing to connect to
+  // The client has nothing to connect to, or was not to start.
+  if (result.server.results) return result;
 
   agent::PerftestRequest client_request = config.client;
   client_request.tcp_port = port;
@@ -122,6 +129,8 @@ PerftestPairResult run_perftest_pair(remote::AgentLink& client, remote::AgentLin
 }
 
 std::optional<PerftestFailure> perftest_failure(const PerftestPairResult& r) {
+  if (r.interrupted)
+    return PerftestFailure{r.client.name, "stopped by a signal (Ctrl-C) before perftest finished"};
   const auto failed = [](const PerftestSide& side) -> std::optional<PerftestFailure> {
     if (!side.results || side.results->error.empty()) return std::nullopt;
     return PerftestFailure{

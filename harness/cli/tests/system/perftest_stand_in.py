@@ -10,7 +10,8 @@ Installed as a symlink named like the tool (ib_write_bw -> this file) in a direc
 on PATH. Environment:
   ROCEHIL_STAND_IN_TABLE  the fixture to print (perftest/tests/data/...)
   ROCEHIL_STAND_IN_TABLE_<tool>  the same for one tool (ROCEHIL_STAND_IN_TABLE_ib_send_lat)
-  ROCEHIL_STAND_IN_FAIL   'no-device' (print Debian 12 perftest's no-device lines, exit 1)
+  ROCEHIL_STAND_IN_FAIL   'no-device' (print Debian 12 perftest's no-device lines, exit 1), or
+                          'hang' (the client connects, then runs for a minute)
 """
 import os
 import socket
@@ -58,7 +59,7 @@ def main(argv):
             sys.stderr.write(f"Couldn't connect to {server}:{port}\n"
                              " Unable to init the socket connection\n")
             return 1
-        time.sleep(0.2)
+        time.sleep(60 if os.environ.get("ROCEHIL_STAND_IN_FAIL") == "hang" else 0.2)
         connection.close()
     tool = os.path.basename(argv[0])
     fixture = os.environ.get("ROCEHIL_STAND_IN_TABLE_" + tool, os.environ.get(
