@@ -14,6 +14,7 @@ on PATH. Environment:
                           'hang' (the client connects, then runs for a minute)
 """
 import os
+import re
 import socket
 import sys
 import time
@@ -32,18 +33,9 @@ def main(argv):
     if os.environ.get("ROCEHIL_STAND_IN_FAIL") == "no-device":
         sys.stderr.write(NO_DEVICE)
         return 1
-    port, server, i = 18515, None, 1
-    flags_with_value = {"-d", "-i", "-x", "-s", "-q", "-t", "-D", "-n", "-m", "-c", "-p"}
-    while i < len(argv):
-        word = argv[i]
-        if word == "-p":
-            port = int(argv[i + 1])
-        if word in flags_with_value:
-            i += 2
-            continue
-        if not word.startswith("-"):
-            server = word
-        i += 1
+    # perftest's client names the server last; every flag's value is a number or a name.
+    port = int(argv[argv.index("-p") + 1]) if "-p" in argv else 18515
+    server = argv[-1] if re.fullmatch(r"\d+\.\d+\.\d+\.\d+", argv[-1]) else None
     if server is None:
         listener = socket.socket()
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
