@@ -12,7 +12,7 @@ DEMO_ID     ?= demo
 FUZZ_SECONDS ?= 10
 CTEST_FLAGS := --output-on-failure --timeout 600
 
-.PHONY: all deps configure build build-asan test test-unit test-system test-asan demo bench format clean
+.PHONY: all deps configure build build-asan test test-unit test-system test-asan demo bench package format clean
 
 all: build
 
@@ -38,6 +38,12 @@ test-unit: build
 
 test-system: build
 	cd $(BUILD) && ctest $(CTEST_FLAGS) -L system
+
+# The Debian package from the release build's install rules (cmake/RocehilInstall.cmake, CPack's
+# DEB generator): BUILD/rocehil_VERSION_amd64.deb, its Depends computed by dpkg-shlibdeps.
+package: build
+	cd $(BUILD) && cpack
+	@ls -l $(BUILD)/rocehil_*_amd64.deb
 
 build-asan: deps
 	cmake --preset asan -DROCEHIL_FUZZ_SECONDS=$(FUZZ_SECONDS)

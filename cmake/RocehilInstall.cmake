@@ -1,0 +1,68 @@
+# Install rules (cmake --install, any prefix) and the Debian package (make package: CPack's DEB
+# generator). CPack rather than debhelper: the package is made from these same install rules, so
+# the .deb and a plain `cmake --install --prefix DIR` cannot disagree, and no debian/ source
+# package has to be kept in step with CMake.
+include(GNUInstallDirs)
+
+install(TARGETS rocehil RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES suites/smoke.yaml suites/acceptance.yaml
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/rocehil/suites)
+install(FILES docs/examples/fabric.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/rocehil/examples)
+install(FILES README.md docs/inventory.md docs/suites.md docs/collectives.md
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# The manual page and the bash completion come from the built binary's own command tree
+# ('rocehil man-page', 'rocehil completion bash'), so they cannot drift from its --help. The
+# date honours SOURCE_DATE_EPOCH, so a rebuild of the same tree makes the same page.
+string(TIMESTAMP ROCEHIL_MANUAL_DATE "%Y-%m-%d" UTC)
+string(TIMESTAMP ROCEHIL_CHANGELOG_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+set(manual_dir ${PROJECT_BINARY_DIR}/manual)
+add_custom_command(
+  OUTPUT ${manual_dir}/rocehil.1.gz ${manual_dir}/rocehil.bash
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${manual_dir}
+  COMMAND sh -c "\"$1\" man-page --date \"$2\" | gzip -9n > \"$3\"" sh $<TARGET_FILE:rocehil>
+          ${ROCEHIL_MANUAL_DATE} ${manual_dir}/rocehil.1.gz
+  COMMAND sh -c "\"$1\" completion bash > \"$2\"" sh $<TARGET_FILE:rocehil>
+          ${manual_dir}/rocehil.bash
+  DEPENDS rocehil
+  COMMENT "rocehil(1) and the bash completion, from the command tree"
+  VERBATIM)
+add_custom_target(rocehil_manual ALL DEPENDS ${manual_dir}/rocehil.1.gz ${manual_dir}/rocehil.bash)
+install(FILES ${manual_dir}/rocehil.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${manual_dir}/rocehil.bash
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME rocehil)
+
+# What Debian policy asks of every package's doc directory: the copyright, and a changelog.
+configure_file(packaging/changelog.in ${manual_dir}/changelog @ONLY)
+add_custom_command(
+  OUTPUT ${manual_dir}/changelog.gz
+  COMMAND sh -c "gzip -9n < \"$1\" > \"$2\"" sh ${manual_dir}/changelog ${manual_dir}/changelog.gz
+  DEPENDS ${manual_dir}/changelog
+  VERBATIM)
+add_custom_target(rocehil_changelog ALL DEPENDS ${manual_dir}/changelog.gz)
+install(FILES packaging/copyright ${manual_dir}/changelog.gz DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME rocehil)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "rocehil developers <rocehil@example.org>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "qualify RoCEv2 fabrics for GPU training clusters")
+# The extended description only: CPack puts the summary above it as the synopsis line.
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
+    "rocehil deploys verbs traffic agents to GPU hosts over SSH, reproduces
+collective communication patterns with many queue pairs per connection,
+captures CNP and PFC frames from switch mirror ports and grades the fabric
+against the thresholds of a suite, with JSON, JUnit and HTML reports and a
+run history for comparisons and bisection.")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # rocehil_VERSION_amd64.deb
+set(CPACK_DEBIAN_PACKAGE_SECTION net)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://example.org/rocehil")
+# Libraries from dpkg-shlibdeps on the binary; the programs it runs, by hand.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "openssh-client")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "perftest, iproute2")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "tcpdump, tshark, nftables, openssh-server")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+set(CPACK_STRIP_FILES ON)
+include(CPack)
