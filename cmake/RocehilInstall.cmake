@@ -66,3 +66,8 @@ set(CPACK_DEBIAN_PACKAGE_SUGGESTS "tcpdump, tshark, nftables, openssh-server")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_STRIP_FILES ON)
 include(CPack)
+
+# The package made, linted, installed with apt, used, and removed (as root; SERIAL: it installs
+# /usr/bin/rocehil, which nothing else running may see come and go).
+rocehil_add_system_test(package packaging/tests/package_test.py ARGS ${PROJECT_BINARY_DIR}
+                        TIMEOUT 600 SERIAL)
