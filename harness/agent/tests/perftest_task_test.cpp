@@ -4,12 +4,12 @@
 // cannot run here.
 #include "perftest_task.hpp"
 
-#include "perftest_fixture.hpp"
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "perftest_fixture.hpp"
 
 #include <gtest/gtest.h>
 
