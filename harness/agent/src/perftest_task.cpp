@@ -48,15 +48,6 @@ Probe probe(const std::string& program, const char* flag) {
   return p;
 }
 
-// The default time a run may take: its duration, or its iterations at a slow 10,000 a second,
-// plus a minute for device setup and perftest's handshake.
-double default_timeout_s(const PerftestRequest& r) {
-  const double work = r.seconds != 0      ? r.seconds
-                      : r.iterations != 0 ? static_cast<double>(r.iterations) / 10000.0
-                                          : 10.0;
-  return work + 60;
-}
-
 std::string tail(std::string text, std::size_t bytes) {
   if (text.size() > bytes) text.erase(0, text.size() - bytes);
   return text;
@@ -211,7 +202,7 @@ void AgentPerftest::run(PerftestRequest request) {
     if (!nic.rdma_device.empty()) before = traffic::read_nic_counters(nic);
 
     perftest::ChildProcess child(r.command);
-    const double limit_s = request.timeout_s > 0 ? request.timeout_s : default_timeout_s(request);
+    const double limit_s = perftest_time_limit_s(request);
     const auto deadline = started + std::chrono::duration_cast<Clock::duration>(
                                         std::chrono::duration<double>(limit_s));
     bool listening = request.role != Role::server;

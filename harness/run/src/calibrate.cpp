@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "json_member.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/run/suite_run.hpp"
@@ -25,8 +26,7 @@ std::string agreement(double tolerance) {
 }
 
 const json& member(const json& parent, const char* key) {
-  static const json empty = json::object();
-  return parent.is_object() && parent.contains(key) ? parent[key] : empty;
+  return json_member(parent, key);
 }
 
 std::optional<double> number_at(const json& parent, const char* key) {

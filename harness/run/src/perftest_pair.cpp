@@ -14,14 +14,11 @@ using namespace std::chrono_literals;
 using conversation::check_protocol;
 using conversation::expect;
 
-// How long a side may take: what its agent allows perftest (its timeout), and the reply timeout
-// on top for the agent to report.
+// How long a side may take: what its agent allows perftest, and the reply timeout on top for the
+// agent to report.
 Clock::duration allowed(const agent::PerftestRequest& r, std::chrono::seconds reply_timeout) {
-  const double run_s = r.timeout_s > 0     ? r.timeout_s
-                       : r.seconds != 0    ? r.seconds + 60.0
-                       : r.iterations != 0 ? static_cast<double>(r.iterations) / 1e4 + 60
-                                           : 70.0;
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run_s)) +
+  return std::chrono::duration_cast<Clock::duration>(
+             std::chrono::duration<double>(agent::perftest_time_limit_s(r))) +
          reply_timeout;
 }
 

@@ -246,8 +246,8 @@ TrafficOutcome run_calibration_case(const CaseContext& c) {
     }
     values[engine].push_back(value->second);
   }
-  out.hosts = {traffic_hosts(*c.inventory, *c.test).at(0)->name,
-               traffic_hosts(*c.inventory, *c.test).at(1)->name};
+  const auto hosts = traffic_hosts(*c.inventory, *c.test);
+  out.hosts = {hosts.at(0)->name, hosts.at(1)->name};
   out.cnps_unknown = "a calibration runs perftest, which counts no CNPs per QP";
   const double ours = median(values[0]), theirs = median(values[1]);
   out.metrics.values = {{"calibration_rocehil", ours},

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "json_member.hpp"
 #include "rocehil/common/error.hpp"
 
 namespace rocehil::run {
@@ -16,10 +17,8 @@ namespace {
 
 using nlohmann::json;
 
-// What a missing object reads as, without copying the one that is there.
 const json& member(const json& parent, const char* key) {
-  static const json empty = json::object();
-  return parent.is_object() && parent.contains(key) ? parent[key] : empty;
+  return json_member(parent, key);
 }
 
 bool plain_name(std::string_view name) {

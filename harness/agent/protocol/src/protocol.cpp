@@ -1005,6 +1005,14 @@ perftest::CommandOptions perftest_options(const PerftestRequest& p) {
   return o;
 }
 
+double perftest_time_limit_s(const PerftestRequest& r) {
+  if (r.timeout_s > 0) return r.timeout_s;
+  const double work = r.seconds != 0      ? r.seconds
+                      : r.iterations != 0 ? static_cast<double>(r.iterations) / 10000.0
+                                          : 10.0;
+  return work + 60;
+}
+
 ParsedRequest parse_request(std::string_view line) {
   ParsedRequest out;
   try {

@@ -166,6 +166,10 @@ struct PerftestRequest {
 
 // The command-line settings a request stands for (the TCP port and JSON file are the agent's).
 perftest::CommandOptions perftest_options(const PerftestRequest& request);
+// How long the agent lets perftest run before ending it: `timeout_s`, or the run's seconds (one
+// second per 10,000 iterations; 10 without either) plus 60 for device setup and the handshake.
+// The controller waits that long, and its reply timeout, for the results.
+double perftest_time_limit_s(const PerftestRequest& request);
 
 using RequestBody =
     std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest, StopRequest,
