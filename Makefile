@@ -39,11 +39,12 @@ test-unit: build
 test-system: build
 	cd $(BUILD) && ctest $(CTEST_FLAGS) -L system
 
-# The Debian package from the release build's install rules (cmake/RocehilInstall.cmake, CPack's
-# DEB generator): BUILD/rocehil_VERSION_amd64.deb, its Depends computed by dpkg-shlibdeps.
+# The Debian packages from the release build's install rules (cmake/RocehilInstall.cmake, CPack's
+# DEB generator): BUILD/rocehil_VERSION_amd64.deb and BUILD/rocehil-dpdk_VERSION_amd64.deb (the
+# DPDK capture backend), their Depends computed by dpkg-shlibdeps.
 package: build
 	cd $(BUILD) && cpack
-	@ls -l $(BUILD)/rocehil_*_amd64.deb
+	@ls -l $(BUILD)/rocehil_*_amd64.deb $(BUILD)/rocehil-dpdk_*_amd64.deb
 
 build-asan: deps
 	cmake --preset asan -DROCEHIL_FUZZ_SECONDS=$(FUZZ_SECONDS)

@@ -9,6 +9,14 @@ if(ROCEHIL_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+# Debian's hardening (dpkg-buildflags' defaults; lintian checks the installed binary for them):
+# fortified libc calls and a stack protector in optimized builds, and relocations resolved and
+# made read-only at start. Not under the sanitizers, which bring checks of their own.
+if(NOT ROCEHIL_SANITIZE AND NOT ROCEHIL_FUZZ)
+  add_compile_options($<$<NOT:$<CONFIG:Debug>>:-D_FORTIFY_SOURCE=2> -fstack-protector-strong)
+  add_link_options(-Wl,-z,relro -Wl,-z,now)
+endif()
+
 if(ROCEHIL_FUZZ)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     message(FATAL_ERROR "ROCEHIL_FUZZ needs clang (libFuzzer); use the 'asan' preset")
@@ -35,13 +43,14 @@ function(rocehil_library name)
   target_link_libraries(rocehil_${name} PUBLIC ${arg_PUBLIC} PRIVATE rocehil_warnings ${arg_PRIVATE})
 endfunction()
 
-# rocehil_add_gtest(NAME LABEL source... [LINK lib...] [INCLUDE dir...] [DEFINES def...])
+# rocehil_add_gtest(NAME LABEL source... [LINK lib...] [INCLUDE dir...] [DEFINES def...]
+#                   [ENVIRONMENT VAR=value...])
 # One GoogleTest binary, registered per test case.
 function(rocehil_add_gtest name label)
   if(NOT ROCEHIL_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "LINK;INCLUDE;DEFINES")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "LINK;INCLUDE;DEFINES;ENVIRONMENT")
   add_executable(${name} ${arg_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE GTest::gtest GTest::gtest_main rocehil_warnings ${arg_LINK})
   if(arg_INCLUDE)
@@ -52,9 +61,14 @@ function(rocehil_add_gtest name label)
   endif()
   # The tests' own code unoptimized: it halves their compile time (gtest and JSON templates),
   # and the libraries they test keep the build type's optimization.
-  target_compile_options(${name} PRIVATE -O0)
+  target_compile_options(${name} PRIVATE -O0 -U_FORTIFY_SOURCE)
   include(GoogleTest)
-  gtest_discover_tests(${name} PROPERTIES LABELS ${label} DISCOVERY_TIMEOUT 30)
+  if(arg_ENVIRONMENT)
+    gtest_discover_tests(${name} PROPERTIES LABELS ${label} ENVIRONMENT "${arg_ENVIRONMENT}"
+                         DISCOVERY_TIMEOUT 30)
+  else()
+    gtest_discover_tests(${name} PROPERTIES LABELS ${label} DISCOVERY_TIMEOUT 30)
+  endif()
 endfunction()
 
 # rocehil_add_system_test(NAME SCRIPT [TIMEOUT s] [SERIAL] [SKIP_RETURN_CODE c] [ARGS arg...])

@@ -24,4 +24,5 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
 #include <rte_pause.h>
+#include <rte_version.h>
 #pragma GCC diagnostic pop

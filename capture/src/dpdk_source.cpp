@@ -20,6 +20,7 @@
 #include "dpdk_af_packet.hpp"
 #include "dpdk_eal.hpp"
 #include "dpdk_headers.hpp"
+#include "dpdk_port_source.hpp"
 #include "interface_speed.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
@@ -69,10 +70,6 @@
 // endless source such as net_null would never run dry), and returns 0.
 
 namespace rocehil::capture {
-
-bool dpdk_available() noexcept {
-  return true;
-}
 
 namespace {
 
@@ -256,7 +253,7 @@ class DpdkPortSource final : public DpdkSource {
 
 }  // namespace
 
-std::unique_ptr<DpdkSource> DpdkSource::open(const DpdkSourceOptions& options) {
+std::unique_ptr<DpdkSource> dpdk::open_port_source(const DpdkSourceOptions& options) {
   if (options.snaplen < 64 || options.snaplen > 262144)
     throw input_error(fmt::format(
         "--snaplen {}: must be 64-262144 bytes (128 keeps every RoCE header)", options.snaplen));

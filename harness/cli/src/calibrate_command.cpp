@@ -7,6 +7,7 @@
 
 #include "calibrate_text.hpp"
 #include "comma_list.hpp"
+#include "deploy_options.hpp"
 #include "interrupt.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/host_ssh.hpp"
@@ -20,6 +21,7 @@ namespace {
 
 struct CalibrateCommandOptions {
   run::CalibrateOptions run;
+  DeployFlags deploy;
   std::string hosts;  // A,B
   std::string sizes = "4K,64K,1M";
   std::string only;  // bw | lat; empty: both
@@ -48,6 +50,9 @@ int calibrate(CalibrateCommandOptions& o) {
   r.bw = o.only.empty() || o.only == "bw";
   r.lat = o.only.empty() || o.only == "lat";
   r.timeout = std::chrono::seconds(o.timeout_s);
+  const DeployChoice deploy = resolve_deploy(o.deploy);
+  r.deploy = deploy.mode;
+  r.deploy_packages = deploy.packages;
   std::vector<std::string> words = {
       "rocehil", "calibrate", "--inventory", r.inventory_file, "--hosts",
       o.hosts,   "--sizes",   o.sizes,       "--rounds",       std::to_string(r.rounds)};
@@ -133,8 +138,7 @@ void add_calibrate_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--history", o->run.history_file,
                   "The run history (SQLite; default <reports>/history.db)");
-  cmd->add_flag("--deploy", o->run.deploy,
-                "Copy this rocehil to hosts whose agent is missing or another version first");
+  add_deploy_options(cmd, o->deploy);
   cmd->add_option("--timeout", o->timeout_s, "Seconds a phase may wait for an agent")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();

@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "deploy_options.hpp"
 #include "preflight_text.hpp"
 #include "progress.hpp"
 #include "rocehil/common/error.hpp"
@@ -29,7 +30,7 @@ struct InventoryOptions {
   std::string file;
   std::string hosts = "all";
   bool json = false;
-  bool deploy = false;
+  DeployFlags deploy;
   std::size_t fanout = 32;
   double timeout_s = 60;
   std::vector<std::string> targets;
@@ -119,9 +120,12 @@ int check(const InventoryOptions& o) {
   preflight::CheckOptions options;
   options.fanout = o.fanout;
   options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000));
-  options.deploy = o.deploy;
   options.controller_version = std::string("rocehil ") + ROCEHIL_VERSION;
-  if (o.deploy) options.local_binary = remote::this_executable();
+  const DeployChoice deploy = resolve_deploy(o.deploy);
+  options.deploy = deploy.mode;
+  options.packages = deploy.packages;
+  if (deploy.mode == preflight::DeployMode::binary)
+    options.local_binary = remote::this_executable();
   Progress progress("check", "hosts", hosts.size());
   progress.set_enabled(!o.json || isatty(STDERR_FILENO));
   options.on_progress = [&progress](std::size_t done, std::size_t) { progress.update(done); };
@@ -228,12 +232,19 @@ Selection: TERM[,TERM...] (union); TERM is ATOM[&ATOM...] (intersection) with an
       ->capture_default_str();
   c->add_flag("--json", o->json,
               "Print JSON (schema_version 1): the preflight snapshot runs attach to results");
-  c->add_flag("--deploy", o->deploy,
-              "Copy this rocehil binary to each host whose agent is missing or another version");
+  add_deploy_options(c, o->deploy);
   add_fanout(c, *o);
   c->footer(
       "\nHosts without an RDMA device are 'soft only' (fine for the soft provider; a failure\n"
       "when the inventory asks for verbs).\n"
+      "\n--deploy reports per host what it did ('deploy' item): installed (with the versions\n"
+      "before and apt-get's summary), copied, or nothing to do. Hosts sharing one dpkg\n"
+      "database install in turn. The package puts the agent at /usr/bin/rocehil: point the\n"
+      "inventory's 'agent' there.\n"
+      "  rocehil inventory check fabric.yaml --deploy --package rocehil_0.1.0_amd64.deb\n"
+      "  rocehil inventory check fabric.yaml --hosts cap --deploy \\\n"
+      "      --package rocehil_0.1.0_amd64.deb --package rocehil-dpdk_0.1.0_amd64.deb\n"
+      "  rocehil inventory check fabric.yaml --deploy=binary     (hosts without apt)\n"
       "Exit codes: 0 every host ok or soft only, 1 a check failed, 2 bad inventory or\n"
       "selection, 3 a host unreachable (the others are still checked).");
   c->callback([o, &exit_code] { exit_code = check(*o); });

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "deploy_options.hpp"
 #include "interrupt.hpp"
 #include "rocehil/remote/host_ssh.hpp"
 #include "rocehil/run/suite_run.hpp"
@@ -13,17 +14,18 @@ namespace {
 
 struct RunCliOptions {
   run::SuiteRunOptions run;
+  DeployFlags deploy;
   int timeout_s = 30;
   bool json = false;
 };
 
 // The command as it could be typed again, for run.json.
-std::string command_line(const run::SuiteRunOptions& o) {
+std::string command_line(const run::SuiteRunOptions& o, const DeployFlags& deploy) {
   std::vector<std::string> words = {"rocehil",        "run",       o.suite_file, "--inventory",
                                     o.inventory_file, "--reports", o.reports_dir};
   if (!o.history_file.empty()) words.insert(words.end(), {"--history", o.history_file});
   if (!o.only.empty()) words.insert(words.end(), {"--only", o.only});
-  if (o.deploy) words.push_back("--deploy");
+  for (const auto& w : deploy_words(deploy)) words.push_back(w);
   words.insert(words.end(), {"--timeout", std::to_string(o.timeout.count()), "--fanout",
                              std::to_string(o.fanout)});
   return remote::remote_command_line(words);
@@ -54,8 +56,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "opening)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
-  cmd->add_flag("--deploy", o->run.deploy,
-                "Copy this rocehil to hosts whose agent is missing or another version first");
+  add_deploy_options(cmd, o->deploy);
   cmd->add_option("--timeout", o->timeout_s,
                   "Seconds a phase may wait for an agent (setup, capture start) and traffic may "
                   "stay silent before the case is an ERROR naming the host")
@@ -83,7 +84,10 @@ Exit status: 0 the fabric qualified, 1 a threshold failed, 2 bad suite, inventor
 3 a host, agent or capture failed (preflight included), or interrupted.)");
   cmd->callback([o, &exit_code] {
     o->run.timeout = std::chrono::seconds(o->timeout_s);
-    o->run.command_line = command_line(o->run);
+    const DeployChoice deploy = resolve_deploy(o->deploy);
+    o->run.deploy = deploy.mode;
+    o->run.deploy_packages = deploy.packages;
+    o->run.command_line = command_line(o->run, o->deploy);
     RunPrinter printer(o->json ? RunPrinter::Stdout::json : RunPrinter::Stdout::text);
     exit_code = run::run_suite(o->run, catch_interrupts(), printer);
   });

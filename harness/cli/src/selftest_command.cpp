@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "comma_list.hpp"
+#include "deploy_options.hpp"
 #include "interrupt.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/host_ssh.hpp"
@@ -25,7 +26,7 @@ struct SelftestOptions {
   std::string suite_file;
   std::string reports_dir = "reports";
   std::string history_file;
-  bool deploy = false;
+  DeployFlags deploy;
   bool json = false;
   int timeout_s = 30;
 };
@@ -38,7 +39,9 @@ int selftest(const SelftestOptions& o) {
   run.suite_file = o.suite_file;
   run.reports_dir = o.reports_dir;
   run.history_file = o.history_file;
-  run.deploy = o.deploy;
+  const DeployChoice deploy = resolve_deploy(o.deploy);
+  run.deploy = deploy.mode;
+  run.deploy_packages = deploy.packages;
   run.timeout = std::chrono::seconds(o.timeout_s);
   std::vector<std::string> words = {"rocehil", "selftest", "--inventory", o.inventory_file,
                                     "--hosts", o.hosts,    "--reports",   o.reports_dir};
@@ -79,8 +82,7 @@ void add_selftest_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--history", o->history_file,
                   "The run history (SQLite; default <reports>/history.db)");
-  cmd->add_flag("--deploy", o->deploy,
-                "Copy this rocehil to hosts whose agent is missing or another version first");
+  add_deploy_options(cmd, o->deploy);
   cmd->add_option("--timeout", o->timeout_s, "Seconds a phase may wait for an agent")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();

@@ -87,7 +87,8 @@ TEST(PreflightText, TableCellsOfAFailedHost) {
       << text;
   EXPECT_TRUE(contains(text,
                        "  gpu002: fail agent: agent is rocehil 0.0.9, this controller is "
-                       "rocehil 0.1.0; --deploy copies this binary\n"))
+                       "rocehil 0.1.0; --deploy installs this version's package "
+                       "(--deploy=binary copies this binary)\n"))
       << text;
   EXPECT_TRUE(contains(text, "  gpu002: fail mtu ens1f0np0: mtu 9000, the inventory says 4200\n"))
       << text;

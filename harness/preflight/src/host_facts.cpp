@@ -42,6 +42,9 @@ if [ -n "$a" ]; then
     printf 'problem exit %s: %s\n' "$rc" "$($t "$a" --version 2>&1 >/dev/null | head -n 1 | cut -c1-200)"
   fi
 fi
+echo "@@ packages"
+command -v apt-get >/dev/null 2>&1 && echo "apt-get yes"
+command -v dpkg-query >/dev/null 2>&1 && $t dpkg-query -W -f='${Package} ${Version} ${db:Status-Abbrev}\n' rocehil rocehil-dpdk 2>/dev/null | cap 4
 rdma_netdevs=""
 for d in /sys/class/infiniband/*; do
   [ -e "$d" ] || continue
@@ -190,6 +193,8 @@ class Parser {
         f_.agent_problem = l.substr(8);
       else
         note(l);
+    } else if (section_ == "packages") {
+      package_line(l);
     } else if (section_ == "rdma") {
       rdma_line(l);
     } else if (section_ == "ibv_devinfo") {
@@ -232,6 +237,22 @@ class Parser {
 
   void note(std::string_view l) {
     if (f_.notes.size() < 20) f_.notes.emplace_back(l.substr(0, 200));
+  }
+
+  // "apt-get yes", or dpkg-query's "rocehil 0.1.0 ii " (installed; "rc" is removed, config
+  // kept, which is not installed).
+  void package_line(std::string_view l) {
+    if (l == "apt-get yes") {
+      f_.apt = true;
+      return;
+    }
+    const auto first = l.find(' ');
+    const auto second = first == std::string_view::npos ? first : l.find(' ', first + 1);
+    if (second == std::string_view::npos) return note(l);
+    const std::string_view status = trim(l.substr(second + 1));
+    if (status.starts_with("ii"))
+      f_.packages[std::string(l.substr(0, first))] =
+          std::string(l.substr(first + 1, second - first - 1));
   }
 
   void start_section() {
@@ -539,9 +560,14 @@ HostFacts parse_probe_output(std::string_view text) {
 }
 
 nlohmann::json to_json(const HostFacts& f) {
-  nlohmann::json j{{"hostname", f.hostname},           {"kernel", f.kernel},
-                   {"agent_version", f.agent_version}, {"agent_problem", f.agent_problem},
-                   {"nvidia_smi", f.nvidia_smi},       {"notes", f.notes}};
+  nlohmann::json j{{"hostname", f.hostname},
+                   {"kernel", f.kernel},
+                   {"agent_version", f.agent_version},
+                   {"agent_problem", f.agent_problem},
+                   {"nvidia_smi", f.nvidia_smi},
+                   {"notes", f.notes},
+                   {"apt", f.apt},
+                   {"packages", f.packages}};
   j["rdma"] = nlohmann::json::array();
   for (const auto& d : f.rdma) {
     nlohmann::json dj{{"name", d.name}, {"fw_ver", d.fw_ver}, {"netdev", d.netdev}};

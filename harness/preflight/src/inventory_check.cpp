@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <stdlib.h>
+
+#include <cerrno>
+#include <filesystem>
 #include <mutex>
 
 #include "rocehil/common/error.hpp"
@@ -12,12 +16,6 @@
 namespace rocehil::preflight {
 
 namespace {
-
-// Writes stdin to a temporary file next to the destination and renames it over, so an agent that
-// is running keeps its old inode and a half-copied binary is never on the path. "$1" is data.
-constexpr const char* deploy_script =
-    "set -e; dst=$1; tmp=\"$dst.rocehil-deploy.$$\"; mkdir -p -- \"$(dirname -- \"$dst\")\"; "
-    "cat > \"$tmp\"; chmod 755 \"$tmp\"; mv -f -- \"$tmp\" \"$dst\"";
 
 std::vector<std::string> probed_netdevs(const inventory::Host& host) {
   std::vector<std::string> netdevs;
@@ -44,41 +42,70 @@ Probe probe(const inventory::Host& host, const CheckOptions& o) {
   return p;
 }
 
-CheckItem deploy_agent(const inventory::Host& host, const CheckOptions& o) {
-  if (host.agent.find('/') == std::string::npos)
-    return {.name = "deploy",
-            .status = CheckStatus::fail,
-            .detail = fmt::format("the agent is '{}', a name looked up on the host's PATH; set "
-                                  "'agent' to an absolute path to deploy there",
-                                  host.agent)};
+// The .deb files as one tar, made once and sent to every host that needs them; removed when the
+// check is over.
+class PackageBundle {
+ public:
+  explicit PackageBundle(const std::vector<DebPackage>& packages) {
+    if (packages.empty()) return;
+    char pattern[] = "/tmp/rocehil-bundle-XXXXXX";
+    if (mkdtemp(pattern) == nullptr)
+      throw system_error("cannot make a folder for the packages", errno);
+    dir_ = pattern;
+    path_ = dir_ + "/packages.tar";
+    std::vector<std::string> argv = {"tar", "-cf", path_};
+    for (const auto& p : packages) {
+      const auto slash = p.path.rfind('/');
+      // "./NAME": a file name is never read as an option.
+      argv.insert(argv.end(), {"-C", slash == std::string::npos ? "." : p.path.substr(0, slash + 1),
+                               "./" + p.path.substr(slash == std::string::npos ? 0 : slash + 1)});
+    }
+    remote::RunOptions run;
+    run.timeout = std::chrono::seconds(120);
+    const remote::CommandResult r = remote::run_command(argv, run);
+    if (!r.succeeded())
+      throw Error(ExitCode::infrastructure,
+                  fmt::format("cannot bundle the packages with tar: {}", r.reason()));
+  }
+  ~PackageBundle() {
+    if (dir_.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  PackageBundle(const PackageBundle&) = delete;
+  PackageBundle& operator=(const PackageBundle&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string dir_, path_;
+};
+
+CheckItem deploy(const inventory::Host& host, const CheckOptions& o, const std::string& bundle) {
+  if (o.deploy == DeployMode::binary)
+    return copy_binary(host, o.local_binary, o.controller_version, o.timeout);
   const remote::AgentCommand command =
-      remote::host_command(host, {"sh", "-c", deploy_script, "rocehil-deploy", host.agent});
+      remote::host_command(host, {"sh", "-c", std::string(package_install_script())});
   remote::RunOptions run_options;
-  run_options.timeout = o.timeout;
-  run_options.stdin_file = o.local_binary;
-  const remote::CommandResult r = remote::run_command(command.argv, run_options);
-  if (!r.succeeded())
-    return {.name = "deploy",
-            .status = CheckStatus::fail,
-            .detail =
-                fmt::format("copying {} to {} failed: {}", o.local_binary, host.agent, r.reason())};
-  return {.name = "deploy",
-          .status = CheckStatus::info,
-          .detail = fmt::format("copied {} to {} in {:.1f} s", o.controller_version, host.agent,
-                                r.seconds)};
+  // apt-get may wait for another host's install on a shared dpkg (up to its lock timeout, 300 s).
+  run_options.timeout = o.timeout + std::chrono::seconds(360);
+  run_options.stdin_file = bundle;
+  return package_install_item(host, remote::run_command(command.argv, run_options), o.packages);
 }
 
-HostCheck check_host(const inventory::Host& host, const CheckOptions& o) {
+HostCheck check_host(const inventory::Host& host, const CheckOptions& o,
+                     const std::string& bundle) {
   HostCheck check;
   check.host = host.name;
   check.address = host.address;
   Probe p = probe(host, o);
   std::vector<CheckItem> deployed;
-  if (p.answered && o.deploy) {
+  if (p.answered && o.deploy != DeployMode::none) {
     const HostFacts first = parse_probe_output(p.run.out);
-    if (first.agent_version != o.controller_version) {
-      deployed.push_back(deploy_agent(host, o));
+    if (needs_deploy(first, o.deploy, o.controller_version, o.packages)) {
+      deployed.push_back(deploy(host, o, bundle));
       if (deployed.back().status != CheckStatus::fail) p = probe(host, o);
+    } else {
+      deployed.push_back(nothing_to_deploy(o.deploy, o.controller_version, o.packages));
     }
   }
   check.ssh_ms = p.run.seconds * 1000;
@@ -115,11 +142,13 @@ CheckReport check_hosts(const inventory::Inventory& inventory,
   report.selection = selection;
   report.controller_version = options.controller_version;
   report.hosts.resize(hosts.size());
+  const PackageBundle bundle(options.deploy == DeployMode::package ? options.packages
+                                                                   : std::vector<DebPackage>{});
   std::mutex progress_mutex;
   std::uint64_t done = 0;
   remote::fan_out(hosts.size(), options.fanout, [&](std::size_t i) {
     try {
-      report.hosts[i] = check_host(*hosts[i], options);
+      report.hosts[i] = check_host(*hosts[i], options, bundle.path());
     } catch (const std::exception& e) {
       HostCheck& failed = report.hosts[i];
       failed.host = hosts[i]->name;

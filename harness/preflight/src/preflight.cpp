@@ -109,28 +109,30 @@ void check_agent(const Host& host, const HostFacts& f, std::string_view version,
   if (f.agent_version == version) {
     out.push_back(item("agent", CheckStatus::ok, f.agent_version));
   } else if (f.agent_version.empty() && host.agent.find('/') == std::string::npos) {
-    out.push_back(item("agent", CheckStatus::fail,
-                       fmt::format("'{}' is not on the host's PATH; set 'agent' to an absolute "
-                                   "path and run 'rocehil inventory check FILE --deploy' to copy "
-                                   "this binary there",
-                                   host.agent)));
+    out.push_back(
+        item("agent", CheckStatus::fail,
+             fmt::format("'{}' is not on the host's PATH; set 'agent' to an absolute "
+                         "path and run 'rocehil inventory check FILE --deploy' to install "
+                         "it there (--deploy=binary copies this binary)",
+                         host.agent)));
   } else if (f.agent_version.empty() &&
              (f.agent_problem == "not found" || f.agent_problem == "not executable")) {
-    out.push_back(item("agent", CheckStatus::fail,
-                       fmt::format("{} at {}; run 'rocehil inventory check FILE --deploy' to copy "
-                                   "this binary there",
-                                   f.agent_problem, host.agent)));
+    out.push_back(
+        item("agent", CheckStatus::fail,
+             fmt::format("{} at {}; run 'rocehil inventory check FILE --deploy' to install "
+                         "it there (--deploy=binary copies this binary)",
+                         f.agent_problem, host.agent)));
   } else if (f.agent_version.empty()) {
     // It is there but does not run: a binary for another architecture or libc, or a broken copy.
     out.push_back(
         item("agent", CheckStatus::fail,
              fmt::format("{} --version failed ({}); run 'rocehil inventory check FILE "
-                         "--deploy' to copy this binary there",
+                         "--deploy' to install it there (--deploy=binary copies this binary)",
                          host.agent, f.agent_problem.empty() ? "no answer" : f.agent_problem)));
   } else {
     out.push_back(item("agent", CheckStatus::fail,
-                       fmt::format("agent is {}, this controller is {}; --deploy copies this "
-                                   "binary",
+                       fmt::format("agent is {}, this controller is {}; --deploy installs this "
+                                   "version's package (--deploy=binary copies this binary)",
                                    f.agent_version, version)));
   }
 }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -170,6 +171,38 @@ TEST(HostFacts, NetdevsAreDeduplicated) {
   ASSERT_EQ(f.netdevs.size(), 1u);
   EXPECT_EQ(f.netdevs[0].mtu, 9000);
   EXPECT_EQ(f.netdevs[0].driver, "mlx5_core");
+}
+
+// dpkg-query's lines as the probe prints them (its -f format): "ii" is installed, "rc" is removed
+// with its configuration kept, which is not installed.
+TEST(HostFacts, PackagesInstalledAndApt) {
+  const HostFacts f = parse_probe_output(
+      "@@ packages\napt-get yes\nrocehil 0.1.0 ii \nrocehil-dpdk 0.0.9 rc \n@@ host\n");
+  EXPECT_TRUE(f.apt);
+  EXPECT_EQ(f.packages, (std::map<std::string, std::string>{{"rocehil", "0.1.0"}}));
+  const HostFacts none = parse_probe_output("@@ packages\n");
+  EXPECT_FALSE(none.apt);
+  EXPECT_TRUE(none.packages.empty());
+}
+
+// The probe's view of rocehil's packages on this machine equals dpkg-query's own, run apart.
+TEST(ProbeScript, ListsRocehilsPackagesAsDpkgDoes) {
+  std::vector<std::string> argv = probe_command("rocehil", {});
+  argv[0] = "/bin/sh";
+  const remote::CommandResult r = remote::run_command(argv, {});
+  ASSERT_TRUE(r.succeeded()) << r.reason();
+  const HostFacts f = parse_probe_output(r.out);
+  EXPECT_EQ(f.apt, std::filesystem::exists("/usr/bin/apt-get"));
+  const remote::CommandResult dpkg =
+      remote::run_command({"dpkg-query", "-W", "-f=${Package} ${Version} ${db:Status-Abbrev}\n",
+                           "rocehil", "rocehil-dpdk"},
+                          {});
+  std::map<std::string, std::string> expected;
+  std::istringstream lines(dpkg.out);
+  std::string name, version, status;
+  while (lines >> name >> version >> status)
+    if (status == "ii") expected[name] = version;
+  EXPECT_EQ(f.packages, expected) << r.out;
 }
 
 // The script itself, run for real by /bin/sh on this machine: loopback is there, the other names

@@ -84,9 +84,9 @@ TEST(Preflight, AgentAndMtu) {
   auto h = gpu_host({nic("mlx5_0", "ens1f0np0", "10.10.1.1", 3)});
   h.nics[0].mtu = 4200;
   auto items = evaluate_host(h, f, version);
-  EXPECT_EQ(
-      find(items, "agent").detail,
-      "agent is rocehil 0.0.9, this controller is rocehil 0.1.0; --deploy copies this binary");
+  EXPECT_EQ(find(items, "agent").detail,
+            "agent is rocehil 0.0.9, this controller is rocehil 0.1.0; --deploy installs this "
+            "version's package (--deploy=binary copies this binary)");
   EXPECT_EQ(find(items, "mtu ens1f0np0").detail, "mtu 9000, the inventory says 4200");
   EXPECT_EQ(verdict_of(h, f, items), HostVerdict::failed);
   EXPECT_FALSE(contains(find(items, "netdev ens1f0np0").detail, "fail"));
@@ -239,12 +239,12 @@ TEST(Preflight, AgentThatDoesNotRun) {
   EXPECT_EQ(find(items, "agent").detail,
             "/usr/local/bin/rocehil --version failed (exit 126: timeout: failed to run command "
             "'/usr/local/bin/rocehil': Exec format error); run 'rocehil inventory check FILE "
-            "--deploy' to copy this binary there");
+            "--deploy' to install it there (--deploy=binary copies this binary)");
   f.agent_problem = "not executable";
   items = evaluate_host(h, f, version);
   EXPECT_EQ(find(items, "agent").detail,
             "not executable at /usr/local/bin/rocehil; run 'rocehil inventory check FILE "
-            "--deploy' to copy this binary there");
+            "--deploy' to install it there (--deploy=binary copies this binary)");
   EXPECT_EQ(verdict_of(h, f, items), HostVerdict::failed);
 }
 

@@ -157,6 +157,7 @@ CalibrateOutcome run_calibrate(const CalibrateOptions& o, const std::atomic<bool
   run.reports_dir = o.reports_dir;
   run.history_file = o.history_file;
   run.deploy = o.deploy;
+  run.deploy_packages = o.deploy_packages;
   run.timeout = o.timeout;
   run.command_line = o.command_line;
   out.exit_code = run_suite(run, interrupt, events, &out.run_id);

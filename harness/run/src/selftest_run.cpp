@@ -75,6 +75,7 @@ SelftestOutcome run_selftest(const SelftestOptions& o, const std::atomic<bool>& 
   run.reports_dir = o.reports_dir;
   run.history_file = o.history_file;
   run.deploy = o.deploy;
+  run.deploy_packages = o.deploy_packages;
   if (!pair_has_gpus(setup)) run.leave_out.push_back("gpu_memory");
   // perftest needs an RDMA device: on soft hosts its calibration could only fail to start.
   if (std::find(setup.providers.begin(), setup.providers.end(), "soft") != setup.providers.end())

@@ -172,6 +172,7 @@ class Run {
     options.fanout = o_.fanout;
     options.timeout = std::chrono::seconds(std::max<long>(o_.timeout.count(), 30));
     options.deploy = o_.deploy;
+    options.packages = o_.deploy_packages;
     options.local_binary = self_;
     options.controller_version = fmt::format("rocehil {}", ROCEHIL_VERSION);
     options.on_progress = [this](std::size_t done, std::size_t total) {

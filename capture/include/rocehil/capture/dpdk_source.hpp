@@ -2,7 +2,7 @@
 
 // Live capture from a DPDK port: a NIC by PCI address, or a virtual device such as
 // net_af_packet0,iface=eth3 (any Linux interface) or net_pcap0,rx_pcap=FILE (replays a file).
-// No DPDK type appears here; when rocehil is built without DPDK, open() says so.
+// No DPDK type appears here; when the backend cannot be loaded, open() says why and what to do.
 //
 // - A replay (net_pcap with rx_pcap, without infinite_rx) ends by itself: DPDK gives no end of
 //   file, so next_batch returns 0 once the port has delivered nothing for 100 ms. Its frames keep
@@ -36,13 +36,28 @@ struct DpdkSourceOptions {
   std::uint32_t mbufs = 16383;  // mempool size (with --no-huge and no -m, -m 512 is added)
 };
 
-// Whether this build has the DPDK backend.
+// The DPDK backend is a module of its own, librocehil-dpdk.so (package rocehil-dpdk), loaded the
+// first time it is needed, so rocehil runs on hosts without DPDK's libraries. It is looked for at
+// $ROCEHIL_DPDK_BACKEND when that is set, else at ../LIBDIR/rocehil/ from the executable's
+// directory (where the package and `cmake --install` put it), else beside the executable (the
+// build tree).
+struct DpdkBackendInfo {
+  bool loaded = false;
+  std::string path;          // the module loaded, or the places looked at
+  std::string dpdk_version;  // "DPDK 22.11.11" when loaded
+  std::string problem;       // why it cannot be used, with what to do; empty when loaded
+};
+
+// The backend as this process finds it: looked for once, on the first call.
+const DpdkBackendInfo& dpdk_backend();
+
+// Whether the DPDK backend can be used here.
 bool dpdk_available() noexcept;
 
 class DpdkSource : public LiveSource {
  public:
   // Throws rocehil::Error: EAL initialisation failed (with DPDK's reason), no such port, the
-  // port cannot be configured, or DPDK is not built in (with the package to install).
+  // port cannot be configured, or the backend cannot be loaded (dpdk_backend().problem).
   static std::unique_ptr<DpdkSource> open(const DpdkSourceOptions& options);
 };
 

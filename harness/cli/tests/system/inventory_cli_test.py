@@ -190,13 +190,28 @@ class Check(unittest.TestCase):
         agent = {c["name"]: c for c in report["hosts"][0]["checks"]}["agent"]
         self.assertEqual(agent["status"], "fail")
         self.assertIn("--deploy", agent["detail"])
-        code, report, err = check_json(path, "--hosts", "h1", "--deploy")
+        code, report, err = check_json(path, "--hosts", "h1", "--deploy=binary")
         self.assertEqual(code, 0, err)
         checks = {c["name"]: c for c in report["hosts"][0]["checks"]}
         self.assertIn("copied", checks["deploy"]["detail"])
         self.assertEqual(checks["agent"]["status"], "ok")
         self.assertTrue(filecmp.cmp(target, ROCEHIL, shallow=False))
         self.assertTrue(os.access(target, os.X_OK))
+        # Once there, nothing is copied again, and the host is told so.
+        code, report, err = check_json(path, "--hosts", "h1", "--deploy=binary")
+        self.assertEqual(code, 0, err)
+        checks = {c["name"]: c for c in report["hosts"][0]["checks"]}
+        self.assertIn("nothing copied", checks["deploy"]["detail"])
+
+    def test_deploy_usage_errors_name_the_fix(self):
+        for args, words in ((["--deploy"], "--package"),
+                            (["--deploy=binary", "--package", ROCEHIL], "--package is for"),
+                            (["--package", ROCEHIL], "goes with --deploy"),
+                            (["--deploy", "--package", ROCEHIL], "not a Debian package"),
+                            (["--deploy=rsync"], "rsync")):
+            r = rocehil("inventory", "check", TB["inventory"], "--hosts", "h1", *args)
+            self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
+            self.assertIn(words, r.stderr.strip().splitlines()[0], args)
 
 
 class Discover(unittest.TestCase):

@@ -73,6 +73,8 @@ struct HostFacts {
   std::string kernel;
   std::string agent_version;  // "rocehil 0.1.0" as --version printed it; empty if it did not run
   std::string agent_problem;  // why not: "not found", "not executable", its stderr
+  bool apt = false;           // apt-get is there: --deploy can install the package
+  std::map<std::string, std::string> packages;  // rocehil's packages installed: name -> version
   std::vector<RdmaDeviceFacts> rdma;
   std::vector<NetdevFacts> netdevs;
   bool nvidia_smi = false;  // nvidia-smi is installed

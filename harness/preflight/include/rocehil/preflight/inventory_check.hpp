@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rocehil/inventory/inventory.hpp"
+#include "rocehil/preflight/deploy.hpp"
 #include "rocehil/preflight/preflight.hpp"
 
 namespace rocehil::preflight {
@@ -14,9 +15,11 @@ namespace rocehil::preflight {
 struct CheckOptions {
   std::size_t fanout = 32;                   // hosts probed at once
   std::chrono::milliseconds timeout{60000};  // per ssh command, connect included
-  bool deploy = false;             // copy this binary to hosts whose agent is missing or different
-  std::string local_binary;        // what --deploy copies (this executable)
-  std::string controller_version;  // "rocehil X.Y.Z"
+  // Put this rocehil on hosts whose agent is missing or another version (deploy.hpp).
+  DeployMode deploy = DeployMode::none;
+  std::string local_binary;          // what --deploy=binary copies (this executable)
+  std::vector<DebPackage> packages;  // what --deploy=package installs (read_deb_packages)
+  std::string controller_version;    // "rocehil X.Y.Z"
   // Called after each host, with the hosts done and the total, one call at a time (from the
   // fan-out's threads): the command line draws its progress bar from it.
   std::function<void(std::size_t done, std::size_t total)> on_progress;
@@ -24,7 +27,8 @@ struct CheckOptions {
 
 // Probes every host over ssh, at most `fanout` at once, and compares what it finds with the
 // inventory. A host that cannot be reached is reported as such with ssh's reason; the others are
-// still checked. Never throws for a host's failure.
+// still checked. Never throws for a host's failure; throws rocehil::Error when the packages to
+// deploy cannot be bundled.
 CheckReport check_hosts(const inventory::Inventory& inventory,
                         const std::vector<const inventory::Host*>& hosts,
                         const std::string& selection, const CheckOptions& options);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "rocehil/preflight/deploy.hpp"
 #include "rocehil/run/events.hpp"
 
 namespace rocehil::run {
@@ -31,7 +32,9 @@ struct CalibrateOptions {
   double lat_tolerance = 0.10;  // rocehil's median latency within 10% of perftest's
   std::string reports_dir = "reports";
   std::string history_file;
-  bool deploy = false;
+  // --deploy: how agents are put on hosts before anything runs (preflight/deploy.hpp).
+  preflight::DeployMode deploy = preflight::DeployMode::none;
+  std::vector<preflight::DebPackage> deploy_packages;
   std::chrono::seconds timeout{30};
   std::string command_line;  // for run.json
 };

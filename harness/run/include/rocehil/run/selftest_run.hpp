@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rocehil/preflight/deploy.hpp"
 #include "rocehil/run/events.hpp"
 #include "rocehil/run/selftest.hpp"
 
@@ -21,7 +22,9 @@ struct SelftestOptions {
   std::string suite_file;             // empty: the built-in suites/acceptance.yaml
   std::string reports_dir = "reports";
   std::string history_file;
-  bool deploy = false;
+  // --deploy: how agents are put on hosts before anything runs (preflight/deploy.hpp).
+  preflight::DeployMode deploy = preflight::DeployMode::none;
+  std::vector<preflight::DebPackage> deploy_packages;
   std::chrono::seconds timeout{30};
   std::string command_line;  // for run.json
 };

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "rocehil/preflight/deploy.hpp"
 #include "rocehil/run/events.hpp"
 
 namespace rocehil::run {
@@ -20,7 +21,9 @@ struct SuiteRunOptions {
   // Tests of the suite that are not run, checked or recorded (selftest: the GPU test on hosts
   // without GPUs).
   std::vector<std::string> leave_out;
-  bool deploy = false;
+  // --deploy: how agents are put on hosts before anything runs (preflight/deploy.hpp).
+  preflight::DeployMode deploy = preflight::DeployMode::none;
+  std::vector<preflight::DebPackage> deploy_packages;
   std::chrono::seconds timeout{30};  // each phase's replies, and silence during traffic
   std::size_t fanout = 32;           // hosts preflighted at once
   std::string command_line;
