@@ -191,6 +191,18 @@ class Package(unittest.TestCase):
                           "/usr/share/doc/rocehil-dpdk", "/usr/lib/x86_64-linux-gnu/rocehil"):
             self.assertFalse(os.path.exists(directory), directory)
 
+    def test_4_cmake_install_under_a_prefix_finds_its_dpdk_backend(self):
+        """The same install rules under any prefix, for machines without dpkg: the binary finds
+        the DPDK module relative to itself."""
+        prefix = os.path.join(self.out, "prefix")
+        sh("cmake", "--install", BUILD, "--prefix", prefix)
+        self.assertTrue(os.path.exists(os.path.join(
+            prefix, "lib/x86_64-linux-gnu/rocehil/librocehil-dpdk.so")))
+        r = sh(os.path.join(prefix, "bin", "rocehil"), "capture", "--backend", "dpdk", "--json",
+               "--no-progress", "--duration", "0.2", "--dpdk-args",
+               "--no-huge --no-pci -m 128 --vdev=net_null0")
+        self.assertGreater(json.loads(r.stdout)["capture"]["frames"], 0)
+
     def check_without_dpdk_libraries(self):
         """rocehil alone, on a host where DPDK's libraries cannot load: in a mount namespace each
         librte file is covered by an empty one. The binary starts, pcap capture works, and the

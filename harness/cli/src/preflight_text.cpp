@@ -141,6 +141,8 @@ std::string render_check_text(const preflight::CheckReport& r) {
     for (const auto& i : h.items)
       if (i.status == preflight::CheckStatus::fail || i.status == preflight::CheckStatus::warn)
         details += fmt::format("  {}: {} {}: {}\n", h.host, to_string(i.status), i.name, i.detail);
+      else if (i.name == "deploy")  // what --deploy did there, whatever it was
+        details += fmt::format("  {}: deploy: {}\n", h.host, i.detail);
   }
   std::string out = table.render();
   if (!details.empty()) out += "\n" + details;

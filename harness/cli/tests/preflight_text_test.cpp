@@ -1,6 +1,7 @@
 // The preflight table as `rocehil inventory check` and a failed `rocehil run` print it.
 #include "preflight_text.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -67,6 +68,23 @@ TEST(PreflightText, FourHostTable) {
       << text;
   // Nothing to spell out for the healthy hosts.
   EXPECT_FALSE(contains(text, "  gpu002: ")) << text;
+}
+
+// --deploy says per host what it did, in text as in JSON, even where all went well.
+TEST(PreflightText, WhatDeployDidIsSaidForEveryHost) {
+  CheckReport r = four_host_report();
+  std::vector<std::string> told;
+  for (auto& h : r.hosts) {
+    if (h.verdict == HostVerdict::unreachable) continue;
+    h.items.push_back({.name = "deploy",
+                       .status = CheckStatus::info,
+                       .detail = told.empty() ? "installed rocehil 0.1.0 with apt-get in 2.5 s"
+                                              : "rocehil 0.1.0 installed already; nothing to do"});
+    told.push_back(fmt::format("  {}: deploy: {}\n", h.host, h.items.back().detail));
+  }
+  ASSERT_GE(told.size(), 2u);
+  const std::string text = render_check_text(r);
+  for (const auto& line : told) EXPECT_TRUE(contains(text, line)) << line << text;
 }
 
 TEST(PreflightText, TableCellsOfAFailedHost) {
