@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 from scapy.all import raw, rdpcap
@@ -26,6 +27,18 @@ WIRESHARK_PI_WARN = 0x00600000  # epan/proto.h expert severities: chat 0x200000,
 def ns(*argv, **kwargs):
     return subprocess.run(["ip", "netns", "exec", NETNS, *argv], capture_output=True, text=True,
                           timeout=120, **kwargs)
+
+
+def settle_file(path, still_s=0.3, limit_s=10):
+    """Returns once `path` has not grown for `still_s` seconds (or after `limit_s`)."""
+    last, since, start = -1, time.monotonic(), time.monotonic()
+    while time.monotonic() - start < limit_s:
+        size = os.path.getsize(path) if os.path.exists(path) else 0
+        if size != last:
+            last, since = size, time.monotonic()
+        elif time.monotonic() - since >= still_s:
+            return
+        time.sleep(0.05)
 
 
 class SoftWire(unittest.TestCase):
@@ -55,6 +68,10 @@ class SoftWire(unittest.TestCase):
             self.assertIn("listening on", tcpdump.stderr.readline())
         r = ns(TRANSFER, *args)
         if tcpdump:
+            # tcpdump drops what it has not yet read from its ring when SIGINT comes, without
+            # counting it as dropped: on a loaded machine it may lag the transfer. Its file grows
+            # with each frame (-U), so wait until it has stood still for a while.
+            settle_file(capture)
             tcpdump.send_signal(signal.SIGINT)
             _, stats = tcpdump.communicate(timeout=10)
             self.assertRegex(stats, r"(?m)^0 packets dropped by kernel$")

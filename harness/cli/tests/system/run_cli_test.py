@@ -597,9 +597,17 @@ class RunTest(unittest.TestCase):
         proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", TB["inventory"],
                                  "--only", "allreduce/qps=8", "--reports", self.reports],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        def tx_packets():
+            return int(subprocess.run(["ip", "netns", "exec", ns, "cat",
+                                       f"/sys/class/net/{nic}/statistics/tx_packets"],
+                                      capture_output=True, text=True).stdout or 0)
         try:
+            # The link goes down once the allreduce is moving data through it (not after a
+            # fixed time: setting up 8 QPs per rank takes longer on a loaded machine), so the
+            # NIC counters' first reading sees it up.
             self.assertTrue(wait_for(lambda: host_pids(TB["id"], "rocehil agent"), 60))
-            time.sleep(1.5)
+            before = tx_packets()
+            self.assertTrue(wait_for(lambda: tx_packets() > before + 2000, 60))
             subprocess.run(["ip", "netns", "exec", ns, "ip", "link", "set", nic, "down"],
                            check=True)
             out, err = proc.communicate(timeout=300)
