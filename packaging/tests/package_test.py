@@ -108,8 +108,10 @@ class Package(unittest.TestCase):
             self.assertEqual(r.returncode, 1, r.stdout + r.stderr)  # the agent is missing
             with open("/var/log/dpkg.log") as f:
                 log_start = f.seek(0, os.SEEK_END)
-            r = sh(*check, "--deploy", "--package", self.deb, "--package", self.dpdk_deb,
-                   check=False)
+            # The packages named relative to the working folder, as a person types them.
+            here = os.path.dirname(self.out)
+            r = sh(*check, "--deploy", "--package", os.path.relpath(self.deb, here),
+                   "--package", os.path.relpath(self.dpdk_deb, here), check=False, cwd=here)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             report = json.loads(r.stdout)
             self.assertEqual(sorted(h["name"] for h in report["hosts"]), hosts.split(","))

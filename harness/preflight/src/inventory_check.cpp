@@ -55,10 +55,10 @@ class PackageBundle {
     path_ = dir_ + "/packages.tar";
     std::vector<std::string> argv = {"tar", "-cf", path_};
     for (const auto& p : packages) {
-      const auto slash = p.path.rfind('/');
-      // "./NAME": a file name is never read as an option.
-      argv.insert(argv.end(), {"-C", slash == std::string::npos ? "." : p.path.substr(0, slash + 1),
-                               "./" + p.path.substr(slash == std::string::npos ? 0 : slash + 1)});
+      // Absolute folders (tar takes a relative -C from the one before), and "./NAME" so a file
+      // name is never read as an option.
+      const std::filesystem::path file = std::filesystem::absolute(p.path);
+      argv.insert(argv.end(), {"-C", file.parent_path().string(), "./" + file.filename().string()});
     }
     remote::RunOptions run;
     run.timeout = std::chrono::seconds(120);
