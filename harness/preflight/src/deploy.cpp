@@ -74,6 +74,20 @@ std::string field_of(const std::string& text, std::string_view name) {
   return {};
 }
 
+// apt-get's summary says it installed, upgraded and downgraded nothing ("0 upgraded, 0 newly
+// installed, 0 to remove and 122 not upgraded."): the packages were already at their versions.
+bool apt_changed_nothing(std::string_view summary) {
+  if (summary.empty()) return false;
+  for (const std::string_view what : {" upgraded", " newly installed", " downgraded"}) {
+    const auto at = summary.find(what);
+    if (at == std::string_view::npos) continue;
+    auto start = at;
+    while (start > 0 && summary[start - 1] >= '0' && summary[start - 1] <= '9') --start;
+    if (summary.substr(start, at - start) != "0") return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 DeployMode parse_deploy_mode(std::string_view text) {
@@ -214,9 +228,14 @@ CheckItem package_install_item(const inventory::Host& host, const remote::Comman
       }
     }
     item.status = CheckStatus::info;
-    item.detail =
-        fmt::format("installed {} with apt-get in {:.1f} s (before: {}; apt: {})", listed(packages),
-                    run.seconds, listed(before), apt_summary.empty() ? "no summary" : apt_summary);
+    item.detail = apt_changed_nothing(apt_summary)
+                      ? fmt::format(
+                            "{} there when apt-get ran, in {:.1f} s: another host sharing this "
+                            "dpkg database installed it (before: {}; apt: {})",
+                            listed(packages), run.seconds, listed(before), apt_summary)
+                      : fmt::format("installed {} with apt-get in {:.1f} s (before: {}; apt: {})",
+                                    listed(packages), run.seconds, listed(before),
+                                    apt_summary.empty() ? "no summary" : apt_summary);
     if (host.agent != "rocehil" && host.agent != packaged_agent) {
       item.status = CheckStatus::warn;
       item.detail +=

@@ -146,6 +146,28 @@ TEST(PackageInstallItem, SaysWhatWasThereBeforeAndWhatAptDid) {
             "0.0.9; apt: 1 upgraded, 1 newly installed, 0 to remove and 0 not upgraded.)");
 }
 
+// Hosts sharing one dpkg database (the testbed's): the first installs, the others' apt-get finds
+// the packages there, and they say so rather than claim the install.
+TEST(PackageInstallItem, AnInstallByAnotherHostOnTheSameDpkgIsSaidSo) {
+  const CheckItem item = package_install_item(
+      host("/usr/bin/rocehil"),
+      ran("apt 0 upgraded, 0 newly installed, 0 to remove and 122 not upgraded.\n"
+          "after rocehil 0.1.0 ii \nafter rocehil-dpdk 0.1.0 ii \n"),
+      both);
+  EXPECT_EQ(item.status, CheckStatus::info);
+  EXPECT_EQ(item.detail,
+            "rocehil 0.1.0, rocehil-dpdk 0.1.0 there when apt-get ran, in 2.5 s: another host "
+            "sharing this dpkg database installed it (before: none; apt: 0 upgraded, 0 newly "
+            "installed, 0 to remove and 122 not upgraded.)");
+  // A downgrade (bisecting) changed something.
+  const CheckItem down = package_install_item(
+      host("/usr/bin/rocehil"),
+      ran("before rocehil 0.2.0 ii \napt 0 upgraded, 0 newly installed, 1 downgraded, 0 to "
+          "remove and 0 not upgraded.\nafter rocehil 0.1.0 ii \nafter rocehil-dpdk 0.1.0 ii \n"),
+      both);
+  EXPECT_TRUE(down.detail.starts_with("installed rocehil 0.1.0")) << down.detail;
+}
+
 TEST(PackageInstallItem, AnAgentElsewhereThanThePackagesIsAWarning) {
   const CheckItem item = package_install_item(
       host("/opt/rocehil/bin/rocehil"),
