@@ -190,6 +190,9 @@ void AgentSession::on_connect(std::optional<std::uint64_t> id, const ConnectRequ
     return error(id, state_ == State::idle
                          ? "connect: nothing is set up; send setup first"
                          : "connect: the QPs are already connected; send setup to start over");
+  // The counters' window opens before the QPs can carry anything, not at this rank's start: a
+  // rank whose start request comes late finds its peers sending (and itself answering) already.
+  nic_before_ = traffic::read_nic_counters(nic_);
   if (collective_) {
     collective_->connect(connect.peers);
     state_ = State::connected;
@@ -228,8 +231,9 @@ void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest&
   if (setup_.workload == Workload::lat && start.iterations == 0)
     return error(id, "start: the lat workload needs 'iterations' (ping-pongs to measure) > 0");
 
-  // Before the agreed start, so the reading delays nobody's traffic.
-  nic_before_ = traffic::read_nic_counters(nic_);
+  // The first start on these QPs counts from their connect (above); a start after a finished run
+  // counts from here, before the agreed start, so the reading delays nobody's traffic.
+  if (state_ == State::finished || !nic_before_) nic_before_ = traffic::read_nic_counters(nic_);
   const std::int64_t now_ns = wall_clock_ns();
   const std::int64_t begin_ns = std::max(start.at_ns, now_ns);
   const auto now = Clock::now();

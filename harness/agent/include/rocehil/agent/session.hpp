@@ -99,7 +99,8 @@ class AgentSession {
   std::optional<ResultsEvent> last_results_;  // emitted; a stop after the end sends it again
   std::optional<std::uint64_t> start_id_;
 
-  // The NIC the traffic uses, and its counters as they were when the work was started.
+  // The NIC the traffic uses, and its counters as they were when the QPs were connected (the
+  // first run) or the work was started (a run after it).
   traffic::NicRef nic_;
   std::optional<traffic::NicCounterSnapshot> nic_before_;
 
