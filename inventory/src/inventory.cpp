@@ -9,7 +9,18 @@ std::string_view to_string(Provider p) {
 }
 
 std::string_view to_string(Launcher l) {
-  return l == Launcher::local ? "local" : "ssh";
+  switch (l) {
+    case Launcher::local: return "local";
+    case Launcher::slurm: return "slurm";
+    case Launcher::ssh: break;
+  }
+  return "ssh";
+}
+
+std::optional<Launcher> launcher_named(std::string_view name) {
+  for (const Launcher l : {Launcher::ssh, Launcher::local, Launcher::slurm})
+    if (to_string(l) == name) return l;
+  return std::nullopt;
 }
 
 namespace {

@@ -58,8 +58,8 @@ void Loader::read_host(const YAML::Node& entry) {
   if (const auto p = m.get("provider"); p.IsDefined())
     if (const auto v = read_provider(ctx_, p, owner + ": provider")) base.provider = *v;
   if (const auto l = m.get("launcher"); l.IsDefined())
-    if (const auto v = read_choice(ctx_, l, owner + ": launcher", {"ssh", "local"}))
-      base.launcher = *v == "local" ? Launcher::local : Launcher::ssh;
+    if (const auto v = read_choice(ctx_, l, owner + ": launcher", {"ssh", "local", "slurm"}))
+      base.launcher = *launcher_named(*v);
   if (const auto l = m.get("labels"); l.IsDefined())
     if (const auto v = read_string_list(ctx_, l, owner + ": labels")) {
       for (const auto& label : *v)

@@ -185,8 +185,8 @@ void Loader::read_defaults(const YAML::Node& n) {
   if (const auto p = m.get("provider"); p.IsDefined())
     if (const auto v = read_provider(ctx_, p, "defaults: provider")) d.provider = *v;
   if (const auto l = m.get("launcher"); l.IsDefined())
-    if (const auto v = read_choice(ctx_, l, "defaults: launcher", {"ssh", "local"}))
-      d.launcher = *v == "local" ? Launcher::local : Launcher::ssh;
+    if (const auto v = read_choice(ctx_, l, "defaults: launcher", {"ssh", "local", "slurm"}))
+      d.launcher = *launcher_named(*v);
   if (const auto g = m.get("link_gbps"); g.IsDefined())
     if (const auto v = read_number(ctx_, g, "defaults: link_gbps", 0, 1e6)) d.link_gbps = *v;
   if (const auto g = m.get("gid_index"); g.IsDefined())

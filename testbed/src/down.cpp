@@ -12,6 +12,7 @@
 #include "live.hpp"
 #include "process.hpp"
 #include "rocehil/common/error.hpp"
+#include "rocehil/testbed/slurm_cluster.hpp"
 #include "rocehil/testbed/state.hpp"
 #include "rocehil/testbed/testbed.hpp"
 
@@ -101,6 +102,8 @@ DownResult down(const std::string& dir_option, const std::string& id_option,
   result.namespaces = testbed_namespaces(result.id);
   report(fmt::format("testbed {}: {} namespaces", result.id, result.namespaces.size()));
   result.processes = stop_processes(testbed_processes(result.id, result.namespaces));
+  // The slurmds went with the namespaces' processes; slurmctld and munged run beside them.
+  if (!dir.empty()) result.processes += stop_slurm(paths);
   if (!result.namespaces.empty()) {
     std::string batch;
     for (const auto& ns : result.namespaces) batch += fmt::format("netns del {}\n", ns);

@@ -21,6 +21,10 @@ std::string_view package_of(std::string_view tool) {
       {"ssh-keygen", "openssh-client"},
       {"ssh", "openssh-client"},
       {"sysctl", "procps"},
+      {"munged", "munge"},
+      {"slurmctld", "slurmctld"},
+      {"slurmd", "slurmd"},
+      {"sinfo", "slurm-client"},
   };
   for (const auto& [t, p] : packages)
     if (t == tool) return p;

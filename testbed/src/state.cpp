@@ -42,7 +42,8 @@ void write_state(const std::string& path, const TestbedState& s) {
                               {"ecn", o.ecn},
                               {"mtu", o.mtu},
                               {"mirror", to_string(o.mirror)},
-                              {"ecmp_seed", o.ecmp_seed}}}};
+                              {"ecmp_seed", o.ecmp_seed},
+                              {"slurm", o.slurm}}}};
   // Written to a temporary name and renamed: a crash never leaves half a state file.
   const std::string temporary = path + ".tmp";
   {
@@ -89,6 +90,7 @@ std::optional<TestbedState> read_state(const std::string& path) {
     o.mtu = opt.at("mtu").get<int>();
     o.mirror = mirror_from(opt.at("mirror").get<std::string>(), path);
     o.ecmp_seed = opt.value("ecmp_seed", std::uint32_t{0});  // state written before the option
+    o.slurm = opt.value("slurm", false);
     if (s.mgmt_octet < 0 || s.mgmt_octet > 255)
       throw input_error(fmt::format("{}: mgmt_octet {} is not 0 to 255", path, s.mgmt_octet));
     validate(o);

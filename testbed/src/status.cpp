@@ -6,6 +6,7 @@
 #include "host_checks.hpp"
 #include "live.hpp"
 #include "rocehil/common/error.hpp"
+#include "rocehil/testbed/slurm_cluster.hpp"
 #include "rocehil/testbed/state.hpp"
 #include "rocehil/testbed/testbed.hpp"
 
@@ -65,6 +66,10 @@ bool StatusResult::healthy() const {
     return false;
   for (const auto& ns : namespaces) {
     if (!ns.exists || (ns.sshd_answers && !*ns.sshd_answers)) return false;
+    if (slurm && ns.sshd_answers &&
+        (!ns.slurm_state || ns.slurm_state->ends_with("*") || ns.slurm_state->starts_with("down") ||
+         ns.slurm_state->starts_with("unk") || ns.slurm_state->starts_with("fail")))
+      return false;
     for (const auto& i : ns.interfaces)
       if (!i.exists || i.operstate != "UP") return false;
   }
@@ -114,6 +119,18 @@ StatusResult status(const std::string& dir_option, const std::string& id_option)
     result.namespaces.push_back(std::move(s));
   }
   result.stray_namespaces = std::move(existing);
+  if (state && state->options.slurm) {
+    // sinfo's compact states: idle, alloc, mix, drain, down*, unk* ('*': not responding).
+    const TestbedPaths paths{result.dir};
+    result.slurm = true;
+    result.slurm_conf = slurm_paths(paths).conf();
+    for (const auto& line : slurm_node_states(paths, result.slurm_problem)) {
+      const auto space = line.find(' ');
+      for (auto& ns : result.namespaces)
+        if (ns.spec.name == line.substr(0, space) && space != std::string::npos)
+          ns.slurm_state = line.substr(space + 1);
+    }
+  }
   return result;
 }
 

@@ -50,21 +50,28 @@ nlohmann::json status_json(const StatusResult& s) {
                    {"answers", *ns.sshd_answers},
                    {"detail", ns.sshd_detail}};
     if (!ns.spec.fabric_address.empty()) j["fabric_address"] = ns.spec.fabric_address;
+    if (s.slurm && ns.sshd_answers)
+      j["slurm_state"] = ns.slurm_state ? nlohmann::json(*ns.slurm_state) : nlohmann::json();
     namespaces.push_back(std::move(j));
   }
-  return {{"schema_version", 1},
-          {"id", s.id},
-          {"dir", s.dir},
-          {"phase", s.phase},
-          {"healthy", s.healthy()},
-          {"bridge",
-           {{"name", s.topology.bridge},
-            {"exists", s.bridge_exists},
-            {"address", s.topology.mgmt_gateway}}},
-          {"mgmt_prefix", s.topology.mgmt_prefix},
-          {"fabric_prefix", s.topology.fabric_prefix},
-          {"namespaces", namespaces},
-          {"stray_namespaces", s.stray_namespaces}};
+  nlohmann::json out = {{"schema_version", 1},
+                        {"id", s.id},
+                        {"dir", s.dir},
+                        {"phase", s.phase},
+                        {"healthy", s.healthy()},
+                        {"bridge",
+                         {{"name", s.topology.bridge},
+                          {"exists", s.bridge_exists},
+                          {"address", s.topology.mgmt_gateway}}},
+                        {"mgmt_prefix", s.topology.mgmt_prefix},
+                        {"fabric_prefix", s.topology.fabric_prefix},
+                        {"namespaces", namespaces},
+                        {"stray_namespaces", s.stray_namespaces}};
+  if (s.slurm)
+    out["slurm"] = {
+        {"conf", s.slurm_conf},
+        {"problem", s.slurm_problem.empty() ? nlohmann::json() : nlohmann::json(s.slurm_problem)}};
+  return out;
 }
 
 nlohmann::json up_json(const UpResult& up) {
@@ -85,7 +92,8 @@ nlohmann::json up_json(const UpResult& up) {
           {"ssh_config", up.paths.ssh_config()},
           {"mgmt_prefix", up.topology.mgmt_prefix},
           {"namespaces", namespaces},
-          {"mirrors", mirrors}};
+          {"mirrors", mirrors},
+          {"slurm_conf", up.slurm_conf ? nlohmann::json(*up.slurm_conf) : nlohmann::json()}};
 }
 
 nlohmann::json down_json(const DownResult& down) {

@@ -13,6 +13,7 @@
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/inventory_file.hpp"
 #include "rocehil/testbed/scripts.hpp"
+#include "rocehil/testbed/slurm_cluster.hpp"
 #include "rocehil/testbed/ssh_files.hpp"
 #include "rocehil/testbed/state.hpp"
 #include "rocehil/testbed/testbed.hpp"
@@ -60,8 +61,9 @@ void make_directories(const TestbedPaths& paths) {
 
 class Builder {
  public:
-  Builder(const Topology& t, const TestbedOptions& o, const TestbedPaths& p, const StepReporter& r)
-      : t_(t), o_(o), paths_(p), report_(r) {}
+  Builder(const Topology& t, const TestbedOptions& o, const TestbedPaths& p, int mgmt_octet,
+          const StepReporter& r)
+      : t_(t), o_(o), paths_(p), mgmt_octet_(mgmt_octet), report_(r) {}
 
   void build() {
     report_(fmt::format("namespaces: {}", t_.namespaces.size()));
@@ -79,6 +81,7 @@ class Builder {
     const auto servers = start_sshds();
     wait_for_links();
     wait_for_sshds(servers);
+    if (o_.slurm) start_slurm(t_, paths_, mgmt_octet_, report_);
   }
 
  private:
@@ -165,6 +168,7 @@ class Builder {
   const Topology& t_;
   const TestbedOptions& o_;
   const TestbedPaths& paths_;
+  int mgmt_octet_;
   const StepReporter& report_;
 };
 
@@ -179,6 +183,7 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
   validate(options);
   require_root("up");
   require_tools({"ip", "tc", "nft", "sysctl", "sshd", "ssh-keygen"});
+  if (options.slurm) require_tools({"munged", "slurmctld", "slurmd", "sinfo"});
 
   const TestbedPaths paths{options.dir};
   if (!testbed_namespaces(options.id).empty() || !root_links(options.id).empty())
@@ -195,11 +200,11 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
   TestbedState state{options, *octet, "building"};
   write_state(paths.state(), state);
 
-  UpResult result{build_topology(options, *octet), paths, 0};
+  UpResult result{build_topology(options, *octet), paths, 0, std::nullopt};
   report(fmt::format("testbed {}: {} hosts in {} racks, {} spines, in {}", options.id,
                      options.hosts, options.racks, options.spines, options.dir));
   try {
-    Builder(result.topology, options, paths, report).build();
+    Builder(result.topology, options, paths, *octet, report).build();
     std::ofstream(paths.inventory(), std::ios::trunc)
         << inventory_yaml(result.topology, options, paths);
   } catch (const Error& e) {
@@ -212,6 +217,7 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
     throw Error(e.exit_code(), fmt::format("{} (what was made is removed again)", e.what()),
                 e.code());
   }
+  if (options.slurm) result.slurm_conf = slurm_paths(paths).conf();
   state.phase = "up";
   write_state(paths.state(), state);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -5,6 +5,7 @@
 #include "deploy_options.hpp"
 #include "interrupt.hpp"
 #include "rocehil/remote/host_ssh.hpp"
+#include "rocehil/remote/slurm.hpp"
 #include "rocehil/run/suite_run.hpp"
 #include "run_printer.hpp"
 
@@ -17,6 +18,8 @@ struct RunCliOptions {
   DeployFlags deploy;
   int timeout_s = 30;
   bool json = false;
+  std::string launcher;   // --launcher; empty: the inventory's
+  std::string drain_tag;  // --drain-failed; empty: no draining
 };
 
 // The command as it could be typed again, for run.json.
@@ -25,6 +28,9 @@ std::string command_line(const run::SuiteRunOptions& o, const DeployFlags& deplo
                                     o.inventory_file, "--reports", o.reports_dir};
   if (!o.history_file.empty()) words.insert(words.end(), {"--history", o.history_file});
   if (!o.only.empty()) words.insert(words.end(), {"--only", o.only});
+  if (!o.hosts.empty()) words.insert(words.end(), {"--hosts", o.hosts});
+  if (o.launcher) words.insert(words.end(), {"--launcher", std::string(to_string(*o.launcher))});
+  if (o.drain_tag) words.insert(words.end(), {"--drain-failed", *o.drain_tag});
   for (const auto& w : deploy_words(deploy)) words.push_back(w);
   words.insert(words.end(), {"--timeout", std::to_string(o.timeout.count()), "--fanout",
                              std::to_string(o.fanout)});
@@ -56,6 +62,17 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "opening)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
+  cmd->add_option("--hosts", o->run.hosts,
+                  "Only these inventory hosts (a selection expression, see 'inventory show "
+                  "--help'); 'slurm' stands for the nodes of the Slurm allocation rocehil runs in");
+  cmd->add_option("--launcher", o->launcher,
+                  "How agents start on every host, over the inventory's: ssh, local, or slurm (a "
+                  "job step of the allocation rocehil runs in, on the node named as the host)")
+      ->check(CLI::IsMember({"ssh", "local", "slurm"}));
+  cmd->add_option("--drain-failed", o->drain_tag,
+                  "After the run, drain the Slurm nodes its failures name (scontrol update "
+                  "State=DRAIN Reason=\"rocehil: TAG: CASE: what failed\"); never without this")
+      ->type_name("TAG");
   add_deploy_options(cmd, o->deploy);
   cmd->add_option("--timeout", o->timeout_s,
                   "Seconds a phase may wait for an agent (setup, capture start) and traffic may "
@@ -84,6 +101,9 @@ Exit status: 0 the fabric qualified, 1 a threshold failed, 2 bad suite, inventor
 3 a host, agent or capture failed (preflight included), or interrupted.)");
   cmd->callback([o, &exit_code] {
     o->run.timeout = std::chrono::seconds(o->timeout_s);
+    o->run.hosts = remote::selection_with_slurm_nodes(o->run.hosts);
+    if (!o->launcher.empty()) o->run.launcher = inventory::launcher_named(o->launcher);
+    if (!o->drain_tag.empty()) o->run.drain_tag = o->drain_tag;
     const DeployChoice deploy = resolve_deploy(o->deploy);
     o->run.deploy = deploy.mode;
     o->run.deploy_packages = deploy.packages;

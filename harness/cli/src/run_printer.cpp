@@ -83,6 +83,20 @@ void RunPrinter::history_not_updated(const std::string& why) {
   fmt::print(stderr, "rocehil run: the run history was not updated: {}\n", why);
 }
 
+// On stderr: the verdicts are on stdout (text or JSON), and what the run did to the cluster is
+// said whatever the mode.
+void RunPrinter::nodes_drained(const std::vector<run::DrainResult>& drained,
+                               const std::vector<std::string>& not_drained) {
+  for (const auto& d : drained)
+    if (d.drained)
+      fmt::print(stderr, "rocehil run: drained {} (Reason={})\n", d.target.node, d.target.reason);
+    else
+      fmt::print(stderr, "rocehil run: could not drain {}: {}\n", d.target.node, d.detail);
+  for (const auto& n : not_drained) fmt::print(stderr, "rocehil run: not drained: {}\n", n);
+  if (drained.empty() && not_drained.empty())
+    fmt::print(stderr, "rocehil run: no failure to drain a node for\n");
+}
+
 void RunPrinter::run_ended(const reports::RunRecord& record, const std::string& directory) {
   if (mode_ == Stdout::json)
     fmt::print("{}\n", reports::to_json(record).dump(2));

@@ -30,6 +30,8 @@ class RunPrinter final : public run::RunEvents {
   void case_ended(const reports::CaseRecord& c, std::size_t index) override;
   void test_ended() override;
   void history_not_updated(const std::string& why) override;
+  void nodes_drained(const std::vector<run::DrainResult>& drained,
+                     const std::vector<std::string>& not_drained) override;
   void run_ended(const reports::RunRecord& record, const std::string& directory) override;
 
  private:

@@ -87,6 +87,9 @@ Addresses come only from 198.18.0.0/15: RoCEv2 traffic on 198.18.0.0/16 (rack r'
                  "Multipath hash seed of the leaves and spines: the same seed puts a flow on the "
                  "same spine every run (0: the kernel's random seed)")
       ->capture_default_str();
+  up->add_flag("--slurm", up_opts->slurm,
+               "Also a Slurm cluster: munged and slurmctld on the management bridge, a slurmd in "
+               "every host namespace named as the host; SLURM_CONF=DIR/slurm/slurm.conf");
   auto mirror = std::make_shared<std::string>("spine-to-leaf");
   up->add_option("--mirror", *mirror,
                  "What each spine's mirror interface copies of its leaf links: spine-to-leaf "

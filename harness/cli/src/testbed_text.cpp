@@ -24,6 +24,11 @@ std::string render_up_text(const testbed::UpResult& up) {
   for (const auto& m : t.mirrors)
     out += fmt::format("  mirror     {} copies {} ({})\n", m.interface, fmt::join(m.links, ", "),
                        testbed::to_string(m.direction));
+  if (up.slurm_conf)
+    out += fmt::format(
+        "  slurm      SLURM_CONF={} salloc -N {} rocehil run SUITE -i {} "
+        "--launcher slurm --hosts slurm\n",
+        *up.slurm_conf, hosts + 1, up.paths.inventory());
   out += fmt::format("  status     rocehil testbed status --dir {}\n", up.paths.dir);
   out += fmt::format("  down       rocehil testbed down --dir {}\n", up.paths.dir);
   return out;
@@ -73,6 +78,15 @@ std::string render_status_text(const testbed::StatusResult& s) {
   out += namespaces.render();
   out += '\n';
   out += interfaces.render();
+  if (s.slurm) {
+    // sinfo's view, as `SLURM_CONF=... sinfo -N` would print it.
+    out += fmt::format("\nslurm (SLURM_CONF={}){}\n", s.slurm_conf,
+                       s.slurm_problem.empty() ? "" : ": sinfo: " + s.slurm_problem);
+    for (const auto& ns : s.namespaces)
+      if (ns.sshd_answers)
+        out += fmt::format("  {:<8} {}\n", ns.spec.name,
+                           ns.slurm_state ? *ns.slurm_state : "NOT A NODE slurmctld knows");
+  }
   for (const auto& stray : s.stray_namespaces)
     out += fmt::format("stray namespace {} carries the id but is not in the state file\n", stray);
   return out;

@@ -72,6 +72,14 @@ class ProcessAgent final : public AgentLink {
     std::error_code ec;
     while (child_.running(ec) && Clock::now() < give_up)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // SIGTERM first: srun passes it to its step and ends it, where SIGKILL would leave the
+    // agent running on its node until the allocation ends.
+    if (child_.running(ec)) {
+      ::kill(child_.id(), SIGTERM);
+      const auto killed = Clock::now() + std::chrono::seconds(2);
+      while (child_.running(ec) && Clock::now() < killed)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     if (child_.running(ec)) child_.terminate(ec);
     if (child_.valid()) child_.wait(ec);
   }

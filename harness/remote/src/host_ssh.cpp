@@ -4,6 +4,7 @@
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/names.hpp"
+#include "rocehil/remote/slurm.hpp"
 
 namespace rocehil::remote {
 
@@ -56,6 +57,12 @@ AgentCommand host_command(const inventory::Host& host, const std::vector<std::st
     local.argv.insert(local.argv.end(), remote_argv.begin(), remote_argv.end());
     return local;
   }
+  if (host.launcher == inventory::Launcher::slurm)
+    return {
+        .name = host.name,
+        .argv = srun_argv(
+            require_slurm_allocation(fmt::format("host '{}': launcher slurm", host.name)).job_id,
+            host.name, remote_argv)};
   // The loader already refused anything else; checking again here keeps the launcher safe on its
   // own, whoever builds the Host.
   if (!inventory::is_valid_address(host.address))

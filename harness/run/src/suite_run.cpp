@@ -21,6 +21,7 @@
 #include "rocehil/reports/junit.hpp"
 #include "rocehil/reports/run_directory.hpp"
 #include "rocehil/reports/run_json.hpp"
+#include "rocehil/run/drain.hpp"
 #include "rocehil/run/suite_check.hpp"
 #include "rocehil/suites/suite.hpp"
 
@@ -74,6 +75,7 @@ class Run {
       return std::find(o_.leave_out.begin(), o_.leave_out.end(), t.name) != o_.leave_out.end();
     });
     inventory_ = inventory::load_inventory(o_.inventory_file);
+    apply_host_options();
     if (const auto problems = check_suite_against_inventory(suite_, inventory_);
         !problems.empty()) {
       std::string text;
@@ -114,6 +116,20 @@ class Run {
             .fanout = o_.fanout,
             .interrupt = &interrupt_,
             .on_progress = {}};
+  }
+
+  // --hosts narrows the inventory to the hosts it selects (the suite then sees only those, and
+  // says so for a test that needs another); --launcher replaces every host's launcher.
+  void apply_host_options() {
+    if (!o_.hosts.empty()) {
+      std::set<std::string> keep;
+      for (const inventory::Host* h : inventory::select_hosts(inventory_, o_.hosts))
+        keep.insert(h->name);
+      std::erase_if(inventory_.hosts,
+                    [&](const inventory::Host& h) { return !keep.contains(h.name); });
+    }
+    if (o_.launcher)
+      for (inventory::Host& h : inventory_.hosts) h.launcher = *o_.launcher;
   }
 
   void select_cases() {
@@ -264,6 +280,11 @@ class Run {
     directory_->write("junit.xml", reports::junit_xml(record_));
     directory_->write("report.html", reports::html_report(reports::to_json(record_)));
     record_history();
+    if (o_.drain_tag) {
+      // After the results are on disk: a drain that fails loses nothing that was measured.
+      const DrainPlan plan = plan_drain(record_, *o_.drain_tag);
+      events_.nodes_drained(drain_nodes(plan.drain), plan.not_drained);
+    }
     events_.run_ended(record_, directory_->path());
     return code;
   }

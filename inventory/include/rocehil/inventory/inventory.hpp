@@ -19,8 +19,10 @@ std::string_view to_string(Provider p);
 // How the controller starts a program on a host: over ssh (a real host), or as a process of its
 // own machine (`local`: the controller's machine is the host; with `netns`, inside that network
 // namespace, as a testbed's hosts can be entered).
-enum class Launcher { ssh, local };
+enum class Launcher { ssh, local, slurm };
 std::string_view to_string(Launcher l);
+// "ssh", "local" or "slurm"; nullopt for anything else.
+std::optional<Launcher> launcher_named(std::string_view name);
 
 // How rocehil reaches a host over ssh. After loading, a host's settings are complete: its own
 // values over the file's defaults. Empty or 0 means "ssh's own default".

@@ -33,6 +33,9 @@ struct TestbedOptions {
   // The rocehil binary the hosts run as their agent, written as the inventory's defaults.agent
   // (the namespaces share this machine's file system); empty: not written.
   std::string agent{};
+  // A Slurm cluster over the namespaces (slurm_cluster.hpp): munged and slurmctld on this
+  // machine, a slurmd in every namespace that runs sshd, named as its host.
+  bool slurm = false;
 };
 
 // Limits that keep names and addresses inside their fields: interface names are 15 characters,

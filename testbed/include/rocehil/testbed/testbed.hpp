@@ -20,6 +20,7 @@ struct UpResult {
   Topology topology;
   TestbedPaths paths;
   double seconds = 0;
+  std::optional<std::string> slurm_conf;  // --slurm: the SLURM_CONF its clients use
 };
 
 // Builds the fabric. Needs root and the tools (one-line error, exit 2, otherwise). When a step
@@ -56,8 +57,9 @@ struct InterfaceStatus {
 struct NamespaceStatus {
   Namespace spec;
   bool exists = false;
-  std::optional<bool> sshd_answers;  // hosts and the capture namespace
-  std::string sshd_detail;           // the banner, or why there is none
+  std::optional<bool> sshd_answers;        // hosts and the capture namespace
+  std::string sshd_detail;                 // the banner, or why there is none
+  std::optional<std::string> slurm_state;  // --slurm: sinfo's state of its node ("idle")
   std::vector<InterfaceStatus> interfaces;
 };
 
@@ -69,7 +71,11 @@ struct StatusResult {
   std::vector<NamespaceStatus> namespaces;
   std::vector<std::string> stray_namespaces;  // carry the id but are not in the topology
   bool bridge_exists = false;
-  // Every namespace and interface exists and every sshd answers.
+  bool slurm = false;         // brought up with --slurm
+  std::string slurm_conf;     // --slurm: the SLURM_CONF clients use
+  std::string slurm_problem;  // --slurm: why sinfo could not tell
+  // Every namespace and interface exists, every sshd answers and, with --slurm, every node is
+  // known to slurmctld and responding (idle, allocated or drained).
   bool healthy() const;
 };
 

@@ -10,7 +10,8 @@ namespace rocehil::remote {
 
 // The command that runs `remote_argv` on an inventory host. A host with `launcher: local` runs it
 // as a process of this machine, never through a shell (inside the host's network namespace when
-// it names one). Otherwise it is
+// it names one). A host with `launcher: slurm` runs it as a step of the Slurm allocation rocehil
+// runs in, on the node named as the host (slurm.hpp). Otherwise it is
 // the ssh command line that reaches the host with its settings: BatchMode (keys only,
 // never a password prompt), ConnectTimeout, user, port, identity, known_hosts, jump host and the
 // inventory's -o options, then `HOST -- 'word' 'word' ...` with every remote word shell-quoted,

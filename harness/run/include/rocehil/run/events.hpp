@@ -2,9 +2,11 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "rocehil/preflight/preflight.hpp"
 #include "rocehil/reports/run_record.hpp"
+#include "rocehil/run/drain.hpp"
 
 namespace rocehil::run {
 
@@ -44,6 +46,9 @@ class RunEvents {
   // The run is on disk; only its row in the history is missing.
   virtual void history_not_updated(const std::string& /*why*/) {}
   // run.json, junit.xml and report.html are written; `directory` is where.
+  // --drain-failed: what was drained (or scontrol's refusal) and the failures naming no node.
+  virtual void nodes_drained(const std::vector<DrainResult>& /*drained*/,
+                             const std::vector<std::string>& /*not_drained*/) {}
   virtual void run_ended(const reports::RunRecord& /*record*/, const std::string& /*directory*/) {}
 };
 

@@ -3,9 +3,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "rocehil/inventory/inventory.hpp"
 #include "rocehil/preflight/deploy.hpp"
 #include "rocehil/run/events.hpp"
 
@@ -21,6 +23,12 @@ struct SuiteRunOptions {
   // Tests of the suite that are not run, checked or recorded (selftest: the GPU test on hosts
   // without GPUs).
   std::vector<std::string> leave_out;
+  // --hosts: a selection expression; only the hosts it picks stay in the inventory (empty: all).
+  std::string hosts;
+  // --launcher: how every host's programs start, over the inventory's (unset: the inventory's).
+  std::optional<inventory::Launcher> launcher;
+  // --drain-failed TAG: after the run, drain the Slurm nodes its failures name (drain.hpp).
+  std::optional<std::string> drain_tag;
   // --deploy: how agents are put on hosts before anything runs (preflight/deploy.hpp).
   preflight::DeployMode deploy = preflight::DeployMode::none;
   std::vector<preflight::DebPackage> deploy_packages;
