@@ -20,6 +20,8 @@ packages=(
   iproute2 nftables openssh-server openssh-client procps iputils-ping util-linux
   # the reference launcher bench/fanout measures rocehil's against
   pdsh
+  # the Slurm launcher, and the real Slurm cluster `testbed up --slurm` runs to test it
+  munge slurmctld slurmd slurm-client
   # independent readers the report tests check rocehil's output with: SciPy's Mann-Whitney U,
   # a JUnit XML reader, the Prometheus client's OpenMetrics parser, Chromium rendering
   # report.html headless (with a font, so text has glyphs) and PIL reading its screenshot

@@ -103,7 +103,7 @@ DownResult down(const std::string& dir_option, const std::string& id_option,
   report(fmt::format("testbed {}: {} namespaces", result.id, result.namespaces.size()));
   result.processes = stop_processes(testbed_processes(result.id, result.namespaces));
   // The slurmds went with the namespaces' processes; slurmctld and munged run beside them.
-  if (!dir.empty()) result.processes += stop_slurm(paths);
+  if (!dir.empty()) result.processes += stop_slurm(paths, result.id);
   if (!result.namespaces.empty()) {
     std::string batch;
     for (const auto& ns : result.namespaces) batch += fmt::format("netns del {}\n", ns);

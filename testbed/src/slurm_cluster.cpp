@@ -76,8 +76,8 @@ std::vector<std::string> sinfo_argv(const SlurmPaths& p) {
 
 }  // namespace
 
-SlurmPaths slurm_paths(const TestbedPaths& paths) {
-  return {paths.dir + "/slurm"};
+SlurmPaths slurm_paths(const TestbedPaths& paths, const std::string& id) {
+  return {paths.dir + "/slurm", id};
 }
 
 int slurmctld_port(int mgmt_octet) {
@@ -132,7 +132,7 @@ std::string slurm_conf(const Topology& t, const SlurmPaths& p, const std::string
 
 void start_slurm(const Topology& t, const TestbedPaths& paths, int mgmt_octet,
                  const StepReporter& report) {
-  const SlurmPaths p = slurm_paths(paths);
+  const SlurmPaths p = slurm_paths(paths, t.id);
   std::error_code ec;
   fs::remove_all(p.state_dir(), ec);  // no jobs or drained nodes from a testbed before
   for (const auto& d :
@@ -178,7 +178,7 @@ void start_slurm(const Topology& t, const TestbedPaths& paths, int mgmt_octet,
   std::string last;
   while (true) {
     std::string problem;
-    const auto states = slurm_node_states(paths, problem);
+    const auto states = slurm_node_states(paths, t.id, problem);
     std::size_t idle = 0;
     for (const auto& s : states) idle += s.ends_with(" idle") ? 1 : 0;
     if (idle == slurm_nodes(t).size()) return;
@@ -192,16 +192,19 @@ void start_slurm(const Topology& t, const TestbedPaths& paths, int mgmt_octet,
   }
 }
 
-int stop_slurm(const TestbedPaths& paths) {
-  const SlurmPaths p = slurm_paths(paths);
+int stop_slurm(const TestbedPaths& paths, const std::string& id) {
+  const SlurmPaths p = slurm_paths(paths, id);
   int stopped = 0;
   stopped += stop_pid(daemon_pid(p.slurmctld_pid(), "slurmctld")) ? 1 : 0;
   stopped += stop_pid(daemon_pid(p.munged_pid(), "munged")) ? 1 : 0;
+  std::error_code ec;
+  fs::remove_all(p.munge_dir(), ec);
   return stopped;
 }
 
-std::vector<std::string> slurm_node_states(const TestbedPaths& paths, std::string& problem) {
-  const SlurmPaths p = slurm_paths(paths);
+std::vector<std::string> slurm_node_states(const TestbedPaths& paths, const std::string& id,
+                                           std::string& problem) {
+  const SlurmPaths p = slurm_paths(paths, id);
   std::vector<std::string> out;
   const CommandResult r = run(sinfo_argv(p));
   if (r.exit_status != 0) {

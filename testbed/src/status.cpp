@@ -123,8 +123,8 @@ StatusResult status(const std::string& dir_option, const std::string& id_option)
     // sinfo's compact states: idle, alloc, mix, drain, down*, unk* ('*': not responding).
     const TestbedPaths paths{result.dir};
     result.slurm = true;
-    result.slurm_conf = slurm_paths(paths).conf();
-    for (const auto& line : slurm_node_states(paths, result.slurm_problem)) {
+    result.slurm_conf = slurm_paths(paths, result.id).conf();
+    for (const auto& line : slurm_node_states(paths, result.id, result.slurm_problem)) {
       const auto space = line.find(' ');
       for (auto& ns : result.namespaces)
         if (ns.spec.name == line.substr(0, space) && space != std::string::npos)

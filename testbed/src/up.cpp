@@ -217,7 +217,7 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
     throw Error(e.exit_code(), fmt::format("{} (what was made is removed again)", e.what()),
                 e.code());
   }
-  if (options.slurm) result.slurm_conf = slurm_paths(paths).conf();
+  if (options.slurm) result.slurm_conf = slurm_paths(paths, options.id).conf();
   state.phase = "up";
   write_state(paths.state(), state);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "host_options.hpp"
 #include "interrupt.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/run/bisect.hpp"
@@ -18,6 +19,7 @@ namespace {
 
 struct Options {
   run::BisectOptions bisect;
+  HostFlags hosts;
   int timeout_s = 30;
   bool json = false;
 };
@@ -103,6 +105,7 @@ void add_bisect_command(CLI::App& app, int& exit_code) {
                   "replaced by the candidate, quoted")
       ->required();
   cmd->add_option("--only", o->bisect.run.only, "Run only these cases of the suite (a glob)");
+  add_host_options(cmd, o->hosts);
   cmd->add_option("--reports", o->bisect.run.reports_dir, "Where run directories go")
       ->capture_default_str();
   cmd->add_option("--history", o->bisect.run.history_file,
@@ -120,6 +123,7 @@ void add_bisect_command(CLI::App& app, int& exit_code) {
 Examples:
   rocehil bisect -s nightly.yaml -i fabric.yaml --candidates fw.txt \
       --apply 'ansible-playbook flash.yml -e version={candidate}'
+  salloc -N 8 rocehil bisect -s nightly.yaml -i fabric.yaml --hosts slurm --launcher slurm ...
   rocehil bisect -s suites/smoke.yaml -i /tmp/tb/inventory.yaml --only 'p2p_bw' \
       --candidates rates.txt --apply 'ip netns exec rocehil-tb-h1 tc qdisc change dev tb-nic0 root tbf rate {candidate}mbit burst 50000 latency 5ms'
 
@@ -131,6 +135,7 @@ that cannot measure (exit 3) stops the bisection, so a broken host is not taken 
 candidate. Exit status: 0 found, 2 bad input, 3 --apply or a run failed, or interrupted.)");
   cmd->callback([o, &exit_code] {
     o->bisect.run.timeout = std::chrono::seconds(o->timeout_s);
+    apply_host_flags(o->hosts, o->bisect.run);
     BisectPrinter printer(o->json);
     exit_code = print_outcome(run::run_bisect(o->bisect, catch_interrupts(), printer), o->json);
   });

@@ -3,9 +3,9 @@
 #include <memory>
 
 #include "deploy_options.hpp"
+#include "host_options.hpp"
 #include "interrupt.hpp"
 #include "rocehil/remote/host_ssh.hpp"
-#include "rocehil/remote/slurm.hpp"
 #include "rocehil/run/suite_run.hpp"
 #include "run_printer.hpp"
 
@@ -18,7 +18,7 @@ struct RunCliOptions {
   DeployFlags deploy;
   int timeout_s = 30;
   bool json = false;
-  std::string launcher;   // --launcher; empty: the inventory's
+  HostFlags hosts;
   std::string drain_tag;  // --drain-failed; empty: no draining
 };
 
@@ -62,13 +62,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "opening)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
-  cmd->add_option("--hosts", o->run.hosts,
-                  "Only these inventory hosts (a selection expression, see 'inventory show "
-                  "--help'); 'slurm' stands for the nodes of the Slurm allocation rocehil runs in");
-  cmd->add_option("--launcher", o->launcher,
-                  "How agents start on every host, over the inventory's: ssh, local, or slurm (a "
-                  "job step of the allocation rocehil runs in, on the node named as the host)")
-      ->check(CLI::IsMember({"ssh", "local", "slurm"}));
+  add_host_options(cmd, o->hosts);
   cmd->add_option("--drain-failed", o->drain_tag,
                   "After the run, drain the Slurm nodes its failures name (scontrol update "
                   "State=DRAIN Reason=\"rocehil: TAG: CASE: what failed\"); never without this")
@@ -101,8 +95,7 @@ Exit status: 0 the fabric qualified, 1 a threshold failed, 2 bad suite, inventor
 3 a host, agent or capture failed (preflight included), or interrupted.)");
   cmd->callback([o, &exit_code] {
     o->run.timeout = std::chrono::seconds(o->timeout_s);
-    o->run.hosts = remote::selection_with_slurm_nodes(o->run.hosts);
-    if (!o->launcher.empty()) o->run.launcher = inventory::launcher_named(o->launcher);
+    apply_host_flags(o->hosts, o->run);
     if (!o->drain_tag.empty()) o->run.drain_tag = o->drain_tag;
     const DeployChoice deploy = resolve_deploy(o->deploy);
     o->run.deploy = deploy.mode;

@@ -18,11 +18,14 @@ namespace rocehil::testbed {
 // Clients reach it with SLURM_CONF=DIR/slurm/slurm.conf: `salloc -N 5 rocehil run ...`.
 struct SlurmPaths {
   std::string dir;  // DIR/slurm
+  std::string id;   // the testbed's
   std::string conf() const { return dir + "/slurm.conf"; }
   std::string cgroup_conf() const { return dir + "/cgroup.conf"; }
   std::string key_dir() const { return dir + "/key"; }  // 0700: munged refuses a readable key
   std::string munge_key() const { return key_dir() + "/munge.key"; }
-  std::string munge_dir() const { return dir + "/munge"; }  // the socket's: munged wants o+x
+  // The socket's: munged wants every directory above it searchable by all, which a private
+  // --dir (mkdtemp's 0700) is not.
+  std::string munge_dir() const { return "/run/rocehil-" + id + "-munge"; }
   std::string munge_socket() const { return munge_dir() + "/munge.socket"; }
   std::string munged_pid() const { return munge_dir() + "/munged.pid"; }
   std::string state_dir() const { return dir + "/state"; }
@@ -30,7 +33,7 @@ struct SlurmPaths {
   std::string log_dir() const { return dir + "/log"; }
   std::string slurmctld_pid() const { return dir + "/slurmctld.pid"; }
 };
-SlurmPaths slurm_paths(const TestbedPaths& paths);
+SlurmPaths slurm_paths(const TestbedPaths& paths, const std::string& id);
 
 // slurmctld's port: 17000 + the management octet, unique among the testbeds up at once.
 int slurmctld_port(int mgmt_octet);
@@ -49,9 +52,10 @@ void start_slurm(const Topology& t, const TestbedPaths& paths, int mgmt_octet,
 
 // Stops slurmctld and munged of a testbed (the slurmds go with their namespaces); returns how
 // many processes it stopped.
-int stop_slurm(const TestbedPaths& paths);
+int stop_slurm(const TestbedPaths& paths, const std::string& id);
 
 // `sinfo`'s view: a line per node, "h1 idle"; or why it could not be asked.
-std::vector<std::string> slurm_node_states(const TestbedPaths& paths, std::string& problem);
+std::vector<std::string> slurm_node_states(const TestbedPaths& paths, const std::string& id,
+                                           std::string& problem);
 
 }  // namespace rocehil::testbed
