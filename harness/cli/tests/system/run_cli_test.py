@@ -28,7 +28,7 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families 
 from prometheus_client.parser import text_string_to_metric_families as prometheus_text
 
 from report_render import render_report
-from testbed_fixture import spine_tx_bytes, testbed_down, testbed_up
+from testbed_fixture import spine_tx_bytes, testbed_down, testbed_up, wait_for
 
 ROCEHIL = None
 # The queue behind h1's NIC when a test shapes it: 200 ms at the shaped rate, deeper than the soft
@@ -88,16 +88,6 @@ def host_pids(testbed_id, match):
             if match in cmd:
                 found.append((name, pid, cmd))
     return found
-
-
-def wait_for(predicate, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    return None
 
 
 class shaped_nic:

@@ -18,7 +18,7 @@ import tempfile
 import time
 import unittest
 
-from testbed_fixture import testbed_down, testbed_up
+from testbed_fixture import testbed_down, testbed_up, wait_for
 
 ROCEHIL = None
 SMOKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
@@ -70,16 +70,6 @@ def agents_on(host):
         except OSError:
             pass
     return found
-
-
-def wait_for(predicate, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    return None
 
 
 def setUpModule():

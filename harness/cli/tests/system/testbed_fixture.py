@@ -4,6 +4,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+import time
 
 
 def testbed_up(rocehil, prefix, *options):
@@ -40,3 +41,14 @@ def spine_tx_bytes(testbed_id, spine):
         if name != "lo" and not name.startswith(f"{testbed_id}-m"):
             total += int(value)
     return total
+
+
+def wait_for(predicate, seconds):
+    """The predicate's first true value within `seconds` (polled every 50 ms), or None."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    return None
