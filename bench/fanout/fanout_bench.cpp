@@ -59,15 +59,23 @@ int main(int argc, char** argv) {
   std::string inventory_file, selection = "all";
   int rounds = 5;
   bool multiplex = false;
+  std::string launcher;
   app.add_option("inventory", inventory_file, "Inventory (a testbed's)")->required();
   app.add_option("--hosts", selection, "Host selection");
   app.add_option("--rounds", rounds, "Rounds; the median is printed")->check(CLI::Range(1, 1000));
   app.add_flag("--multiplex", multiplex,
                "Share one ssh connection per host (ControlMaster), as rocehil run does; the "
                "first round opens them");
+  app.add_option("--launcher", launcher,
+                 "Start agents with this launcher instead of the inventory's: slurm runs each "
+                 "as a job step of the allocation in SLURM_JOB_ID (srun), as rocehil run "
+                 "--launcher slurm does")
+      ->check(CLI::IsMember({"ssh", "local", "slurm"}));
   CLI11_PARSE(app, argc, argv);
   try {
-    const auto inv = rocehil::inventory::load_inventory(inventory_file);
+    auto inv = rocehil::inventory::load_inventory(inventory_file);
+    if (!launcher.empty())
+      for (auto& h : inv.hosts) h.launcher = *rocehil::inventory::launcher_named(launcher);
     const auto hosts = rocehil::inventory::select_hosts(inv, selection);
     remote::SshMultiplex mux;
     if (multiplex) {
@@ -78,7 +86,7 @@ int main(int argc, char** argv) {
     std::vector<double> seconds;
     for (int r = 0; r < rounds; ++r)
       seconds.push_back(round_trip(hosts, multiplex ? &mux : nullptr));
-    if (multiplex) {
+    if (multiplex && launcher != "slurm") {
       for (const auto* h : hosts)
         remote::run_command(remote::ssh_multiplex_exit(*h, mux),
                             {.timeout = std::chrono::seconds(5)});

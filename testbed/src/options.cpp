@@ -64,6 +64,11 @@ void validate(const TestbedOptions& o) {
     throw input_error(
         fmt::format("--racks {} is more than --hosts {}: every rack needs a host; lower --racks",
                     o.racks, o.hosts));
+  if ((o.hosts + o.racks - 1) / o.racks > max_hosts_per_rack)
+    throw input_error(fmt::format(
+        "--hosts {} in --racks {} puts more than {} hosts in a rack (each rack's hosts share "
+        "one /24); raise --racks",
+        o.hosts, o.racks, max_hosts_per_rack));
   check_range("--spines", o.spines, 1, max_spines, "one spine router namespace each");
   check_range("--host-mbps", o.host_mbps, 0, 100'000, "0 leaves host links unshaped");
   check_range("--uplink-mbps", o.uplink_mbps, 0, 100'000, "0 leaves spine links unshaped");

@@ -23,7 +23,9 @@ std::string end_spec(const Topology& t, const LinkEnd& end) {
 
 std::string links_batch(const Topology& t) {
   std::string out = fmt::format("link add name {} type bridge\n", t.bridge);
-  out += fmt::format("addr add {}/24 dev {}\n", t.mgmt_gateway, t.bridge);
+  // The bridge's address with the network's length: the prefix ends in "/24" or "/23".
+  out += fmt::format("addr add {}{} dev {}\n", t.mgmt_gateway,
+                     t.mgmt_prefix.substr(t.mgmt_prefix.find('/')), t.bridge);
   out += fmt::format("link set dev {} up\n", t.bridge);
   for (const auto& link : t.links) {
     out += fmt::format("link add {} type veth peer {}\n", end_spec(t, link.a), end_spec(t, link.b));

@@ -60,7 +60,8 @@ std::optional<Range> parse_prefix(std::string_view text) {
 }  // namespace
 
 std::optional<int> choose_mgmt_octet(std::string_view id,
-                                     const std::vector<std::string>& used_prefixes) {
+                                     const std::vector<std::string>& used_prefixes, int length) {
+  const std::uint32_t span = length == 23 ? 2 : 1;  // /24s the network covers
   std::vector<Range> used;
   for (const auto& p : used_prefixes)
     if (auto r = parse_prefix(p); r && !(r->first == 0 && r->last == ~0u)) used.push_back(*r);
@@ -68,9 +69,10 @@ std::optional<int> choose_mgmt_octet(std::string_view id,
   for (unsigned char c : id) hash = hash * 31 + c;
   for (int step = 0; step < 256; ++step) {
     const int octet = static_cast<int>((hash + static_cast<std::uint32_t>(step)) % 256);
+    if (static_cast<std::uint32_t>(octet) % span != 0) continue;
     const std::uint32_t first =
         (198u << 24) | (19u << 16) | (static_cast<std::uint32_t>(octet) << 8);
-    const std::uint32_t last = first | 0xffu;
+    const std::uint32_t last = first + span * 256 - 1;
     bool free = true;
     for (const auto& r : used)
       if (r.first <= last && first <= r.last) free = false;
@@ -102,11 +104,12 @@ std::string spine_downlink_address(int rack, int spine) {
 
 class Builder {
  public:
-  Builder(const TestbedOptions& o, int mgmt_octet) : o_(o), mgmt_octet_(mgmt_octet) {
+  Builder(const TestbedOptions& o, int mgmt_octet)
+      : o_(o), mgmt_octet_(mgmt_octet), mgmt_length_(mgmt_prefix_length(o.hosts)) {
     t_.id = o.id;
     t_.bridge = ifname("br");
     t_.mgmt_gateway = mgmt_address(1);
-    t_.mgmt_prefix = fmt::format("198.19.{}.0/24", mgmt_octet);
+    t_.mgmt_prefix = fmt::format("198.19.{}.0/{}", mgmt_octet, mgmt_length_);
     t_.fabric_prefix = "198.18.0.0/16";
   }
 
@@ -121,8 +124,9 @@ class Builder {
 
  private:
   std::string ifname(std::string_view local) const { return fmt::format("{}-{}", o_.id, local); }
-  std::string mgmt_address(int host_octet) const {
-    return fmt::format("198.19.{}.{}", mgmt_octet_, host_octet);
+  // The n-th address of the management network (n from 1; past 255 in the /23's second /24).
+  std::string mgmt_address(int n) const {
+    return fmt::format("198.19.{}.{}", mgmt_octet_ + n / 256, n % 256);
   }
 
   Namespace& add_namespace(std::string name, Role role, int rack) {
@@ -143,7 +147,7 @@ class Builder {
   // The management port: a veth from the root namespace's bridge, where sshd listens.
   void add_mgmt(Namespace& n, int host_octet) {
     n.mgmt_address = mgmt_address(host_octet);
-    Interface i{ifname("mgmt"), n.mgmt_address, 24, {}, "mgmt-" + n.name, 0};
+    Interface i{ifname("mgmt"), n.mgmt_address, mgmt_length_, {}, "mgmt-" + n.name, 0};
     n.interfaces.push_back(i);
     t_.links.push_back({i.link, LinkKind::mgmt, {"", ifname(n.name)}, {n.name, i.name}, 0});
   }
@@ -221,6 +225,7 @@ class Builder {
 
   const TestbedOptions& o_;
   int mgmt_octet_;
+  int mgmt_length_;
   Topology t_;
 };
 

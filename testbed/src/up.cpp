@@ -191,10 +191,12 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
         "testbed {} is already up (its namespaces or links exist); run 'rocehil testbed down --dir "
         "{}' first, or give another --id",
         options.id, options.dir));
-  const auto octet = choose_mgmt_octet(options.id, root_route_prefixes());
+  const auto octet =
+      choose_mgmt_octet(options.id, root_route_prefixes(), mgmt_prefix_length(options.hosts));
   if (!octet)
     throw input_error(
-        "no free /24 left in 198.19.0.0/16 for the management network; bring "
+        "no free /24 (or /23 beyond 244 hosts) left in 198.19.0.0/16 for the management "
+        "network; bring "
         "other testbeds down");
   make_directories(paths);
   TestbedState state{options, *octet, "building"};

@@ -60,6 +60,11 @@ TEST(Options, EachRangeNamesItsOption) {
       {[](TestbedOptions& o) { o.hosts = max_hosts + 1; }, "--hosts"},
       {[](TestbedOptions& o) { o.racks = 0; }, "--racks 0"},
       {[](TestbedOptions& o) { o.racks = 5; }, "--racks 5 is more than --hosts 4"},
+      {[](TestbedOptions& o) {
+         o.hosts = 250;
+         o.racks = 1;
+       },
+       "--hosts 250 in --racks 1 puts more than 244 hosts in a rack"},
       {[](TestbedOptions& o) { o.spines = 0; }, "--spines 0"},
       {[](TestbedOptions& o) { o.host_mbps = -1; }, "--host-mbps"},
       {[](TestbedOptions& o) { o.uplink_mbps = -5; }, "--uplink-mbps"},

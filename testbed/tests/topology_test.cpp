@@ -79,7 +79,8 @@ TEST(Topology, NamesFitLinuxAndCarryTheId) {
 }
 
 TEST(Topology, AddressesAreUniqueAndInTheBenchmarkingRange) {
-  const Topology t = build_topology(options(max_hosts, max_racks, max_spines), 255);
+  // max_hosts needs a /23: the last even octet is the highest it can start at.
+  const Topology t = build_topology(options(max_hosts, max_racks, max_spines), 254);
   std::set<std::string> fabric, mgmt;
   for (const auto& ns : t.namespaces) {
     if (!ns.mgmt_address.empty()) {
@@ -99,6 +100,21 @@ TEST(Topology, AddressesAreUniqueAndInTheBenchmarkingRange) {
     }
   }
   EXPECT_FALSE(mgmt.contains(t.mgmt_gateway));
+}
+
+TEST(Topology, BeyondTwoHundredFortyFourHostsManagementIsASlash23) {
+  const Topology small = build_topology(options(244, 4, 2), 9);
+  EXPECT_EQ(small.mgmt_prefix, "198.19.9.0/24");
+  EXPECT_EQ(small.find("h244")->mgmt_address, "198.19.9.254");
+  const Topology t = build_topology(options(256, 8, 2), 8);
+  EXPECT_EQ(t.mgmt_prefix, "198.19.8.0/23");
+  EXPECT_EQ(t.mgmt_gateway, "198.19.8.1");
+  EXPECT_EQ(t.find("h245")->mgmt_address, "198.19.8.255");  // a host address inside a /23
+  EXPECT_EQ(t.find("h246")->mgmt_address, "198.19.9.0");
+  EXPECT_EQ(t.find("h256")->mgmt_address, "198.19.9.10");
+  for (const auto& ns : t.namespaces)
+    for (const auto& i : ns.interfaces)
+      if (i.link.starts_with("mgmt-")) EXPECT_EQ(i.prefix_length, 23) << i.link;
 }
 
 TEST(Topology, PointToPointEndsPointAtEachOther) {
@@ -155,6 +171,18 @@ TEST(Topology, ManagementSubnetAvoidsRoutesInUse) {
   EXPECT_NE(choose_mgmt_octet("t1", {host_route}), first);
   EXPECT_FALSE(choose_mgmt_octet("t1", {"198.19.0.0/16"}));
   EXPECT_FALSE(choose_mgmt_octet("t1", {"198.16.0.0/12"}));
+}
+
+TEST(Topology, ASlash23StartsAtAnEvenOctetWithBothHalvesFree) {
+  const auto first = choose_mgmt_octet("t1", {}, 23);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(*first % 2, 0);
+  // Its upper half taken: another /23.
+  const std::string upper = "198.19." + std::to_string(*first + 1) + ".0/24";
+  const auto second = choose_mgmt_octet("t1", {upper}, 23);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(*second % 2, 0);
+  EXPECT_NE(*second, *first);
 }
 
 }  // namespace

@@ -39,8 +39,15 @@ struct TestbedOptions {
 };
 
 // Limits that keep names and addresses inside their fields: interface names are 15 characters,
-// racks and spines index octets of 198.18.0.0/16, host management addresses an octet of a /24.
-inline constexpr int max_hosts = 200;
+// racks and spines index octets of 198.18.0.0/16, a rack's hosts an octet of its /24, and host
+// management addresses count from .11 of a /24, or of a /23 beyond 244 hosts.
+inline constexpr int max_hosts = 256;
+inline constexpr int max_hosts_per_rack = 244;  // 198.18.r.11 to 198.18.r.254
+inline constexpr int max_hosts_in_a_24 = 244;   // 198.19.K.11 to 198.19.K.254
+// The management network's prefix length: /24, or /23 (an even K and K+1) for more hosts.
+inline int mgmt_prefix_length(int hosts) {
+  return hosts > max_hosts_in_a_24 ? 23 : 24;
+}
 inline constexpr int max_racks = 64;
 inline constexpr int max_spines = 32;
 inline constexpr std::size_t max_id_length = 6;

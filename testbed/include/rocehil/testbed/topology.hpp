@@ -86,14 +86,16 @@ struct Topology {
 // Addresses: rack r's hosts are 198.18.r.(10+k) behind leaf gateway 198.18.r.1; the link from
 // leaf r to spine s is 198.18.(100+s).(2r) on the leaf and .(2r+1) on the spine; management is
 // 198.19.`mgmt_octet`.0/24 with the root namespace at .1, the capture namespace at .2 and host i
-// at .(10+i). `options` must be valid and carry its id.
+// at .(10+i); beyond 244 hosts it is the /23 from 198.19.`mgmt_octet`.0, counting on into the
+// next /24. `options` must be valid and carry its id.
 Topology build_topology(const TestbedOptions& options, int mgmt_octet);
 
-// The third octet of the management network 198.19.K.0/24: the first K, starting from one derived
-// from the id, whose /24 overlaps none of `used_prefixes` (routes already in the root namespace,
-// "a.b.c.d/len"). nullopt when all 256 are taken.
+// The third octet of the management network 198.19.K.0/`length` (24 or 23): the first K,
+// starting from one derived from the id, whose network overlaps none of `used_prefixes` (routes
+// already in the root namespace, "a.b.c.d/len"); even for a /23. nullopt when none is free.
 std::optional<int> choose_mgmt_octet(std::string_view id,
-                                     const std::vector<std::string>& used_prefixes);
+                                     const std::vector<std::string>& used_prefixes,
+                                     int length = 24);
 
 // "rocehil-<id>-" — every namespace of the testbed starts with it.
 std::string netns_prefix(std::string_view id);
