@@ -1,4 +1,5 @@
 #include "inventory_command.hpp"
+#include "rocehil/remote/slurm.hpp"
 #include "rocehil/remote/this_executable.hpp"
 
 #include <fmt/format.h>
@@ -73,7 +74,7 @@ std::string nic_name(const inv::Nic& nic) {
 
 int show(const InventoryOptions& o) {
   const inv::Inventory inventory = inv::load_inventory(o.file);
-  const auto hosts = inv::select_hosts(inventory, o.hosts);
+  const auto hosts = inv::select_hosts(inventory, remote::selection_with_slurm_nodes(o.hosts));
   if (o.json) {
     nlohmann::json j{{"schema_version", 1}, {"file", o.file}, {"selection", o.hosts}};
     j["hosts"] = nlohmann::json::array();
@@ -116,7 +117,7 @@ int show(const InventoryOptions& o) {
 
 int check(const InventoryOptions& o) {
   const inv::Inventory inventory = inv::load_inventory(o.file);
-  const auto hosts = inv::select_hosts(inventory, o.hosts);
+  const auto hosts = inv::select_hosts(inventory, remote::selection_with_slurm_nodes(o.hosts));
   preflight::CheckOptions options;
   options.fanout = o.fanout;
   options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000));
@@ -213,7 +214,10 @@ The format, host selection expressions and every check are described in docs/inv
 
   CLI::App* s = inventory->add_subcommand("show", "List the hosts a selection expression picks");
   s->add_option("FILE", o->file, "The inventory (YAML)")->required();
-  s->add_option("--hosts", o->hosts, "Selection expression")->capture_default_str();
+  s->add_option(
+       "--hosts", o->hosts,
+       "Selection expression; the term slurm: the nodes of the Slurm allocation it runs in")
+      ->capture_default_str();
   s->add_flag("--json", o->json, "Print JSON (schema_version 1)");
   s->footer(R"(
 Selection: TERM[,TERM...] (union); TERM is ATOM[&ATOM...] (intersection) with an optional @N
