@@ -23,6 +23,28 @@ std::vector<std::string> messages(const std::string& text) {
   return out;
 }
 
+TEST(Load, LaunchersFromDefaultsAndHosts) {
+  const Inventory inv = load_ok(R"(schema_version: 1
+defaults: {launcher: slurm}
+hosts:
+  - {name: gpu001}
+  - {name: gpu002, launcher: ssh}
+  - {name: lab1, launcher: local}
+)");
+  EXPECT_EQ(inv.defaults.launcher, Launcher::slurm);
+  EXPECT_EQ(inv.hosts[0].launcher, Launcher::slurm);
+  EXPECT_EQ(inv.hosts[1].launcher, Launcher::ssh);
+  EXPECT_EQ(inv.hosts[2].launcher, Launcher::local);
+  EXPECT_EQ(to_string(Launcher::slurm), "slurm");
+  EXPECT_EQ(launcher_named("slurm"), Launcher::slurm);
+  EXPECT_FALSE(launcher_named("pdsh"));
+  const auto bad = messages("schema_version: 1\ndefaults: {launcher: pdsh}\nhosts: [{name: h1}]\n");
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0],
+            "f.yaml:2:22: defaults: launcher 'pdsh' is not one of ssh, local, slurm; use "
+            "one of them");
+}
+
 TEST(Load, DefaultsAndOverrides) {
   const Inventory inv = load_ok(R"(schema_version: 1
 name: lab
