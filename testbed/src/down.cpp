@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "files.hpp"
 #include "host_checks.hpp"
 #include "live.hpp"
 #include "process.hpp"
@@ -22,15 +23,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_small_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // A zombie has exited; only its parent's wait is missing (in a container nobody may reap it).
 bool alive(pid_t pid) {
   if (::kill(pid, 0) != 0) return false;
-  const std::string stat = read_small_file(fmt::format("/proc/{}/stat", pid));
+  const std::string stat = read_file_or_empty(fmt::format("/proc/{}/stat", pid));
   const auto paren = stat.rfind(')');
   return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'Z';
 }
@@ -56,7 +52,7 @@ std::set<pid_t> testbed_processes(std::string_view id, const std::vector<std::st
     while (const dirent* entry = ::readdir(proc)) {
       const std::string name = entry->d_name;
       if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::string cmdline = read_small_file("/proc/" + name + "/cmdline");
+      std::string cmdline = read_file_or_empty("/proc/" + name + "/cmdline");
       for (char& c : cmdline)
         if (c == '\0') c = ' ';
       const pid_t pid = static_cast<pid_t>(std::stol(name));

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "files.hpp"
 #include "process.hpp"
 #include "rocehil/common/error.hpp"
 
@@ -20,20 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-void write_text(const std::string& path, std::string_view text, fs::perms mode) {
-  {
-    std::ofstream out(path, std::ios::trunc);
-    out << text;
-    if (!out) throw system_error(fmt::format("cannot write {}", path), errno);
-  }
-  fs::permissions(path, mode);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::string short_host_name() {
   char name[256] = {};
@@ -48,16 +35,16 @@ void write_munge_key(const SlurmPaths& p) {
   std::random_device random;
   std::string key(128, '\0');
   for (char& c : key) c = static_cast<char>(random() & 0xff);
-  write_text(p.munge_key(), key, fs::perms::owner_read | fs::perms::owner_write);
+  write_file(p.munge_key(), key, fs::perms::owner_read | fs::perms::owner_write);
 }
 
 // The pid in `pid_file`, when that process is alive and its command line names `program`.
 pid_t daemon_pid(const std::string& pid_file, std::string_view program) {
-  const std::string text = read_text(pid_file);
+  const std::string text = read_file_or_empty(pid_file);
   if (text.empty()) return 0;
   const auto pid = static_cast<pid_t>(std::atol(text.c_str()));
   if (pid <= 1) return 0;
-  std::string cmdline = read_text(fmt::format("/proc/{}/cmdline", pid));
+  std::string cmdline = read_file_or_empty(fmt::format("/proc/{}/cmdline", pid));
   return cmdline.find(program) == std::string::npos ? 0 : pid;
 }
 
@@ -144,12 +131,12 @@ void start_slurm(const Topology& t, const TestbedPaths& paths, int mgmt_octet,
                                      fs::perms::others_exec | fs::perms::group_read |
                                      fs::perms::others_read);
   const int port = slurmctld_port(mgmt_octet);
-  write_text(p.conf(), slurm_conf(t, p, short_host_name(), port),
+  write_file(p.conf(), slurm_conf(t, p, short_host_name(), port),
              fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
                  fs::perms::others_read);
   // slurmd 22.05 reads cgroup.conf beside slurm.conf even with task/none; cgroup/v1 with nothing
   // constrained starts on an empty /sys/fs/cgroup.
-  write_text(p.cgroup_conf(),
+  write_file(p.cgroup_conf(),
              "CgroupPlugin=cgroup/v1\nCgroupAutomount=no\nConstrainCores=no\n"
              "ConstrainRAMSpace=no\nConstrainDevices=no\n",
              fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |

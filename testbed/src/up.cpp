@@ -7,6 +7,7 @@
 #include <map>
 #include <thread>
 
+#include "files.hpp"
 #include "host_checks.hpp"
 #include "live.hpp"
 #include "process.hpp"
@@ -23,21 +24,6 @@ namespace rocehil::testbed {
 namespace {
 
 namespace fs = std::filesystem;
-
-void write_file(const std::string& path, std::string_view text, fs::perms mode) {
-  {
-    std::ofstream out(path, std::ios::trunc);
-    out << text;
-    if (!out) throw system_error(fmt::format("cannot write {}", path), errno);
-  }
-  fs::permissions(path, mode);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw system_error(fmt::format("cannot read {}", path), errno);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // Keys are kept across down/up, so known_hosts entries and a user's ssh config stay valid.
 void ensure_key(const std::string& path, const std::string& comment) {
