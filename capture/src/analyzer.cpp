@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <stdexcept>
 #include <tuple>
+#include <type_traits>
 
 #include "flat_table.hpp"
 #include "frame_layout.hpp"
@@ -144,6 +146,47 @@ std::uint32_t read_response_span(std::uint32_t dma_length) {
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(packets, 1, 0xffffff));
 }
 
+// The PSNs a request occupies: 1, or a READ REQUEST's response span when its RETH is captured.
+std::uint32_t request_span(std::uint8_t opcode, const std::uint8_t* bth, std::uint32_t after_bth) {
+  if (opcode == w::opcode::rc_read_request && after_bth >= w::reth_size)
+    return read_response_span(load_be32(bth + w::bth_size + 12));
+  return 1;
+}
+
+// A request packet's PSN against the highest one its flow has sent so far (FlowStats says how).
+enum class PsnVerdict : std::uint8_t { first, in_order, gap, retransmit };
+PsnVerdict judge_psn(std::uint32_t highest, std::uint32_t highest_span, std::uint32_t psn) {
+  if (highest_span == 0) return PsnVerdict::first;
+  const std::int32_t ahead = w::psn_distance(highest, psn);
+  if (ahead <= 0) return PsnVerdict::retransmit;
+  return static_cast<std::uint32_t>(ahead) > highest_span ? PsnVerdict::gap : PsnVerdict::in_order;
+}
+
+// A later part's first request of a flow: judged against the earlier parts' state on append.
+template <class Key>
+struct FlowHead {
+  Key key;
+  std::uint32_t psn = 0;
+};
+
+// A flow whose PSNs are followed again through a later part's frames (see Analyzer::append).
+struct PsnReplay {
+  std::uint32_t highest = 0;
+  std::uint32_t span = 0;
+  std::uint64_t psn_gaps = 0;
+  std::uint64_t retransmits = 0;
+};
+
+// A later part's PFC or PAUSE frame, kept for the pause accounting of the parts before it:
+// whether it continues a pause depends on the frames before the boundary.
+struct PauseEvent {
+  std::uint64_t ts_ns = 0;
+  std::array<std::uint8_t, 6> source_mac{};
+  bool pfc = false;
+  std::uint16_t class_enable = 0;            // PFC
+  std::array<std::uint8_t, 16> quanta_be{};  // PFC: eight big-endian quanta; PAUSE: the first
+};
+
 // A frame whose layers are located and, for a flow's packet, whose table slot is on its way.
 struct Located {
   FrameLayout layout;
@@ -189,7 +232,8 @@ struct Analyzer::State {
 
   AnalyzerOptions options;
   std::uint64_t bin_ns;
-  Analysis totals;  // flows, the CNP table and the timeline live below until result()
+  bool later_part = false;  // constructed with LaterPart: keeps heads and pause events
+  Analysis totals;          // flows, the CNP table and the timeline live below until result()
   FlowTables<V4Key> v4_flows;
   FlowTables<V6Key> v6_flows;
   FlatTable<std::uint32_t, std::uint64_t, QpHash> cnp_by_qp{256};
@@ -201,6 +245,11 @@ struct Analyzer::State {
   // The bin of the previous frame, [bin_lo, bin_hi): most frames fall in it and skip a division.
   std::uint64_t bin_lo = 1, bin_hi = 0;
   std::size_t bin_index = 0;
+
+  // Later parts only: each flow's first request, and every PFC and PAUSE frame, in order.
+  std::vector<FlowHead<V4Key>> v4_heads;
+  std::vector<FlowHead<V6Key>> v6_heads;
+  std::vector<PauseEvent> pause_events;
 
   static constexpr std::size_t lookahead = 32;
   std::array<Located, lookahead> located;
@@ -229,6 +278,18 @@ struct Analyzer::State {
                          std::uint8_t opcode, bool ce);
   void count_pfc(const Frame& f, const FrameLayout& l);
   void count_pause(const Frame& f, const FrameLayout& l);
+
+  // Analyzer::append, piece by piece.
+  void append_totals(const Analysis& b);
+  void append_timeline(const State& b);
+  template <class Key>
+  void append_flows(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
+                    const std::vector<FlowHead<Key>>& heads,
+                    FlatTable<Key, PsnReplay, KeyHash<Key>>& replays);
+  template <class Key>
+  void finish_replays(FlowTables<Key>& mine, const FlatTable<Key, PsnReplay, KeyHash<Key>>& r);
+  void replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
+                   FlatTable<V6Key, PsnReplay, KeyHash<V6Key>>& v6);
 };
 
 void Analyzer::State::locate(const Frame& f, Located& x) {
@@ -249,10 +310,10 @@ void Analyzer::State::locate(const Frame& f, Located& x) {
 
 void Analyzer::State::count(const Frame& f, const Located& x) {
   Analysis& t = totals;
-  if (!started) {
+  if (t.frames == 0) t.first_ns = t.last_ns = f.ts_ns;
+  if (!started) {  // a later part has its start already
     started = true;
     start_ns = f.ts_ns;
-    t.first_ns = t.last_ns = f.ts_ns;
   }
   ++t.frames;
   t.bytes += f.wire_len;
@@ -340,18 +401,23 @@ void Analyzer::State::count_flow_packet(FlowTables<Key>& tables, const Key& key,
       (transport != w::opcode::transport_rc && transport != w::opcode::transport_uc))
     return;
 
-  std::uint32_t span = 1;
-  if (opcode == w::opcode::rc_read_request && after_bth >= w::reth_size)
-    span = read_response_span(load_be32(bth + w::bth_size + 12));
+  const std::uint32_t span = request_span(opcode, bth, after_bth);
   const std::uint32_t psn = bth_psn(bth);
-  if (s.highest_span != 0) {
-    const std::int32_t ahead = w::psn_distance(s.highest_psn, psn);
-    if (ahead <= 0) {
-      ++tables.events[key].retransmits;
-      return;
-    }
-    // `s` stays valid: growing the events table does not move the state table's slots.
-    if (static_cast<std::uint32_t>(ahead) > s.highest_span) ++tables.events[key].psn_gaps;
+  // `s` stays valid below: growing the events table does not move the state table's slots.
+  switch (judge_psn(static_cast<std::uint32_t>(s.highest_psn),
+                    static_cast<std::uint32_t>(s.highest_span), psn)) {
+    case PsnVerdict::retransmit: ++tables.events[key].retransmits; return;
+    case PsnVerdict::gap: ++tables.events[key].psn_gaps; break;
+    case PsnVerdict::first:
+      if (later_part) {
+        if constexpr (std::is_same_v<Key, V4Key>) {
+          v4_heads.push_back({key, psn});
+        } else {
+          v6_heads.push_back({key, psn});
+        }
+      }
+      break;
+    case PsnVerdict::in_order: break;
   }
   // Both fit their 24 bits already (a PSN is 24 bits, read_response_span clamps): the masks say so.
   s.highest_psn = psn & 0xffffff;
@@ -373,7 +439,16 @@ void Analyzer::State::count_pfc(const Frame& f, const FrameLayout& l) {
     x.quanta += quanta;
     any_xoff |= quanta > 0;
   }
-  pauses.pfc(f.ts_ns, f.data + source_mac_offset, class_enable, p + 4);
+  if (later_part) {
+    PauseEvent& e = pause_events.emplace_back();
+    e.ts_ns = f.ts_ns;
+    std::memcpy(e.source_mac.data(), f.data + source_mac_offset, 6);
+    e.pfc = true;
+    e.class_enable = class_enable;
+    std::memcpy(e.quanta_be.data(), p + 4, 16);
+  } else {
+    pauses.pfc(f.ts_ns, f.data + source_mac_offset, class_enable, p + 4);
+  }
   TimelineBin* bin = bin_for(f.ts_ns);
   if (bin && any_xoff) ++bin->pfc_xoff;
 }
@@ -383,10 +458,25 @@ void Analyzer::State::count_pause(const Frame& f, const FrameLayout& l) {
   ++totals.pause_8023x.frames;
   totals.pause_8023x.xoff += quanta > 0;
   totals.pause_8023x.quanta += quanta;
-  pauses.pause(f.ts_ns, f.data + source_mac_offset, quanta);
+  if (later_part) {
+    PauseEvent& e = pause_events.emplace_back();
+    e.ts_ns = f.ts_ns;
+    std::memcpy(e.source_mac.data(), f.data + source_mac_offset, 6);
+    std::memcpy(e.quanta_be.data(), f.data + l.l3 + 2, 2);
+  } else {
+    pauses.pause(f.ts_ns, f.data + source_mac_offset, quanta);
+  }
 }
 
 Analyzer::Analyzer(const AnalyzerOptions& options) : state_(std::make_unique<State>(options)) {}
+
+Analyzer::Analyzer(const AnalyzerOptions& options, LaterPart part)
+    : state_(std::make_unique<State>(options)) {
+  state_->later_part = true;
+  state_->started = true;
+  state_->start_ns = part.timeline_start_ns;
+}
+
 Analyzer::~Analyzer() = default;
 
 void Analyzer::set_window_end(std::uint64_t ns) noexcept {
@@ -399,6 +489,177 @@ void Analyzer::add(std::span<const Frame> frames) {
     const std::size_t n = std::min(State::lookahead, frames.size() - base);
     for (std::size_t i = 0; i < n; ++i) st.locate(frames[base + i], st.located[i]);
     for (std::size_t i = 0; i < n; ++i) st.count(frames[base + i], st.located[i]);
+  }
+}
+
+// ---- append: folding a later part in --------------------------------------------------------
+
+void Analyzer::State::append_totals(const Analysis& b) {
+  Analysis& a = totals;
+  if (b.frames > 0) {
+    a.first_ns = a.frames > 0 ? std::min(a.first_ns, b.first_ns) : b.first_ns;
+    a.last_ns = a.frames > 0 ? std::max(a.last_ns, b.last_ns) : b.last_ns;
+  }
+  a.frames += b.frames;
+  a.bytes += b.bytes;
+  a.non_ethernet += b.non_ethernet;
+  a.vlan_tagged += b.vlan_tagged;
+  a.ipv4 += b.ipv4;
+  a.ipv6 += b.ipv6;
+  a.roce.packets += b.roce.packets;
+  a.roce.malformed += b.roce.malformed;
+  a.roce.ecn_ce += b.roce.ecn_ce;
+  a.roce.bytes += b.roce.bytes;
+  a.roce.acks += b.roce.acks;
+  a.roce.naks += b.roce.naks;
+  a.roce.rnr_naks += b.roce.rnr_naks;
+  for (std::size_t i = 0; i < a.roce.by_opcode.size(); ++i)
+    a.roce.by_opcode[i] += b.roce.by_opcode[i];
+  a.pfc.frames += b.pfc.frames;
+  a.pfc.malformed += b.pfc.malformed;
+  for (std::size_t i = 0; i < a.pfc.priorities.size(); ++i) {
+    a.pfc.priorities[i].frames += b.pfc.priorities[i].frames;
+    a.pfc.priorities[i].xoff += b.pfc.priorities[i].xoff;
+    a.pfc.priorities[i].xon += b.pfc.priorities[i].xon;
+    a.pfc.priorities[i].quanta += b.pfc.priorities[i].quanta;
+  }
+  a.pause_8023x.frames += b.pause_8023x.frames;
+  a.pause_8023x.xoff += b.pause_8023x.xoff;
+  a.pause_8023x.quanta += b.pause_8023x.quanta;
+}
+
+void Analyzer::State::append_timeline(const State& b) {
+  if (!started && b.started) {
+    started = true;
+    start_ns = b.start_ns;
+  }
+  if (b.bins.size() > bins.size()) bins.resize(b.bins.size());
+  for (std::size_t i = 0; i < b.bins.size(); ++i) {
+    bins[i].roce_bytes += b.bins[i].roce_bytes;
+    bins[i].cnp += b.bins[i].cnp;
+    bins[i].pfc_xoff += b.bins[i].pfc_xoff;
+    bins[i].ecn_ce += b.bins[i].ecn_ce;
+  }
+  frames_outside += b.frames_outside;
+}
+
+// A flow's counts add. Its PSN state joins at the boundary: the later part judged its first
+// request as a flow's first (nothing before it), so that one request is judged again here
+// against the state the earlier parts left; from the next request on, the later part's own
+// judgements are the ones a single pass would have made, because both passes then hold the
+// same highest PSN. That fails only when the first request is behind that state (a
+// retransmission across the boundary): such flows are followed again (finish_replays).
+template <class Key>
+void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
+                                   const std::vector<FlowHead<Key>>& heads,
+                                   FlatTable<Key, PsnReplay, KeyHash<Key>>& replays) {
+  for (const FlowHead<Key>& head : heads) {
+    const FlowState* m = mine.state.find(head.key);
+    if (!m) continue;
+    const auto highest = static_cast<std::uint32_t>(m->highest_psn);
+    const auto span = static_cast<std::uint32_t>(m->highest_span);
+    switch (judge_psn(highest, span, head.psn)) {
+      case PsnVerdict::gap: ++mine.events[head.key].psn_gaps; break;
+      case PsnVerdict::retransmit: replays[head.key] = PsnReplay{highest, span, 0, 0}; break;
+      case PsnVerdict::first:
+      case PsnVerdict::in_order: break;
+    }
+  }
+  const bool any_replays = replays.size() > 0;
+  theirs.state.for_each([&](const Key& k, const FlowState& s) {
+    FlowState& m = mine.state.find_or_insert(k, k.hash());
+    const bool replayed = any_replays && replays.find(k) != nullptr;
+    if (m.packets == 0) {
+      m = s;
+    } else {
+      m.packets += s.packets;
+      m.bytes += s.bytes;
+      m.ecn_ce += s.ecn_ce;
+      m.first_ns = std::min(m.first_ns, s.first_ns);
+      m.last_ns = std::max(m.last_ns, s.last_ns);
+      if (s.highest_span != 0 && !replayed) {
+        m.highest_psn = s.highest_psn;
+        m.highest_span = s.highest_span;
+      }
+    }
+    if (const FlowEvents* e = theirs.events.find(k)) {
+      FlowEvents& me = mine.events[k];
+      me.naks += e->naks;
+      if (!replayed) {
+        me.psn_gaps += e->psn_gaps;
+        me.retransmits += e->retransmits;
+      }
+    }
+  });
+}
+
+template <class Key>
+void Analyzer::State::finish_replays(FlowTables<Key>& mine,
+                                     const FlatTable<Key, PsnReplay, KeyHash<Key>>& replays) {
+  replays.for_each([&](const Key& k, const PsnReplay& r) {
+    FlowState* m = mine.state.find(k);
+    m->highest_psn = r.highest & 0xffffff;
+    m->highest_span = r.span & 0xffffff;
+    if (r.psn_gaps == 0 && r.retransmits == 0) return;
+    FlowEvents& e = mine.events[k];
+    e.psn_gaps += r.psn_gaps;
+    e.retransmits += r.retransmits;
+  });
+}
+
+// One frame of a replayed part: only the requests of the flows being followed count.
+void Analyzer::State::replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
+                                  FlatTable<V6Key, PsnReplay, KeyHash<V6Key>>& v6) {
+  if (f.link_type != link_type::ethernet) return;
+  const FrameLayout l = locate_layers(f.data, f.caplen);
+  if (l.kind != FrameKind::roce) return;
+  const std::uint8_t* bth = f.data + l.bth;
+  const std::uint8_t opcode = bth[0];
+  const std::uint8_t transport = w::opcode::transport(opcode);
+  if (opcode == w::opcode::cnp || !w::opcode::is_request(opcode) ||
+      (transport != w::opcode::transport_rc && transport != w::opcode::transport_uc))
+    return;
+  const std::uint8_t* ip = f.data + l.l3;
+  PsnReplay* r = l.ip_version == 4 ? v4.find(V4Key::of(ip, bth_dest_qp(bth)))
+                                   : v6.find(V6Key::of(ip, bth_dest_qp(bth)));
+  if (!r) return;
+  const std::uint32_t after_bth = f.caplen - l.bth - static_cast<std::uint32_t>(w::bth_size);
+  const std::uint32_t psn = bth_psn(bth);
+  switch (judge_psn(r->highest, r->span, psn)) {
+    case PsnVerdict::retransmit: ++r->retransmits; return;
+    case PsnVerdict::gap: ++r->psn_gaps; break;
+    case PsnVerdict::first:
+    case PsnVerdict::in_order: break;
+  }
+  r->highest = psn & 0xffffff;
+  r->span = request_span(opcode, bth, after_bth) & 0xffffff;
+}
+
+void Analyzer::append(Analyzer&& next, const Replay& replay) {
+  State& a = *state_;
+  State& b = *next.state_;
+  if (a.later_part || !b.later_part)
+    throw std::logic_error("Analyzer::append: fold later parts, in order, into the first part");
+  a.append_totals(b.totals);
+  a.append_timeline(b);
+  b.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) { a.cnp_by_qp[qp] += n; });
+  for (const PauseEvent& e : b.pause_events) {
+    if (e.pfc) {
+      a.pauses.pfc(e.ts_ns, e.source_mac.data(), e.class_enable, e.quanta_be.data());
+    } else {
+      a.pauses.pause(e.ts_ns, e.source_mac.data(), load_be16(e.quanta_be.data()));
+    }
+  }
+  FlatTable<V4Key, PsnReplay, KeyHash<V4Key>> v4_replays{16};
+  FlatTable<V6Key, PsnReplay, KeyHash<V6Key>> v6_replays{16};
+  a.append_flows(a.v4_flows, b.v4_flows, b.v4_heads, v4_replays);
+  a.append_flows(a.v6_flows, b.v6_flows, b.v6_heads, v6_replays);
+  if (v4_replays.size() + v6_replays.size() > 0) {
+    replay([&](std::span<const Frame> frames) {
+      for (const Frame& f : frames) a.replay_psns(f, v4_replays, v6_replays);
+    });
+    a.finish_replays(a.v4_flows, v4_replays);
+    a.finish_replays(a.v6_flows, v6_replays);
   }
 }
 

@@ -77,6 +77,9 @@ class FlatTable {
       if (s.tag == 0) return nullptr;
     }
   }
+  Value* find(const Key& key) noexcept {
+    return const_cast<Value*>(static_cast<const FlatTable&>(*this).find(key));
+  }
 
   std::size_t size() const noexcept { return size_; }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 
@@ -14,6 +16,15 @@ namespace rocehil::capture {
 class Analyzer {
  public:
   explicit Analyzer(const AnalyzerOptions& options = {});
+
+  // An analyzer for a later part of a capture, analysed beside the parts before it (a capture
+  // file read in chunks by several threads) and folded into them with append(). Timeline bins
+  // count from `timeline_start_ns`: the capture's first record's timestamp, which the first
+  // part's analyzer takes from its own first frame.
+  struct LaterPart {
+    std::uint64_t timeline_start_ns = 0;
+  };
+  Analyzer(const AnalyzerOptions& options, LaterPart part);
   ~Analyzer();
   Analyzer(const Analyzer&) = delete;
   Analyzer& operator=(const Analyzer&) = delete;
@@ -27,6 +38,18 @@ class Analyzer {
   // A live capture's stop time: pauses still in force are counted up to it (AnalyzerOptions::
   // window_end_ns, known only once the capture has ended).
   void set_window_end(std::uint64_t ns) noexcept;
+
+  // Feeds the frames of one part again, in order, to `sink` (see append).
+  using Replay = std::function<void(const std::function<void(std::span<const Frame>)>& sink)>;
+
+  // Folds in `next`, a LaterPart analyzer fed the frames that follow this one's in the capture;
+  // afterwards this analyzer is exactly as if it had been fed those frames itself, and the
+  // result is the same. Counts add; PFC frames are replayed through this analyzer's pause
+  // accounting in order; a flow's PSN checks join at the boundary from the two states. Only a
+  // flow whose first request after the boundary is behind the PSN reached before it (a
+  // retransmission across the boundary) needs `next`'s frames again: then `replay` is called
+  // once and only those flows are followed through it.
+  void append(Analyzer&& next, const Replay& replay);
 
   // The result so far; flows sorted by bytes. Cheap enough to call once at the end.
   Analysis result() const;

@@ -1,0 +1,228 @@
+// Analyzer::append: a capture cut into parts, each analysed apart and folded back in order, gives
+// exactly what one analyzer fed every frame gives. Compared on the whole JSON text, so every
+// field (flows, PSN judgements, CNPs per QP, pauses and storms, timeline) is covered.
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <random>
+
+#include "addresses.hpp"
+#include "rocehil/capture/analysis_json.hpp"
+#include "rocehil/capture/analyzer.hpp"
+#include "rocehil/capture/frame_builder.hpp"
+#include "rocehil/common/roce_wire.hpp"
+
+namespace rocehil::capture {
+namespace {
+
+namespace op = wire::opcode;
+
+// Frames and the bytes they point at.
+struct Capture {
+  std::deque<std::vector<std::uint8_t>> bytes;
+  std::vector<Frame> frames;
+
+  void add(std::vector<std::uint8_t> b, std::uint64_t ts, std::uint32_t snaplen = 65535,
+           std::uint16_t link = link_type::ethernet) {
+    bytes.push_back(std::move(b));
+    Frame f;
+    f.ts_ns = ts;
+    f.wire_len = static_cast<std::uint32_t>(bytes.back().size());
+    f.caplen = std::min(f.wire_len, snaplen);
+    f.link_type = link;
+    f.data = bytes.back().data();
+    frames.push_back(f);
+  }
+};
+
+IpAddress address(std::uint32_t host, bool v6) {
+  if (!v6) return testing::v4(198, 18, static_cast<std::uint8_t>(host >> 8), host & 0xff);
+  std::array<std::uint8_t, 16> b{0x20, 0x01, 0x0d, 0xb8};
+  b[14] = static_cast<std::uint8_t>(host >> 8);
+  b[15] = static_cast<std::uint8_t>(host);
+  return IpAddress::v6(b.data());
+}
+
+// A mixed capture: RC flows over IPv4 and IPv6 sending in order, skipping PSNs, going back N
+// (so retransmissions cross any cut), READ requests, ACKs and NAKs, UD sends, CNPs, ECN marks,
+// PFC XOFF refreshes long enough to be storms, XONs, 802.3x PAUSE, frames of another link type,
+// truncated BTHs, slightly reordered timestamps and one long silence in the timeline.
+Capture mixed_capture(std::uint32_t seed, std::size_t frames) {
+  std::mt19937 rng(seed);
+  const auto pick = [&](std::uint32_t n) { return static_cast<std::uint32_t>(rng() % n); };
+  struct Qp {
+    IpAddress src, dst;
+    std::uint32_t qp;
+    std::uint32_t next_psn;
+    std::uint16_t sport;
+  };
+  std::vector<Qp> qps;
+  for (std::uint32_t i = 0; i < 24; ++i) {
+    const bool v6 = i % 5 == 4;
+    qps.push_back({address(1 + i % 7, v6), address(100 + i % 3, v6), 0x100 + i,
+                   i == 3 ? 0xfffff0u : pick(1000),
+                   static_cast<std::uint16_t>(49152 + pick(4096))});
+  }
+  Capture c;
+  std::uint64_t ts = 1'700'000'000'000'000'000ull;
+  for (std::size_t n = 0; n < frames; ++n) {
+    ts += 1000 + pick(50'000);
+    if (n == frames / 2) ts += 3'000'000'000ull;  // a silence of 3 s: empty bins between
+    const std::uint64_t stamp = pick(20) == 0 ? ts - 700 : ts;  // mirror reordering
+    const std::uint32_t what = pick(100);
+    Qp& q = qps[pick(static_cast<std::uint32_t>(qps.size()))];
+    RoceFrame f;
+    f.src = q.src;
+    f.dst = q.dst;
+    f.bth.dest_qp = q.qp;
+    f.udp_src_port = q.sport;
+    f.payload_size = 32;
+    f.ecn = pick(10) == 0 ? 0b11 : 0b10;
+    if (pick(7) == 0) f.vlans = {{0x8100, 5}};
+    if (what < 60) {
+      f.bth.opcode = op::rc_write_only;
+      if (pick(50) == 0) q.next_psn += 1 + pick(5);                         // lost packets: a gap
+      if (pick(40) == 0) q.next_psn -= std::min(q.next_psn, 1 + pick(30));  // go back N
+      f.bth.psn = q.next_psn & 0xffffff;
+      q.next_psn = (q.next_psn + 1) & 0xffffff;
+      c.add(build(f), stamp, pick(30) == 0 ? 54 : 65535);  // some cut inside the BTH
+    } else if (what < 64) {
+      f.bth.opcode = op::rc_read_request;
+      f.bth.psn = q.next_psn & 0xffffff;
+      f.reth.dma_length = 256 * (1 + pick(8));
+      f.payload_size = 0;
+      q.next_psn = (q.next_psn + f.reth.dma_length / 256) & 0xffffff;
+      c.add(build(f), stamp);
+    } else if (what < 74) {
+      f.src = q.dst;
+      f.dst = q.src;
+      f.bth.opcode = op::rc_acknowledge;
+      f.aeth.syndrome =
+          static_cast<std::uint8_t>(pick(8) == 0 ? 0x60 + pick(4) : (pick(8) == 0 ? 0x20 : 0x1f));
+      f.payload_size = 0;
+      c.add(build(f), stamp);
+    } else if (what < 78) {
+      f.bth.opcode = op::ud_send_only;
+      f.bth.psn = pick(1 << 24);
+      c.add(build(f), stamp);
+    } else if (what < 86) {
+      c.add(build(cnp_frame(q.dst, q.src, q.qp)), stamp);
+    } else if (what < 96) {
+      // PFC from two senders; priority 3 refreshed often enough to run for over 100 ms.
+      const MacAddress mac{0x02, 0, 0, 0, 0, static_cast<std::uint8_t>(0x10 + pick(2))};
+      std::array<std::uint16_t, 8> quanta{};
+      quanta[3] = pick(6) == 0 ? 0 : 0xffff;
+      quanta[5] = static_cast<std::uint16_t>(pick(3) * 1000);
+      c.add(build_pfc(0x0028, quanta, mac), stamp);
+    } else if (what < 98) {
+      c.add(build_pause(static_cast<std::uint16_t>(pick(2) * 0x8000)), stamp);
+    } else {
+      c.add(std::vector<std::uint8_t>(60, 0xab), stamp, 65535, 113);  // Linux cooked
+    }
+  }
+  return c;
+}
+
+AnalyzerOptions options() {
+  AnalyzerOptions o;
+  o.bin_ms = 1;
+  o.storm_ms = 0.2;  // refreshed XOFFs make storms at the capture's pace
+  o.spine_macs = {MacAddress{0x02, 0, 0, 0, 0, 0x11}};
+  return o;
+}
+
+std::string one_pass(const Capture& c) {
+  Analyzer a(options());
+  a.add(c.frames);
+  return to_json_text(a.result());
+}
+
+// Cuts the capture at `cuts` (ascending frame indices), analyses each part apart and folds them.
+std::string in_parts(const Capture& c, const std::vector<std::size_t>& cuts, int* replays) {
+  std::vector<std::size_t> bounds{0};
+  bounds.insert(bounds.end(), cuts.begin(), cuts.end());
+  bounds.push_back(c.frames.size());
+  const std::span<const Frame> all(c.frames);
+  Analyzer first(options());
+  first.add(all.subspan(bounds[0], bounds[1] - bounds[0]));
+  for (std::size_t p = 1; p + 1 < bounds.size(); ++p) {
+    const auto part = all.subspan(bounds[p], bounds[p + 1] - bounds[p]);
+    Analyzer later(options(), Analyzer::LaterPart{c.frames.front().ts_ns});
+    later.add(part);
+    first.append(std::move(later), [&](const auto& sink) {
+      ++*replays;
+      sink(part);
+    });
+  }
+  return to_json_text(first.result());
+}
+
+TEST(AnalyzerAppend, EveryCutOfASmallCaptureGivesTheOnePassResult) {
+  const Capture c = mixed_capture(1, 400);
+  const std::string want = one_pass(c);
+  int replays = 0;
+  for (std::size_t cut = 0; cut <= c.frames.size(); ++cut)
+    ASSERT_EQ(in_parts(c, {cut}, &replays), want) << "cut before frame " << cut;
+  // The go-back-N resends must have crossed some cuts, or the replay path went untested.
+  EXPECT_GT(replays, 0);
+}
+
+TEST(AnalyzerAppend, ManyPartsOfLargerCaptures) {
+  for (std::uint32_t seed = 2; seed < 8; ++seed) {
+    const Capture c = mixed_capture(seed, 5000);
+    const std::string want = one_pass(c);
+    std::mt19937 rng(seed);
+    int replays = 0;
+    for (int parts : {2, 3, 4, 7, 16}) {
+      std::vector<std::size_t> cuts;
+      for (int i = 1; i < parts; ++i) cuts.push_back(rng() % (c.frames.size() + 1));
+      std::sort(cuts.begin(), cuts.end());
+      ASSERT_EQ(in_parts(c, cuts, &replays), want) << "seed " << seed << ", " << parts << " parts";
+    }
+  }
+}
+
+TEST(AnalyzerAppend, AStormSplitAcrossPartsIsOneStorm) {
+  // One sender holds priority 3 in XOFF for 300 ms, refreshing every 100 us (each XOFF lasts
+  // 335.5 us at 100G); both cuts land inside the pause, which must still be one storm of 300 ms,
+  // not three of 100 ms each (no longer than storm_ms, so none at all).
+  Capture c;
+  std::array<std::uint16_t, 8> quanta{};
+  quanta[3] = 0xffff;
+  const std::uint64_t t0 = 1'000'000'000;
+  for (int i = 0; i <= 3000; ++i) c.add(build_pfc(0x0008, quanta), t0 + i * 100'000ull);
+  quanta[3] = 0;
+  c.add(build_pfc(0x0008, quanta), t0 + 300'050'000ull);  // XON ends it
+  AnalyzerOptions o;
+  o.storm_ms = 100;
+  Analyzer whole(o);
+  whole.add(c.frames);
+  const Analysis want = whole.result();
+  ASSERT_EQ(want.pfc.storms.size(), 1u);
+  EXPECT_NEAR(want.pfc.storms[0].duration_ns, 300'050'000.0, 1.0);
+
+  const std::span<const Frame> all(c.frames);
+  Analyzer first(o);
+  first.add(all.first(1000));
+  for (std::size_t at : {1000u, 2000u}) {
+    Analyzer later(o, Analyzer::LaterPart{t0});
+    later.add(all.subspan(at, at == 2000 ? all.size() - at : 1000));
+    first.append(std::move(later), [](const auto&) { FAIL() << "no flow needs a replay"; });
+  }
+  const Analysis got = first.result();
+  EXPECT_EQ(to_json_text(got), to_json_text(want));
+  ASSERT_EQ(got.pfc.storms.size(), 1u);
+  EXPECT_EQ(got.pfc.priorities[3].storms, 1u);
+}
+
+TEST(AnalyzerAppend, OnlyTheFirstPartTakesLaterOnes) {
+  Analyzer first;
+  Analyzer later(AnalyzerOptions{}, Analyzer::LaterPart{0});
+  Analyzer other;
+  EXPECT_THROW(later.append(std::move(first), {}), std::logic_error);
+  EXPECT_THROW(first.append(std::move(other), {}), std::logic_error);
+}
+
+}  // namespace
+}  // namespace rocehil::capture
