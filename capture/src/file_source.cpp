@@ -98,8 +98,18 @@ void FileSource::Impl::read_header() {
 std::size_t FileSource::Impl::next_batch(std::span<Frame> out) {
   std::size_t n = 0;
   while (!done && n < out.size()) {
+    if (pos() >= stop_at) {
+      done = at_stop = true;
+      break;
+    }
+    // The fast loop takes whole records only, so it sees the window end at stop_at; a record
+    // that starts before it and ends beyond is the slow step's.
+    const std::uint8_t* const window_end = end;
+    if (stop_at - pos() < avail()) end = cur + (stop_at - pos());
     n += (this->*fast)(out.subspan(n));
+    end = window_end;
     if (n == out.size()) break;
+    if (pos() >= stop_at) continue;
     // Frames already in this batch point into the window, so the window moves only at the
     // start of a batch: a record that needs a refill ends the batch early instead.
     const Step s =

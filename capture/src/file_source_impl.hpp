@@ -141,6 +141,12 @@ struct FileSource::Impl {
   const std::uint8_t* end = nullptr;
   FastFn fast = nullptr;
 
+  // Parts of a file read by several sources (file_parts.hpp): reading stops before the first
+  // record or block that starts at or after stop_at.
+  std::uint64_t stop_at = UINT64_MAX;
+  bool at_stop = false;            // stopped there, not at the end or at a problem
+  std::uint64_t header_blocks = 0;  // pcapng section headers and interface descriptions read
+
   std::uint32_t pcap_snaplen = 0;
   std::uint16_t pcap_link_type = 0;
   std::vector<file_detail::Interface> interfaces;  // of the current pcapng section

@@ -211,12 +211,14 @@ FileSource::Impl::Step FileSource::Impl::pcapng_step(Frame& f, bool may_refill) 
   switch (type) {
     case block_shb:
       if (!section_header(at, b)) return Step::stopped;
+      ++header_blocks;
       big = order;
       interfaces.clear();
       set_pcapng_fast();
       break;
     case block_idb:
       if (!interface_description(at, b, len)) return Step::stopped;
+      ++header_blocks;
       break;
     case block_epb:
     case block_pb: {

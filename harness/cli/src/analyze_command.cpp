@@ -6,12 +6,12 @@
 #include <array>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "analysis_text.hpp"
 #include "progress.hpp"
 #include "rocehil/capture/analysis_json.hpp"
-#include "rocehil/capture/analyzer.hpp"
-#include "rocehil/capture/file_source.hpp"
+#include "rocehil/capture/file_analysis.hpp"
 #include "rocehil/capture/mac_address.hpp"
 #include "rocehil/common/error.hpp"
 
@@ -153,6 +153,11 @@ Exit codes: 0 read to the end (a capture cut inside its last record is a warning
   cmd->add_option("--top", opts->top,
                   "Flows and CNP QPs to list, biggest first; 0 lists all (default: 10 in tables, "
                   "all in JSON)");
+  cmd->add_option("--workers", opts->workers,
+                  "Threads that read and analyse parts of the file at once (standard input is "
+                  "read by one); the report is the same whatever the number")
+      ->check(CLI::Range(1u, 256u))
+      ->capture_default_str();
   add_pause_options(*cmd, opts->pause);
   cmd->add_flag_callback(
       "--no-progress", [opts] { opts->progress = false; },
@@ -176,40 +181,41 @@ void print_analysis_json(const capture::Analysis& analysis, std::optional<std::s
 }
 
 int run_analyze(const AnalyzeOptions& o) {
-  auto source = capture::FileSource::open(o.file);
   capture::AnalyzerOptions analyzer_options;
   analyzer_options.link_gbps = o.link_gbps;
   analyzer_options.bin_ms = o.bin_ms;
   o.pause.apply_to(analyzer_options);
-  capture::Analyzer analyzer(analyzer_options);
 
-  Progress progress("analyze " + source->name(), "B", source->size_hint());
-  progress.set_enabled(o.progress);
-  std::array<capture::Frame, 256> batch;
-  while (const std::size_t n = source->next_batch(batch)) {
-    analyzer.add(std::span<const capture::Frame>(batch.data(), n));
-    progress.update(source->bytes_consumed());
-  }
-  progress.finish();
+  std::optional<Progress> progress;
+  const auto show_progress = [&](std::uint64_t consumed, std::uint64_t size) {
+    if (!progress) {
+      progress.emplace("analyze " + (o.file == "-" ? std::string("<stdin>") : o.file), "B", size);
+      progress->set_enabled(o.progress);
+    }
+    progress->update(consumed);
+  };
+  const capture::FileAnalysis read =
+      capture::analyze_file(o.file, analyzer_options, {.workers = o.workers}, show_progress);
+  if (progress) progress->finish();
 
-  const capture::Analysis analysis = analyzer.result();
-  const auto& problems = source->problems();
+  const capture::Analysis& analysis = read.analysis;
+  const auto& problems = read.problems;
   bool corrupt = false;
   for (const auto& p : problems) {
     corrupt |= p.kind == capture::FileProblem::Kind::corrupt;
     fmt::print(
         stderr,
         "rocehil: warning: {}: {}; reading stopped there, {} frames before it are reported\n",
-        source->name(), p.detail, analysis.frames);
+        read.name, p.detail, analysis.frames);
   }
 
   if (o.json) {
-    const nlohmann::json file = {{"path", source->name()},
-                                 {"format", capture::to_string(source->format())},
+    const nlohmann::json file = {{"path", read.name},
+                                 {"format", capture::to_string(read.format)},
                                  {"problems", problems_json(problems)}};
     print_analysis_json(analysis, o.top, {{"file", file}});
   } else {
-    CaptureInfo info{source->name(), capture::to_string(source->format()), {}};
+    CaptureInfo info{read.name, capture::to_string(read.format), {}};
     for (const auto& p : problems) info.problems.push_back(p.detail);
     const std::size_t top = text_flow_limit(o.top);
     fmt::print("{}", render_analysis_text(analysis, info, top));

@@ -44,6 +44,7 @@ struct AnalyzeOptions {
   std::uint32_t bin_ms = 10;
   std::optional<std::size_t> top;  // flows and QPs listed; unset: 10 in text, all in JSON
   bool progress = true;
+  unsigned workers = 1;  // threads reading parts of the file
   PauseOptions pause;
 };
 

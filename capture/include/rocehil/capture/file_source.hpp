@@ -60,6 +60,7 @@ class FileSource final : public FrameSource {
   struct Impl;
 
  private:
+  friend struct FileParts;  // reading a file in parts (src/file_parts.hpp)
   explicit FileSource(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
