@@ -169,12 +169,34 @@ struct FlowHead {
   std::uint32_t psn = 0;
 };
 
-// A flow whose PSNs are followed again through a later part's frames (see Analyzer::append).
-struct PsnReplay {
+// One PSN sequence's judge: the highest request so far and the judgements it made.
+struct PsnJudge {
   std::uint32_t highest = 0;
-  std::uint32_t span = 0;
+  std::uint32_t span = 0;  // 0: no request yet
   std::uint64_t psn_gaps = 0;
   std::uint64_t retransmits = 0;
+
+  void judge(std::uint32_t psn, std::uint32_t request_span) {
+    switch (judge_psn(highest, span, psn)) {
+      case PsnVerdict::retransmit: ++retransmits; return;
+      case PsnVerdict::gap: ++psn_gaps; break;
+      case PsnVerdict::first:
+      case PsnVerdict::in_order: break;
+    }
+    highest = psn & 0xffffff;
+    span = request_span & 0xffffff;
+  }
+  bool same_state(const PsnJudge& o) const { return highest == o.highest && span == o.span; }
+};
+
+// A flow followed again through a later part's frames (see Analyzer::append): `truth` from the
+// state the earlier parts left, `part` from nothing, as the part's own analyzer judged. Once the
+// two hold the same highest PSN they judge every later request alike, so the part's own counts
+// are right from there and the replay of this flow is over.
+struct PsnReplay {
+  PsnJudge truth;
+  PsnJudge part;
+  bool joined = false;
 };
 
 // A later part's PFC or PAUSE frame, kept for the pause accounting of the parts before it:
@@ -287,8 +309,10 @@ struct Analyzer::State {
                     const std::vector<FlowHead<Key>>& heads,
                     FlatTable<Key, PsnReplay, KeyHash<Key>>& replays);
   template <class Key>
-  void finish_replays(FlowTables<Key>& mine, const FlatTable<Key, PsnReplay, KeyHash<Key>>& r);
-  void replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
+  void finish_replays(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
+                      const FlatTable<Key, PsnReplay, KeyHash<Key>>& r);
+  // Returns whether the replay joined one more flow.
+  bool replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
                    FlatTable<V6Key, PsnReplay, KeyHash<V6Key>>& v6);
 };
 
@@ -560,7 +584,9 @@ void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>&
     const auto span = static_cast<std::uint32_t>(m->highest_span);
     switch (judge_psn(highest, span, head.psn)) {
       case PsnVerdict::gap: ++mine.events[head.key].psn_gaps; break;
-      case PsnVerdict::retransmit: replays[head.key] = PsnReplay{highest, span, 0, 0}; break;
+      case PsnVerdict::retransmit:
+        replays[head.key] = PsnReplay{{highest, span, 0, 0}, {}, false};
+        break;
       case PsnVerdict::first:
       case PsnVerdict::in_order: break;
     }
@@ -593,46 +619,57 @@ void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>&
   });
 }
 
+// A replayed flow's judgements: the truth's up to where it joined the part's, the part's own
+// after that (all of them, less those the replay made before joining). Its state is the part's
+// final one when it joined, the truth's otherwise.
 template <class Key>
-void Analyzer::State::finish_replays(FlowTables<Key>& mine,
+void Analyzer::State::finish_replays(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
                                      const FlatTable<Key, PsnReplay, KeyHash<Key>>& replays) {
   replays.for_each([&](const Key& k, const PsnReplay& r) {
     FlowState* m = mine.state.find(k);
-    m->highest_psn = r.highest & 0xffffff;
-    m->highest_span = r.span & 0xffffff;
-    if (r.psn_gaps == 0 && r.retransmits == 0) return;
+    std::uint64_t gaps = r.truth.psn_gaps, retransmits = r.truth.retransmits;
+    if (r.joined) {
+      const FlowState* s = theirs.state.find(k);
+      m->highest_psn = s->highest_psn;
+      m->highest_span = s->highest_span;
+      const FlowEvents* e = theirs.events.find(k);
+      const FlowEvents none;
+      gaps += (e ? e : &none)->psn_gaps - r.part.psn_gaps;
+      retransmits += (e ? e : &none)->retransmits - r.part.retransmits;
+    } else {
+      m->highest_psn = r.truth.highest & 0xffffff;
+      m->highest_span = r.truth.span & 0xffffff;
+    }
+    if (gaps == 0 && retransmits == 0) return;
     FlowEvents& e = mine.events[k];
-    e.psn_gaps += r.psn_gaps;
-    e.retransmits += r.retransmits;
+    e.psn_gaps += gaps;
+    e.retransmits += retransmits;
   });
 }
 
-// One frame of a replayed part: only the requests of the flows being followed count.
-void Analyzer::State::replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
+// One frame of a replayed part: only the requests of the flows not yet joined count.
+bool Analyzer::State::replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
                                   FlatTable<V6Key, PsnReplay, KeyHash<V6Key>>& v6) {
-  if (f.link_type != link_type::ethernet) return;
+  if (f.link_type != link_type::ethernet) return false;
   const FrameLayout l = locate_layers(f.data, f.caplen);
-  if (l.kind != FrameKind::roce) return;
+  if (l.kind != FrameKind::roce) return false;
   const std::uint8_t* bth = f.data + l.bth;
   const std::uint8_t opcode = bth[0];
   const std::uint8_t transport = w::opcode::transport(opcode);
   if (opcode == w::opcode::cnp || !w::opcode::is_request(opcode) ||
       (transport != w::opcode::transport_rc && transport != w::opcode::transport_uc))
-    return;
+    return false;
   const std::uint8_t* ip = f.data + l.l3;
   PsnReplay* r = l.ip_version == 4 ? v4.find(V4Key::of(ip, bth_dest_qp(bth)))
                                    : v6.find(V6Key::of(ip, bth_dest_qp(bth)));
-  if (!r) return;
+  if (!r || r->joined) return false;
   const std::uint32_t after_bth = f.caplen - l.bth - static_cast<std::uint32_t>(w::bth_size);
   const std::uint32_t psn = bth_psn(bth);
-  switch (judge_psn(r->highest, r->span, psn)) {
-    case PsnVerdict::retransmit: ++r->retransmits; return;
-    case PsnVerdict::gap: ++r->psn_gaps; break;
-    case PsnVerdict::first:
-    case PsnVerdict::in_order: break;
-  }
-  r->highest = psn & 0xffffff;
-  r->span = request_span(opcode, bth, after_bth) & 0xffffff;
+  const std::uint32_t span = request_span(opcode, bth, after_bth);
+  r->truth.judge(psn, span);
+  r->part.judge(psn, span);
+  r->joined = r->truth.same_state(r->part);
+  return r->joined;
 }
 
 void Analyzer::append(Analyzer&& next, const Replay& replay) {
@@ -654,12 +691,14 @@ void Analyzer::append(Analyzer&& next, const Replay& replay) {
   FlatTable<V6Key, PsnReplay, KeyHash<V6Key>> v6_replays{16};
   a.append_flows(a.v4_flows, b.v4_flows, b.v4_heads, v4_replays);
   a.append_flows(a.v6_flows, b.v6_flows, b.v6_heads, v6_replays);
-  if (v4_replays.size() + v6_replays.size() > 0) {
+  std::size_t unjoined = v4_replays.size() + v6_replays.size();
+  if (unjoined > 0) {
     replay([&](std::span<const Frame> frames) {
-      for (const Frame& f : frames) a.replay_psns(f, v4_replays, v6_replays);
+      for (const Frame& f : frames) unjoined -= a.replay_psns(f, v4_replays, v6_replays);
+      return unjoined > 0;
     });
-    a.finish_replays(a.v4_flows, v4_replays);
-    a.finish_replays(a.v6_flows, v6_replays);
+    a.finish_replays(a.v4_flows, b.v4_flows, v4_replays);
+    a.finish_replays(a.v6_flows, b.v6_flows, v6_replays);
   }
 }
 

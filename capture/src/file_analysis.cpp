@@ -157,7 +157,7 @@ FileAnalysis analyze_file(const std::string& path, const AnalyzerOptions& option
         auto again = open_part(p.begin, p.end, 0);
         std::array<Frame, 256> batch;
         while (const std::size_t n = again->next_batch(batch))
-          sink(std::span<const Frame>(batch.data(), n));
+          if (!sink(std::span<const Frame>(batch.data(), n))) break;
       });
     }
     if (!p.source->problems().empty()) {

@@ -152,7 +152,9 @@ std::string in_parts(const Capture& c, const std::vector<std::size_t>& cuts, int
     later.add(part);
     first.append(std::move(later), [&](const auto& sink) {
       ++*replays;
-      sink(part);
+      // Frame by frame, as a file is read in batches: the sink may stop it at any frame.
+      for (std::size_t i = 0; i < part.size() && sink(part.subspan(i, 1)); ++i) {
+      }
     });
   }
   return to_json_text(first.result());

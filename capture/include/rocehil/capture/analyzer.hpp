@@ -39,8 +39,9 @@ class Analyzer {
   // window_end_ns, known only once the capture has ended).
   void set_window_end(std::uint64_t ns) noexcept;
 
-  // Feeds the frames of one part again, in order, to `sink` (see append).
-  using Replay = std::function<void(const std::function<void(std::span<const Frame>)>& sink)>;
+  // Feeds the frames of one part again, in order, to `sink` (see append), until the sink returns
+  // false: it needs no more.
+  using Replay = std::function<void(const std::function<bool(std::span<const Frame>)>& sink)>;
 
   // Folds in `next`, a LaterPart analyzer fed the frames that follow this one's in the capture;
   // afterwards this analyzer is exactly as if it had been fed those frames itself, and the
@@ -48,7 +49,8 @@ class Analyzer {
   // accounting in order; a flow's PSN checks join at the boundary from the two states. Only a
   // flow whose first request after the boundary is behind the PSN reached before it (a
   // retransmission across the boundary) needs `next`'s frames again: then `replay` is called
-  // once and only those flows are followed through it.
+  // once and only those flows are followed through it, up to where they rejoin the part's own
+  // judgements (usually a go-back-N window: a few frames).
   void append(Analyzer&& next, const Replay& replay);
 
   // The result so far; flows sorted by bytes. Cheap enough to call once at the end.
