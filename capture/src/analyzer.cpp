@@ -35,9 +35,12 @@ struct V4Key {
     k.dest_qp = dest_qp;
     return k;
   }
-  FlowKey to_flow_key() const {
-    return {IpAddress::v4(reinterpret_cast<const std::uint8_t*>(&src)),
-            IpAddress::v4(reinterpret_cast<const std::uint8_t*>(&dst)), dest_qp};
+  // The addresses as the report orders them: IpAddress bytes (::ffff:a.b.c.d) as big-endian
+  // words, source high, source low, destination high, destination low.
+  std::array<std::uint64_t, 4> order_words() const noexcept {
+    constexpr std::uint64_t v4_mapped = std::uint64_t{0xffff} << 32;
+    return {0, v4_mapped | load_be32(reinterpret_cast<const std::uint8_t*>(&src)), 0,
+            v4_mapped | load_be32(reinterpret_cast<const std::uint8_t*>(&dst))};
   }
   std::uint64_t hash() const noexcept {
     return mix64((std::uint64_t{src} << 32 | dst) * 0x9e3779b97f4a7c15ull + dest_qp);
@@ -55,9 +58,9 @@ struct V6Key {
     k.dest_qp = dest_qp;
     return k;
   }
-  FlowKey to_flow_key() const {
+  std::array<std::uint64_t, 4> order_words() const noexcept {
     const auto* b = reinterpret_cast<const std::uint8_t*>(words);
-    return {IpAddress::v6(b), IpAddress::v6(b + 16), dest_qp};
+    return {load_be64(b), load_be64(b + 8), load_be64(b + 16), load_be64(b + 24)};
   }
   std::uint64_t hash() const noexcept {
     // Independent multiplies (they run in parallel), then one finaliser.
@@ -101,22 +104,72 @@ struct FlowEvents {
 static_assert(sizeof(FlatTable<V4Key, FlowState, KeyHash<V4Key>>::Slot) == 64,
               "an IPv4 flow's slot is one cache line");
 
+// A flow's place in the report, made straight from its table slot: descending bytes, then
+// ascending (source, destination, QP) so equal flows always list the same way. Sorting these
+// compact integer keys and then building each Flow once, in order, is several times faster than
+// building the flows and sorting them with byte-array comparisons, which matters at 100k+ flows.
+struct FlowOrder {
+  std::uint64_t bytes;
+  std::array<std::uint64_t, 4> words;  // order_words()
+  std::uint32_t dest_qp;
+  std::uint32_t ref;  // index of the flow's FlowRef
+};
+struct FlowRef {
+  const FlowState* state;
+  const FlowEvents* events;  // null for the many flows without a loss or NAK
+};
+
 template <class Key>
 struct FlowTables {
   FlatTable<Key, FlowState, KeyHash<Key>> state;
   FlatTable<Key, FlowEvents, KeyHash<Key>> events{16};
 
-  void add_to(std::vector<Flow>& out) const {
+  void collect(std::vector<FlowOrder>& order, std::vector<FlowRef>& refs) const {
     state.for_each([&](const Key& k, const FlowState& s) {
-      const FlowEvents* e = events.find(k);
-      const FlowEvents none;
-      const FlowEvents& ev = e ? *e : none;
-      out.push_back({k.to_flow_key(),
-                     FlowStats{s.packets, s.bytes, s.ecn_ce, ev.psn_gaps, ev.retransmits, ev.naks,
-                               s.first_ns, s.last_ns, static_cast<std::uint16_t>(s.udp_sport)}});
+      order.push_back(
+          {s.bytes, k.order_words(), k.dest_qp, static_cast<std::uint32_t>(refs.size())});
+      refs.push_back({&s, events.size() > 0 ? events.find(k) : nullptr});
     });
   }
 };
+
+IpAddress address_of(std::uint64_t high, std::uint64_t low) noexcept {
+  IpAddress a;
+  store_be64(a.bytes.data(), high);
+  store_be64(a.bytes.data() + 8, low);
+  return a;
+}
+
+// The flows of both tables in report order.
+std::vector<Flow> flows_in_order(const FlowTables<V4Key>& v4, const FlowTables<V6Key>& v6) {
+  std::vector<FlowOrder> order;
+  std::vector<FlowRef> refs;
+  const std::size_t n = v4.state.size() + v6.state.size();
+  order.reserve(n);
+  refs.reserve(n);
+  v4.collect(order, refs);
+  v6.collect(order, refs);
+  std::sort(order.begin(), order.end(), [](const FlowOrder& x, const FlowOrder& y) {
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    // Word by word: std::array's operators compare through memcmp, which is bytewise (wrong
+    // order on little-endian words) and several times slower here.
+    for (std::size_t i = 0; i < 4; ++i)
+      if (x.words[i] != y.words[i]) return x.words[i] < y.words[i];
+    return x.dest_qp < y.dest_qp;
+  });
+  std::vector<Flow> flows;
+  flows.reserve(n);
+  const FlowEvents none;
+  for (const FlowOrder& o : order) {
+    const FlowState& s = *refs[o.ref].state;
+    const FlowEvents& e = refs[o.ref].events ? *refs[o.ref].events : none;
+    flows.push_back(
+        {{address_of(o.words[0], o.words[1]), address_of(o.words[2], o.words[3]), o.dest_qp},
+         FlowStats{s.packets, s.bytes, s.ecn_ce, e.psn_gaps, e.retransmits, e.naks, s.first_ns,
+                   s.last_ns, static_cast<std::uint16_t>(s.udp_sport)}});
+  }
+  return flows;
+}
 
 // The Ethernet source MAC: present in every frame located as PFC or PAUSE.
 constexpr std::size_t source_mac_offset = 6;
@@ -216,33 +269,6 @@ struct Located {
   V6Key v6;
   std::uint64_t hash = 0;
 };
-
-// Orders flows by descending bytes, then ascending (source, destination, QP) so equal flows
-// always list the same way. Sorting compact integer keys and then gathering the flows is several
-// times faster than sorting the flows with byte-array comparisons, which matters at 100k+ flows.
-void sort_by_bytes(std::vector<Flow>& flows) {
-  struct Order {
-    std::uint64_t bytes, src_hi, src_lo, dst_hi, dst_lo;
-    std::uint32_t dest_qp, index;
-  };
-  std::vector<Order> order;
-  order.reserve(flows.size());
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    const FlowKey& k = flows[i].key;
-    order.push_back({flows[i].stats.bytes, load_be64(k.src.bytes.data()),
-                     load_be64(k.src.bytes.data() + 8), load_be64(k.dst.bytes.data()),
-                     load_be64(k.dst.bytes.data() + 8), k.dest_qp, static_cast<std::uint32_t>(i)});
-  }
-  std::sort(order.begin(), order.end(), [](const Order& x, const Order& y) {
-    if (x.bytes != y.bytes) return x.bytes > y.bytes;
-    return std::tie(x.src_hi, x.src_lo, x.dst_hi, x.dst_lo, x.dest_qp) <
-           std::tie(y.src_hi, y.src_lo, y.dst_hi, y.dst_lo, y.dest_qp);
-  });
-  std::vector<Flow> sorted;
-  sorted.reserve(flows.size());
-  for (const Order& o : order) sorted.push_back(flows[o.index]);
-  flows.swap(sorted);
-}
 
 }  // namespace
 
@@ -739,10 +765,7 @@ Analysis Analyzer::result() const {
   });
   std::sort(a.cnp.by_dest_qp.begin(), a.cnp.by_dest_qp.end());
 
-  a.flows.reserve(st.v4_flows.state.size() + st.v6_flows.state.size());
-  st.v4_flows.add_to(a.flows);
-  st.v6_flows.add_to(a.flows);
-  sort_by_bytes(a.flows);
+  a.flows = flows_in_order(st.v4_flows, st.v6_flows);
 
   a.timeline.bin_ms = st.options.bin_ms;
   a.timeline.start_ns = st.start_ns;
