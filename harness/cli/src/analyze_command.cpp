@@ -127,6 +127,12 @@ With --direction or --spine-mac the report also counts the pauses a spine sent t
 a spine pauses a leaf when its own buffers fill, so these point at congestion inside the fabric
 rather than at a slow host.
 
+With --workers N, N threads read the file at once: it is cut into N parts at record boundaries
+and the parts' results are joined in capture order, so the report is the one a single thread
+gives (flows, PSN judgements across the cuts, pauses and storms running over them, timeline).
+"file" in the JSON says how many parts were read ("parts") and whether a guessed boundary was
+wrong and the part before it read on to the end ("read_on"); standard input is read by one.
+
 Exit codes: 0 read to the end (a capture cut inside its last record is a warning),
 2 bad usage or a corrupt record (frames before it are still reported), 3 I/O failure.)");
   cmd->add_option("file", opts->file, "Capture file (pcap or pcapng), or - for standard input")
@@ -157,6 +163,11 @@ Exit codes: 0 read to the end (a capture cut inside its last record is a warning
                   "Threads that read and analyse parts of the file at once (standard input is "
                   "read by one); the report is the same whatever the number")
       ->check(CLI::Range(1u, 256u))
+      ->capture_default_str();
+  cmd->add_option("--min-part-bytes", opts->min_part_bytes,
+                  "With --workers: the smallest part of the file a thread takes (tests use small "
+                  "parts to cut small captures)")
+      ->check(CLI::Range(std::uint64_t{64}, std::uint64_t{1} << 40))
       ->capture_default_str();
   add_pause_options(*cmd, opts->pause);
   cmd->add_flag_callback(
@@ -194,8 +205,9 @@ int run_analyze(const AnalyzeOptions& o) {
     }
     progress->update(consumed);
   };
-  const capture::FileAnalysis read =
-      capture::analyze_file(o.file, analyzer_options, {.workers = o.workers}, show_progress);
+  const capture::FileAnalysis read = capture::analyze_file(
+      o.file, analyzer_options, {.workers = o.workers, .min_part_bytes = o.min_part_bytes},
+      show_progress);
   if (progress) progress->finish();
 
   const capture::Analysis& analysis = read.analysis;
@@ -212,7 +224,10 @@ int run_analyze(const AnalyzeOptions& o) {
   if (o.json) {
     const nlohmann::json file = {{"path", read.name},
                                  {"format", capture::to_string(read.format)},
-                                 {"problems", problems_json(problems)}};
+                                 {"problems", problems_json(problems)},
+                                 {"workers", o.workers},
+                                 {"parts", read.parts},
+                                 {"read_on", read.read_on}};
     print_analysis_json(analysis, o.top, {{"file", file}});
   } else {
     CaptureInfo info{read.name, capture::to_string(read.format), {}};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rocehil/capture/analysis.hpp"
+#include "rocehil/capture/file_analysis.hpp"
 
 namespace rocehil::cli {
 
@@ -45,6 +46,7 @@ struct AnalyzeOptions {
   std::optional<std::size_t> top;  // flows and QPs listed; unset: 10 in text, all in JSON
   bool progress = true;
   unsigned workers = 1;  // threads reading parts of the file
+  std::uint64_t min_part_bytes = capture::FileAnalysisOptions{}.min_part_bytes;
   PauseOptions pause;
 };
 

@@ -617,6 +617,98 @@ class Timeline(AnalyzeTest):
         self.assertEqual([(b["t_ms"], b["roce_bytes"]) for b in j["timeline"]["bins"]], [(0, 4 * w), (10, w)])
 
 
+class Workers(AnalyzeTest):
+    """9. --workers 1, 2 and 4 print the same JSON on every capture, the file cut into parts at
+    record boundaries (small parts here, so small captures are cut too). Only the members that
+    say how it was read differ: file.workers, file.parts and file.read_on."""
+
+    READ_MEMBERS = ("workers", "parts", "read_on")
+    PART_BYTES = "256"
+
+    def run_workers(self, path, *opts):
+        """{workers: (exit code, stderr, JSON less the read members, file.parts)}."""
+        out = {}
+        for workers in (1, 2, 4):
+            p = run_rocehil(path, "--json", "--workers", workers, "--min-part-bytes", self.PART_BYTES, *opts)
+            j = json.loads(p.stdout)
+            self.assertEqual(j["file"]["workers"], workers)
+            read = {k: j["file"].pop(k) for k in self.READ_MEMBERS}
+            out[workers] = (p.returncode, p.stderr.decode(), json.dumps(j, sort_keys=False), read)
+        return out
+
+    def assert_same_for_every_worker_count(self, path, *opts, must_cut=True):
+        runs = self.run_workers(path, *opts)
+        one = runs[1]
+        self.assertEqual(one[3]["parts"], 1)
+        for workers in (2, 4):
+            code, err, text, read = runs[workers]
+            self.assertEqual((code, err), one[:2], f"--workers {workers}: exit code and stderr")
+            self.assertEqual(text, one[2], f"--workers {workers}: the JSON")
+            if must_cut:
+                self.assertGreater(read["parts"], 1, f"--workers {workers} cut {path} into parts")
+                self.assertLessEqual(read["parts"], workers)
+        return json.loads(one[2])
+
+    def test_held_in_captures_in_every_format(self):
+        records = mixed_capture().records
+        psn = Capture()
+        for (src, dst), qp, packets, *_ in PsnSemantics.scenarios().values():
+            for opcode, number, ext in packets:
+                psn.add(cap.roce(src, dst, opcode, qp, number, ext, payload=64))
+        files = {
+            "mixed.pcap": cap.pcap_bytes(records),
+            "mixed-ns-big.pcap": cap.pcap_bytes(records, nano=True, big_endian=True),
+            "mixed.pcapng": cap.pcapng_bytes(records),
+            "mixed-big.pcapng": cap.pcapng_bytes(records, big_endian=True, tsresols=(6,)),
+            "psn.pcap": cap.pcap_bytes(psn.records),
+        }
+        for name, data in files.items():
+            with self.subTest(name):
+                j = self.assert_same_for_every_worker_count(self.file(name, data))
+                self.assertEqual(j["frames"], len(records) if name.startswith("mixed") else len(psn.records))
+
+    def test_a_pfc_storm_across_the_cuts_is_one_storm(self):
+        # Priority 3 held in XOFF for 300 ms by refreshes every 100 us (0xFFFF quanta last
+        # 335.5 us at 100G), then an XON: every cut falls inside this one pause.
+        c = Capture()
+        for i in range(3001):
+            c.add(cap.pfc_frame(0x08, {3: 0xFFFF}), ts_ns=T0 + i * 100_000)
+        c.add(cap.pfc_frame(0x08, {3: 0}), ts_ns=T0 + 300_050_000)
+        path = self.file("storm.pcap", cap.pcap_bytes(c.records, nano=True))
+        j = self.assert_same_for_every_worker_count(path)
+        self.assertEqual(len(j["pfc"]["storms"]), 1, j["pfc"]["storms"])
+        self.assertEqual(j["pfc"]["storms"][0]["duration_ns"], 300_050_000)
+
+    def test_truncated_and_corrupt_files_stop_at_the_same_record(self):
+        cases = dict(BadInput._truncated_cases(self))
+        recs = mixed_capture().records
+        pcap = bytearray(cap.pcap_bytes(recs))
+        off = 24 + sum(16 + len(r.data) for r in recs[:20])  # the 21st record's header
+        pcap[off + 8:off + 12] = (300_000).to_bytes(4, "little")
+        cases["corrupt record 21"] = (bytes(pcap), "pcap-us")
+        for name, (data, _) in cases.items():
+            with self.subTest(name):
+                # A cut of 5 records may be too short to part; the corrupt one is not.
+                self.assert_same_for_every_worker_count(self.file("bad.capture", data),
+                                                        must_cut=name.startswith("corrupt"))
+
+    @unittest.skipUnless(os.path.exists(SYNTH), "rocehil-synth-capture is not built")
+    def test_lossy_traffic_whose_resends_cross_the_cuts(self):
+        path = self.dir / "synth.pcap"
+        subprocess.run([SYNTH, "--out", str(path), "--frames", "60000", "--qps", "300", "--hosts", "16",
+                        "--loss-per-million", "3000", "--ipv6-percent", "20", "--seed", "5"],
+                       check=True, capture_output=True, timeout=60)
+        j = self.assert_same_for_every_worker_count(path, "--bin-ms", "1")
+        self.assertGreater(sum(f["retransmits"] for f in j["flows"]), 100, "go-back-N resends in the capture")
+        self.assertGreater(sum(f["psn_gaps"] for f in j["flows"]), 10)
+
+    def test_standard_input_is_read_by_one(self):
+        data = cap.pcap_bytes(mixed_capture().records)
+        p = run_rocehil("-", "--json", "--workers", "4", "--min-part-bytes", self.PART_BYTES, stdin=data)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["file"]["parts"], 1)
+
+
 class BadInput(AnalyzeTest):
     """8. Exit codes and one-line messages that name the file."""
 
