@@ -148,7 +148,10 @@ FileAnalysis analyze_file(const std::string& path, const AnalyzerOptions& option
                               FileParts::header_blocks(*p.source) == known_header_blocks;
     if (!last && stopped_at_next && !next_follows) {
       FileParts::read_on(*p.source);
-      read_into(*p.source, *p.analyzer, report);
+      read_into(*p.source, *p.analyzer, [&] {
+        p.consumed.store(FileParts::position(*p.source) - p.begin, std::memory_order_relaxed);
+        report();
+      });
       p.end = no_end;
       out.read_on = true;
     }
