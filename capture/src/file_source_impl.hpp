@@ -144,7 +144,7 @@ struct FileSource::Impl {
   // Parts of a file read by several sources (file_parts.hpp): reading stops before the first
   // record or block that starts at or after stop_at.
   std::uint64_t stop_at = UINT64_MAX;
-  bool at_stop = false;            // stopped there, not at the end or at a problem
+  bool at_stop = false;             // stopped there, not at the end or at a problem
   std::uint64_t header_blocks = 0;  // pcapng section headers and interface descriptions read
 
   std::uint32_t pcap_snaplen = 0;
