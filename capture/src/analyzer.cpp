@@ -206,6 +206,14 @@ std::uint32_t request_span(std::uint8_t opcode, const std::uint8_t* bth, std::ui
   return 1;
 }
 
+// Requests whose PSNs form one sequence per flow: those of connected transports (RC, UC). A UD
+// QP hears from any number of requester QPs, each with its own PSNs.
+bool is_connected_request(std::uint8_t opcode) {
+  const std::uint8_t transport = w::opcode::transport(opcode);
+  return w::opcode::is_request(opcode) &&
+         (transport == w::opcode::transport_rc || transport == w::opcode::transport_uc);
+}
+
 // A request packet's PSN against the highest one its flow has sent so far (FlowStats says how).
 enum class PsnVerdict : std::uint8_t { first, in_order, gap, retransmit };
 PsnVerdict judge_psn(std::uint32_t highest, std::uint32_t highest_span, std::uint32_t psn) {
@@ -444,12 +452,7 @@ void Analyzer::State::count_flow_packet(FlowTables<Key>& tables, const Key& key,
     }
     return;
   }
-  // PSNs are one sequence per flow only on connected transports (RC, UC): a UD QP hears from
-  // any number of requester QPs, each with its own PSNs.
-  const std::uint8_t transport = w::opcode::transport(opcode);
-  if (!w::opcode::is_request(opcode) ||
-      (transport != w::opcode::transport_rc && transport != w::opcode::transport_uc))
-    return;
+  if (!is_connected_request(opcode)) return;
 
   const std::uint32_t span = request_span(opcode, bth, after_bth);
   const std::uint32_t psn = bth_psn(bth);
@@ -681,10 +684,7 @@ bool Analyzer::State::replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, Ke
   if (l.kind != FrameKind::roce) return false;
   const std::uint8_t* bth = f.data + l.bth;
   const std::uint8_t opcode = bth[0];
-  const std::uint8_t transport = w::opcode::transport(opcode);
-  if (opcode == w::opcode::cnp || !w::opcode::is_request(opcode) ||
-      (transport != w::opcode::transport_rc && transport != w::opcode::transport_uc))
-    return false;
+  if (opcode == w::opcode::cnp || !is_connected_request(opcode)) return false;
   const std::uint8_t* ip = f.data + l.l3;
   PsnReplay* r = l.ip_version == 4 ? v4.find(V4Key::of(ip, bth_dest_qp(bth)))
                                    : v6.find(V6Key::of(ip, bth_dest_qp(bth)));

@@ -164,14 +164,17 @@ FileAnalysis analyze_file(const std::string& path, const AnalyzerOptions& option
       });
     }
     if (!p.source->problems().empty()) {
-      // Read the part again with its records numbered from the file's start, so the problem
-      // reads exactly as one thread would have reported it.
-      auto again = k == 0 ? nullptr : open_part(p.begin, p.end, records_before);
-      FileSource& numbered = again ? *again : *p.source;
-      std::array<Frame, 256> batch;
-      while (again && again->next_batch(batch) > 0) {
+      // A later part numbered its records from 1: read it again numbered from the file's start,
+      // so the problem reads exactly as one thread would have reported it.
+      if (k == 0) {
+        out.problems = p.source->problems();
+      } else {
+        auto numbered = open_part(p.begin, p.end, records_before);
+        std::array<Frame, 256> batch;
+        while (numbered->next_batch(batch) > 0) {
+        }
+        out.problems = numbered->problems();
       }
-      out.problems = numbered.problems();
     }
     records_before += p.source->records();
     if (!next_follows) {

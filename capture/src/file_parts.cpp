@@ -20,11 +20,8 @@ constexpr std::size_t candidate_bytes = search_bytes / 2;
 // Headers in a row that must be plausible (fewer where the file or the window ends first).
 constexpr int chain_length = 8;
 
-constexpr std::uint32_t pcap_max_caplen = 262144;
-constexpr std::uint32_t pcapng_max_block = std::uint32_t{16} << 20;
-constexpr std::uint32_t block_shb = 0x0A0D0D0A;
-constexpr std::uint32_t block_idb = 1, block_pb = 2, block_spb = 3, block_nrb = 4, block_isb = 5,
-                        block_epb = 6, block_dsb = 10;
+// Blocks only the boundary search needs to know of (the reader skips them).
+constexpr std::uint32_t block_nrb = 4, block_isb = 5, block_dsb = 10;
 
 class Fd {
  public:
@@ -59,7 +56,7 @@ struct PcapShape {
 
 // The length of the pcap record at b[at], or 0 when its header is not plausible there.
 std::size_t pcap_record_at(const std::vector<std::uint8_t>& b, std::size_t at, const PcapShape& s) {
-  if (b.size() - at < 16) return 0;
+  if (b.size() - at < pcap_record_header) return 0;
   const std::uint8_t* p = b.data() + at;
   const std::uint64_t sec = ld32(p, s.big);
   const std::uint32_t frac = ld32(p + 4, s.big);
@@ -68,7 +65,7 @@ std::size_t pcap_record_at(const std::vector<std::uint8_t>& b, std::size_t at, c
   if (sec < s.min_sec || sec > s.max_sec) return 0;
   if (frac >= (s.nano ? 1'000'000'000u : 1'000'000u)) return 0;
   if (caplen > pcap_max_caplen || orig < caplen || orig > (std::uint32_t{16} << 20)) return 0;
-  return 16 + std::size_t{caplen};
+  return pcap_record_header + caplen;
 }
 
 bool known_block(std::uint32_t type) {

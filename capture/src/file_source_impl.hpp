@@ -41,6 +41,14 @@ constexpr std::uint32_t pcap_magic_us = 0xa1b2c3d4;
 constexpr std::uint32_t pcap_magic_ns = 0xa1b23c4d;
 constexpr std::size_t pcap_file_header = 24;
 constexpr std::uint32_t block_shb = 0x0A0D0D0A;
+// Shared with file_parts.cpp, which looks for record and block boundaries by the same limits.
+constexpr std::size_t pcap_record_header = 16;
+constexpr std::uint32_t pcap_max_caplen = 262144;  // libpcap's limit
+constexpr std::uint32_t block_idb = 1;
+constexpr std::uint32_t block_pb = 2;
+constexpr std::uint32_t block_spb = 3;
+constexpr std::uint32_t block_epb = 6;
+constexpr std::uint32_t pcapng_max_block = std::uint32_t{16} << 20;
 
 constexpr std::uint64_t ns_per_s = 1'000'000'000;
 

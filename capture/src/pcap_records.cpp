@@ -14,13 +14,6 @@
 namespace rocehil::capture {
 using namespace file_detail;
 
-namespace {
-
-constexpr std::size_t pcap_record_header = 16;
-constexpr std::uint32_t pcap_max_caplen = 262144;
-
-}  // namespace
-
 // Called by read_header once the magic said pcap; `big` is already set from it.
 void FileSource::Impl::read_pcap_header(bool nano) {
   const std::size_t have = avail();

@@ -20,12 +20,7 @@ using namespace file_detail;
 
 namespace {
 
-constexpr std::uint32_t block_idb = 1;
-constexpr std::uint32_t block_pb = 2;
-constexpr std::uint32_t block_spb = 3;
-constexpr std::uint32_t block_epb = 6;
 constexpr std::uint32_t byte_order_magic = 0x1A2B3C4D;
-constexpr std::uint32_t pcapng_max_block = std::uint32_t{16} << 20;
 constexpr std::size_t pcapng_max_interfaces = std::size_t{1} << 20;
 constexpr std::uint16_t opt_endofopt = 0;
 constexpr std::uint16_t opt_if_tsresol = 9;
