@@ -335,7 +335,15 @@ struct Analyzer::State {
   void count_pfc(const Frame& f, const FrameLayout& l);
   void count_pause(const Frame& f, const FrameLayout& l);
 
-  // Analyzer::append, piece by piece.
+  void replay_pause(const PauseEvent& e) {
+    if (e.pfc) {
+      pauses.pfc(e.ts_ns, e.source_mac.data(), e.class_enable, e.quanta_be.data());
+    } else {
+      pauses.pause(e.ts_ns, e.source_mac.data(), load_be16(e.quanta_be.data()));
+    }
+  }
+
+  // Analyzer::append and combine, piece by piece.
   void append_totals(const Analysis& b);
   void append_timeline(const State& b);
   template <class Key>
@@ -706,13 +714,7 @@ void Analyzer::append(Analyzer&& next, const Replay& replay) {
   a.append_totals(b.totals);
   a.append_timeline(b);
   b.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) { a.cnp_by_qp[qp] += n; });
-  for (const PauseEvent& e : b.pause_events) {
-    if (e.pfc) {
-      a.pauses.pfc(e.ts_ns, e.source_mac.data(), e.class_enable, e.quanta_be.data());
-    } else {
-      a.pauses.pause(e.ts_ns, e.source_mac.data(), load_be16(e.quanta_be.data()));
-    }
-  }
+  for (const PauseEvent& e : b.pause_events) a.replay_pause(e);
   FlatTable<V4Key, PsnReplay, KeyHash<V4Key>> v4_replays{16};
   FlatTable<V6Key, PsnReplay, KeyHash<V6Key>> v6_replays{16};
   a.append_flows(a.v4_flows, b.v4_flows, b.v4_heads, v4_replays);
@@ -726,6 +728,33 @@ void Analyzer::append(Analyzer&& next, const Replay& replay) {
     a.finish_replays(a.v4_flows, b.v4_flows, v4_replays);
     a.finish_replays(a.v6_flows, b.v6_flows, v6_replays);
   }
+}
+
+std::unique_ptr<Analyzer> Analyzer::combine(const AnalyzerOptions& options,
+                                            std::vector<std::unique_ptr<Analyzer>>& workers) {
+  auto joined = std::make_unique<Analyzer>(options);
+  State& a = *joined->state_;
+  const std::vector<FlowHead<V4Key>> no_v4_heads;
+  const std::vector<FlowHead<V6Key>> no_v6_heads;
+  FlatTable<V4Key, PsnReplay, KeyHash<V4Key>> no_v4_replays{16};
+  FlatTable<V6Key, PsnReplay, KeyHash<V6Key>> no_v6_replays{16};
+  std::vector<const PauseEvent*> pause_events;
+  for (const auto& worker : workers) {
+    const State& b = *worker->state_;
+    if (!b.later_part)
+      throw std::logic_error("Analyzer::combine: construct the workers' analyzers as LaterPart");
+    a.append_totals(b.totals);
+    a.append_timeline(b);
+    b.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) { a.cnp_by_qp[qp] += n; });
+    // No heads: no worker's frames follow another's, so no judgement joins across them.
+    a.append_flows(a.v4_flows, b.v4_flows, no_v4_heads, no_v4_replays);
+    a.append_flows(a.v6_flows, b.v6_flows, no_v6_heads, no_v6_replays);
+    for (const PauseEvent& e : b.pause_events) pause_events.push_back(&e);
+  }
+  std::stable_sort(pause_events.begin(), pause_events.end(),
+                   [](const PauseEvent* x, const PauseEvent* y) { return x->ts_ns < y->ts_ns; });
+  for (const PauseEvent* e : pause_events) a.replay_pause(*e);
+  return joined;
 }
 
 Analysis Analyzer::result() const {

@@ -22,6 +22,7 @@ namespace op = wire::opcode;
 struct Capture {
   std::deque<std::vector<std::uint8_t>> bytes;
   std::vector<Frame> frames;
+  std::vector<std::uint32_t> connection;  // per frame: the QP pair it belongs to, or random
 
   void add(std::vector<std::uint8_t> b, std::uint64_t ts, std::uint32_t snaplen = 65535,
            std::uint16_t link = link_type::ethernet) {
@@ -48,7 +49,7 @@ IpAddress address(std::uint32_t host, bool v6) {
 // (so retransmissions cross any cut), READ requests, ACKs and NAKs, UD sends, CNPs, ECN marks,
 // PFC XOFF refreshes long enough to be storms, XONs, 802.3x PAUSE, frames of another link type,
 // truncated BTHs, slightly reordered timestamps and one long silence in the timeline.
-Capture mixed_capture(std::uint32_t seed, std::size_t frames) {
+Capture mixed_capture(std::uint32_t seed, std::size_t frames, bool reorder = true) {
   std::mt19937 rng(seed);
   const auto pick = [&](std::uint32_t n) { return static_cast<std::uint32_t>(rng() % n); };
   struct Qp {
@@ -69,9 +70,11 @@ Capture mixed_capture(std::uint32_t seed, std::size_t frames) {
   for (std::size_t n = 0; n < frames; ++n) {
     ts += 1000 + pick(50'000);
     if (n == frames / 2) ts += 3'000'000'000ull;  // a silence of 3 s: empty bins between
-    const std::uint64_t stamp = pick(20) == 0 ? ts - 700 : ts;  // mirror reordering
+    const std::uint64_t stamp = reorder && pick(20) == 0 ? ts - 700 : ts;  // mirror reordering
     const std::uint32_t what = pick(100);
-    Qp& q = qps[pick(static_cast<std::uint32_t>(qps.size()))];
+    const std::uint32_t which = pick(static_cast<std::uint32_t>(qps.size()));
+    Qp& q = qps[which];
+    c.connection.push_back(what < 86 ? which : pick(1000));
     RoceFrame f;
     f.src = q.src;
     f.dst = q.dst;
@@ -216,6 +219,32 @@ TEST(AnalyzerAppend, AStormSplitAcrossPartsIsOneStorm) {
   EXPECT_EQ(to_json_text(got), to_json_text(want));
   ASSERT_EQ(got.pfc.storms.size(), 1u);
   EXPECT_EQ(got.pfc.priorities[3].storms, 1u);
+}
+
+TEST(AnalyzerCombine, WorkersWithAShareOfTheConnectionsEachGiveTheOnePassResult) {
+  // As PACKET_FANOUT or RSS spread a live capture: every frame of a connection to one worker,
+  // frames of no connection (PFC, PAUSE, other link types) anywhere. Timestamps in order, as
+  // one clock stamps them, so the replayed pauses meet the frames in the order one pass did.
+  for (std::uint32_t seed = 11; seed < 14; ++seed) {
+    const Capture c = mixed_capture(seed, 4000, false);
+    const std::string want = one_pass(c);
+    for (std::uint32_t n : {1u, 2u, 3u, 8u}) {
+      std::vector<std::unique_ptr<Analyzer>> workers;
+      for (std::uint32_t w = 0; w < n; ++w)
+        workers.push_back(
+            std::make_unique<Analyzer>(options(), Analyzer::LaterPart{c.frames.front().ts_ns}));
+      for (std::size_t i = 0; i < c.frames.size(); ++i)
+        workers[c.connection[i] % n]->add(c.frames[i]);
+      const auto joined = Analyzer::combine(options(), workers);
+      EXPECT_EQ(to_json_text(joined->result()), want) << "seed " << seed << ", " << n << " workers";
+    }
+  }
+}
+
+TEST(AnalyzerCombine, TakesOnlyWorkersBuiltAsShares) {
+  std::vector<std::unique_ptr<Analyzer>> workers;
+  workers.push_back(std::make_unique<Analyzer>());
+  EXPECT_THROW(Analyzer::combine({}, workers), std::logic_error);
 }
 
 TEST(AnalyzerAppend, OnlyTheFirstPartTakesLaterOnes) {

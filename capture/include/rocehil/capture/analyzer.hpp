@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "rocehil/capture/analysis.hpp"
 #include "rocehil/capture/frame.hpp"
@@ -17,10 +18,11 @@ class Analyzer {
  public:
   explicit Analyzer(const AnalyzerOptions& options = {});
 
-  // An analyzer for a later part of a capture, analysed beside the parts before it (a capture
-  // file read in chunks by several threads) and folded into them with append(). Timeline bins
-  // count from `timeline_start_ns`: the capture's first record's timestamp, which the first
-  // part's analyzer takes from its own first frame.
+  // An analyzer for a share of a capture analysed beside the others: a later part of a capture
+  // file read in chunks by several threads, folded into the parts before it with append(), or
+  // one worker's share of a live capture, joined with the other workers' by combine(). Timeline
+  // bins count from `timeline_start_ns`: for a file, its first record's timestamp (which the
+  // first part's analyzer takes from its own first frame); live, when the capture started.
   struct LaterPart {
     std::uint64_t timeline_start_ns = 0;
   };
@@ -52,6 +54,14 @@ class Analyzer {
   // once and only those flows are followed through it, up to where they rejoin the part's own
   // judgements (usually a go-back-N window: a few frames).
   void append(Analyzer&& next, const Replay& replay);
+
+  // Joins the analyzers of the workers of one live capture, each fed its share of the frames at
+  // the same time (LaterPart analyzers with the same timeline start). A flow is expected on one
+  // worker (the kernel or the NIC spreads frames by flow hash); one seen by several adds its
+  // counts, and its PSN judgements are each worker's own. PFC and PAUSE frames of all workers
+  // are replayed through one pause accounting in timestamp order.
+  static std::unique_ptr<Analyzer> combine(const AnalyzerOptions& options,
+                                           std::vector<std::unique_ptr<Analyzer>>& workers);
 
   // The result so far; flows sorted by bytes. Cheap enough to call once at the end.
   Analysis result() const;
