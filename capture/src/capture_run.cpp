@@ -20,10 +20,11 @@ namespace {
 // capture thread itself sits in next_batch and cannot watch the clock.
 class Watcher {
  public:
-  Watcher(LiveSource& source, const std::atomic<bool>& stop_requested, double duration_s,
-          const std::atomic<std::uint64_t>& frames, const std::atomic<std::uint64_t>& bytes,
+  Watcher(const std::function<void()>& stop_sources, const std::atomic<bool>& stop_requested,
+          double duration_s, const std::atomic<std::uint64_t>& frames,
+          const std::atomic<std::uint64_t>& bytes,
           const std::function<void(const CaptureProgress&)>& progress)
-      : thread_([&, duration_s] {
+      : thread_([&, duration_s, stop_sources] {
           const auto begin = std::chrono::steady_clock::now();
           const auto deadline = begin + std::chrono::duration_cast<std::chrono::nanoseconds>(
                                             std::chrono::duration<double>(duration_s));
@@ -36,7 +37,7 @@ class Watcher {
                         bytes.load(std::memory_order_relaxed),
                         std::chrono::duration<double>(now - begin).count()});
             if (stop_requested.load() || (duration_s > 0 && now >= deadline)) {
-              source.stop();
+              stop_sources();
               return;
             }
           }
@@ -58,46 +59,39 @@ class Watcher {
   std::thread thread_;  // last: it starts once the members it uses exist
 };
 
-}  // namespace
-
-CaptureRun::CaptureRun(LiveSource& source, const CaptureRunOptions& options)
-    : source_(source), options_(options) {}
-
-CaptureRun::~CaptureRun() = default;
-
-void CaptureRun::stop() noexcept {
-  stop_requested_ = true;
-  source_.stop();
+// A worker's file when several write: "mirror.pcapng" becomes "mirror-w1.pcapng".
+std::string worker_path(const std::string& path, std::size_t worker, std::size_t workers) {
+  if (workers == 1) return path;
+  const std::string tag = "-w" + std::to_string(worker + 1);
+  const std::size_t slash = path.rfind('/');
+  const std::size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) ||
+      dot == (slash == std::string::npos ? 0 : slash + 1))
+    return path + tag;
+  return path.substr(0, dot) + tag + path.substr(dot);
 }
 
-CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>& progress) {
-  CaptureSummary summary;
-  summary.iface = source_.interface_info();
-
+// What one worker thread does with its source: every batch to its file first, then to its
+// analyzer, until the source ends.
+struct Worker {
+  LiveSource* source = nullptr;
   std::unique_ptr<RotatingWriter> writer;
-  if (!options_.write_path.empty()) {
-    writer = std::make_unique<RotatingWriter>(RotationOptions{.path = options_.write_path,
-                                                              .ring_files = options_.ring_files,
-                                                              .file_bytes = options_.ring_bytes,
-                                                              .snaplen = options_.snaplen,
-                                                              .iface = summary.iface});
+  std::unique_ptr<Analyzer> analyzer;
+  std::string write_error;
+  std::vector<std::string> files;  // once the writer is gone
+  std::uint64_t files_deleted = 0;
+
+  void end_file(const std::string& error) {
+    write_error = error;
+    files = writer->files();
+    files_deleted = writer->files_deleted();
+    writer.reset();
   }
 
-  AnalyzerOptions analyzer_options = options_.analyzer;
-  summary.start_ns = static_cast<std::uint64_t>(wall_clock_ns());
-  // A live capture observed the link from its start to its stop, frames or not; a replayed
-  // file's window is its frames'.
-  const bool live = !source_.replays_a_file();
-  if (live) analyzer_options.window_start_ns = summary.start_ns;
-  Analyzer analyzer(analyzer_options);
-
-  std::atomic<std::uint64_t> frames{0};
-  std::atomic<std::uint64_t> bytes{0};
-  {
-    Watcher watcher(source_, stop_requested_, options_.duration_s, frames, bytes, progress);
+  void drain(std::atomic<std::uint64_t>& frames, std::atomic<std::uint64_t>& bytes) {
     std::array<Frame, 256> batch;
     for (;;) {
-      const std::size_t n = source_.next_batch(batch);
+      const std::size_t n = source->next_batch(batch);
       if (n == 0) break;
       // Results reach the disk before anything else looks at them.
       if (writer) {
@@ -105,32 +99,109 @@ CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>
           for (std::size_t i = 0; i < n; ++i)
             writer->write(batch[i].ts_ns, {batch[i].data, batch[i].caplen}, batch[i].wire_len);
         } catch (const Error& e) {
-          summary.write_error = e.what();
-          summary.files = writer->files();
-          summary.files_deleted = writer->files_deleted();
-          writer.reset();
+          end_file(e.what());
         }
       }
-      analyzer.add(std::span<const Frame>(batch.data(), n));
+      analyzer->add(std::span<const Frame>(batch.data(), n));
       std::uint64_t batch_bytes = 0;
       for (std::size_t i = 0; i < n; ++i) batch_bytes += batch[i].wire_len;
       frames.fetch_add(n, std::memory_order_relaxed);
       bytes.fetch_add(batch_bytes, std::memory_order_relaxed);
     }
   }
-  summary.end_ns = static_cast<std::uint64_t>(wall_clock_ns());
-  summary.counters = source_.counters();
-  if (writer) {
+
+  void close(const CaptureCounters& counters, std::uint64_t start_ns, std::uint64_t end_ns) {
+    if (!writer) return;
     try {
-      writer->close(summary.counters, summary.start_ns, summary.end_ns);
+      writer->close(counters, start_ns, end_ns);
     } catch (const Error& e) {
-      summary.write_error = e.what();
+      write_error = e.what();
     }
-    summary.files = writer->files();
-    summary.files_deleted = writer->files_deleted();
+    files = writer->files();
+    files_deleted = writer->files_deleted();
   }
-  if (live) analyzer.set_window_end(summary.end_ns);
-  summary.analysis = analyzer.result();
+};
+
+}  // namespace
+
+CaptureRun::CaptureRun(LiveSource& source, const CaptureRunOptions& options)
+    : CaptureRun(std::vector<LiveSource*>{&source}, options) {}
+
+CaptureRun::CaptureRun(std::vector<LiveSource*> sources, const CaptureRunOptions& options)
+    : sources_(std::move(sources)), options_(options) {}
+
+CaptureRun::~CaptureRun() = default;
+
+void CaptureRun::stop() noexcept {
+  stop_requested_ = true;
+  for (LiveSource* s : sources_) s->stop();
+}
+
+CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>& progress) {
+  CaptureSummary summary;
+  summary.iface = sources_.front()->interface_info();
+  const std::size_t n = sources_.size();
+
+  std::vector<Worker> workers(n);
+  for (std::size_t w = 0; w < n; ++w) {
+    workers[w].source = sources_[w];
+    if (options_.write_path.empty()) continue;
+    workers[w].writer = std::make_unique<RotatingWriter>(
+        RotationOptions{.path = worker_path(options_.write_path, w, n),
+                        .ring_files = options_.ring_files,
+                        .file_bytes = options_.ring_bytes,
+                        .snaplen = options_.snaplen,
+                        .iface = summary.iface});
+  }
+
+  AnalyzerOptions analyzer_options = options_.analyzer;
+  summary.start_ns = static_cast<std::uint64_t>(wall_clock_ns());
+  // A live capture observed the link from its start to its stop, frames or not; a replayed
+  // file's window is its frames'.
+  const bool live = !sources_.front()->replays_a_file();
+  if (live) analyzer_options.window_start_ns = summary.start_ns;
+  for (Worker& w : workers) {
+    w.analyzer = n == 1 ? std::make_unique<Analyzer>(analyzer_options)
+                        : std::make_unique<Analyzer>(analyzer_options,
+                                                     Analyzer::LaterPart{summary.start_ns});
+  }
+
+  std::atomic<std::uint64_t> frames{0};
+  std::atomic<std::uint64_t> bytes{0};
+  {
+    Watcher watcher(
+        [this] {
+          for (LiveSource* s : sources_) s->stop();
+        },
+        stop_requested_, options_.duration_s, frames, bytes, progress);
+    std::vector<std::thread> threads;
+    for (std::size_t w = 1; w < n; ++w)
+      threads.emplace_back([&, w] { workers[w].drain(frames, bytes); });
+    workers[0].drain(frames, bytes);
+    for (std::thread& t : threads) t.join();
+  }
+  summary.end_ns = static_cast<std::uint64_t>(wall_clock_ns());
+  for (Worker& w : workers) {
+    const CaptureCounters c = w.source->counters();
+    summary.workers.push_back(c);
+    summary.counters.captured += c.captured;
+    summary.counters.dropped_buffer += c.dropped_buffer;
+    summary.counters.dropped_interface += c.dropped_interface;
+    w.close(c, summary.start_ns, summary.end_ns);
+    summary.files.insert(summary.files.end(), w.files.begin(), w.files.end());
+    summary.files_deleted += w.files_deleted;
+    if (summary.write_error.empty()) summary.write_error = w.write_error;
+  }
+  std::unique_ptr<Analyzer> joined;
+  Analyzer* analyzer = workers[0].analyzer.get();
+  if (n > 1) {
+    std::vector<std::unique_ptr<Analyzer>> shares;
+    for (Worker& w : workers) shares.push_back(std::move(w.analyzer));
+    joined = Analyzer::combine(analyzer_options, shares);
+    analyzer = joined.get();
+  }
+  if (live) analyzer->set_window_end(summary.end_ns);
+  summary.analysis = analyzer->result();
   return summary;
 }
 

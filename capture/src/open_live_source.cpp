@@ -1,23 +1,67 @@
 #include "rocehil/capture/open_live_source.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
 
 #include "rocehil/capture/dpdk_source.hpp"
 #include "rocehil/common/error.hpp"
 
 namespace rocehil::capture {
 
+namespace {
+
+void check_pcap_spec(const LiveSourceSpec& spec) {
+  if (spec.iface.empty())
+    throw input_error("--backend pcap needs --iface: the interface to capture on");
+  if (!spec.dpdk_args.empty()) throw input_error("--dpdk-args is for --backend dpdk");
+}
+
+PcapSourceOptions pcap_options(const LiveSourceSpec& spec) {
+  return {.iface = spec.iface,
+          .snaplen = spec.snaplen,
+          .filter = spec.filter,
+          .buffer_bytes = spec.buffer_mb << 20,
+          .block_timeout_ms = 100,
+          .outbound_too = spec.outbound_too};
+}
+
+// A fanout group id no other capture of this process uses; other processes' groups on the
+// same interface are told apart by the pid (an id taken by another process's group with other
+// settings makes joining fail, which is reported, never silently shared).
+std::uint16_t new_fanout_group() {
+  static std::atomic<std::uint16_t> next{0};
+  const auto id = static_cast<std::uint16_t>((::getpid() * 131u + next.fetch_add(1)) & 0xffff);
+  return id == 0 ? 1 : id;
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<LiveSource>> open_live_sources(const LiveSourceSpec& spec,
+                                                           unsigned workers) {
+  std::vector<std::unique_ptr<LiveSource>> sources;
+  if (workers <= 1) {
+    sources.push_back(open_live_source(spec));
+    return sources;
+  }
+  if (spec.backend == "dpdk")
+    throw input_error(fmt::format(
+        "--workers {}: the dpdk backend reads one RX queue for now; use --workers 1, or "
+        "--backend pcap to spread the frames over {} sockets",
+        workers, workers));
+  if (spec.backend != "pcap") return open_live_sources(spec, 1);  // its error: an unknown name
+  check_pcap_spec(spec);
+  PcapSourceOptions options = pcap_options(spec);
+  options.fanout_group = new_fanout_group();
+  for (unsigned w = 0; w < workers; ++w) sources.push_back(PcapSource::open(options));
+  return sources;
+}
+
 std::unique_ptr<LiveSource> open_live_source(const LiveSourceSpec& spec) {
   if (spec.backend == "pcap") {
-    if (spec.iface.empty())
-      throw input_error("--backend pcap needs --iface: the interface to capture on");
-    if (!spec.dpdk_args.empty()) throw input_error("--dpdk-args is for --backend dpdk");
-    return PcapSource::open({.iface = spec.iface,
-                             .snaplen = spec.snaplen,
-                             .filter = spec.filter,
-                             .buffer_bytes = spec.buffer_mb << 20,
-                             .block_timeout_ms = 100,
-                             .outbound_too = spec.outbound_too});
+    check_pcap_spec(spec);
+    return PcapSource::open(pcap_options(spec));
   }
   if (spec.backend != "dpdk")
     throw input_error(fmt::format("--backend {}: the backends are pcap and dpdk", spec.backend));

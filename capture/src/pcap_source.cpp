@@ -1,6 +1,10 @@
 #include "rocehil/capture/pcap_source.hpp"
 
+#include <linux/if_packet.h>
 #include <pcap/pcap.h>
+#include <sys/socket.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <atomic>
@@ -165,6 +169,15 @@ std::unique_ptr<PcapSource> PcapSource::open(const PcapSourceOptions& options) {
     if (set != 0)
       throw Error(ExitCode::infrastructure, fmt::format("--iface {}: cannot install the filter: {}",
                                                         options.iface, pcap_geterr(h)));
+  }
+  if (options.fanout_group != 0) {
+    // IP fragments are put back together before hashing, so they land with their flow.
+    const int fanout = options.fanout_group | (PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_DEFRAG)
+                                                  << 16;
+    if (::setsockopt(pcap_fileno(h), SOL_PACKET, PACKET_FANOUT, &fanout, sizeof fanout) != 0)
+      throw Error(ExitCode::infrastructure,
+                  fmt::format("--iface {}: cannot join fanout group {} (PACKET_FANOUT): {}",
+                              options.iface, options.fanout_group, std::strerror(errno)));
   }
   impl->snaplen = options.snaplen;
   impl->block_timeout = std::chrono::milliseconds(options.block_timeout_ms);

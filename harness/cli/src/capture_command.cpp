@@ -38,18 +38,23 @@ struct CaptureOptions {
   PauseOptions pause;
   bool json = false;
   bool progress = true;
+  unsigned workers = 1;
 };
 
 int run_capture(const CaptureOptions& o) {
   if (o.duration_s < 0) throw input_error("--duration: give seconds above 0, or leave it out");
-  auto source = capture::open_live_source({.backend = o.backend,
-                                           .iface = o.iface,
-                                           .dpdk_args = o.dpdk_args,
-                                           // The option's check admits only the filters' names.
-                                           .filter = *capture::capture_filter_from(o.filter),
-                                           .snaplen = o.snaplen,
-                                           .buffer_mb = o.buffer_mb,
-                                           .outbound_too = o.outbound_too});
+  auto sources = capture::open_live_sources({.backend = o.backend,
+                                             .iface = o.iface,
+                                             .dpdk_args = o.dpdk_args,
+                                             // The option's check admits only the filters' names.
+                                             .filter = *capture::capture_filter_from(o.filter),
+                                             .snaplen = o.snaplen,
+                                             .buffer_mb = o.buffer_mb,
+                                             .outbound_too = o.outbound_too},
+                                            o.workers);
+  std::vector<capture::LiveSource*> source_list;
+  for (const auto& s : sources) source_list.push_back(s.get());
+  const capture::LiveSource* source = source_list.front();
   capture::CaptureRunOptions run_options;
   run_options.write_path = o.write;
   run_options.ring_files = o.ring_files;
@@ -59,14 +64,15 @@ int run_capture(const CaptureOptions& o) {
   run_options.analyzer.link_gbps = capture::pause_link_gbps(*source, o.link_gbps);
   run_options.analyzer.bin_ms = o.bin_ms;
   o.pause.apply_to(run_options.analyzer);
-  capture::CaptureRun run(*source, run_options);
+  capture::CaptureRun run(source_list, run_options);
 
   std::optional<InterruptScope> interrupts(std::in_place);
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   // Always, even with --json (which owns stdout): a person or a script waits for this line to
   // know the capture is listening.
-  fmt::print(stderr, "capture: {} on {} ({}){}; Ctrl-C to stop\n", o.backend,
+  fmt::print(stderr, "capture: {} on {} ({}){}{}; Ctrl-C to stop\n", o.backend,
              source->interface_info().name, o.filter,
+             o.workers > 1 ? fmt::format(", {} workers", o.workers) : "",
              o.duration_s > 0 ? fmt::format(" for {} s", o.duration_s) : "");
   double last_line = 0;
   const capture::CaptureSummary summary = run.run([&](const capture::CaptureProgress& p) {
@@ -133,6 +139,12 @@ Examples:
   rocehil capture --backend dpdk --dpdk-args "--no-huge --no-pci --vdev=net_pcap0,rx_pcap=old.pcap"
         (replays a file through DPDK; ends when the file does)
 
+With --workers N (pcap), N sockets share the interface in a PACKET_FANOUT group hashed on
+addresses and ports, so a flow stays with one worker; each worker writes its own file and
+analyses its share, and the shares are joined into one analysis (its timeline counts from the
+capture's start). "capture.workers" lists each worker's frames, drops and coverage; the totals
+are their sums.
+
 Ctrl-C or --duration ends the capture: files are flushed and the summary printed (exit 0).
 Exit codes: 0 captured, 2 bad usage (no such interface, not root), 3 the file could not be
 written (the analysis is still printed).)");
@@ -153,6 +165,12 @@ written (the analysis is still printed).)");
                   "all: every frame; roce: RoCEv2 and PFC/PAUSE; cnp-pfc: only CNPs and "
                   "PFC/PAUSE (pcap backend)")
       ->check(CLI::IsMember({"all", "roce", "cnp-pfc"}))
+      ->capture_default_str();
+  cmd->add_option("--workers", o->workers,
+                  "Worker threads, each with its own socket in a PACKET_FANOUT group: the kernel "
+                  "gives every frame of a flow to the same one (pcap); each writes its own file "
+                  "(-w1, -w2, ... before the extension)")
+      ->check(CLI::Range(1u, 64u))
       ->capture_default_str();
   cmd->add_option("--write", o->write, "pcapng file to write (with --ring-files: the base name)");
   cmd->add_option("--ring-files", o->ring_files,

@@ -15,8 +15,22 @@ double duration_s(const capture::CaptureSummary& s) {
 
 }  // namespace
 
+namespace {
+
+nlohmann::json counters_json(const capture::CaptureCounters& c) {
+  return {{"frames", c.captured},
+          {"dropped_buffer", c.dropped_buffer},
+          {"dropped_interface", c.dropped_interface},
+          {"dropped", c.dropped()},
+          {"coverage", c.coverage()}};
+}
+
+}  // namespace
+
 nlohmann::json capture_json(const capture::CaptureSummary& s, const CaptureSetup& setup) {
   const capture::CaptureCounters& c = s.counters;
+  nlohmann::json workers = nlohmann::json::array();
+  for (const capture::CaptureCounters& w : s.workers) workers.push_back(counters_json(w));
   return {
       {"backend", setup.backend},
       {"iface", s.iface.name},
@@ -33,6 +47,7 @@ nlohmann::json capture_json(const capture::CaptureSummary& s, const CaptureSetup
       {"dropped_interface", c.dropped_interface},
       {"dropped", c.dropped()},
       {"coverage", c.coverage()},
+      {"workers", workers},
       {"files", s.files},
       {"files_deleted", s.files_deleted},
       {"write_error", s.write_error.empty() ? nlohmann::json() : nlohmann::json(s.write_error)}};
@@ -50,6 +65,14 @@ std::string render_capture_text(const capture::CaptureSummary& s, const CaptureS
                      100.0 * c.coverage(), group_digits(c.dropped_buffer),
                      group_digits(c.dropped_interface),
                      c.dropped() > 0 ? " - the analysis below misses these frames" : "");
+  if (s.workers.size() > 1) {
+    for (std::size_t w = 0; w < s.workers.size(); ++w) {
+      const capture::CaptureCounters& wc = s.workers[w];
+      out += fmt::format("  worker {}  {} frames, coverage {:.4f}%, dropped {} + {}\n", w + 1,
+                         group_digits(wc.captured), 100.0 * wc.coverage(),
+                         group_digits(wc.dropped_buffer), group_digits(wc.dropped_interface));
+    }
+  }
   if (!s.files.empty()) {
     out += fmt::format("written   {}", s.files.front());
     if (s.files.size() > 1)

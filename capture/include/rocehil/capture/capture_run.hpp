@@ -39,12 +39,18 @@ struct CaptureSummary {
   std::vector<std::string> files;   // pcapng files on disk, oldest first
   std::uint64_t files_deleted = 0;  // older ring files removed
   std::string write_error;          // set when writing the file failed (the analysis still ran)
+  // With several workers, each one's counters (`counters` is their sum); one entry otherwise.
+  std::vector<CaptureCounters> workers;
   Analysis analysis;
 };
 
 class CaptureRun {
  public:
   CaptureRun(LiveSource& source, const CaptureRunOptions& options);
+  // One worker thread per source, each writing its own file (write_path with "-w1", "-w2", ...
+  // before the extension) and analysing its share; the analyses are joined (Analyzer::combine)
+  // and the timeline counts from the capture's start. The sources come from open_live_sources.
+  CaptureRun(std::vector<LiveSource*> sources, const CaptureRunOptions& options);
   ~CaptureRun();
   CaptureRun(const CaptureRun&) = delete;
   CaptureRun& operator=(const CaptureRun&) = delete;
@@ -59,7 +65,7 @@ class CaptureRun {
   void stop() noexcept;
 
  private:
-  LiveSource& source_;
+  std::vector<LiveSource*> sources_;
   CaptureRunOptions options_;
   std::atomic<bool> stop_requested_{false};
 };

@@ -37,6 +37,10 @@ struct PcapSourceOptions {
   // A mirror port only receives; frames this host sends out of it (IPv6 neighbour discovery and
   // the like) are not part of what the switch mirrored, so by default they are not captured.
   bool outbound_too = false;
+  // Nonzero: this socket joins the PACKET_FANOUT group of that id on the interface, and the
+  // kernel hands each frame to one socket of the group by its flow hash (PACKET_FANOUT_HASH over
+  // the addresses and ports), so a flow stays on one socket: one socket per worker thread.
+  std::uint16_t fanout_group = 0;
 };
 
 class PcapSource final : public LiveSource {

@@ -196,6 +196,42 @@ class VethPair(unittest.TestCase):
         for key in ("frames", "bytes", "roce", "cnp", "flows"):
             self.assertEqual(offline[key], report[key], key)
 
+    def test_workers_share_the_flows_and_add_up_to_the_kernel_count(self):
+        rx_before = counter(LISTEN, "rx_packets")
+        p = self.start_capture("--iface", LISTEN, "--workers", "2", "--write", self.path("fan.pcapng"))
+        sent = self.send_scapy(
+            "[Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02') / "
+            "IP(src='198.18.0.1', dst='198.18.0.2') / UDP(sport=49152 + i % 16, dport=4791) / "
+            "BTH(opcode=10, dqpn=0x100 + i % 16, psn=i // 16) / Raw(b'x' * 64) for i in range(480)] + "
+            "[Ether(src='02:00:00:00:00:02', dst='02:00:00:00:00:01') / "
+            "IP(src='198.18.0.2', dst='198.18.0.1', tos=0xc0) / UDP(sport=50000 + i % 5, dport=4791) / "
+            "BTH(opcode=0x81, dqpn=0x200 + i % 5, becn=1) / CNPPadding() for i in range(40)]")
+        time.sleep(0.5)
+        report, _ = self.stop_capture(p)
+        rx = counter(LISTEN, "rx_packets") - rx_before
+        cap = report["capture"]
+        self.assertEqual(rx, sent, "the veth received what scapy sent")
+        self.assertEqual(cap["frames"], rx, "the workers together saw every frame the kernel counted")
+        self.assertEqual(len(cap["workers"]), 2)
+        self.assertEqual(sum(w["frames"] for w in cap["workers"]), cap["frames"])
+        self.assertTrue(all(w["frames"] > 0 for w in cap["workers"]),
+                        f"21 flows hashed over 2 sockets: both get some ({cap['workers']})")
+        self.assertEqual(cap["dropped"], 0)
+        self.assertEqual((report["frames"], report["roce"]["packets"], report["cnp"]["count"]),
+                         (rx, 520, 40))
+        self.assertEqual(len(report["flows"]), 16)
+        self.assertTrue(all(f["packets"] == 30 and f["psn_gaps"] == 0 and f["retransmits"] == 0
+                            for f in report["flows"]), report["flows"])
+        # Each worker wrote its own file, and every flow is in exactly one of them.
+        self.assertEqual([os.path.basename(f) for f in cap["files"]], ["fan-w1.pcapng", "fan-w2.pcapng"])
+        per_file = [json.loads(subprocess.run([ROCEHIL, "analyze", f, "--json"], capture_output=True,
+                                              text=True, check=True).stdout) for f in cap["files"]]
+        self.assertEqual([j["frames"] for j in per_file], [w["frames"] for w in cap["workers"]])
+        flows = [{(f["src"], f["dst"], f["dest_qp"]) for f in j["flows"]} for j in per_file]
+        self.assertEqual(flows[0] & flows[1], set(), "a flow stays with one worker")
+        self.assertEqual(len(flows[0] | flows[1]), 16)
+        self.assertEqual(sum(len(tshark_fields(f, "")) for f in cap["files"]), rx)
+
     def test_filters_keep_exactly_what_they_name(self):
         mix = ("[Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02') / IP(src='198.18.0.1', "
                "dst='198.18.0.2') / UDP(sport=49152, dport=4791) / BTH(opcode=10, dqpn=0x100) / "
