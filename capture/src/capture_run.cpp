@@ -64,10 +64,10 @@ std::string worker_path(const std::string& path, std::size_t worker, std::size_t
   if (workers == 1) return path;
   const std::string tag = "-w" + std::to_string(worker + 1);
   const std::size_t slash = path.rfind('/');
+  const std::size_t name = slash == std::string::npos ? 0 : slash + 1;
   const std::size_t dot = path.rfind('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) ||
-      dot == (slash == std::string::npos ? 0 : slash + 1))
-    return path + tag;
+  // No extension (a dot only in a directory, or a name that starts with its only dot): append.
+  if (dot == std::string::npos || dot <= name) return path + tag;
   return path.substr(0, dot) + tag + path.substr(dot);
 }
 
