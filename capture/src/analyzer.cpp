@@ -738,7 +738,10 @@ std::unique_ptr<Analyzer> Analyzer::combine(const AnalyzerOptions& options,
   const std::vector<FlowHead<V6Key>> no_v6_heads;
   FlatTable<V4Key, PsnReplay, KeyHash<V4Key>> no_v4_replays{16};
   FlatTable<V6Key, PsnReplay, KeyHash<V6Key>> no_v6_replays{16};
-  std::vector<const PauseEvent*> pause_events;
+  // Each event with its place in worker order, so equal timestamps keep that order: std::sort
+  // with a total order does what std::stable_sort would, without its temporary buffer (which
+  // clang's AddressSanitizer reports as an alloc-dealloc mismatch with libstdc++ 12).
+  std::vector<std::pair<const PauseEvent*, std::size_t>> pause_events;
   for (const auto& worker : workers) {
     const State& b = *worker->state_;
     if (!b.later_part)
@@ -749,11 +752,12 @@ std::unique_ptr<Analyzer> Analyzer::combine(const AnalyzerOptions& options,
     // No heads: no worker's frames follow another's, so no judgement joins across them.
     a.append_flows(a.v4_flows, b.v4_flows, no_v4_heads, no_v4_replays);
     a.append_flows(a.v6_flows, b.v6_flows, no_v6_heads, no_v6_replays);
-    for (const PauseEvent& e : b.pause_events) pause_events.push_back(&e);
+    for (const PauseEvent& e : b.pause_events) pause_events.emplace_back(&e, pause_events.size());
   }
-  std::stable_sort(pause_events.begin(), pause_events.end(),
-                   [](const PauseEvent* x, const PauseEvent* y) { return x->ts_ns < y->ts_ns; });
-  for (const PauseEvent* e : pause_events) a.replay_pause(*e);
+  std::sort(pause_events.begin(), pause_events.end(), [](const auto& x, const auto& y) {
+    return x.first->ts_ns != y.first->ts_ns ? x.first->ts_ns < y.first->ts_ns : x.second < y.second;
+  });
+  for (const auto& e : pause_events) a.replay_pause(*e.first);
   return joined;
 }
 
