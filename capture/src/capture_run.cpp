@@ -187,6 +187,7 @@ CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>
     summary.counters.captured += c.captured;
     summary.counters.dropped_buffer += c.dropped_buffer;
     summary.counters.dropped_interface += c.dropped_interface;
+    summary.counters.moved += c.moved;
     w.close(c, summary.start_ns, summary.end_ns);
     summary.files.insert(summary.files.end(), w.files.begin(), w.files.end());
     summary.files_deleted += w.files_deleted;

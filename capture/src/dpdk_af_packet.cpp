@@ -55,6 +55,14 @@ std::uint64_t take_packet_drops(int fd) noexcept {
   return st.tp_drops;
 }
 
+std::optional<std::uint64_t> packet_rollovers(int fd) noexcept {
+  tpacket_rollover_stats st{};
+  socklen_t len = sizeof(st);
+  // EINVAL: the socket has no rollover (not in a group with PACKET_FANOUT_FLAG_ROLLOVER).
+  if (getsockopt(fd, SOL_PACKET, PACKET_ROLLOVER_STATS, &st, &len) != 0) return std::nullopt;
+  return static_cast<std::uint64_t>(st.tp_all);
+}
+
 // A packet socket also sees what the host sends out of the interface; a DPDK port, like the NIC
 // it stands for, receives only what arrives (and the pcap backend keeps inbound frames by
 // default). PACKET_IGNORE_OUTGOING has no effect on net_af_packet's sockets, which join a fanout

@@ -5,6 +5,7 @@
 // not see.
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,9 @@ std::vector<int> open_sockets();
 std::vector<std::pair<int, int>> new_packet_sockets(const std::vector<int>& before);
 // Frames the kernel dropped on this socket since the last call (reading resets the count).
 std::uint64_t take_packet_drops(int fd) noexcept;
+// Frames the kernel moved from this socket to another of its fanout group because its ring was
+// nearly full (PACKET_FANOUT_FLAG_ROLLOVER), since the socket was made; none without rollover.
+std::optional<std::uint64_t> packet_rollovers(int fd) noexcept;
 // Makes the socket ignore frames the host sends out of the interface.
 void drop_outgoing(int fd) noexcept;
 

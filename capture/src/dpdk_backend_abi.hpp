@@ -10,7 +10,9 @@
 // same: a backend copied by hand from another build would otherwise crash at the first call.
 // Exceptions never cross it: the backend catches its own and hands back what they said.
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "rocehil/capture/dpdk_source.hpp"
 
@@ -29,8 +31,10 @@ struct BackendFailure {
 struct BackendEntry {
   const char* build_id;      // backend_build_id() of the build it came from
   const char* dpdk_version;  // rte_version(): "DPDK 22.11.11"
-  // A source, or nullptr with `failure` filled in. Never throws.
-  DpdkSource* (*open)(const DpdkSourceOptions& options, BackendFailure& failure) noexcept;
+  // One source per receive queue into `sources`, or false with `failure` filled in. Never
+  // throws.
+  bool (*open)(const DpdkSourceOptions& options, std::vector<std::unique_ptr<DpdkSource>>& sources,
+               BackendFailure& failure) noexcept;
 };
 
 using BackendEntryFunction = const BackendEntry* (*)();

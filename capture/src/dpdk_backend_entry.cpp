@@ -9,10 +9,12 @@
 namespace rocehil::capture::dpdk {
 namespace {
 
-DpdkSource* open_behind_the_door(const DpdkSourceOptions& options,
-                                 BackendFailure& failure) noexcept {
+bool open_behind_the_door(const DpdkSourceOptions& options,
+                          std::vector<std::unique_ptr<DpdkSource>>& sources,
+                          BackendFailure& failure) noexcept {
   try {
-    return open_port_source(options).release();
+    sources = open_port_sources(options);
+    return true;
   } catch (const Error& e) {
     failure.exit_code = static_cast<int>(e.exit_code());
     failure.error_number = e.code();
@@ -21,7 +23,7 @@ DpdkSource* open_behind_the_door(const DpdkSourceOptions& options,
     failure.exit_code = static_cast<int>(ExitCode::infrastructure);
     failure.message = e.what();
   }
-  return nullptr;
+  return false;
 }
 
 }  // namespace

@@ -125,15 +125,21 @@ bool dpdk_available() noexcept {
   }
 }
 
-std::unique_ptr<DpdkSource> DpdkSource::open(const DpdkSourceOptions& options) {
+std::vector<std::unique_ptr<DpdkSource>> DpdkSource::open_queues(const DpdkSourceOptions& options) {
   const dpdk::Backend& b = dpdk::backend();
   if (b.entry == nullptr)
     throw input_error("--backend dpdk: " + b.info.problem + "; or use --backend pcap");
   dpdk::BackendFailure failure;
-  DpdkSource* source = b.entry->open(options, failure);
-  if (source == nullptr)
+  std::vector<std::unique_ptr<DpdkSource>> sources;
+  if (!b.entry->open(options, sources, failure))
     throw Error(static_cast<ExitCode>(failure.exit_code), failure.message, failure.error_number);
-  return std::unique_ptr<DpdkSource>(source);
+  return sources;
+}
+
+std::unique_ptr<DpdkSource> DpdkSource::open(const DpdkSourceOptions& options) {
+  DpdkSourceOptions one = options;
+  one.queues = 1;
+  return std::move(open_queues(one).front());
 }
 
 }  // namespace rocehil::capture

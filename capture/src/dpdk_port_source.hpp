@@ -4,12 +4,14 @@
 // it through the module's entry (dpdk_backend_entry.cpp), never by name.
 
 #include <memory>
+#include <vector>
 
 #include "rocehil/capture/dpdk_source.hpp"
 
 namespace rocehil::capture::dpdk {
 
-// Throws rocehil::Error, as DpdkSource::open documents.
-std::unique_ptr<DpdkSource> open_port_source(const DpdkSourceOptions& options);
+// One source per receive queue (options.queues). Throws rocehil::Error, as DpdkSource::open
+// documents.
+std::vector<std::unique_ptr<DpdkSource>> open_port_sources(const DpdkSourceOptions& options);
 
 }  // namespace rocehil::capture::dpdk

@@ -9,8 +9,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -65,6 +67,19 @@
 // dropped_buffer (as DPDK 25.03's driver does itself; a drop is reported to whichever reads the
 // socket first, so the sum stays exact with a newer DPDK too).
 //
+// Queues. With DpdkSourceOptions::queues = N the port is configured with N receive queues, one
+// source each, and the frames of a flow must all reach one queue: a NIC (mlx5 and the like)
+// spreads them by RSS on the outer IP addresses and UDP ports (rss_hf IP | UDP, the driver's
+// default key); net_af_packet with qpairs=N has one socket per queue in a PACKET_FANOUT_HASH group
+// (drivers/net/af_packet/rte_eth_af_packet.c opens them in queue order), and the kernel's flow
+// hash does the spreading, so its qpairs must equal N. net_pcap cannot spread a replay. The port
+// is shared by its queues' sources and stopped when the last of them ends. Its counters are the
+// port's, not a queue's (imissed, rx_nombuf, ierrors), and are reported by queue 0's source, so
+// the sources' counters add up to the port's; net_af_packet's kernel drops are each queue's own
+// socket's. That driver also sets PACKET_FANOUT_FLAG_ROLLOVER: a frame whose socket's ring is
+// nearly full goes to another queue's, splitting its flow over two workers; the sockets'
+// PACKET_ROLLOVER_STATISTICS count those frames (CaptureCounters::moved) so the split is reported.
+//
 // stop() sets an atomic flag (safe from another thread or a signal handler). The next_batch in
 // progress then drains what the port already holds, at most rx_descriptors more frames (an
 // endless source such as net_null would never run dry), and returns 0.
@@ -88,6 +103,8 @@ constexpr auto idle_sleep = std::chrono::microseconds(5);
 constexpr unsigned stale_flush_limit = 1u << 20;
 constexpr std::uint32_t jumbo_mtu = 9600;
 constexpr std::uint16_t tx_descriptors = 512;
+// Receive queues one port may be read through (workers).
+constexpr std::uint16_t max_queues = 256;
 
 // Gives the port back (stopped, if it was started) when open() fails after claiming it.
 struct PortClaim {
@@ -102,10 +119,28 @@ struct PortClaim {
   }
 };
 
+// A started port, shared by the sources of its queues: the last one to end stops it and gives
+// it back.
+struct StartedPort {
+  std::uint16_t port = 0;
+  rte_eth_stats baseline{};
+  StartedPort() = default;
+  StartedPort(const StartedPort&) = delete;
+  StartedPort& operator=(const StartedPort&) = delete;
+  ~StartedPort() {
+    rte_eth_dev_stop(port);
+    Eal& e = eal();
+    std::lock_guard lock(e.mutex);
+    e.ports[port].in_use = false;
+  }
+};
+
 class DpdkPortSource final : public DpdkSource {
  public:
   struct Setup {
-    std::uint16_t port = 0;
+    std::shared_ptr<const StartedPort> port;
+    std::uint16_t queue = 0;
+    bool port_counters = false;  // this source reports the port's own counters (queue 0)
     InterfaceInfo info;
     std::uint32_t snaplen = 0;
     std::uint16_t burst = 0;
@@ -113,8 +148,9 @@ class DpdkPortSource final : public DpdkSource {
     bool replay = false;
     int ts_offset = -1;  // the rx timestamp dynamic field, when its unit is known
     std::uint64_t ts_flag = 0;
-    rte_eth_stats baseline{};
-    std::vector<int> packet_sockets;  // net_af_packet's, read for the kernel's ring drops
+    // net_af_packet's sockets behind this queue, read for the kernel's ring drops and moves.
+    std::vector<int> packet_sockets;
+    std::vector<std::uint64_t> moved_baseline;  // their rollover counts at open
   };
 
   explicit DpdkPortSource(Setup setup)
@@ -124,13 +160,7 @@ class DpdkPortSource final : public DpdkSource {
         gather_(std::make_unique_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(s_.burst) *
                                                                s_.snaplen)) {}
 
-  ~DpdkPortSource() override {
-    release();
-    rte_eth_dev_stop(s_.port);
-    Eal& e = eal();
-    std::lock_guard lock(e.mutex);
-    e.ports[s_.port].in_use = false;
-  }
+  ~DpdkPortSource() override { release(); }
 
   DpdkPortSource(const DpdkPortSource&) = delete;
   DpdkPortSource& operator=(const DpdkPortSource&) = delete;
@@ -148,7 +178,8 @@ class DpdkPortSource final : public DpdkSource {
       }
       const std::uint16_t ask =
           draining_ ? static_cast<std::uint16_t>(std::min<std::uint32_t>(want, drain_left_)) : want;
-      const std::uint16_t n = ask == 0 ? 0 : rte_eth_rx_burst(s_.port, 0, kept_.data(), ask);
+      const std::uint16_t n =
+          ask == 0 ? 0 : rte_eth_rx_burst(s_.port->port, s_.queue, kept_.data(), ask);
       if (n > 0) {
         kept_count_ = n;
         fill(out.first(n));
@@ -180,19 +211,20 @@ class DpdkPortSource final : public DpdkSource {
   CaptureCounters counters() override {
     CaptureCounters c;
     c.captured = captured_.load(std::memory_order_relaxed);
+    const auto since = [](std::uint64_t v, std::uint64_t base) { return v >= base ? v - base : 0; };
     {
       std::lock_guard lock(kernel_drops_mutex_);
       for (const int fd : s_.packet_sockets) kernel_drops_ += take_packet_drops(fd);
       c.dropped_buffer = kernel_drops_;
     }
+    for (std::size_t i = 0; i < s_.packet_sockets.size(); ++i)
+      if (const auto moved = packet_rollovers(s_.packet_sockets[i]))
+        c.moved += since(*moved, s_.moved_baseline[i]);
     rte_eth_stats now{};
-    if (rte_eth_stats_get(s_.port, &now) == 0) {
-      const auto since = [](std::uint64_t v, std::uint64_t base) {
-        return v >= base ? v - base : 0;
-      };
-      c.dropped_buffer +=
-          since(now.imissed, s_.baseline.imissed) + since(now.rx_nombuf, s_.baseline.rx_nombuf);
-      c.dropped_interface = since(now.ierrors, s_.baseline.ierrors);
+    if (s_.port_counters && rte_eth_stats_get(s_.port->port, &now) == 0) {
+      const rte_eth_stats& base = s_.port->baseline;
+      c.dropped_buffer += since(now.imissed, base.imissed) + since(now.rx_nombuf, base.rx_nombuf);
+      c.dropped_interface = since(now.ierrors, base.ierrors);
     }
     return c;
   }
@@ -251,9 +283,53 @@ class DpdkPortSource final : public DpdkSource {
   std::uint64_t kernel_drops_ = 0;  // summed over reads of the packet sockets' statistics
 };
 
+// Why the port cannot give `queues` workers a flow each, or nothing. net_af_packet spreads by
+// its sockets' fanout (qpairs); another driver by RSS, which it must offer for IP or UDP.
+std::string queue_problem(const std::string& name, const std::string& driver,
+                          const std::vector<std::pair<std::string, std::string>>& kv,
+                          const rte_eth_dev_info& dev, std::uint16_t queues) {
+  if (driver == "net_af_packet") {
+    const std::uint64_t qpairs = kv_number(kv, "qpairs", 1);
+    if (qpairs == queues) return {};
+    if (queues == 1)
+      return fmt::format(
+          "--iface {}: qpairs={} spreads the frames over several queues and one worker reads "
+          "one; use qpairs=1, or --workers {}",
+          name, kv_value(kv, "qpairs"), qpairs);
+    return fmt::format(
+        "--workers {}: the device {} has qpairs={}; give it qpairs={} (one queue per worker, the "
+        "kernel's fanout hash keeps a flow on one)",
+        queues, name, qpairs, queues);
+  }
+  if (driver == "net_pcap") {
+    if (kv_count(kv, "rx_pcap") + kv_count(kv, "rx_iface") + kv_count(kv, "rx_iface_in") > 1)
+      return fmt::format(
+          "--iface {}: the device has several receive queues (rx_pcap/rx_iface given more than "
+          "once) and rocehil reads one; give one source per device",
+          name);
+    if (queues > 1)
+      return fmt::format(
+          "--workers {}: net_pcap delivers one file or interface on one queue and cannot spread "
+          "it by flow; use --workers 1 (for a file, 'rocehil analyze --workers {}' reads it in "
+          "parallel)",
+          queues, queues);
+    return {};
+  }
+  if (queues == 1) return {};
+  if (dev.max_rx_queues < queues)
+    return fmt::format("--workers {}: the DPDK port {} ({}) has at most {} receive queues", queues,
+                       name, driver, dev.max_rx_queues);
+  if ((dev.flow_type_rss_offloads & (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP)) == 0)
+    return fmt::format(
+        "--workers {}: the DPDK port {} ({}) cannot spread frames by flow (no RSS on IP "
+        "addresses or UDP ports); use --workers 1",
+        queues, name, driver);
+  return {};
+}
+
 }  // namespace
 
-std::unique_ptr<DpdkSource> dpdk::open_port_source(const DpdkSourceOptions& options) {
+std::vector<std::unique_ptr<DpdkSource>> dpdk::open_port_sources(const DpdkSourceOptions& options) {
   if (options.snaplen < 64 || options.snaplen > 262144)
     throw input_error(fmt::format(
         "--snaplen {}: must be 64-262144 bytes (128 keeps every RoCE header)", options.snaplen));
@@ -261,9 +337,13 @@ std::unique_ptr<DpdkSource> dpdk::open_port_source(const DpdkSourceOptions& opti
     throw input_error(fmt::format("dpdk burst {}: must be 1-1024 frames", options.burst));
   if (options.rx_descriptors == 0)
     throw input_error("dpdk rx_descriptors 0: give the receive ring a size (4096 is usual)");
+  if (options.queues == 0 || options.queues > max_queues)
+    throw input_error(fmt::format("--workers {}: must be 1-{} (one DPDK receive queue each)",
+                                  options.queues, max_queues));
+  const std::uint16_t queues = options.queues;
 
   Eal& e = eal();
-  std::lock_guard lock(e.mutex);
+  std::unique_lock lock(e.mutex);
   init_eal_locked(e, options.eal_args);
   const std::uint16_t port = find_port(options.port);
   char name_buf[RTE_ETH_NAME_MAX_LEN] = {};
@@ -295,19 +375,10 @@ std::unique_ptr<DpdkSource> dpdk::open_port_source(const DpdkSourceOptions& opti
   }
   const auto kv = device_kvargs(devargs);
 
-  // The drivers whose virtual devices make several receive queues: rocehil reads queue 0 only,
-  // and frames spread to the others would be lost without a count.
-  if (driver == "net_af_packet" && kv_number(kv, "qpairs", 1) > 1)
-    throw input_error(fmt::format(
-        "--iface {}: qpairs={} spreads the frames over several queues and rocehil reads one; use "
-        "qpairs=1",
-        name, kv_value(kv, "qpairs")));
-  if (driver == "net_pcap" &&
-      kv_count(kv, "rx_pcap") + kv_count(kv, "rx_iface") + kv_count(kv, "rx_iface_in") > 1)
-    throw input_error(fmt::format(
-        "--iface {}: the device has several receive queues (rx_pcap/rx_iface given more than "
-        "once) and rocehil reads one; give one source per device",
-        name));
+  // Every receive queue the port has is read, one per source: frames spread to a queue nobody
+  // read would be lost without a count.
+  if (const std::string problem = queue_problem(name, driver, kv, dev, queues); !problem.empty())
+    throw input_error(problem);
   const bool replay =
       driver == "net_pcap" && kv_count(kv, "rx_pcap") == 1 && kv_number(kv, "infinite_rx", 0) == 0;
 
@@ -321,24 +392,32 @@ std::unique_ptr<DpdkSource> dpdk::open_port_source(const DpdkSourceOptions& opti
   room = std::max<std::uint32_t>(room, dev.min_rx_bufsize + RTE_PKTMBUF_HEADROOM);
   const auto data_room = static_cast<std::uint16_t>(std::min<std::uint32_t>(room, 65535));
 
-  // Configure: one RX queue, one TX queue where the driver has any (some refuse zero), and a
-  // jumbo MTU with scatter where the driver offers scatter; without that offer the driver's
-  // default stays (virtual devices take any length anyway).
+  // Configure: the receive queues, one TX queue where the driver has any (some refuse zero),
+  // RSS on the outer IP/UDP header for several queues (net_af_packet's kernel fanout spreads its
+  // own), and a jumbo MTU with scatter where the driver offers scatter; without that offer the
+  // driver's default stays (virtual devices take any length anyway).
   const std::uint16_t nb_tx = dev.max_tx_queues > 0 ? 1 : 0;
-  rte_eth_conf conf{};
+  rte_eth_conf spread{};
+  if (queues > 1 && driver != "net_af_packet") {
+    spread.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+    spread.rx_adv_conf.rss_conf.rss_hf =
+        (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) & dev.flow_type_rss_offloads;
+  }
+  rte_eth_conf conf = spread;
   if ((dev.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) != 0) {
     conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_SCATTER;
     conf.rxmode.mtu = std::min<std::uint32_t>(dev.max_mtu, jumbo_mtu);
   }
-  int rc = rte_eth_dev_configure(port, 1, nb_tx, &conf);
+  int rc = rte_eth_dev_configure(port, queues, nb_tx, &conf);
   if (rc != 0 && conf.rxmode.offloads != 0) {
-    conf = rte_eth_conf{};
-    rc = rte_eth_dev_configure(port, 1, nb_tx, &conf);
+    conf = spread;
+    rc = rte_eth_dev_configure(port, queues, nb_tx, &conf);
   }
   if (rc != 0)
     throw Error(ExitCode::infrastructure,
-                fmt::format("--iface {}: cannot configure the DPDK port ({}): {}", name, driver,
-                            dpdk_error(rc)),
+                fmt::format("--iface {}: cannot configure the DPDK port ({}) with {} receive "
+                            "queue(s): {}",
+                            name, driver, queues, dpdk_error(rc)),
                 -rc);
   std::uint16_t nb_rxd = options.rx_descriptors;
   std::uint16_t nb_txd = tx_descriptors;
@@ -354,41 +433,45 @@ std::unique_ptr<DpdkSource> dpdk::open_port_source(const DpdkSourceOptions& opti
     throw input_error(fmt::format(
         "dpdk mbufs {}: too few for {} receive descriptors and bursts of {}: give at least {}",
         options.mbufs, nb_rxd, options.burst, needed));
+  const std::uint64_t pool_mbufs = std::uint64_t{options.mbufs} * queues;
+  if (pool_mbufs > std::numeric_limits<std::uint32_t>::max())
+    throw input_error(
+        fmt::format("dpdk mbufs {} x {} queues: too many for one pool", options.mbufs, queues));
 
   const int socket = rte_eth_dev_socket_id(port);
   rte_mempool* old_pool = nullptr;
-  if (slot.pool == nullptr || slot.pool_mbufs != options.mbufs || slot.pool_room != data_room) {
+  if (slot.pool == nullptr || slot.pool_mbufs != pool_mbufs || slot.pool_room != data_room) {
     const std::string pool_name = fmt::format("rocehil{}_{}", port, ++e.pool_generation);
-    rte_mempool* pool =
-        rte_pktmbuf_pool_create(pool_name.c_str(), options.mbufs, cache, 0, data_room, socket);
+    rte_mempool* pool = rte_pktmbuf_pool_create(
+        pool_name.c_str(), static_cast<unsigned>(pool_mbufs), cache, 0, data_room, socket);
     if (pool == nullptr) {
       const int err = rte_errno;
-      const std::uint64_t mib =
-          (std::uint64_t{options.mbufs} * (data_room + sizeof(rte_mbuf) + 64)) >> 20;
+      const std::uint64_t mib = (pool_mbufs * (data_room + sizeof(rte_mbuf) + 64)) >> 20;
       throw Error(ExitCode::infrastructure,
                   fmt::format("--iface {}: cannot allocate {} packet buffers of {} bytes (about "
                               "{} MiB): {}; give the EAL more memory (-m 512 with --no-huge, "
-                              "or more hugepages) or use fewer buffers",
-                              name, options.mbufs, data_room, mib, rte_strerror(err)),
+                              "or more hugepages) or use fewer buffers or workers",
+                              name, pool_mbufs, data_room, mib, rte_strerror(err)),
                   err);
     }
     old_pool = slot.pool;
     slot.pool = pool;
-    slot.pool_mbufs = options.mbufs;
+    slot.pool_mbufs = static_cast<std::uint32_t>(pool_mbufs);
     slot.pool_room = data_room;
   }
 
   rte_eth_rxconf rxconf = dev.default_rxconf;
   rxconf.offloads = conf.rxmode.offloads;
-  if (rc = rte_eth_rx_queue_setup(port, 0, nb_rxd, static_cast<unsigned>(socket), &rxconf,
-                                  slot.pool);
-      rc != 0)
-    throw Error(ExitCode::infrastructure,
-                fmt::format("--iface {}: cannot set up the DPDK receive queue ({} descriptors): "
-                            "{}",
-                            name, nb_rxd, dpdk_error(rc)),
-                -rc);
-  // The queue set up again released the old one's buffers: the old pool is unused now.
+  for (std::uint16_t q = 0; q < queues; ++q)
+    if (rc = rte_eth_rx_queue_setup(port, q, nb_rxd, static_cast<unsigned>(socket), &rxconf,
+                                    slot.pool);
+        rc != 0)
+      throw Error(ExitCode::infrastructure,
+                  fmt::format("--iface {}: cannot set up the DPDK receive queue {} ({} "
+                              "descriptors): {}",
+                              name, q, nb_rxd, dpdk_error(rc)),
+                  -rc);
+  // The queues set up again released the old one's buffers: the old pool is unused now.
   if (old_pool != nullptr) rte_mempool_free(old_pool);
   if (nb_tx > 0) {
     if (rc = rte_eth_tx_queue_setup(port, 0, nb_txd, static_cast<unsigned>(socket), nullptr);
@@ -415,58 +498,79 @@ std::unique_ptr<DpdkSource> dpdk::open_port_source(const DpdkSourceOptions& opti
     // A live device may have kept frames while stopped (af_packet's ring goes on filling):
     // they belong to no capture.
     std::array<rte_mbuf*, 64> junk{};
-    for (unsigned flushed = 0; flushed < stale_flush_limit;) {
-      const std::uint16_t n = rte_eth_rx_burst(port, 0, junk.data(), junk.size());
-      if (n == 0) break;
-      rte_pktmbuf_free_bulk(junk.data(), n);
-      flushed += n;
-    }
+    for (std::uint16_t q = 0; q < queues; ++q)
+      for (unsigned flushed = 0; flushed < stale_flush_limit;) {
+        const std::uint16_t n = rte_eth_rx_burst(port, q, junk.data(), junk.size());
+        if (n == 0) break;
+        rte_pktmbuf_free_bulk(junk.data(), n);
+        flushed += n;
+      }
   }
 
-  DpdkPortSource::Setup setup;
-  setup.port = port;
-  setup.snaplen = options.snaplen;
-  setup.burst = options.burst;
-  setup.drain_budget = std::max<std::uint32_t>(nb_rxd, options.burst);
-  setup.replay = replay;
+  DpdkPortSource::Setup common;
+  common.snaplen = options.snaplen;
+  common.burst = options.burst;
+  common.drain_budget = std::max<std::uint32_t>(nb_rxd, options.burst);
+  common.replay = replay;
   // Only net_pcap's unit is known (microseconds since the epoch, see above).
   if (driver == "net_pcap") {
     const int offset = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, nullptr);
     const int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, nullptr);
     if (offset >= 0 && bit >= 0) {
-      setup.ts_offset = offset;
-      setup.ts_flag = std::uint64_t{1} << bit;
+      common.ts_offset = offset;
+      common.ts_flag = std::uint64_t{1} << bit;
     }
   }
-  setup.info.name = name;
-  setup.info.description = "dpdk " + driver;
+  common.info.name = name;
+  common.info.description = "dpdk " + driver;
   // Virtual devices report a made-up link (10G for net_pcap, net_af_packet, net_null), and the
   // speed converts pause quanta to time: report what is known, else 0 (unknown).
   if (driver == "net_af_packet") {
-    setup.info.speed_bps = interface_speed_bps(kv_value(kv, "iface"));
+    common.info.speed_bps = interface_speed_bps(kv_value(kv, "iface"));
   } else if (!is_vdev) {
     rte_eth_link link{};
     if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status == RTE_ETH_LINK_UP &&
         link.link_speed != RTE_ETH_SPEED_NUM_NONE && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
-      setup.info.speed_bps = std::uint64_t{link.link_speed} * 1'000'000;
-  }
-  // Counters are deltas from here: reset where the driver can, and subtract a baseline where it
-  // cannot.
-  rte_eth_stats_reset(port);
-  rte_eth_stats_get(port, &setup.baseline);
-  if (driver == "net_af_packet") {
-    for (const auto& [fd, ifindex] : e.packet_sockets)
-      if (ifindex > 0 && static_cast<std::uint32_t>(ifindex) == dev.if_index) {
-        drop_outgoing(fd);
-        take_packet_drops(fd);  // from now on
-        setup.packet_sockets.push_back(fd);
-      }
+      common.info.speed_bps = std::uint64_t{link.link_speed} * 1'000'000;
   }
 
-  auto source = std::make_unique<DpdkPortSource>(std::move(setup));
+  // Counters are deltas from here: reset where the driver can, and subtract a baseline where it
+  // cannot.
+  rte_eth_stats baseline{};
+  rte_eth_stats_reset(port);
+  rte_eth_stats_get(port, &baseline);
+  std::vector<DpdkPortSource::Setup> setups(queues, common);
+  if (driver == "net_af_packet") {
+    // The driver opened queue q's socket q-th, so they appear in that order (ascending fds);
+    // should their number not match the queues', all go to queue 0: the sum stays exact.
+    std::vector<int> mine;
+    for (const auto& [fd, ifindex] : e.packet_sockets)
+      if (ifindex > 0 && static_cast<std::uint32_t>(ifindex) == dev.if_index) mine.push_back(fd);
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      drop_outgoing(mine[i]);
+      take_packet_drops(mine[i]);  // from now on
+      DpdkPortSource::Setup& to = setups[mine.size() == queues ? i : 0];
+      to.packet_sockets.push_back(mine[i]);
+      to.moved_baseline.push_back(packet_rollovers(mine[i]).value_or(0));
+    }
+  }
   slot.used_before = true;
   claim.keep = true;
-  return source;
+  lock.unlock();
+  // From here the port is stopped and given back when the last of its queues' sources ends.
+  auto started = std::make_shared<StartedPort>();
+  started->port = port;
+  started->baseline = baseline;
+
+  std::vector<std::unique_ptr<DpdkSource>> sources;
+  for (std::uint16_t q = 0; q < queues; ++q) {
+    DpdkPortSource::Setup& s = setups[q];
+    s.port = started;
+    s.queue = q;
+    s.port_counters = q == 0;
+    sources.push_back(std::make_unique<DpdkPortSource>(std::move(s)));
+  }
+  return sources;
 }
 
 }  // namespace rocehil::capture

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "rocehil/capture/dpdk_source.hpp"
@@ -27,6 +28,23 @@ PcapSourceOptions pcap_options(const LiveSourceSpec& spec) {
           .outbound_too = spec.outbound_too};
 }
 
+DpdkSourceOptions dpdk_options(const LiveSourceSpec& spec) {
+  if (spec.dpdk_args.empty())
+    throw input_error(
+        "--backend dpdk needs --dpdk-args: the EAL arguments, e.g. \"--no-huge --no-pci "
+        "--vdev=net_af_packet0,iface=eth3\"");
+  if (spec.filter != CaptureFilter::all)
+    throw input_error(fmt::format(
+        "--filter {}: the dpdk backend captures everything the port receives; use --filter all "
+        "(the analysis still separates RoCE, CNP and PFC)",
+        to_string(spec.filter)));
+  DpdkSourceOptions d;
+  d.eal_args = spec.dpdk_args;
+  d.port = spec.iface;
+  d.snaplen = spec.snaplen;
+  return d;
+}
+
 // A fanout group id no other capture of this process uses; other processes' groups on the
 // same interface are told apart by the pid (an id taken by another process's group with other
 // settings makes joining fail, which is reported, never silently shared).
@@ -45,11 +63,12 @@ std::vector<std::unique_ptr<LiveSource>> open_live_sources(const LiveSourceSpec&
     sources.push_back(open_live_source(spec));
     return sources;
   }
-  if (spec.backend == "dpdk")
-    throw input_error(fmt::format(
-        "--workers {}: the dpdk backend reads one RX queue for now; use --workers 1, or "
-        "--backend pcap to spread the frames over {} sockets",
-        workers, workers));
+  if (spec.backend == "dpdk") {
+    DpdkSourceOptions d = dpdk_options(spec);
+    d.queues = static_cast<std::uint16_t>(std::min(workers, 65535u));
+    for (auto& queue : DpdkSource::open_queues(d)) sources.push_back(std::move(queue));
+    return sources;
+  }
   if (spec.backend != "pcap") return open_live_sources(spec, 1);  // its error: an unknown name
   check_pcap_spec(spec);
   PcapSourceOptions options = pcap_options(spec);
@@ -65,20 +84,7 @@ std::unique_ptr<LiveSource> open_live_source(const LiveSourceSpec& spec) {
   }
   if (spec.backend != "dpdk")
     throw input_error(fmt::format("--backend {}: the backends are pcap and dpdk", spec.backend));
-  if (spec.dpdk_args.empty())
-    throw input_error(
-        "--backend dpdk needs --dpdk-args: the EAL arguments, e.g. \"--no-huge --no-pci "
-        "--vdev=net_af_packet0,iface=eth3\"");
-  if (spec.filter != CaptureFilter::all)
-    throw input_error(fmt::format(
-        "--filter {}: the dpdk backend captures everything the port receives; use --filter all "
-        "(the analysis still separates RoCE, CNP and PFC)",
-        to_string(spec.filter)));
-  DpdkSourceOptions d;
-  d.eal_args = spec.dpdk_args;
-  d.port = spec.iface;
-  d.snaplen = spec.snaplen;
-  return DpdkSource::open(d);
+  return DpdkSource::open(dpdk_options(spec));
 }
 
 double pause_link_gbps(const LiveSource& source, std::optional<double> given) {

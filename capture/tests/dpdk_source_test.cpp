@@ -364,9 +364,11 @@ TEST(DpdkLive, StopBeforeTheFirstBatchEndsAtOnce) {
   EXPECT_EQ(source->next_batch(frames), 0u);
 }
 
-std::string open_error(const DpdkSourceOptions& o) {
+// What `open` (DpdkSource::open or open_queues) refuses the options with.
+template <typename Open = decltype(&DpdkSource::open)>
+std::string open_error(const DpdkSourceOptions& o, Open open = &DpdkSource::open) {
   try {
-    DpdkSource::open(o);
+    open(o);
   } catch (const Error& e) {
     return e.what();
   }
@@ -427,6 +429,50 @@ TEST(DpdkOpen, OptionsOutOfRangeAreRefused) {
   EXPECT_NE(open_error(o).find("mbufs 100"), std::string::npos) << open_error(o);
   // A refused open leaves the port free.
   EXPECT_NO_THROW(DpdkSource::open(options("net_null0")));
+}
+
+// net_null offers RSS (flow_type_rss_offloads), so it takes several receive queues as a NIC does;
+// its frames are made up, so what is tested is that every queue is read by its own source.
+TEST(DpdkQueues, EachReceiveQueueIsReadByItsOwnSourceOnItsOwnThread) {
+  REQUIRE_EAL();
+  DpdkSourceOptions o = options("net_null0", 64);
+  o.queues = 3;
+  auto sources = DpdkSource::open_queues(o);
+  ASSERT_EQ(sources.size(), 3u);
+  std::vector<std::uint64_t> delivered(sources.size(), 0);
+  std::vector<std::thread> readers;
+  for (std::size_t q = 0; q < sources.size(); ++q)
+    readers.emplace_back([&, q] {
+      std::vector<Frame> frames(32);
+      while (const std::size_t n = sources[q]->next_batch(frames)) delivered[q] += n;
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  for (auto& s : sources) s->stop();
+  for (auto& t : readers) t.join();
+  for (std::size_t q = 0; q < sources.size(); ++q) {
+    EXPECT_GT(delivered[q], 0u) << "queue " << q;
+    EXPECT_EQ(sources[q]->counters().captured, delivered[q]) << "queue " << q;
+    EXPECT_EQ(sources[q]->interface_info().name, "net_null0");
+  }
+  // The port is held while any of its queues' sources lives, and free once none does.
+  sources.erase(sources.begin(), sources.begin() + 2);
+  EXPECT_NE(open_error(options("net_null0")).find("already captures"), std::string::npos);
+  sources.clear();
+  EXPECT_NO_THROW(DpdkSource::open(options("net_null0")));
+}
+
+TEST(DpdkQueues, AReplayCannotBeSpreadOverQueues) {
+  REQUIRE_EAL();
+  DpdkSourceOptions o = options("net_pcap0");
+  o.queues = 2;
+  const std::string what = open_error(o, DpdkSource::open_queues);
+  EXPECT_NE(what.find("--workers 2: net_pcap"), std::string::npos) << what;
+  EXPECT_NE(what.find("rocehil analyze --workers 2"), std::string::npos) << what;
+  o.queues = 0;
+  EXPECT_NE(open_error(o, DpdkSource::open_queues).find("--workers 0: must be 1-256"),
+            std::string::npos);
+  // Refusals leave the port free.
+  EXPECT_NO_THROW(DpdkSource::open(options("net_pcap0")));
 }
 
 TEST(DpdkOpen, TheBackendIsAvailable) {

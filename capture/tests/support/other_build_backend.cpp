@@ -4,11 +4,11 @@
 
 namespace {
 
-rocehil::capture::DpdkSource* never_opened(
-    const rocehil::capture::DpdkSourceOptions&,
-    rocehil::capture::dpdk::BackendFailure& failure) noexcept {
+bool never_opened(const rocehil::capture::DpdkSourceOptions&,
+                  std::vector<std::unique_ptr<rocehil::capture::DpdkSource>>&,
+                  rocehil::capture::dpdk::BackendFailure& failure) noexcept {
   failure.message = "the loader called a backend from another build";
-  return nullptr;
+  return false;
 }
 
 }  // namespace

@@ -101,6 +101,12 @@ int run_capture(const CaptureOptions& o) {
   if (summary.counters.dropped() > 0)
     fmt::print(stderr, "rocehil: warning: the capture lost {} frames (coverage {:.4f}%)\n",
                summary.counters.dropped(), 100.0 * summary.counters.coverage());
+  if (summary.counters.moved > 0)
+    fmt::print(stderr,
+               "rocehil: warning: {} frames went to another worker's queue because their own "
+               "was nearly full: their flows were split over workers, and PSN gaps on them may "
+               "be false; give the rings more room (framecnt) or use fewer workers\n",
+               summary.counters.moved);
   if (!summary.write_error.empty()) {
     fmt::print(stderr, "rocehil: error: {}\n", summary.write_error);
     return static_cast<int>(ExitCode::infrastructure);
@@ -138,12 +144,16 @@ Examples:
         (any Linux interface through DPDK; a large ring, and frames up to 10 KB whole)
   rocehil capture --backend dpdk --dpdk-args "--no-huge --no-pci --vdev=net_pcap0,rx_pcap=old.pcap"
         (replays a file through DPDK; ends when the file does)
+  rocehil capture --backend dpdk --dpdk-args "-a 0000:3b:00.1" --workers 8 --write m.pcapng
+        (8 RX queues spread by RSS, 8 workers, files m-w1.pcapng ... m-w8.pcapng)
 
-With --workers N (pcap), N sockets share the interface in a PACKET_FANOUT group hashed on
-addresses and ports, so a flow stays with one worker; each worker writes its own file and
-analyses its share, and the shares are joined into one analysis (its timeline counts from the
-capture's start). "capture.workers" lists each worker's frames, drops and coverage; the totals
-are their sums.
+With --workers N, every frame of a flow goes to the same one of N workers: with pcap, N sockets
+share the interface in a PACKET_FANOUT group hashed on addresses and ports; with dpdk, the port
+gets N receive queues, spread by RSS on the outer IP addresses and UDP ports (a NIC), or by the
+kernel's fanout hash (net_af_packet, which must be given qpairs=N). Each worker writes its own
+file and analyses its share, and the shares are joined into one analysis (its timeline counts
+from the capture's start). "capture.workers" lists each worker's frames, drops and coverage; the
+totals are their sums (a DPDK port's missed and error counts are the port's, on worker 1).
 
 Ctrl-C or --duration ends the capture: files are flushed and the summary printed (exit 0).
 Exit codes: 0 captured, 2 bad usage (no such interface, not root), 3 the file could not be
@@ -167,9 +177,9 @@ written (the analysis is still printed).)");
       ->check(CLI::IsMember({"all", "roce", "cnp-pfc"}))
       ->capture_default_str();
   cmd->add_option("--workers", o->workers,
-                  "Worker threads, each with its own socket in a PACKET_FANOUT group: the kernel "
-                  "gives every frame of a flow to the same one (pcap); each writes its own file "
-                  "(-w1, -w2, ... before the extension)")
+                  "Worker threads, each with its own socket in a PACKET_FANOUT group (pcap) or "
+                  "DPDK receive queue (dpdk, RSS): every frame of a flow goes to the same one; "
+                  "each writes its own file (-w1, -w2, ... before the extension)")
       ->check(CLI::Range(1u, 64u))
       ->capture_default_str();
   cmd->add_option("--write", o->write, "pcapng file to write (with --ring-files: the base name)");

@@ -22,7 +22,8 @@ nlohmann::json counters_json(const capture::CaptureCounters& c) {
           {"dropped_buffer", c.dropped_buffer},
           {"dropped_interface", c.dropped_interface},
           {"dropped", c.dropped()},
-          {"coverage", c.coverage()}};
+          {"coverage", c.coverage()},
+          {"moved", c.moved}};
 }
 
 }  // namespace
@@ -47,6 +48,7 @@ nlohmann::json capture_json(const capture::CaptureSummary& s, const CaptureSetup
       {"dropped_interface", c.dropped_interface},
       {"dropped", c.dropped()},
       {"coverage", c.coverage()},
+      {"moved", c.moved},
       {"workers", workers},
       {"files", s.files},
       {"files_deleted", s.files_deleted},
@@ -73,6 +75,11 @@ std::string render_capture_text(const capture::CaptureSummary& s, const CaptureS
                          group_digits(wc.dropped_buffer), group_digits(wc.dropped_interface));
     }
   }
+  if (c.moved > 0)
+    out += fmt::format(
+        "moved     {} frames went to another worker's queue, their own being nearly full: their "
+        "flows' PSN gaps may be false\n",
+        group_digits(c.moved));
   if (!s.files.empty()) {
     out += fmt::format("written   {}", s.files.front());
     if (s.files.size() > 1)

@@ -20,7 +20,9 @@ struct CaptureSetup {
 
 // {"backend", "iface", "description", "filter", "bpf", "snaplen", "speed_bps", "start_ns",
 //  "end_ns", "duration_s", "frames", "dropped_buffer", "dropped_interface", "dropped",
-//  "coverage", "files", "files_deleted", "write_error"}. Coverage is always there, even at 1.
+//  "coverage", "moved", "workers", "files", "files_deleted", "write_error"}. Coverage is always
+// there, even at 1. "moved": frames a full worker's queue passed to another (their flows were
+// split over workers); "workers": each worker's frames, drops, coverage and moved.
 nlohmann::json capture_json(const capture::CaptureSummary& summary, const CaptureSetup& setup);
 
 // The capture's own lines (what, where, how long, loss, files) then the analysis tables.

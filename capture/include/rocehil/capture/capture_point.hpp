@@ -22,6 +22,10 @@ struct CaptureCounters {
                                         // rte_eth_stats imissed + rx_nombuf)
   std::uint64_t dropped_interface = 0;  // dropped or in error at the interface (ps_ifdrop,
                                         // rte_eth_stats ierrors)
+  // Frames the kernel gave to another worker's socket because this one's ring was nearly full
+  // (net_af_packet's PACKET_FANOUT_FLAG_ROLLOVER): captured, but their flows were split over
+  // workers, so those flows' PSN judgements may count gaps that were not there.
+  std::uint64_t moved = 0;
   std::uint64_t dropped() const noexcept { return dropped_buffer + dropped_interface; }
   // captured / (captured + dropped); 1 when nothing arrived at all.
   double coverage() const noexcept {

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rocehil/capture/live_source.hpp"
 
@@ -33,7 +34,12 @@ struct DpdkSourceOptions {
   std::uint32_t snaplen = 128;
   std::uint16_t burst = 32;  // frames per rte_eth_rx_burst
   std::uint16_t rx_descriptors = 4096;
-  std::uint32_t mbufs = 16383;  // mempool size (with --no-huge and no -m, -m 512 is added)
+  std::uint32_t mbufs =
+      16383;  // mempool size per queue (with --no-huge and no -m, -m 512 is added)
+  // Receive queues, one source each (open_queues), with every frame of a flow on one queue: a
+  // NIC spreads them by RSS on the outer IP addresses and UDP ports; net_af_packet needs
+  // qpairs equal to this, and its kernel fanout hash spreads them. net_pcap has one.
+  std::uint16_t queues = 1;
 };
 
 // The DPDK backend is a module of its own, librocehil-dpdk.so (package rocehil-dpdk), loaded the
@@ -59,6 +65,11 @@ class DpdkSource : public LiveSource {
   // Throws rocehil::Error: EAL initialisation failed (with DPDK's reason), no such port, the
   // port cannot be configured, or the backend cannot be loaded (dpdk_backend().problem).
   static std::unique_ptr<DpdkSource> open(const DpdkSourceOptions& options);
+  // One source per receive queue (options.queues), each to be read by its own thread; the port
+  // stops when the last of them ends. Counters: each queue's own frames and kernel drops; the
+  // port's missed, no-buffer and error counts on queue 0's source, so the sum is the port's.
+  // Throws as open() does, and when the port cannot spread frames over that many queues.
+  static std::vector<std::unique_ptr<DpdkSource>> open_queues(const DpdkSourceOptions& options);
 };
 
 }  // namespace rocehil::capture

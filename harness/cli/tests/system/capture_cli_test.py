@@ -196,9 +196,11 @@ class VethPair(unittest.TestCase):
         for key in ("frames", "bytes", "roce", "cnp", "flows"):
             self.assertEqual(offline[key], report[key], key)
 
-    def test_workers_share_the_flows_and_add_up_to_the_kernel_count(self):
+    def check_workers(self, backend_args):
+        """Two workers on the veth: together they see what the kernel received, each flow
+        stays with one of them, and the joined analysis is the frames' own."""
         rx_before = counter(LISTEN, "rx_packets")
-        p = self.start_capture("--iface", LISTEN, "--workers", "2", "--write", self.path("fan.pcapng"))
+        p = self.start_capture(*backend_args, "--workers", "2", "--write", self.path("fan.pcapng"))
         sent = self.send_scapy(
             "[Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02') / "
             "IP(src='198.18.0.1', dst='198.18.0.2') / UDP(sport=49152 + i % 16, dport=4791) / "
@@ -217,6 +219,7 @@ class VethPair(unittest.TestCase):
         self.assertTrue(all(w["frames"] > 0 for w in cap["workers"]),
                         f"21 flows hashed over 2 sockets: both get some ({cap['workers']})")
         self.assertEqual(cap["dropped"], 0)
+        self.assertEqual(cap["moved"], 0, "no worker's ring filled up, so no flow was split")
         self.assertEqual((report["frames"], report["roce"]["packets"], report["cnp"]["count"]),
                          (rx, 520, 40))
         self.assertEqual(len(report["flows"]), 16)
@@ -231,6 +234,44 @@ class VethPair(unittest.TestCase):
         self.assertEqual(flows[0] & flows[1], set(), "a flow stays with one worker")
         self.assertEqual(len(flows[0] | flows[1]), 16)
         self.assertEqual(sum(len(tshark_fields(f, "")) for f in cap["files"]), rx)
+
+    def test_workers_share_the_flows_and_add_up_to_the_kernel_count(self):
+        self.check_workers(["--iface", LISTEN])
+
+    def test_dpdk_workers_read_a_queue_each_and_add_up_to_the_kernel_count(self):
+        # net_af_packet with qpairs=2: a socket per queue in the kernel's fanout hash group.
+        self.check_workers(["--backend", "dpdk", "--dpdk-args",
+                            f"--no-huge --no-pci -m 256 "
+                            f"--vdev=net_af_packet0,iface={LISTEN},qpairs=2,framecnt=8192"])
+
+    def test_dpdk_workers_say_when_a_full_ring_moved_frames_to_another(self):
+        # net_af_packet's fanout group rolls a frame over to another queue's socket when its
+        # own ring is nearly full; a stalled capture with 64-frame rings makes that happen.
+        sent, report, err = self.capture_stalled(
+            ["--backend", "dpdk", "--workers", "2", "--dpdk-args",
+             f"--no-huge --no-pci -m 256 --vdev=net_af_packet0,iface={LISTEN},qpairs=2,framecnt=64"],
+            pps=100000, count=3000)
+        cap = report["capture"]
+        print(f"  sent {sent}: captured {cap['frames']}, dropped {cap['dropped']}, moved "
+              f"{[w['moved'] for w in cap['workers']]}", file=sys.stderr)
+        self.assertGreater(cap["moved"], 0, cap)
+        self.assertEqual(cap["moved"], sum(w["moved"] for w in cap["workers"]))
+        self.assertEqual(cap["frames"] + cap["dropped"], sent, cap)
+        self.assertIn("went to another worker's queue because their own was nearly full", err)
+
+    def test_dpdk_workers_need_as_many_queues(self):
+        for qpairs, workers, says in ((1, 2, "--workers 2: the device net_af_packet0 has qpairs=1; "
+                                              "give it qpairs=2"),
+                                      (2, 1, "qpairs=2 spreads the frames over several queues")):
+            with self.subTest(qpairs=qpairs, workers=workers):
+                r = subprocess.run(["ip", "netns", "exec", NETNS, ROCEHIL, "capture",
+                                    "--backend", "dpdk", "--workers",
+                                    str(workers), "--duration", "1", "--dpdk-args",
+                                    f"--no-huge --no-pci -m 256 "
+                                    f"--vdev=net_af_packet0,iface={LISTEN},qpairs={qpairs}"],
+                                   capture_output=True, text=True, timeout=60)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(says, r.stderr)
 
     def test_filters_keep_exactly_what_they_name(self):
         mix = ("[Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02') / IP(src='198.18.0.1', "
@@ -311,19 +352,25 @@ class VethPair(unittest.TestCase):
         self.check_injected_pfc(["--backend", "dpdk", "--dpdk-args",
                                  f"--no-huge --no-pci -m 256 --vdev=net_af_packet0,iface={LISTEN}"])
 
-    def test_a_stalled_reader_loses_frames_and_says_so(self):
-        # A 1 MiB ring and a reader that cannot read (stopped): the kernel must drop, and every
-        # frame is either captured or counted as dropped.
-        p = self.start_capture("--iface", LISTEN, "--buffer-mb", "1")
+    def capture_stalled(self, capture_args, pps, count):
+        """A capture whose process is stopped while `count` PFC frames arrive: returns the
+        frames sent, the report and stderr."""
+        p = self.start_capture(*capture_args)
         rocehil_pid = _rocehil_child(p.pid)
         os.kill(rocehil_pid, signal.SIGSTOP)
         try:
             sent = self.inject("pfc", "--iface", SEND, "--priority", "0", "--quanta", "1",
-                               "--pps", "200000", "--count", "60000")["frames_sent"]
+                               "--pps", str(pps), "--count", str(count))["frames_sent"]
         finally:
             os.kill(rocehil_pid, signal.SIGCONT)
         time.sleep(0.5)
-        report, err = self.stop_capture(p)
+        return (sent, *self.stop_capture(p))
+
+    def test_a_stalled_reader_loses_frames_and_says_so(self):
+        # A 1 MiB ring and a reader that cannot read (stopped): the kernel must drop, and every
+        # frame is either captured or counted as dropped.
+        sent, report, err = self.capture_stalled(["--iface", LISTEN, "--buffer-mb", "1"],
+                                                 pps=200000, count=60000)
         cap = report["capture"]
         self.assertGreater(cap["dropped_buffer"], 0)
         self.assertLess(cap["coverage"], 1.0)
