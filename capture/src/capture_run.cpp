@@ -3,6 +3,8 @@
 #include <array>
 #include <chrono>
 #include <condition_variable>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -80,6 +82,19 @@ struct Worker {
   std::string write_error;
   std::vector<std::string> files;  // once the writer is gone
   std::uint64_t files_deleted = 0;
+  std::exception_ptr failure;  // what ended this worker early (the analyzer out of memory)
+
+  // drain(), with what it throws kept for the caller's thread instead of ending the process:
+  // the other workers are stopped, and the files are still closed before it is thrown.
+  void run(std::atomic<std::uint64_t>& frames, std::atomic<std::uint64_t>& bytes,
+           const std::function<void()>& stop_all) noexcept {
+    try {
+      drain(frames, bytes);
+    } catch (...) {
+      failure = std::current_exception();
+      stop_all();
+    }
+  }
 
   void end_file(const std::string& error) {
     write_error = error;
@@ -161,9 +176,11 @@ CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>
   const bool live = !sources_.front()->replays_a_file();
   if (live) analyzer_options.window_start_ns = summary.start_ns;
   for (Worker& w : workers) {
-    w.analyzer = n == 1 ? std::make_unique<Analyzer>(analyzer_options)
-                        : std::make_unique<Analyzer>(analyzer_options,
-                                                     Analyzer::LaterPart{summary.start_ns});
+    w.analyzer =
+        n == 1 ? std::make_unique<Analyzer>(analyzer_options)
+               : std::make_unique<Analyzer>(
+                     analyzer_options, Analyzer::LaterPart{.timeline_start_ns = summary.start_ns,
+                                                           .live_worker = true});
   }
 
   std::atomic<std::uint64_t> frames{0};
@@ -174,10 +191,13 @@ CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>
           for (LiveSource* s : sources_) s->stop();
         },
         stop_requested_, options_.duration_s, frames, bytes, progress);
+    const std::function<void()> stop_all = [this] {
+      for (LiveSource* s : sources_) s->stop();
+    };
     std::vector<std::thread> threads;
     for (std::size_t w = 1; w < n; ++w)
-      threads.emplace_back([&, w] { workers[w].drain(frames, bytes); });
-    workers[0].drain(frames, bytes);
+      threads.emplace_back([&, w] { workers[w].run(frames, bytes, stop_all); });
+    workers[0].run(frames, bytes, stop_all);
     for (std::thread& t : threads) t.join();
   }
   summary.end_ns = static_cast<std::uint64_t>(wall_clock_ns());
@@ -193,6 +213,9 @@ CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>
     summary.files_deleted += w.files_deleted;
     if (summary.write_error.empty()) summary.write_error = w.write_error;
   }
+  // The files are complete on disk; the analysis is not.
+  for (const Worker& w : workers)
+    if (w.failure) std::rethrow_exception(w.failure);
   std::unique_ptr<Analyzer> joined;
   Analyzer* analyzer = workers[0].analyzer.get();
   if (n > 1) {

@@ -128,6 +128,33 @@ void PauseTracker::close(Totals& totals, std::uint64_t key, bool from_spine, std
                            .from_spine = from_spine});
 }
 
+namespace {
+
+void sort_storms(std::vector<PfcStorm>& storms) {
+  std::sort(storms.begin(), storms.end(), [](const PfcStorm& x, const PfcStorm& y) {
+    return std::tie(x.start_ns, x.priority, x.source_mac) <
+           std::tie(y.start_ns, y.priority, y.source_mac);
+  });
+}
+
+}  // namespace
+
+void PauseTracker::add(Totals& into, Totals&& more) {
+  for (std::size_t cls = 0; cls < class_count; ++cls) {
+    ClassTotals& a = into.classes[cls];
+    const ClassTotals& b = more.classes[cls];
+    a.paused_ns += b.paused_ns;
+    a.longest_pause_ns = std::max(a.longest_pause_ns, b.longest_pause_ns);
+    a.storms += b.storms;
+  }
+  into.storms.insert(into.storms.end(), more.storms.begin(), more.storms.end());
+  sort_storms(into.storms);
+  into.from_spine.frames += more.from_spine.frames;
+  into.from_spine.xoff += more.from_spine.xoff;
+  into.from_spine.paused_ns += more.from_spine.paused_ns;
+  into.from_spine.storms += more.from_spine.storms;
+}
+
 PauseTracker::Totals PauseTracker::totals(std::uint64_t window_start_ns,
                                           std::uint64_t window_end_ns) const {
   Totals out = closed_;
@@ -147,10 +174,7 @@ PauseTracker::Totals PauseTracker::totals(std::uint64_t window_start_ns,
       close(out, key, s.from_spine, cls, start, std::max(start, end), c.expiry > window_end);
     }
   });
-  std::sort(out.storms.begin(), out.storms.end(), [](const PfcStorm& x, const PfcStorm& y) {
-    return std::tie(x.start_ns, x.priority, x.source_mac) <
-           std::tie(y.start_ns, y.priority, y.source_mac);
-  });
+  sort_storms(out.storms);
   return out;
 }
 

@@ -61,6 +61,11 @@ class PauseTracker {
   // comes first); those still in force at the end are `ongoing`. Pauses are clipped to
   // [window_start_ns, window_end_ns]. Leaves the tracker as it was, so frames can follow.
   Totals totals(std::uint64_t window_start_ns, std::uint64_t window_end_ns) const;
+  // Whether any PFC or PAUSE frame came.
+  bool seen() const noexcept { return started_; }
+  // Adds `more`, another tracker's totals over the same window, to `into` (storms kept in
+  // order).
+  static void add(Totals& into, Totals&& more);
 
  private:
   struct ClassState {

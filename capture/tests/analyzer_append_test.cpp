@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <deque>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "addresses.hpp"
@@ -241,6 +244,66 @@ TEST(AnalyzerCombine, WorkersWithAShareOfTheConnectionsEachGiveTheOnePassResult)
   }
 }
 
+// PFC and 802.3x PAUSE frames: MAC control, EtherType 0x8808 (untagged in these captures).
+bool mac_control(const Frame& f) {
+  return f.link_type == link_type::ethernet && f.caplen >= 14 && f.data[12] == 0x88 &&
+         f.data[13] == 0x08;
+}
+
+// Live workers (LaterPart::live_worker) fed as the kernel's fanout hash or RSS feed them: every
+// frame of a connection to one worker, and every MAC control frame, having no IP header to
+// hash, to one worker too, here `pauses_to(i)` for frame i.
+std::unique_ptr<Analyzer> live_workers(const Capture& c, std::uint32_t n,
+                                       const std::function<std::uint32_t(std::size_t)>& pauses_to) {
+  std::vector<std::unique_ptr<Analyzer>> workers;
+  for (std::uint32_t w = 0; w < n; ++w)
+    workers.push_back(std::make_unique<Analyzer>(
+        options(),
+        Analyzer::LaterPart{.timeline_start_ns = c.frames.front().ts_ns, .live_worker = true}));
+  for (std::size_t i = 0; i < c.frames.size(); ++i)
+    workers[mac_control(c.frames[i]) ? pauses_to(i) : c.connection[i] % n]->add(c.frames[i]);
+  return Analyzer::combine(options(), workers);
+}
+
+TEST(AnalyzerCombine, LiveWorkersAccountTheirOwnPausesAndGiveTheOnePassResult) {
+  for (std::uint32_t seed = 21; seed < 24; ++seed) {
+    const Capture c = mixed_capture(seed, 4000, false);
+    const std::string want = one_pass(c);
+    for (std::uint32_t n : {1u, 2u, 3u, 8u}) {
+      const auto joined = live_workers(c, n, [n](std::size_t) { return n - 1; });
+      EXPECT_EQ(to_json_text(joined->result()), want) << "seed " << seed << ", " << n << " workers";
+    }
+  }
+}
+
+// Equal but for the last bits of doubles (sums taken in another order).
+void expect_near(const nlohmann::json& got, const nlohmann::json& want, const std::string& at) {
+  ASSERT_EQ(got.type(), want.type()) << at;
+  if (want.is_object()) {
+    ASSERT_EQ(got.size(), want.size()) << at;
+    for (const auto& [key, value] : want.items()) expect_near(got.at(key), value, at + "." + key);
+  } else if (want.is_array()) {
+    ASSERT_EQ(got.size(), want.size()) << at;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      expect_near(got[i], want[i], at + "[" + std::to_string(i) + "]");
+  } else if (want.is_number_float()) {
+    EXPECT_NEAR(got.get<double>(), want.get<double>(), 1e-9 * std::abs(want.get<double>())) << at;
+  } else {
+    EXPECT_EQ(got, want) << at;
+  }
+}
+
+TEST(AnalyzerCombine, LiveWorkersWithASenderEachAddTheirPauses) {
+  // Were the pause frames hashed on their source MACs, each sender's would still all go to one
+  // worker: its pauses are that worker's, and the workers' totals add up.
+  const Capture c = mixed_capture(31, 4000, false);
+  const nlohmann::json want = nlohmann::json::parse(one_pass(c));
+  const auto joined = live_workers(c, 2, [&](std::size_t i) { return c.frames[i].data[11] % 2u; });
+  const nlohmann::json got = nlohmann::json::parse(to_json_text(joined->result()));
+  ASSERT_GT(want.at("pfc").at("storms").size(), 1u);
+  expect_near(got, want, "");
+}
+
 TEST(AnalyzerCombine, TakesOnlyWorkersBuiltAsShares) {
   std::vector<std::unique_ptr<Analyzer>> workers;
   workers.push_back(std::make_unique<Analyzer>());
@@ -251,8 +314,11 @@ TEST(AnalyzerAppend, OnlyTheFirstPartTakesLaterOnes) {
   Analyzer first;
   Analyzer later(AnalyzerOptions{}, Analyzer::LaterPart{0});
   Analyzer other;
+  Analyzer live(AnalyzerOptions{},
+                Analyzer::LaterPart{.timeline_start_ns = 0, .live_worker = true});
   EXPECT_THROW(later.append(std::move(first), {}), std::logic_error);
   EXPECT_THROW(first.append(std::move(other), {}), std::logic_error);
+  EXPECT_THROW(first.append(std::move(live), {}), std::logic_error);  // kept no pause frames
 }
 
 }  // namespace

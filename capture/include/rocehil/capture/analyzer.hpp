@@ -25,6 +25,10 @@ class Analyzer {
   // first part's analyzer takes from its own first frame); live, when the capture started.
   struct LaterPart {
     std::uint64_t timeline_start_ns = 0;
+    // One worker of a live capture, for combine() only: it accounts the PFC and PAUSE frames it
+    // sees itself instead of keeping each one for a replay, so its memory stays bounded however
+    // long the capture and its pause storms last. A file part (append()) keeps them.
+    bool live_worker = false;
   };
   Analyzer(const AnalyzerOptions& options, LaterPart part);
   ~Analyzer();
@@ -58,8 +62,14 @@ class Analyzer {
   // Joins the analyzers of the workers of one live capture, each fed its share of the frames at
   // the same time (LaterPart analyzers with the same timeline start). A flow is expected on one
   // worker (the kernel or the NIC spreads frames by flow hash); one seen by several adds its
-  // counts, and its PSN judgements are each worker's own. PFC and PAUSE frames of all workers
-  // are replayed through one pause accounting in timestamp order.
+  // counts, and its PSN judgements are each worker's own. Pauses: workers that kept their PFC
+  // and PAUSE frames have them replayed through one pause accounting in timestamp order; live
+  // workers (LaterPart::live_worker) accounted them themselves. The frames of one sender carry
+  // the same headers, so any hash gives them all to one worker, and its state machines saw
+  // exactly what one worker's would; PFC and PAUSE frames have no IP header, so the kernel's
+  // fanout and RSS give every one of them to a single worker, whose accounting is taken whole
+  // (exactly one worker's). Should several live workers have seen pauses, their totals are added
+  // (times summed in another order: equal to the last bits of a double).
   static std::unique_ptr<Analyzer> combine(const AnalyzerOptions& options,
                                            std::vector<std::unique_ptr<Analyzer>>& workers);
 

@@ -58,7 +58,8 @@ class CaptureRun {
   // Captures until the duration is over, stop() is called or the source ends. `progress` is
   // called about every 200 ms from a watcher thread. Throws rocehil::Error only when the file
   // cannot be created at the start; a later write failure ends the file, not the capture, and is
-  // reported in the summary.
+  // reported in the summary. Should a worker's analysis fail (std::bad_alloc), every worker is
+  // stopped, the files are closed whole, and that exception is thrown from here.
   CaptureSummary run(const std::function<void(const CaptureProgress&)>& progress = {});
   // Ends a run in progress soon, from any thread (a signal handler should set a flag that the
   // caller's progress callback turns into stop()).
