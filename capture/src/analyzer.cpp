@@ -10,6 +10,7 @@
 #include "flat_table.hpp"
 #include "frame_layout.hpp"
 #include "pause_tracker.hpp"
+#include "radix_sort.hpp"
 #include "rocehil/common/roce_wire.hpp"
 #include "rocehil/common/units.hpp"
 
@@ -41,6 +42,11 @@ struct V4Key {
     constexpr std::uint64_t v4_mapped = std::uint64_t{0xffff} << 32;
     return {0, v4_mapped | load_be32(reinterpret_cast<const std::uint8_t*>(&src)), 0,
             v4_mapped | load_be32(reinterpret_cast<const std::uint8_t*>(&dst))};
+  }
+  // Both addresses as one number: source high, destination low (V4FlowOrder).
+  std::uint64_t order_word() const noexcept {
+    return std::uint64_t{load_be32(reinterpret_cast<const std::uint8_t*>(&src))} << 32 |
+           load_be32(reinterpret_cast<const std::uint8_t*>(&dst));
   }
   std::uint64_t hash() const noexcept {
     return mix64((std::uint64_t{src} << 32 | dst) * 0x9e3779b97f4a7c15ull + dest_qp);
@@ -101,38 +107,6 @@ struct FlowEvents {
   std::uint64_t naks = 0;
 };
 
-static_assert(sizeof(FlatTable<V4Key, FlowState, KeyHash<V4Key>>::Slot) == 64,
-              "an IPv4 flow's slot is one cache line");
-
-// A flow's place in the report, made straight from its table slot: descending bytes, then
-// ascending (source, destination, QP) so equal flows always list the same way. Sorting these
-// compact integer keys and then building each Flow once, in order, is several times faster than
-// building the flows and sorting them with byte-array comparisons, which matters at 100k+ flows.
-struct FlowOrder {
-  std::uint64_t bytes;
-  std::array<std::uint64_t, 4> words;  // order_words()
-  std::uint32_t dest_qp;
-  std::uint32_t ref;  // index of the flow's FlowRef
-};
-struct FlowRef {
-  const FlowState* state;
-  const FlowEvents* events;  // null for the many flows without a loss or NAK
-};
-
-template <class Key>
-struct FlowTables {
-  FlatTable<Key, FlowState, KeyHash<Key>> state;
-  FlatTable<Key, FlowEvents, KeyHash<Key>> events{16};
-
-  void collect(std::vector<FlowOrder>& order, std::vector<FlowRef>& refs) const {
-    state.for_each([&](const Key& k, const FlowState& s) {
-      order.push_back(
-          {s.bytes, k.order_words(), k.dest_qp, static_cast<std::uint32_t>(refs.size())});
-      refs.push_back({&s, events.size() > 0 ? events.find(k) : nullptr});
-    });
-  }
-};
-
 IpAddress address_of(std::uint64_t high, std::uint64_t low) noexcept {
   IpAddress a;
   store_be64(a.bytes.data(), high);
@@ -140,25 +114,91 @@ IpAddress address_of(std::uint64_t high, std::uint64_t low) noexcept {
   return a;
 }
 
-// The flows of both tables in report order.
-std::vector<Flow> flows_in_order(const FlowTables<V4Key>& v4, const FlowTables<V6Key>& v6) {
-  std::vector<FlowOrder> order;
-  std::vector<FlowRef> refs;
-  const std::size_t n = v4.state.size() + v6.state.size();
-  order.reserve(n);
-  refs.reserve(n);
-  v4.collect(order, refs);
-  v6.collect(order, refs);
-  std::sort(order.begin(), order.end(), [](const FlowOrder& x, const FlowOrder& y) {
-    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+static_assert(sizeof(FlatTable<V4Key, FlowState, KeyHash<V4Key>>::Slot) == 64,
+              "an IPv4 flow's slot is one cache line");
+
+// A flow's place in the report, made straight from its table slot: descending bytes, then
+// ascending (source, destination, QP) so equal flows always list the same way. Sorting these
+// compact integer keys and then building each Flow once, in order, is several times faster than
+// building the flows and sorting them with byte-array comparisons, which matters at 100k+ flows.
+struct FlowRef {
+  const FlowState* state;
+  const FlowEvents* events;  // null for the many flows without a loss or NAK
+};
+struct FlowOrder {
+  std::uint64_t bytes;
+  std::array<std::uint64_t, 4> words;  // order_words()
+  std::uint32_t dest_qp;
+  std::uint32_t ref;  // index of the flow's FlowRef
+
+  FlowKey key() const noexcept {
+    return {address_of(words[0], words[1]), address_of(words[2], words[3]), dest_qp};
+  }
+  bool operator<(const FlowOrder& y) const noexcept {
+    if (bytes != y.bytes) return bytes > y.bytes;
     // Word by word: std::array's operators compare through memcmp, which is bytewise (wrong
     // order on little-endian words) and several times slower here.
     for (std::size_t i = 0; i < 4; ++i)
-      if (x.words[i] != y.words[i]) return x.words[i] < y.words[i];
-    return x.dest_qp < y.dest_qp;
+      if (words[i] != y.words[i]) return words[i] < y.words[i];
+    return dest_qp < y.dest_qp;
+  }
+};
+// The same order when every flow is IPv4 (nearly every capture): both addresses fit one word,
+// and a key half the size sorts in about half the time at 178k flows.
+struct V4FlowOrder {
+  std::uint64_t bytes;
+  std::uint64_t addresses;  // source << 32 | destination, as numbers
+  std::uint32_t dest_qp;
+  std::uint32_t ref;
+
+  FlowKey key() const noexcept {
+    constexpr std::uint64_t v4_mapped = std::uint64_t{0xffff} << 32;
+    return {address_of(0, v4_mapped | addresses >> 32),
+            address_of(0, v4_mapped | (addresses & 0xffffffff)), dest_qp};
+  }
+  bool operator<(const V4FlowOrder& y) const noexcept {
+    if (bytes != y.bytes) return bytes > y.bytes;
+    if (addresses != y.addresses) return addresses < y.addresses;
+    return dest_qp < y.dest_qp;
+  }
+};
+
+template <class Key>
+struct FlowTables {
+  FlatTable<Key, FlowState, KeyHash<Key>> state;
+  FlatTable<Key, FlowEvents, KeyHash<Key>> events{16};
+
+  template <class Order>
+  void collect(std::vector<Order>& order, std::vector<FlowRef>& refs) const {
+    state.for_each([&](const Key& k, const FlowState& s) {
+      const auto ref = static_cast<std::uint32_t>(refs.size());
+      if constexpr (std::is_same_v<Order, V4FlowOrder>) {
+        order.push_back({s.bytes, k.order_word(), k.dest_qp, ref});
+      } else {
+        order.push_back({s.bytes, k.order_words(), k.dest_qp, ref});
+      }
+      refs.push_back({&s, events.size() > 0 ? events.find(k) : nullptr});
+    });
+  }
+};
+
+void sort_flows(std::vector<FlowOrder>& order) {
+  std::sort(order.begin(), order.end());
+}
+void sort_flows(std::vector<V4FlowOrder>& order) {
+  radix_sort(order, [](const V4FlowOrder& o) {
+    return std::array<std::uint64_t, 3>{~o.bytes, o.addresses, o.dest_qp};
   });
+}
+
+// Sorts `order` and builds the report's flows from it.
+template <class Order>
+std::vector<Flow> build_in_order(std::vector<Order>& order, const std::vector<FlowRef>& refs) {
+  sort_flows(order);
+  const std::size_t n = order.size();
   std::vector<Flow> flows;
   flows.reserve(n);
+  advise_huge_pages(flows.data(), n * sizeof(Flow));
   const FlowEvents none;
   // In report order the flows' slots are visited at random: each is asked for a few flows
   // ahead (its reference a few more), or the loop waits on a miss per flow (43% of its time at
@@ -167,15 +207,35 @@ std::vector<Flow> flows_in_order(const FlowTables<V4Key>& v4, const FlowTables<V
   for (std::size_t j = 0; j < n; ++j) {
     if (j + ref_ahead < n) __builtin_prefetch(&refs[order[j + ref_ahead].ref]);
     if (j + state_ahead < n) __builtin_prefetch(refs[order[j + state_ahead].ref].state);
-    const FlowOrder& o = order[j];
+    const Order& o = order[j];
     const FlowState& s = *refs[o.ref].state;
     const FlowEvents& e = refs[o.ref].events ? *refs[o.ref].events : none;
     flows.push_back(
-        {{address_of(o.words[0], o.words[1]), address_of(o.words[2], o.words[3]), o.dest_qp},
-         FlowStats{s.packets, s.bytes, s.ecn_ce, e.psn_gaps, e.retransmits, e.naks, s.first_ns,
-                   s.last_ns, static_cast<std::uint16_t>(s.udp_sport)}});
+        {o.key(), FlowStats{s.packets, s.bytes, s.ecn_ce, e.psn_gaps, e.retransmits, e.naks,
+                            s.first_ns, s.last_ns, static_cast<std::uint16_t>(s.udp_sport)}});
   }
   return flows;
+}
+
+// The flows of both tables in report order.
+std::vector<Flow> flows_in_order(const FlowTables<V4Key>& v4, const FlowTables<V6Key>& v6) {
+  std::vector<FlowRef> refs;
+  const std::size_t n = v4.state.size() + v6.state.size();
+  refs.reserve(n);
+  advise_huge_pages(refs.data(), n * sizeof(FlowRef));
+  if (v6.state.size() == 0) {
+    std::vector<V4FlowOrder> order;
+    order.reserve(n);
+    advise_huge_pages(order.data(), n * sizeof(V4FlowOrder));
+    v4.collect(order, refs);
+    return build_in_order(order, refs);
+  }
+  std::vector<FlowOrder> order;
+  order.reserve(n);
+  advise_huge_pages(order.data(), n * sizeof(FlowOrder));
+  v4.collect(order, refs);
+  v6.collect(order, refs);
+  return build_in_order(order, refs);
 }
 
 // The Ethernet source MAC: present in every frame located as PFC or PAUSE.

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <new>
 #include <utility>
 
@@ -18,6 +19,13 @@ ZeroedPages::ZeroedPages(std::size_t bytes) : bytes_(bytes) {
   // Advice only: where THP is off, the table works the same on small pages.
   if (bytes >= huge_page) ::madvise(p, bytes, MADV_HUGEPAGE);
   data_ = p;
+}
+
+void advise_huge_pages(void* data, std::size_t bytes) noexcept {
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t first = (begin + huge_page - 1) & ~(huge_page - 1);
+  const std::uintptr_t last = (begin + bytes) & ~(huge_page - 1);
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
 }
 
 ZeroedPages::ZeroedPages(ZeroedPages&& other) noexcept

@@ -26,4 +26,10 @@ class ZeroedPages {
   std::size_t bytes_ = 0;
 };
 
+// Asks for transparent huge pages under the 2 MiB-aligned part of [data, data + bytes), which
+// must be memory the caller owns and has not touched yet (a vector just reserved). A block of
+// tens of MiB written once then takes a fault per 2 MiB instead of one per 4 KiB page: at 178k
+// flows the report's vectors took ~8k faults. Advice only; smaller blocks are left alone.
+void advise_huge_pages(void* data, std::size_t bytes) noexcept;
+
 }  // namespace rocehil::capture

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
+#include <random>
+#include <tuple>
 
 #include "addresses.hpp"
 #include "rocehil/capture/frame_builder.hpp"
@@ -502,6 +505,55 @@ TEST(Analyzer, ManyFlowsGrowTheTable) {
     ASSERT_EQ(flow.stats.packets, 2u);
     ASSERT_EQ(flow.stats.retransmits, 1u);
     ASSERT_EQ(flow.stats.first_ns, flow.key.dest_qp);
+  }
+}
+
+// The report order, written independently of the analyzer's sort keys: descending bytes, then
+// the addresses' bytes (IPv4 as ::ffff:a.b.c.d) and the QP ascending.
+bool report_order(const Flow& x, const Flow& y) {
+  if (x.stats.bytes != y.stats.bytes) return x.stats.bytes > y.stats.bytes;
+  return std::tie(x.key.src.bytes, x.key.dst.bytes, x.key.dest_qp) <
+         std::tie(y.key.src.bytes, y.key.dst.bytes, y.key.dest_qp);
+}
+
+// Flows with every kind of tie: equal bytes (payload sizes from a small set), the same source
+// or destination with other peers, and address bytes that differ in their high and low places.
+void add_random_flows(Feed& feed, std::mt19937& rng, bool with_v6) {
+  std::uniform_int_distribution<int> octet(0, 3), qp(0, 5), payload(0, 2), packets(1, 3);
+  for (int i = 0; i < 3000; ++i) {
+    RoceFrame f;
+    const auto a = static_cast<std::uint8_t>(octet(rng) * 70);
+    const auto b = static_cast<std::uint8_t>(octet(rng) * 70);
+    f.src = testing::v4(198, 18, a, static_cast<std::uint8_t>(octet(rng)));
+    f.dst = testing::v4(198, 19, b, static_cast<std::uint8_t>(octet(rng)));
+    if (with_v6 && octet(rng) == 0) {
+      f.src = testing::doc_v6(static_cast<std::uint8_t>(octet(rng)));
+      f.dst = testing::doc_v6(static_cast<std::uint8_t>(0x80 + octet(rng)));
+    }
+    f.bth.dest_qp = static_cast<std::uint32_t>(qp(rng)) << (octet(rng) * 6);
+    f.payload_size = static_cast<std::uint32_t>(payload(rng)) * 64;
+    for (int n = packets(rng); n > 0; --n) feed.add(build(f), 0);
+  }
+}
+
+TEST(Analyzer, FlowsAreListedByBytesThenSourceDestinationAndQp) {
+  // IPv4 flows alone take a sort of their own (one word per address pair); with an IPv6 flow
+  // among them, all take the general one: both must give the same order.
+  for (const bool with_v6 : {false, true}) {
+    SCOPED_TRACE(with_v6 ? "IPv4 and IPv6" : "IPv4 only");
+    std::mt19937 rng(with_v6 ? 7 : 3);
+    Feed feed;
+    add_random_flows(feed, rng, with_v6);
+    const Analysis a = feed.result();
+    ASSERT_GT(a.flows.size(), 500u);
+    std::vector<Flow> expected = a.flows;
+    std::shuffle(expected.begin(), expected.end(), rng);
+    std::sort(expected.begin(), expected.end(), report_order);
+    for (std::size_t i = 0; i < a.flows.size(); ++i) {
+      ASSERT_EQ(a.flows[i].key, expected[i].key) << "flow " << i;
+      ASSERT_EQ(a.flows[i].stats.bytes, expected[i].stats.bytes) << "flow " << i;
+    }
+    EXPECT_EQ(a.ipv6 > 0, with_v6);
   }
 }
 
