@@ -4,10 +4,11 @@
 
 namespace rocehil::capture {
 
-// A zero-filled block of anonymous memory for large tables: the kernel hands out zeroed pages
-// lazily (no memset, and untouched slots cost no RSS), and blocks of 2 MiB or more ask for
-// transparent huge pages, so a table bigger than the TLB's reach does not pay a page walk on top
-// of each cache miss. Move-only; throws std::bad_alloc when the memory is not there.
+// A zero-filled block of anonymous memory for hash tables: the kernel hands out zeroed pages (no
+// memset in user space), all of them at once, since a table soon touches every page it has; and
+// blocks of 2 MiB or more ask for transparent huge pages, so a table bigger than the TLB's reach
+// does not pay a page walk on top of each cache miss. Move-only; throws std::bad_alloc when the
+// memory is not there.
 class ZeroedPages {
  public:
   ZeroedPages() = default;
