@@ -95,7 +95,7 @@ std::vector<Flow> build_in_order(std::vector<Order>& order, const std::vector<Fl
   const std::size_t n = order.size();
   std::vector<Flow> flows;
   flows.reserve(n);
-  advise_huge_pages(flows.data(), n * sizeof(Flow));
+  prepare_pages(flows.data(), n * sizeof(Flow));
   const FlowEvents none;
   // In report order the flows' slots are visited at random: each is asked for a few flows
   // ahead (its reference a few more), or the loop waits on a miss per flow (43% of its time at
@@ -120,17 +120,17 @@ std::vector<Flow> flows_in_order(const FlowTables<V4Key>& v4, const FlowTables<V
   std::vector<FlowRef> refs;
   const std::size_t n = v4.state.size() + v6.state.size();
   refs.reserve(n);
-  advise_huge_pages(refs.data(), n * sizeof(FlowRef));
+  prepare_pages(refs.data(), n * sizeof(FlowRef));
   if (v6.state.size() == 0) {
     std::vector<V4FlowOrder> order;
     order.reserve(n);
-    advise_huge_pages(order.data(), n * sizeof(V4FlowOrder));
+    prepare_pages(order.data(), n * sizeof(V4FlowOrder));
     collect(v4, order, refs);
     return build_in_order(order, refs);
   }
   std::vector<FlowOrder> order;
   order.reserve(n);
-  advise_huge_pages(order.data(), n * sizeof(FlowOrder));
+  prepare_pages(order.data(), n * sizeof(FlowOrder));
   collect(v4, order, refs);
   collect(v6, order, refs);
   return build_in_order(order, refs);

@@ -42,7 +42,7 @@ void radix_sort(std::vector<T>& records, KeyOf key_of) {
   }
 
   std::unique_ptr<T[]> scratch(new T[n]);
-  advise_huge_pages(scratch.get(), n * sizeof(T));
+  prepare_pages(scratch.get(), n * sizeof(T));
   T* from = records.data();
   T* to = scratch.get();
   for (std::size_t w = words; w-- > 0;) {

@@ -1,6 +1,7 @@
 #include "zeroed_pages.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <new>
@@ -19,22 +20,26 @@ ZeroedPages::ZeroedPages(std::size_t bytes) : bytes_(bytes) {
   if (bytes == 0) return;
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  // Advice only: where THP is off, the table works the same on small pages.
-  if (bytes >= huge_page) ::madvise(p, bytes, MADV_HUGEPAGE);
   // A hash table touches all of its pages soon, and reads a slot before writing it: left lazy,
   // each page is first mapped to the shared zero page, then faulted again on the first write,
   // and that second fault flushes the old mapping from every CPU the process runs on (an IPI
-  // per page while parallel workers run; ~1,000 per run with 2 workers at 178k flows). Writing
-  // them in here is one system call. A kernel before 5.14 refuses the advice: lazy it stays.
-  ::madvise(p, bytes, MADV_POPULATE_WRITE);
+  // per page while parallel workers run; ~1,000 per run with 2 workers at 178k flows).
+  prepare_pages(p, bytes);
   data_ = p;
 }
 
-void advise_huge_pages(void* data, std::size_t bytes) noexcept {
+void prepare_pages(void* data, std::size_t bytes) noexcept {
   const auto begin = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t first = (begin + huge_page - 1) & ~(huge_page - 1);
-  const std::uintptr_t last = (begin + bytes) & ~(huge_page - 1);
-  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto inner = [&](std::uintptr_t unit) {
+    return std::pair{(begin + unit - 1) & ~(unit - 1), (begin + bytes) & ~(unit - 1)};
+  };
+  // Advice only: where THP is off, the memory works the same on small pages.
+  if (const auto [first, last] = inner(huge_page); last > first)
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  // A kernel before 5.14 refuses this advice: those pages stay lazy.
+  if (const auto [first, last] = inner(page); last > first)
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
 }
 
 ZeroedPages::ZeroedPages(ZeroedPages&& other) noexcept

@@ -27,10 +27,11 @@ class ZeroedPages {
   std::size_t bytes_ = 0;
 };
 
-// Asks for transparent huge pages under the 2 MiB-aligned part of [data, data + bytes), which
-// must be memory the caller owns and has not touched yet (a vector just reserved). A block of
-// tens of MiB written once then takes a fault per 2 MiB instead of one per 4 KiB page: at 178k
-// flows the report's vectors took ~8k faults. Advice only; smaller blocks are left alone.
-void advise_huge_pages(void* data, std::size_t bytes) noexcept;
+// Makes the whole pages of [data, data + bytes) resident and writable in one system call, on
+// transparent huge pages where 2 MiB-aligned blocks fit. For a large block the caller owns and
+// is about to fill (a vector just reserved): the report's vectors at 178k flows otherwise took
+// a fault per 4 KiB page, ~8k of them. Advice only: contents are untouched, and a kernel that
+// cannot do it leaves the pages to fault in as usual.
+void prepare_pages(void* data, std::size_t bytes) noexcept;
 
 }  // namespace rocehil::capture

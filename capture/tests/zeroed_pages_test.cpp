@@ -51,6 +51,25 @@ TEST(ZeroedPages, AreZeroAndAlreadyInMemory) {
   }
 }
 
+TEST(PreparePages, MakesTheWholePagesInsideTheBlockResidentAndLeavesTheEdges) {
+  if (!kernel_populates())
+    GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux 5.14+): pages stay lazy";
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t bytes = std::size_t{4} << 20;
+  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  auto* b = static_cast<std::uint8_t*>(m);
+  b[page + 7] = 42;  // a page that already holds data keeps it
+  // A block that starts and ends inside a page, as a vector's storage does.
+  prepare_pages(b + 100, bytes - 200);
+  EXPECT_EQ(resident_pages(b, page), 0u);  // partly outside the block: not the caller's to touch
+  EXPECT_EQ(resident_pages(b + page, bytes - 2 * page), bytes / page - 2);
+  EXPECT_EQ(resident_pages(b + bytes - page, page), 0u);
+  EXPECT_EQ(b[page + 7], 42);
+  EXPECT_EQ(b[2 * page], 0);
+  ::munmap(m, bytes);
+}
+
 TEST(ZeroedPages, MoveLeavesTheSourceEmpty) {
   ZeroedPages a(4096);
   void* p = a.data();
