@@ -289,7 +289,7 @@ void Analyzer::State::count_flow_packet(FlowTables<Key>& tables, const Key& key,
   FlowState& s = tables.state.find_or_insert(key, x.hash);
   if (s.packets == 0) {
     s.first_ns = f.ts_ns;
-    s.udp_sport = load_be16(f.data + x.layout.l4);
+    s.psn_word = std::uint64_t{load_be16(f.data + x.layout.l4)} << 48;
   }
   ++s.packets;
   s.bytes += f.wire_len;
@@ -319,8 +319,7 @@ void Analyzer::State::count_flow_packet(FlowTables<Key>& tables, const Key& key,
   const std::uint32_t span = request_span(opcode, bth, after_bth);
   const std::uint32_t psn = bth_psn(bth);
   // `s` stays valid below: growing the events table does not move the state table's slots.
-  switch (judge_psn(static_cast<std::uint32_t>(s.highest_psn),
-                    static_cast<std::uint32_t>(s.highest_span), psn)) {
+  switch (judge_psn(s.highest_psn(), s.highest_span(), psn)) {
     case PsnVerdict::retransmit: ++tables.events[key].retransmits; return;
     case PsnVerdict::gap: ++tables.events[key].psn_gaps; break;
     case PsnVerdict::first:
@@ -334,9 +333,7 @@ void Analyzer::State::count_flow_packet(FlowTables<Key>& tables, const Key& key,
       break;
     case PsnVerdict::in_order: break;
   }
-  // Both fit their 24 bits already (a PSN is 24 bits, read_response_span clamps): the masks say so.
-  s.highest_psn = psn & 0xffffff;
-  s.highest_span = span & 0xffffff;
+  s.set_highest(psn, span);
 }
 
 void Analyzer::State::count_pfc(const Frame& f, const FrameLayout& l) {
@@ -472,8 +469,8 @@ void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>&
   for (const FlowHead<Key>& head : heads) {
     const FlowState* m = mine.state.find(head.key);
     if (!m) continue;
-    const auto highest = static_cast<std::uint32_t>(m->highest_psn);
-    const auto span = static_cast<std::uint32_t>(m->highest_span);
+    const std::uint32_t highest = m->highest_psn();
+    const std::uint32_t span = m->highest_span();
     switch (judge_psn(highest, span, head.psn)) {
       case PsnVerdict::gap: ++mine.events[head.key].psn_gaps; break;
       case PsnVerdict::retransmit:
@@ -495,10 +492,7 @@ void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>&
       m.ecn_ce += s.ecn_ce;
       m.first_ns = std::min(m.first_ns, s.first_ns);
       m.last_ns = std::max(m.last_ns, s.last_ns);
-      if (s.highest_span != 0 && !replayed) {
-        m.highest_psn = s.highest_psn;
-        m.highest_span = s.highest_span;
-      }
+      if (s.highest_span() != 0 && !replayed) m.set_highest_from(s);
     }
     if (const FlowEvents* e = theirs.events.find(k)) {
       FlowEvents& me = mine.events[k];
@@ -522,15 +516,13 @@ void Analyzer::State::finish_replays(FlowTables<Key>& mine, const FlowTables<Key
     std::uint64_t gaps = r.truth.psn_gaps, retransmits = r.truth.retransmits;
     if (r.joined) {
       const FlowState* s = theirs.state.find(k);
-      m->highest_psn = s->highest_psn;
-      m->highest_span = s->highest_span;
+      m->set_highest_from(*s);
       const FlowEvents* e = theirs.events.find(k);
       const FlowEvents none;
       gaps += (e ? e : &none)->psn_gaps - r.part.psn_gaps;
       retransmits += (e ? e : &none)->retransmits - r.part.retransmits;
     } else {
-      m->highest_psn = r.truth.highest & 0xffffff;
-      m->highest_span = r.truth.span & 0xffffff;
+      m->set_highest(r.truth.highest, r.truth.span);
     }
     if (gaps == 0 && retransmits == 0) return;
     FlowEvents& e = mine.events[k];

@@ -107,9 +107,8 @@ std::vector<Flow> build_in_order(std::vector<Order>& order, const std::vector<Fl
     const Order& o = order[j];
     const FlowState& s = *refs[o.ref].state;
     const FlowEvents& e = refs[o.ref].events ? *refs[o.ref].events : none;
-    flows.push_back(
-        {o.key(), FlowStats{s.packets, s.bytes, s.ecn_ce, e.psn_gaps, e.retransmits, e.naks,
-                            s.first_ns, s.last_ns, static_cast<std::uint16_t>(s.udp_sport)}});
+    flows.push_back({o.key(), FlowStats{s.packets, s.bytes, s.ecn_ce, e.psn_gaps, e.retransmits,
+                                        e.naks, s.first_ns, s.last_ns, s.udp_sport()}});
   }
   return flows;
 }
