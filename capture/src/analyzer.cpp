@@ -108,6 +108,11 @@ struct PsnReplay {
   PsnJudge truth;
   PsnJudge part;
   bool joined = false;
+  // The flow's packets in the later part not yet replayed: at 0 the flow has nothing left to
+  // judge, so the replay need not read on for it (a flow that never sends a new request after
+  // its resends would otherwise have the whole part read again).
+  std::uint64_t packets_left = 0;
+  bool done() const noexcept { return joined || packets_left == 0; }
 };
 
 // A later part's PFC or PAUSE frame, kept for the pause accounting of the parts before it:
@@ -207,7 +212,8 @@ struct Analyzer::State {
   template <class Key>
   void finish_replays(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
                       const FlatTable<Key, PsnReplay, KeyHash<Key>>& r);
-  // Returns whether the replay joined one more flow.
+  // Returns whether one more flow is done with: its judgements rejoined, or its last packet in
+  // the later part was replayed.
   bool replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
                    FlatTable<V6Key, PsnReplay, KeyHash<V6Key>>& v6);
 };
@@ -474,7 +480,8 @@ void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>&
     switch (judge_psn(highest, span, head.psn)) {
       case PsnVerdict::gap: ++mine.events[head.key].psn_gaps; break;
       case PsnVerdict::retransmit:
-        replays[head.key] = PsnReplay{{highest, span, 0, 0}, {}, false};
+        replays[head.key] =
+            PsnReplay{{highest, span, 0, 0}, {}, false, theirs.state.find(head.key)->packets};
         break;
       case PsnVerdict::first:
       case PsnVerdict::in_order: break;
@@ -539,18 +546,21 @@ bool Analyzer::State::replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, Ke
   if (l.kind != FrameKind::roce) return false;
   const std::uint8_t* bth = f.data + l.bth;
   const std::uint8_t opcode = bth[0];
-  if (opcode == w::opcode::cnp || !is_connected_request(opcode)) return false;
+  if (opcode == w::opcode::cnp) return false;  // as count_roce: every other packet is the flow's
   const std::uint8_t* ip = f.data + l.l3;
   PsnReplay* r = l.ip_version == 4 ? v4.find(V4Key::of(ip, bth_dest_qp(bth)))
                                    : v6.find(V6Key::of(ip, bth_dest_qp(bth)));
-  if (!r || r->joined) return false;
-  const std::uint32_t after_bth = f.caplen - l.bth - static_cast<std::uint32_t>(w::bth_size);
-  const std::uint32_t psn = bth_psn(bth);
-  const std::uint32_t span = request_span(opcode, bth, after_bth);
-  r->truth.judge(psn, span);
-  r->part.judge(psn, span);
-  r->joined = r->truth.same_state(r->part);
-  return r->joined;
+  if (!r || r->done()) return false;
+  --r->packets_left;
+  if (is_connected_request(opcode)) {
+    const std::uint32_t after_bth = f.caplen - l.bth - static_cast<std::uint32_t>(w::bth_size);
+    const std::uint32_t psn = bth_psn(bth);
+    const std::uint32_t span = request_span(opcode, bth, after_bth);
+    r->truth.judge(psn, span);
+    r->part.judge(psn, span);
+    r->joined = r->truth.same_state(r->part);
+  }
+  return r->done();
 }
 
 void Analyzer::append(Analyzer&& next, const Replay& replay) {
@@ -566,11 +576,11 @@ void Analyzer::append(Analyzer&& next, const Replay& replay) {
   FlatTable<V6Key, PsnReplay, KeyHash<V6Key>> v6_replays{16};
   a.append_flows(a.v4_flows, b.v4_flows, b.v4_heads, v4_replays);
   a.append_flows(a.v6_flows, b.v6_flows, b.v6_heads, v6_replays);
-  std::size_t unjoined = v4_replays.size() + v6_replays.size();
-  if (unjoined > 0) {
+  std::size_t following = v4_replays.size() + v6_replays.size();
+  if (following > 0) {
     replay([&](std::span<const Frame> frames) {
-      for (const Frame& f : frames) unjoined -= a.replay_psns(f, v4_replays, v6_replays);
-      return unjoined > 0;
+      for (const Frame& f : frames) following -= a.replay_psns(f, v4_replays, v6_replays);
+      return following > 0;
     });
     a.finish_replays(a.v4_flows, b.v4_flows, v4_replays);
     a.finish_replays(a.v6_flows, b.v6_flows, v6_replays);

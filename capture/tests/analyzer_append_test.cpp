@@ -191,6 +191,41 @@ TEST(AnalyzerAppend, ManyPartsOfLargerCaptures) {
   }
 }
 
+TEST(AnalyzerAppend, AReplayStopsAfterTheLastPacketOfTheFlowsItFollows) {
+  // QP 0x101 sends PSNs 0..9, resends 5..7 after the cut, then falls silent while QP 0x102
+  // sends 1000 more. The resent flow never rejoins the part's judgements (its part never gets
+  // back to PSN 9), so only its packet count can end its replay.
+  Capture c;
+  RoceFrame f;
+  f.payload_size = 64;
+  std::uint64_t ts = 1'000'000;
+  const auto send = [&](std::uint32_t qp, std::uint32_t psn) {
+    f.bth.dest_qp = qp;
+    f.bth.psn = psn;
+    c.add(build(f), ts += 1000);
+  };
+  for (std::uint32_t psn = 0; psn < 10; ++psn) send(0x101, psn);
+  const std::size_t cut = c.frames.size();
+  for (std::uint32_t psn = 5; psn < 8; ++psn) send(0x101, psn);
+  for (std::uint32_t psn = 0; psn < 1000; ++psn) send(0x102, psn);
+
+  const std::string want = one_pass(c);
+  const std::span<const Frame> all(c.frames);
+  Analyzer first(options());
+  first.add(all.first(cut));
+  Analyzer later(options(), Analyzer::LaterPart{c.frames.front().ts_ns});
+  later.add(all.subspan(cut));
+  std::size_t replayed = 0;
+  first.append(std::move(later), [&](const auto& sink) {
+    for (std::size_t i = cut; i < all.size(); ++i) {
+      ++replayed;
+      if (!sink(all.subspan(i, 1))) break;
+    }
+  });
+  EXPECT_EQ(to_json_text(first.result()), want);
+  EXPECT_EQ(replayed, 3u);  // the three resends, none of QP 0x102's frames
+}
+
 TEST(AnalyzerAppend, AStormSplitAcrossPartsIsOneStorm) {
   // One sender holds priority 3 in XOFF for 300 ms, refreshing every 100 us (each XOFF lasts
   // 335.5 us at 100G); both cuts land inside the pause, which must still be one storm of 300 ms,

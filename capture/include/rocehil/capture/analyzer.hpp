@@ -56,7 +56,8 @@ class Analyzer {
   // flow whose first request after the boundary is behind the PSN reached before it (a
   // retransmission across the boundary) needs `next`'s frames again: then `replay` is called
   // once and only those flows are followed through it, up to where they rejoin the part's own
-  // judgements (usually a go-back-N window: a few frames).
+  // judgements (usually a go-back-N window: a few frames) or their last packet in `next`; the
+  // sink returns false when no flow is left to follow.
   void append(Analyzer&& next, const Replay& replay);
 
   // Joins the analyzers of the workers of one live capture, each fed its share of the frames at
