@@ -186,3 +186,58 @@ TEST(AnalysisJson, Ipv6FlowAddresses) {
 
 }  // namespace
 }  // namespace rocehil::capture
+
+namespace rocehil::capture {
+namespace {
+
+std::string written(const Analysis& a, std::size_t max_flows, unsigned threads) {
+  std::string text;
+  std::size_t pieces = 0;
+  write_json(
+      a,
+      [&](std::string_view piece) {
+        text.append(piece);
+        ++pieces;
+      },
+      max_flows, nlohmann::json::object(), threads);
+  EXPECT_GT(pieces, 0u);
+  return text;
+}
+
+TEST(AnalysisJson, ThreadsFormatTheSameTextAsOne) {
+  // More flows than several rounds of 4096-flow blocks on 3 threads, with a partial last round
+  // and numbers of every width; caps inside a block, on a block's edge and past the end.
+  Analysis a = sample();
+  a.flows.clear();
+  for (std::uint32_t i = 0; i < 30'001; ++i) {
+    Flow f;
+    f.key = {
+        testing::v4(198, 18, static_cast<std::uint8_t>(i >> 8), i & 0xff),
+        i % 7 == 0 ? testing::doc_v6(static_cast<std::uint8_t>(i)) : testing::v4(198, 19, 0, 1),
+        i * 2654435761u >> 8};
+    f.stats = {i,
+               std::uint64_t{i} * 1'000'003,
+               i % 3,
+               i % 5,
+               i % 11,
+               i % 13,
+               1'700'000'000'000'000'000ull + i,
+               1'800'000'000'000'000'000ull - i,
+               static_cast<std::uint16_t>(i * 7)};
+    a.flows.push_back(f);
+  }
+  for (const std::size_t cap : {std::size_t{0}, std::size_t{1}, std::size_t{8192},
+                                std::size_t{8193}, std::size_t{12289}, SIZE_MAX}) {
+    const std::string one = written(a, cap, 1);
+    for (const unsigned threads : {2u, 3u, 8u}) {
+      SCOPED_TRACE(::testing::Message() << "cap " << cap << ", " << threads << " threads");
+      EXPECT_EQ(written(a, cap, threads), one);
+    }
+  }
+  const nlohmann::json j = nlohmann::json::parse(written(a, SIZE_MAX, 3));
+  ASSERT_EQ(j["flows"].size(), 30'001u);
+  EXPECT_EQ(j["flows"][30'000]["packets"], 30'000);
+}
+
+}  // namespace
+}  // namespace rocehil::capture

@@ -135,7 +135,8 @@ wrong and the part before it read on to the end ("read_on"); standard input is r
 Each part keeps its own table of every flow it sees, and the tables are joined one after the
 other: more workers pay off where frames per flow are many (a 16-core machine read 20 M frames
 of 4096 QPs 8.9x faster with 16 workers than with one), less where flows are many for the
-length of the capture (200k flows: best at 4 workers, 3.6x tcpdump; bench/RESULTS.md).
+length of the capture (200k flows: best at 4 workers, 3.6x tcpdump; bench/RESULTS.md). The
+same threads print the flows of --json.
 
 Exit codes: 0 read to the end (a capture cut inside its last record is a warning),
 2 bad usage or a corrupt record (frames before it are still reported), 3 I/O failure.)");
@@ -189,10 +190,10 @@ std::size_t text_flow_limit(std::optional<std::size_t> top) noexcept {
 }
 
 void print_analysis_json(const capture::Analysis& analysis, std::optional<std::size_t> top,
-                         const nlohmann::json& extra) {
+                         const nlohmann::json& extra, unsigned threads) {
   capture::write_json(
       analysis, [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); },
-      json_flow_limit(top), extra);
+      json_flow_limit(top), extra, threads);
 }
 
 int run_analyze(const AnalyzeOptions& o) {
@@ -232,7 +233,7 @@ int run_analyze(const AnalyzeOptions& o) {
                                  {"workers", o.workers},
                                  {"parts", read.parts},
                                  {"read_on", read.read_on}};
-    print_analysis_json(analysis, o.top, {{"file", file}});
+    print_analysis_json(analysis, o.top, {{"file", file}}, o.workers);
   } else {
     CaptureInfo info{read.name, capture::to_string(read.format), {}};
     for (const auto& p : problems) info.problems.push_back(p.detail);

@@ -34,9 +34,9 @@ std::size_t json_flow_limit(std::optional<std::size_t> top) noexcept;
 std::size_t text_flow_limit(std::optional<std::size_t> top) noexcept;
 
 // Writes the analysis as JSON (schema_version 1) on stdout in pieces, with `extra` members at the
-// top level (where the frames came from).
+// top level (where the frames came from); `threads` format the flows (the command's --workers).
 void print_analysis_json(const capture::Analysis& analysis, std::optional<std::size_t> top,
-                         const nlohmann::json& extra);
+                         const nlohmann::json& extra, unsigned threads);
 
 struct AnalyzeOptions {
   std::string file;

@@ -93,7 +93,8 @@ int run_capture(const CaptureOptions& o) {
 
   const CaptureSetup setup{o.backend, o.filter, o.snaplen};
   if (o.json) {
-    print_analysis_json(summary.analysis, o.top, {{"capture", capture_json(summary, setup)}});
+    print_analysis_json(summary.analysis, o.top, {{"capture", capture_json(summary, setup)}},
+                        o.workers);
   } else {
     fmt::print("{}", render_capture_text(summary, setup, text_flow_limit(o.top)));
   }
