@@ -108,6 +108,9 @@ struct PsnReplay {
   PsnJudge truth;
   PsnJudge part;
   bool joined = false;
+  // The state append_flows gave the flow before the replay ran (see Analyzer::append_later).
+  std::uint32_t predicted_highest = 0;
+  std::uint32_t predicted_span = 0;
   // The flow's packets in the later part not yet replayed: at 0 the flow has nothing left to
   // judge, so the replay need not read on for it (a flow that never sends a new request after
   // its resends would otherwise have the whole part read again).
@@ -209,13 +212,18 @@ struct Analyzer::State {
   void append_flows(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
                     const std::vector<FlowHead<Key>>& heads,
                     FlatTable<Key, PsnReplay, KeyHash<Key>>& replays);
+  // Returns false when a replayed flow's state is not the one append_flows predicted.
   template <class Key>
-  void finish_replays(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
+  bool finish_replays(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
                       const FlatTable<Key, PsnReplay, KeyHash<Key>>& r);
-  // Returns whether one more flow is done with: its judgements rejoined, or its last packet in
-  // the later part was replayed.
-  bool replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
-                   FlatTable<V6Key, PsnReplay, KeyHash<V6Key>>& v6);
+};
+
+// A later part's flows to follow through its frames again, and the part's tables they are
+// judged against (Analyzer::append_later).
+struct Analyzer::PendingReplay::Flows {
+  std::unique_ptr<Analyzer::State> part;
+  FlatTable<V4Key, PsnReplay, KeyHash<V4Key>> v4{16};
+  FlatTable<V6Key, PsnReplay, KeyHash<V6Key>> v6{16};
 };
 
 void Analyzer::State::locate(const Frame& f, Located& x) {
@@ -479,10 +487,20 @@ void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>&
     const std::uint32_t span = m->highest_span();
     switch (judge_psn(highest, span, head.psn)) {
       case PsnVerdict::gap: ++mine.events[head.key].psn_gaps; break;
-      case PsnVerdict::retransmit:
-        replays[head.key] =
-            PsnReplay{{highest, span, 0, 0}, {}, false, theirs.state.find(head.key)->packets};
+      case PsnVerdict::retransmit: {
+        const FlowState& s = *theirs.state.find(head.key);
+        // The part's last state if any of its requests passed the one before the boundary:
+        // then the replay joins the part's judgements (at the first such request, where both
+        // take its PSN). Otherwise the state before the boundary stands.
+        const bool passes = judge_psn(highest, span, s.highest_psn()) != PsnVerdict::retransmit;
+        replays[head.key] = PsnReplay{{highest, span, 0, 0},
+                                      {},
+                                      false,
+                                      passes ? s.highest_psn() : highest,
+                                      passes ? s.highest_span() : span,
+                                      s.packets};
         break;
+      }
       case PsnVerdict::first:
       case PsnVerdict::in_order: break;
     }
@@ -490,7 +508,8 @@ void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>&
   const bool any_replays = replays.size() > 0;
   theirs.state.for_each([&](const Key& k, const FlowState& s) {
     FlowState& m = mine.state.find_or_insert(k, k.hash());
-    const bool replayed = any_replays && replays.find(k) != nullptr;
+    const PsnReplay* r = any_replays ? replays.find(k) : nullptr;
+    const bool replayed = r != nullptr;
     if (m.packets == 0) {
       m = s;
     } else {
@@ -499,7 +518,11 @@ void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>&
       m.ecn_ce += s.ecn_ce;
       m.first_ns = std::min(m.first_ns, s.first_ns);
       m.last_ns = std::max(m.last_ns, s.last_ns);
-      if (s.highest_span() != 0 && !replayed) m.set_highest_from(s);
+      if (replayed) {
+        m.set_highest(r->predicted_highest, r->predicted_span);
+      } else if (s.highest_span() != 0) {
+        m.set_highest_from(s);
+      }
     }
     if (const FlowEvents* e = theirs.events.find(k)) {
       FlowEvents& me = mine.events[k];
@@ -514,33 +537,45 @@ void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>&
 
 // A replayed flow's judgements: the truth's up to where it joined the part's, the part's own
 // after that (all of them, less those the replay made before joining). Its state is the part's
-// final one when it joined, the truth's otherwise.
+// final one when it joined, the truth's otherwise: what append_flows predicted, unless the
+// flow's PSNs spread over half the PSN space (then the truth moved on without joining). Such a
+// flow's state is set right here, which makes a fold in order exact; a caller that appended
+// later parts already must fold again (append_later).
 template <class Key>
-void Analyzer::State::finish_replays(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
+bool Analyzer::State::finish_replays(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
                                      const FlatTable<Key, PsnReplay, KeyHash<Key>>& replays) {
+  bool as_predicted = true;
   replays.for_each([&](const Key& k, const PsnReplay& r) {
-    FlowState* m = mine.state.find(k);
     std::uint64_t gaps = r.truth.psn_gaps, retransmits = r.truth.retransmits;
+    std::uint32_t highest = r.truth.highest, span = r.truth.span;
     if (r.joined) {
       const FlowState* s = theirs.state.find(k);
-      m->set_highest_from(*s);
+      highest = s->highest_psn();
+      span = s->highest_span();
       const FlowEvents* e = theirs.events.find(k);
       const FlowEvents none;
       gaps += (e ? e : &none)->psn_gaps - r.part.psn_gaps;
       retransmits += (e ? e : &none)->retransmits - r.part.retransmits;
-    } else {
-      m->set_highest(r.truth.highest, r.truth.span);
+    }
+    if (highest != r.predicted_highest || span != r.predicted_span) {
+      as_predicted = false;
+      mine.state.find(k)->set_highest(highest, span);
     }
     if (gaps == 0 && retransmits == 0) return;
     FlowEvents& e = mine.events[k];
     e.psn_gaps += gaps;
     e.retransmits += retransmits;
   });
+  return as_predicted;
 }
 
-// One frame of a replayed part: only the requests of the flows not yet joined count.
-bool Analyzer::State::replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
-                                  FlatTable<V6Key, PsnReplay, KeyHash<V6Key>>& v6) {
+namespace {
+
+// One frame of a replayed part: only the requests of the flows not yet joined count. Returns
+// whether one more flow is done with: its judgements rejoined, or its last packet in the later
+// part was replayed.
+bool replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
+                 FlatTable<V6Key, PsnReplay, KeyHash<V6Key>>& v6) {
   if (f.link_type != link_type::ethernet) return false;
   const FrameLayout l = locate_layers(f.data, f.caplen);
   if (l.kind != FrameKind::roce) return false;
@@ -563,7 +598,23 @@ bool Analyzer::State::replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, Ke
   return r->done();
 }
 
-void Analyzer::append(Analyzer&& next, const Replay& replay) {
+}  // namespace
+
+Analyzer::PendingReplay::PendingReplay() = default;
+Analyzer::PendingReplay::PendingReplay(PendingReplay&&) noexcept = default;
+Analyzer::PendingReplay& Analyzer::PendingReplay::operator=(PendingReplay&&) noexcept = default;
+Analyzer::PendingReplay::~PendingReplay() = default;
+
+void Analyzer::PendingReplay::run(const Replay& replay) {
+  if (!flows_) return;
+  std::size_t following = flows_->v4.size() + flows_->v6.size();
+  replay([&](std::span<const Frame> frames) {
+    for (const Frame& f : frames) following -= replay_psns(f, flows_->v4, flows_->v6);
+    return following > 0;
+  });
+}
+
+Analyzer::PendingReplay Analyzer::append_later(Analyzer&& next) {
   State& a = *state_;
   State& b = *next.state_;
   if (a.later_part || !b.later_part || !b.keeps_events)
@@ -572,19 +623,32 @@ void Analyzer::append(Analyzer&& next, const Replay& replay) {
   a.append_timeline(b);
   b.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) { a.cnp_by_qp[qp] += n; });
   for (const PauseEvent& e : b.pause_events) a.replay_pause(e);
-  FlatTable<V4Key, PsnReplay, KeyHash<V4Key>> v4_replays{16};
-  FlatTable<V6Key, PsnReplay, KeyHash<V6Key>> v6_replays{16};
-  a.append_flows(a.v4_flows, b.v4_flows, b.v4_heads, v4_replays);
-  a.append_flows(a.v6_flows, b.v6_flows, b.v6_heads, v6_replays);
-  std::size_t following = v4_replays.size() + v6_replays.size();
-  if (following > 0) {
-    replay([&](std::span<const Frame> frames) {
-      for (const Frame& f : frames) following -= a.replay_psns(f, v4_replays, v6_replays);
-      return following > 0;
-    });
-    a.finish_replays(a.v4_flows, b.v4_flows, v4_replays);
-    a.finish_replays(a.v6_flows, b.v6_flows, v6_replays);
+  auto flows = std::make_unique<PendingReplay::Flows>();
+  a.append_flows(a.v4_flows, b.v4_flows, b.v4_heads, flows->v4);
+  a.append_flows(a.v6_flows, b.v6_flows, b.v6_heads, flows->v6);
+  PendingReplay pending;
+  if (flows->v4.size() + flows->v6.size() > 0) {
+    flows->part = std::move(next.state_);
+    pending.flows_ = std::move(flows);
   }
+  return pending;
+}
+
+bool Analyzer::finish_replay(PendingReplay&& pending) {
+  if (!pending.flows_) return true;
+  State& a = *state_;
+  PendingReplay::Flows& p = *pending.flows_;
+  const bool v4 = a.finish_replays(a.v4_flows, p.part->v4_flows, p.v4);
+  const bool v6 = a.finish_replays(a.v6_flows, p.part->v6_flows, p.v6);
+  pending.flows_.reset();
+  return v4 && v6;
+}
+
+void Analyzer::append(Analyzer&& next, const Replay& replay) {
+  PendingReplay pending = append_later(std::move(next));
+  if (pending.empty()) return;
+  pending.run(replay);
+  finish_replay(std::move(pending));  // in order, so a state other than predicted is set right
 }
 
 std::unique_ptr<Analyzer> Analyzer::combine(const AnalyzerOptions& options,

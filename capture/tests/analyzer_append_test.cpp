@@ -144,16 +144,26 @@ std::string one_pass(const Capture& c) {
   return to_json_text(a.result());
 }
 
+// The capture's frames cut before each of `cuts` (ascending frame indices).
+std::vector<std::span<const Frame>> cut_before(const Capture& c,
+                                               const std::vector<std::size_t>& cuts) {
+  std::vector<std::span<const Frame>> parts;
+  std::size_t begin = 0;
+  for (std::size_t end : cuts) {
+    parts.push_back(std::span<const Frame>(c.frames).subspan(begin, end - begin));
+    begin = end;
+  }
+  parts.push_back(std::span<const Frame>(c.frames).subspan(begin));
+  return parts;
+}
+
 // Cuts the capture at `cuts` (ascending frame indices), analyses each part apart and folds them.
 std::string in_parts(const Capture& c, const std::vector<std::size_t>& cuts, int* replays) {
-  std::vector<std::size_t> bounds{0};
-  bounds.insert(bounds.end(), cuts.begin(), cuts.end());
-  bounds.push_back(c.frames.size());
-  const std::span<const Frame> all(c.frames);
+  const std::vector<std::span<const Frame>> parts = cut_before(c, cuts);
   Analyzer first(options());
-  first.add(all.subspan(bounds[0], bounds[1] - bounds[0]));
-  for (std::size_t p = 1; p + 1 < bounds.size(); ++p) {
-    const auto part = all.subspan(bounds[p], bounds[p + 1] - bounds[p]);
+  first.add(parts[0]);
+  for (std::size_t p = 1; p < parts.size(); ++p) {
+    const std::span<const Frame> part = parts[p];
     Analyzer later(options(), Analyzer::LaterPart{c.frames.front().ts_ns});
     later.add(part);
     first.append(std::move(later), [&](const auto& sink) {
@@ -164,6 +174,35 @@ std::string in_parts(const Capture& c, const std::vector<std::size_t>& cuts, int
     });
   }
   return to_json_text(first.result());
+}
+
+// As in_parts, but the fold as analyze_file runs it: every part appended with append_later
+// first, then the replays run last part first, then their judgements added in that order.
+// Returns the JSON, or "" when a finish_replay said its prediction failed.
+std::string in_parts_replayed_later(const Capture& c, const std::vector<std::size_t>& cuts,
+                                    int* replays) {
+  const std::vector<std::span<const Frame>> parts = cut_before(c, cuts);
+  Analyzer first(options());
+  first.add(parts[0]);
+  std::vector<std::pair<Analyzer::PendingReplay, std::span<const Frame>>> pending;
+  for (std::size_t p = 1; p < parts.size(); ++p) {
+    const std::span<const Frame> part = parts[p];
+    Analyzer later(options(), Analyzer::LaterPart{c.frames.front().ts_ns});
+    later.add(part);
+    Analyzer::PendingReplay r = first.append_later(std::move(later));
+    if (!r.empty()) pending.emplace_back(std::move(r), part);
+  }
+  bool as_predicted = true;
+  for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
+    ++*replays;
+    const std::span<const Frame> part = it->second;
+    it->first.run([&](const auto& sink) {
+      for (std::size_t i = 0; i < part.size() && sink(part.subspan(i, 1)); ++i) {
+      }
+    });
+    as_predicted &= first.finish_replay(std::move(it->first));
+  }
+  return as_predicted ? to_json_text(first.result()) : std::string();
 }
 
 TEST(AnalyzerAppend, EveryCutOfASmallCaptureGivesTheOnePassResult) {
@@ -189,6 +228,62 @@ TEST(AnalyzerAppend, ManyPartsOfLargerCaptures) {
       ASSERT_EQ(in_parts(c, cuts, &replays), want) << "seed " << seed << ", " << parts << " parts";
     }
   }
+}
+
+TEST(AnalyzerAppend, ReplaysRunAfterEveryPartIsAppendedGiveTheOnePassResult) {
+  int replays = 0;
+  for (std::uint32_t seed = 2; seed < 8; ++seed) {
+    const Capture c = mixed_capture(seed, 5000);
+    const std::string want = one_pass(c);
+    std::mt19937 rng(seed);
+    for (int parts : {2, 3, 4, 7, 16}) {
+      std::vector<std::size_t> cuts;
+      for (int i = 1; i < parts; ++i) cuts.push_back(rng() % (c.frames.size() + 1));
+      std::sort(cuts.begin(), cuts.end());
+      ASSERT_EQ(in_parts_replayed_later(c, cuts, &replays), want)
+          << "seed " << seed << ", " << parts << " parts";
+    }
+  }
+  EXPECT_GT(replays, 20);  // resends crossed many cuts, so the deferred path ran
+}
+
+// QP 0x101's PSNs go 0 | 0xc00000, 0x400001 across the cut: the first request after the cut is
+// behind 0 (by 2^22), the next one ahead of 0 but behind 0xc00000 (by 2^23 - 1). One pass
+// counts a resend, then a gap, and ends at 0x400001; the part alone ends at 0xc00000, so the
+// replay never joins it and the state append_later predicted (0, nothing passed it) is wrong.
+Capture psns_over_half_the_space() {
+  Capture c;
+  RoceFrame f;
+  f.payload_size = 64;
+  f.bth.dest_qp = 0x101;
+  std::uint64_t ts = 1'000'000;
+  for (std::uint32_t psn : {0u, 0xc00000u, 0x400001u, 0x400002u}) {
+    f.bth.psn = psn;
+    c.add(build(f), ts += 1000);
+  }
+  return c;
+}
+
+TEST(AnalyzerAppend, AStateOtherThanPredictedIsSaidAndSetRightInOrder) {
+  const Capture c = psns_over_half_the_space();
+  const std::string want = one_pass(c);
+  int replays = 0;
+  EXPECT_EQ(in_parts(c, {1}, &replays), want);  // append: set right before anything follows
+  EXPECT_EQ(replays, 1);
+  EXPECT_EQ(in_parts_replayed_later(c, {1}, &replays), "");  // deferred: said
+  // Another part after it would have been joined to the wrong state, so it must be said there.
+  EXPECT_EQ(in_parts_replayed_later(c, {1, 3}, &replays), "");
+
+  // An ordinary resend across the cut is predicted.
+  Capture resend;
+  RoceFrame f;
+  f.payload_size = 64;
+  std::uint64_t ts = 1'000'000;
+  for (std::uint32_t psn : {0u, 1u, 2u, 3u, 1u, 2u, 3u, 4u, 5u}) {
+    f.bth.psn = psn;
+    resend.add(build(f), ts += 1000);
+  }
+  EXPECT_EQ(in_parts_replayed_later(resend, {4}, &replays), one_pass(resend));
 }
 
 TEST(AnalyzerAppend, AReplayStopsAfterTheLastPacketOfTheFlowsItFollows) {

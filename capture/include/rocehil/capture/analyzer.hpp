@@ -60,6 +60,18 @@ class Analyzer {
   // sink returns false when no flow is left to follow.
   void append(Analyzer&& next, const Replay& replay);
 
+  // append() in three steps, so that the replays of many parts can run beside each other while
+  // the parts after them are folded in. append_later folds `next` in at once and gives each
+  // flow that needs a replay the state the replay will leave it in: the part's last, if any of
+  // its requests passes the PSN reached before the boundary, that PSN otherwise. The replay
+  // (PendingReplay::run, on any thread) then counts its judgements, and finish_replay adds them
+  // (on this analyzer's thread, in any order). finish_replay returns false when a flow's state
+  // came out otherwise, which takes PSNs spread over half the PSN space: the parts appended
+  // after it were then joined to a wrong state, and the fold must be done again.
+  class PendingReplay;
+  PendingReplay append_later(Analyzer&& next);
+  bool finish_replay(PendingReplay&& pending);
+
   // Joins the analyzers of the workers of one live capture, each fed its share of the frames at
   // the same time (LaterPart analyzers with the same timeline start). A flow is expected on one
   // worker (the kernel or the NIC spreads frames by flow hash); one seen by several adds its
@@ -80,6 +92,25 @@ class Analyzer {
  private:
   struct State;
   std::unique_ptr<State> state_;
+};
+
+// The flows of one later part that append_later left to be followed through its frames again,
+// with that part's tables. Movable, so it can be handed to another thread and back.
+class Analyzer::PendingReplay {
+ public:
+  PendingReplay();
+  PendingReplay(PendingReplay&&) noexcept;
+  PendingReplay& operator=(PendingReplay&&) noexcept;
+  ~PendingReplay();
+
+  bool empty() const noexcept { return !flows_; }  // no flow needs the part's frames again
+  // Follows the flows through the part's frames; touches nothing but this object.
+  void run(const Replay& replay);
+
+ private:
+  friend class Analyzer;
+  struct Flows;
+  std::unique_ptr<Flows> flows_;
 };
 
 }  // namespace rocehil::capture
