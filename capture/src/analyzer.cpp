@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <future>
 #include <stdexcept>
 #include <tuple>
 #include <type_traits>
@@ -209,9 +210,12 @@ struct Analyzer::State {
   void append_totals(const Analysis& b);
   void append_timeline(const State& b);
   template <class Key>
+  void judge_heads(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
+                   const std::vector<FlowHead<Key>>& heads,
+                   FlatTable<Key, PsnReplay, KeyHash<Key>>& replays);
+  template <class Key>
   void append_flows(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
-                    const std::vector<FlowHead<Key>>& heads,
-                    FlatTable<Key, PsnReplay, KeyHash<Key>>& replays);
+                    const FlatTable<Key, PsnReplay, KeyHash<Key>>& replays);
   // Returns false when a replayed flow's state is not the one append_flows predicted.
   template <class Key>
   bool finish_replays(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
@@ -221,9 +225,10 @@ struct Analyzer::State {
 // A later part's flows to follow through its frames again, and the part's tables they are
 // judged against (Analyzer::append_later).
 struct Analyzer::PendingReplay::Flows {
-  std::unique_ptr<Analyzer::State> part;
   FlatTable<V4Key, PsnReplay, KeyHash<V4Key>> v4{16};
   FlatTable<V6Key, PsnReplay, KeyHash<V6Key>> v6{16};
+  std::future<void> replay;  // follows v4 and v6 through the part's frames
+  std::unique_ptr<Analyzer::State> part;
 };
 
 void Analyzer::State::locate(const Frame& f, Located& x) {
@@ -477,9 +482,9 @@ void Analyzer::State::append_timeline(const State& b) {
 // same highest PSN. That fails only when the first request is behind that state (a
 // retransmission across the boundary): such flows are followed again (finish_replays).
 template <class Key>
-void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
-                                   const std::vector<FlowHead<Key>>& heads,
-                                   FlatTable<Key, PsnReplay, KeyHash<Key>>& replays) {
+void Analyzer::State::judge_heads(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
+                                  const std::vector<FlowHead<Key>>& heads,
+                                  FlatTable<Key, PsnReplay, KeyHash<Key>>& replays) {
   for (const FlowHead<Key>& head : heads) {
     const FlowState* m = mine.state.find(head.key);
     if (!m) continue;
@@ -505,6 +510,13 @@ void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>&
       case PsnVerdict::in_order: break;
     }
   }
+}
+
+// The replays' flows take their predicted state; a replay may be reading `replays` meanwhile
+// (it writes only the judges, this reads only the prediction).
+template <class Key>
+void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
+                                   const FlatTable<Key, PsnReplay, KeyHash<Key>>& replays) {
   const bool any_replays = replays.size() > 0;
   theirs.state.for_each([&](const Key& k, const FlowState& s) {
     FlowState& m = mine.state.find_or_insert(k, k.hash());
@@ -598,6 +610,16 @@ bool replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4
   return r->done();
 }
 
+// Follows the flows through the part's frames: the judges of `v4` and `v6` and nothing else.
+void follow(FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
+            FlatTable<V6Key, PsnReplay, KeyHash<V6Key>>& v6, const Analyzer::Replay& replay) {
+  std::size_t following = v4.size() + v6.size();
+  replay([&](std::span<const Frame> frames) {
+    for (const Frame& f : frames) following -= replay_psns(f, v4, v6);
+    return following > 0;
+  });
+}
+
 }  // namespace
 
 Analyzer::PendingReplay::PendingReplay() = default;
@@ -605,16 +627,7 @@ Analyzer::PendingReplay::PendingReplay(PendingReplay&&) noexcept = default;
 Analyzer::PendingReplay& Analyzer::PendingReplay::operator=(PendingReplay&&) noexcept = default;
 Analyzer::PendingReplay::~PendingReplay() = default;
 
-void Analyzer::PendingReplay::run(const Replay& replay) {
-  if (!flows_) return;
-  std::size_t following = flows_->v4.size() + flows_->v6.size();
-  replay([&](std::span<const Frame> frames) {
-    for (const Frame& f : frames) following -= replay_psns(f, flows_->v4, flows_->v6);
-    return following > 0;
-  });
-}
-
-Analyzer::PendingReplay Analyzer::append_later(Analyzer&& next) {
+Analyzer::PendingReplay Analyzer::append_later(Analyzer&& next, Replay replay) {
   State& a = *state_;
   State& b = *next.state_;
   if (a.later_part || !b.later_part || !b.keeps_events)
@@ -624,10 +637,18 @@ Analyzer::PendingReplay Analyzer::append_later(Analyzer&& next) {
   b.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) { a.cnp_by_qp[qp] += n; });
   for (const PauseEvent& e : b.pause_events) a.replay_pause(e);
   auto flows = std::make_unique<PendingReplay::Flows>();
-  a.append_flows(a.v4_flows, b.v4_flows, b.v4_heads, flows->v4);
-  a.append_flows(a.v6_flows, b.v6_flows, b.v6_heads, flows->v6);
+  a.judge_heads(a.v4_flows, b.v4_flows, b.v4_heads, flows->v4);
+  a.judge_heads(a.v6_flows, b.v6_flows, b.v6_heads, flows->v6);
+  const bool replays = flows->v4.size() + flows->v6.size() > 0;
+  if (replays) {
+    // Started before the flows are folded, which it does not wait for.
+    flows->replay = std::async(
+        std::launch::async, [f = flows.get(), r = std::move(replay)] { follow(f->v4, f->v6, r); });
+  }
+  a.append_flows(a.v4_flows, b.v4_flows, flows->v4);
+  a.append_flows(a.v6_flows, b.v6_flows, flows->v6);
   PendingReplay pending;
-  if (flows->v4.size() + flows->v6.size() > 0) {
+  if (replays) {
     flows->part = std::move(next.state_);
     pending.flows_ = std::move(flows);
   }
@@ -638,6 +659,7 @@ bool Analyzer::finish_replay(PendingReplay&& pending) {
   if (!pending.flows_) return true;
   State& a = *state_;
   PendingReplay::Flows& p = *pending.flows_;
+  p.replay.get();  // rethrows what the replay threw (a read error)
   const bool v4 = a.finish_replays(a.v4_flows, p.part->v4_flows, p.v4);
   const bool v6 = a.finish_replays(a.v6_flows, p.part->v6_flows, p.v6);
   pending.flows_.reset();
@@ -645,18 +667,14 @@ bool Analyzer::finish_replay(PendingReplay&& pending) {
 }
 
 void Analyzer::append(Analyzer&& next, const Replay& replay) {
-  PendingReplay pending = append_later(std::move(next));
-  if (pending.empty()) return;
-  pending.run(replay);
-  finish_replay(std::move(pending));  // in order, so a state other than predicted is set right
+  // Finished at once, so a state other than predicted is set right before any part follows.
+  finish_replay(append_later(std::move(next), replay));
 }
 
 std::unique_ptr<Analyzer> Analyzer::combine(const AnalyzerOptions& options,
                                             std::vector<std::unique_ptr<Analyzer>>& workers) {
   auto joined = std::make_unique<Analyzer>(options);
   State& a = *joined->state_;
-  const std::vector<FlowHead<V4Key>> no_v4_heads;
-  const std::vector<FlowHead<V6Key>> no_v6_heads;
   FlatTable<V4Key, PsnReplay, KeyHash<V4Key>> no_v4_replays{16};
   FlatTable<V6Key, PsnReplay, KeyHash<V6Key>> no_v6_replays{16};
   // Each event with its place in worker order, so equal timestamps keep that order: std::sort
@@ -673,8 +691,8 @@ std::unique_ptr<Analyzer> Analyzer::combine(const AnalyzerOptions& options,
     a.append_timeline(b);
     b.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) { a.cnp_by_qp[qp] += n; });
     // No heads: no worker's frames follow another's, so no judgement joins across them.
-    a.append_flows(a.v4_flows, b.v4_flows, no_v4_heads, no_v4_replays);
-    a.append_flows(a.v6_flows, b.v6_flows, no_v6_heads, no_v6_replays);
+    a.append_flows(a.v4_flows, b.v4_flows, no_v4_replays);
+    a.append_flows(a.v6_flows, b.v6_flows, no_v6_replays);
     for (const PauseEvent& e : b.pause_events) pause_events.emplace_back(&e, pause_events.size());
   }
   std::sort(pause_events.begin(), pause_events.end(), [](const auto& x, const auto& y) {

@@ -60,16 +60,17 @@ class Analyzer {
   // sink returns false when no flow is left to follow.
   void append(Analyzer&& next, const Replay& replay);
 
-  // append() in three steps, so that the replays of many parts can run beside each other while
-  // the parts after them are folded in. append_later folds `next` in at once and gives each
+  // append() in two steps, so that the replays of many parts run beside each other and beside
+  // the folding of the parts after them. append_later folds `next` in at once and gives each
   // flow that needs a replay the state the replay will leave it in: the part's last, if any of
   // its requests passes the PSN reached before the boundary, that PSN otherwise. The replay
-  // (PendingReplay::run, on any thread) then counts its judgements, and finish_replay adds them
-  // (on this analyzer's thread, in any order). finish_replay returns false when a flow's state
-  // came out otherwise, which takes PSNs spread over half the PSN space: the parts appended
-  // after it were then joined to a wrong state, and the fold must be done again.
+  // runs on a thread of its own, started before the flows are folded; finish_replay waits for
+  // it and adds its judgements (call it on this analyzer's thread, in any order, before
+  // result()). finish_replay returns false when a flow's state came out otherwise, which takes
+  // PSNs spread over half the PSN space: the parts appended after it were then joined to a
+  // wrong state, and the fold must be done again.
   class PendingReplay;
-  PendingReplay append_later(Analyzer&& next);
+  PendingReplay append_later(Analyzer&& next, Replay replay);
   bool finish_replay(PendingReplay&& pending);
 
   // Joins the analyzers of the workers of one live capture, each fed its share of the frames at
@@ -94,8 +95,8 @@ class Analyzer {
   std::unique_ptr<State> state_;
 };
 
-// The flows of one later part that append_later left to be followed through its frames again,
-// with that part's tables. Movable, so it can be handed to another thread and back.
+// The flows of one later part that append_later is following through its frames again, with
+// that part's tables, until finish_replay.
 class Analyzer::PendingReplay {
  public:
   PendingReplay();
@@ -103,9 +104,7 @@ class Analyzer::PendingReplay {
   PendingReplay& operator=(PendingReplay&&) noexcept;
   ~PendingReplay();
 
-  bool empty() const noexcept { return !flows_; }  // no flow needs the part's frames again
-  // Follows the flows through the part's frames; touches nothing but this object.
-  void run(const Replay& replay);
+  bool empty() const noexcept { return !flows_; }  // no flow needed the part's frames again
 
  private:
   friend class Analyzer;
