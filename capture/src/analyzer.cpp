@@ -2,17 +2,19 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
-#include <future>
 #include <stdexcept>
 #include <tuple>
 #include <type_traits>
 
 #include "flat_table.hpp"
+#include "flow_fold.hpp"
 #include "flow_report.hpp"
 #include "flow_tables.hpp"
 #include "frame_layout.hpp"
 #include "pause_tracker.hpp"
+#include "request_psns.hpp"
 #include "rocehil/common/roce_wire.hpp"
 #include "rocehil/common/units.hpp"
 
@@ -40,84 +42,6 @@ std::pair<std::uint64_t, std::uint64_t> observation_window(const Analysis& a,
   }
   return {start, end};
 }
-
-// PSNs a READ REQUEST may reserve for its response: one per packet at the smallest IB MTU,
-// because the path MTU is not in the capture. Larger MTUs use fewer, so this never reports a
-// gap that was not there; a loss hidden inside that window goes unseen.
-constexpr std::uint32_t smallest_mtu = 256;
-std::uint32_t read_response_span(std::uint32_t dma_length) {
-  const std::uint64_t packets = (std::uint64_t{dma_length} + smallest_mtu - 1) / smallest_mtu;
-  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(packets, 1, 0xffffff));
-}
-
-// The PSNs a request occupies: 1, or a READ REQUEST's response span when its RETH is captured.
-std::uint32_t request_span(std::uint8_t opcode, const std::uint8_t* bth, std::uint32_t after_bth) {
-  if (opcode == w::opcode::rc_read_request && after_bth >= w::reth_size)
-    return read_response_span(load_be32(bth + w::bth_size + 12));
-  return 1;
-}
-
-// Requests whose PSNs form one sequence per flow: those of connected transports (RC, UC). A UD
-// QP hears from any number of requester QPs, each with its own PSNs.
-bool is_connected_request(std::uint8_t opcode) {
-  const std::uint8_t transport = w::opcode::transport(opcode);
-  return w::opcode::is_request(opcode) &&
-         (transport == w::opcode::transport_rc || transport == w::opcode::transport_uc);
-}
-
-// A request packet's PSN against the highest one its flow has sent so far (FlowStats says how).
-enum class PsnVerdict : std::uint8_t { first, in_order, gap, retransmit };
-PsnVerdict judge_psn(std::uint32_t highest, std::uint32_t highest_span, std::uint32_t psn) {
-  if (highest_span == 0) return PsnVerdict::first;
-  const std::int32_t ahead = w::psn_distance(highest, psn);
-  if (ahead <= 0) return PsnVerdict::retransmit;
-  return static_cast<std::uint32_t>(ahead) > highest_span ? PsnVerdict::gap : PsnVerdict::in_order;
-}
-
-// A later part's first request of a flow: judged against the earlier parts' state on append.
-template <class Key>
-struct FlowHead {
-  Key key;
-  std::uint32_t psn = 0;
-};
-
-// One PSN sequence's judge: the highest request so far and the judgements it made.
-struct PsnJudge {
-  std::uint32_t highest = 0;
-  std::uint32_t span = 0;  // 0: no request yet
-  std::uint64_t psn_gaps = 0;
-  std::uint64_t retransmits = 0;
-
-  void judge(std::uint32_t psn, std::uint32_t request_span) {
-    switch (judge_psn(highest, span, psn)) {
-      case PsnVerdict::retransmit: ++retransmits; return;
-      case PsnVerdict::gap: ++psn_gaps; break;
-      case PsnVerdict::first:
-      case PsnVerdict::in_order: break;
-    }
-    highest = psn & 0xffffff;
-    span = request_span & 0xffffff;
-  }
-  bool same_state(const PsnJudge& o) const { return highest == o.highest && span == o.span; }
-};
-
-// A flow followed again through a later part's frames (see Analyzer::append): `truth` from the
-// state the earlier parts left, `part` from nothing, as the part's own analyzer judged. Once the
-// two hold the same highest PSN they judge every later request alike, so the part's own counts
-// are right from there and the replay of this flow is over.
-struct PsnReplay {
-  PsnJudge truth;
-  PsnJudge part;
-  bool joined = false;
-  // The state append_flows gave the flow before the replay ran (see Analyzer::append_later).
-  std::uint32_t predicted_highest = 0;
-  std::uint32_t predicted_span = 0;
-  // The flow's packets in the later part not yet replayed: at 0 the flow has nothing left to
-  // judge, so the replay need not read on for it (a flow that never sends a new request after
-  // its resends would otherwise have the whole part read again).
-  std::uint64_t packets_left = 0;
-  bool done() const noexcept { return joined || packets_left == 0; }
-};
 
 // A later part's PFC or PAUSE frame, kept for the pause accounting of the parts before it:
 // whether it continues a pause depends on the frames before the boundary.
@@ -155,6 +79,8 @@ struct Analyzer::State {
   Analysis totals;  // flows, the CNP table and the timeline live below until result()
   FlowTables<V4Key> v4_flows;
   FlowTables<V6Key> v6_flows;
+  // A first part after fold(): every part's flows, in shards; v4_flows and v6_flows are empty.
+  FlowShards folded;
   FlatTable<std::uint32_t, std::uint64_t, QpHash> cnp_by_qp{256};
   std::vector<TimelineBin> bins;
   std::uint64_t frames_outside = 0;
@@ -206,29 +132,9 @@ struct Analyzer::State {
     }
   }
 
-  // Analyzer::append and combine, piece by piece.
+  // Analyzer::fold and combine, piece by piece (the flows: flow_fold.hpp).
   void append_totals(const Analysis& b);
   void append_timeline(const State& b);
-  template <class Key>
-  void judge_heads(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
-                   const std::vector<FlowHead<Key>>& heads,
-                   FlatTable<Key, PsnReplay, KeyHash<Key>>& replays);
-  template <class Key>
-  void append_flows(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
-                    const FlatTable<Key, PsnReplay, KeyHash<Key>>& replays);
-  // Returns false when a replayed flow's state is not the one append_flows predicted.
-  template <class Key>
-  bool finish_replays(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
-                      const FlatTable<Key, PsnReplay, KeyHash<Key>>& r);
-};
-
-// A later part's flows to follow through its frames again, and the part's tables they are
-// judged against (Analyzer::append_later).
-struct Analyzer::PendingReplay::Flows {
-  FlatTable<V4Key, PsnReplay, KeyHash<V4Key>> v4{16};
-  FlatTable<V6Key, PsnReplay, KeyHash<V6Key>> v6{16};
-  std::future<void> replay;  // follows v4 and v6 through the part's frames
-  std::unique_ptr<Analyzer::State> part;
 };
 
 void Analyzer::State::locate(const Frame& f, Located& x) {
@@ -417,6 +323,7 @@ void Analyzer::set_window_end(std::uint64_t ns) noexcept {
 
 void Analyzer::add(std::span<const Frame> frames) {
   State& st = *state_;
+  if (!st.folded.empty()) throw std::logic_error("Analyzer::add: the parts were folded already");
   for (std::size_t base = 0; base < frames.size(); base += State::lookahead) {
     const std::size_t n = std::min(State::lookahead, frames.size() - base);
     for (std::size_t i = 0; i < n; ++i) st.locate(frames[base + i], st.located[i]);
@@ -475,214 +382,59 @@ void Analyzer::State::append_timeline(const State& b) {
   frames_outside += b.frames_outside;
 }
 
-// A flow's counts add. Its PSN state joins at the boundary: the later part judged its first
-// request as a flow's first (nothing before it), so that one request is judged again here
-// against the state the earlier parts left; from the next request on, the later part's own
-// judgements are the ones a single pass would have made, because both passes then hold the
-// same highest PSN. That fails only when the first request is behind that state (a
-// retransmission across the boundary): such flows are followed again (finish_replays).
-template <class Key>
-void Analyzer::State::judge_heads(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
-                                  const std::vector<FlowHead<Key>>& heads,
-                                  FlatTable<Key, PsnReplay, KeyHash<Key>>& replays) {
-  // The heads come in the part's order, each a miss in `mine`: loaded a few heads ahead.
-  constexpr std::size_t ahead = 16;
-  for (std::size_t i = 0; i < std::min(ahead, heads.size()); ++i)
-    mine.state.prefetch(heads[i].key.hash());
-  for (std::size_t i = 0; i < heads.size(); ++i) {
-    if (i + ahead < heads.size()) mine.state.prefetch(heads[i + ahead].key.hash());
-    const FlowHead<Key>& head = heads[i];
-    const FlowState* m = mine.state.find(head.key);
-    if (!m) continue;
-    const std::uint32_t highest = m->highest_psn();
-    const std::uint32_t span = m->highest_span();
-    switch (judge_psn(highest, span, head.psn)) {
-      case PsnVerdict::gap: ++mine.events[head.key].psn_gaps; break;
-      case PsnVerdict::retransmit: {
-        const FlowState& s = *theirs.state.find(head.key);
-        // The part's last state if any of its requests passed the one before the boundary:
-        // then the replay joins the part's judgements (at the first such request, where both
-        // take its PSN). Otherwise the state before the boundary stands.
-        const bool passes = judge_psn(highest, span, s.highest_psn()) != PsnVerdict::retransmit;
-        replays[head.key] = PsnReplay{{highest, span, 0, 0},
-                                      {},
-                                      false,
-                                      passes ? s.highest_psn() : highest,
-                                      passes ? s.highest_span() : span,
-                                      s.packets};
-        break;
-      }
-      case PsnVerdict::first:
-      case PsnVerdict::in_order: break;
+bool Analyzer::fold(std::span<Analyzer* const> later, std::span<const Replay> replays,
+                    unsigned threads, unsigned shards) {
+  State& a = *state_;
+  if (a.later_part || replays.size() != later.size())
+    throw std::logic_error("Analyzer::fold: fold later parts, in order, into the first part");
+  if (shards > 16 || (shards & (shards - 1)) != 0)
+    throw std::logic_error("Analyzer::fold: shards must be a power of two up to 16");
+  for (const Analyzer* next : later) {
+    const State& b = *next->state_;
+    if (!b.later_part || !b.keeps_events)
+      throw std::logic_error("Analyzer::fold: the parts must be LaterPart analyzers of a file");
+  }
+  for (const Analyzer* next : later) {
+    const State& b = *next->state_;
+    a.append_totals(b.totals);
+    a.append_timeline(b);
+    b.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) { a.cnp_by_qp[qp] += n; });
+    for (const PauseEvent& e : b.pause_events) a.replay_pause(e);
+  }
+  std::vector<PartFlows> parts;
+  const bool first_fold = a.folded.empty();
+  if (first_fold) {
+    a.folded.bits =
+        shards > 0 ? static_cast<unsigned>(std::countr_zero(shards)) : shard_bits_for(threads);
+    if (a.folded.bits == 0) {  // one shard: this part's own tables, merged into as they are
+      a.folded.v4.push_back(std::move(a.v4_flows));
+      a.folded.v6.push_back(std::move(a.v6_flows));
+    } else {
+      parts.push_back({&a.v4_flows, &a.v6_flows, nullptr, nullptr, {}});
     }
   }
-}
-
-// The replays' flows take their predicted state; a replay may be reading `replays` meanwhile
-// (it writes only the judges, this reads only the prediction).
-template <class Key>
-void Analyzer::State::append_flows(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
-                                   const FlatTable<Key, PsnReplay, KeyHash<Key>>& replays) {
-  const bool any_replays = replays.size() > 0;
-  theirs.state.for_each([&](const Key& k, const FlowState& s) {
-    FlowState& m = mine.state.find_or_insert(k, k.hash());
-    const PsnReplay* r = any_replays ? replays.find(k) : nullptr;
-    const bool replayed = r != nullptr;
-    if (m.packets == 0) {
-      m = s;
-    } else {
-      m.packets += s.packets;
-      m.bytes += s.bytes;
-      m.ecn_ce += s.ecn_ce;
-      m.first_ns = std::min(m.first_ns, s.first_ns);
-      m.last_ns = std::max(m.last_ns, s.last_ns);
-      if (replayed) {
-        m.set_highest(r->predicted_highest, r->predicted_span);
-      } else if (s.highest_span() != 0) {
-        m.set_highest_from(s);
-      }
-    }
-    if (const FlowEvents* e = theirs.events.find(k)) {
-      FlowEvents& me = mine.events[k];
-      me.naks += e->naks;
-      if (!replayed) {
-        me.psn_gaps += e->psn_gaps;
-        me.retransmits += e->retransmits;
-      }
-    }
-  });
-}
-
-// A replayed flow's judgements: the truth's up to where it joined the part's, the part's own
-// after that (all of them, less those the replay made before joining). Its state is the part's
-// final one when it joined, the truth's otherwise: what append_flows predicted, unless the
-// flow's PSNs spread over half the PSN space (then the truth moved on without joining). Such a
-// flow's state is set right here, which makes a fold in order exact; a caller that appended
-// later parts already must fold again (append_later).
-template <class Key>
-bool Analyzer::State::finish_replays(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
-                                     const FlatTable<Key, PsnReplay, KeyHash<Key>>& replays) {
-  bool as_predicted = true;
-  replays.for_each([&](const Key& k, const PsnReplay& r) {
-    std::uint64_t gaps = r.truth.psn_gaps, retransmits = r.truth.retransmits;
-    std::uint32_t highest = r.truth.highest, span = r.truth.span;
-    if (r.joined) {
-      const FlowState* s = theirs.state.find(k);
-      highest = s->highest_psn();
-      span = s->highest_span();
-      const FlowEvents* e = theirs.events.find(k);
-      const FlowEvents none;
-      gaps += (e ? e : &none)->psn_gaps - r.part.psn_gaps;
-      retransmits += (e ? e : &none)->retransmits - r.part.retransmits;
-    }
-    if (highest != r.predicted_highest || span != r.predicted_span) {
-      as_predicted = false;
-      mine.state.find(k)->set_highest(highest, span);
-    }
-    if (gaps == 0 && retransmits == 0) return;
-    FlowEvents& e = mine.events[k];
-    e.psn_gaps += gaps;
-    e.retransmits += retransmits;
-  });
+  for (std::size_t k = 0; k < later.size(); ++k) {
+    const State& b = *later[k]->state_;
+    parts.push_back({&b.v4_flows, &b.v6_flows, &b.v4_heads, &b.v6_heads, replays[k]});
+  }
+  const bool as_predicted = fold_flows(a.folded, parts, threads);
+  if (first_fold) {
+    a.v4_flows = FlowTables<V4Key>();  // its flows are in the shards now
+    a.v6_flows = FlowTables<V6Key>();
+  }
   return as_predicted;
 }
 
-namespace {
-
-// One frame of a replayed part: only the requests of the flows not yet joined count. Returns
-// whether one more flow is done with: its judgements rejoined, or its last packet in the later
-// part was replayed.
-bool replay_psns(const Frame& f, FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
-                 FlatTable<V6Key, PsnReplay, KeyHash<V6Key>>& v6) {
-  if (f.link_type != link_type::ethernet) return false;
-  const FrameLayout l = locate_layers(f.data, f.caplen);
-  if (l.kind != FrameKind::roce) return false;
-  const std::uint8_t* bth = f.data + l.bth;
-  const std::uint8_t opcode = bth[0];
-  if (opcode == w::opcode::cnp) return false;  // as count_roce: every other packet is the flow's
-  const std::uint8_t* ip = f.data + l.l3;
-  PsnReplay* r = l.ip_version == 4 ? v4.find(V4Key::of(ip, bth_dest_qp(bth)))
-                                   : v6.find(V6Key::of(ip, bth_dest_qp(bth)));
-  if (!r || r->done()) return false;
-  --r->packets_left;
-  if (is_connected_request(opcode)) {
-    const std::uint32_t after_bth = f.caplen - l.bth - static_cast<std::uint32_t>(w::bth_size);
-    const std::uint32_t psn = bth_psn(bth);
-    const std::uint32_t span = request_span(opcode, bth, after_bth);
-    r->truth.judge(psn, span);
-    r->part.judge(psn, span);
-    r->joined = r->truth.same_state(r->part);
-  }
-  return r->done();
-}
-
-// Follows the flows through the part's frames: the judges of `v4` and `v6` and nothing else.
-void follow(FlatTable<V4Key, PsnReplay, KeyHash<V4Key>>& v4,
-            FlatTable<V6Key, PsnReplay, KeyHash<V6Key>>& v6, const Analyzer::Replay& replay) {
-  std::size_t following = v4.size() + v6.size();
-  replay([&](std::span<const Frame> frames) {
-    for (const Frame& f : frames) following -= replay_psns(f, v4, v6);
-    return following > 0;
-  });
-}
-
-}  // namespace
-
-Analyzer::PendingReplay::PendingReplay() = default;
-Analyzer::PendingReplay::PendingReplay(PendingReplay&&) noexcept = default;
-Analyzer::PendingReplay& Analyzer::PendingReplay::operator=(PendingReplay&&) noexcept = default;
-Analyzer::PendingReplay::~PendingReplay() = default;
-
-Analyzer::PendingReplay Analyzer::append_later(Analyzer&& next, Replay replay) {
-  State& a = *state_;
-  State& b = *next.state_;
-  if (a.later_part || !b.later_part || !b.keeps_events)
-    throw std::logic_error("Analyzer::append: fold later parts, in order, into the first part");
-  a.append_totals(b.totals);
-  a.append_timeline(b);
-  b.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) { a.cnp_by_qp[qp] += n; });
-  for (const PauseEvent& e : b.pause_events) a.replay_pause(e);
-  auto flows = std::make_unique<PendingReplay::Flows>();
-  a.judge_heads(a.v4_flows, b.v4_flows, b.v4_heads, flows->v4);
-  a.judge_heads(a.v6_flows, b.v6_flows, b.v6_heads, flows->v6);
-  const bool replays = flows->v4.size() + flows->v6.size() > 0;
-  if (replays) {
-    // Started before the flows are folded, which it does not wait for.
-    flows->replay = std::async(
-        std::launch::async, [f = flows.get(), r = std::move(replay)] { follow(f->v4, f->v6, r); });
-  }
-  a.append_flows(a.v4_flows, b.v4_flows, flows->v4);
-  a.append_flows(a.v6_flows, b.v6_flows, flows->v6);
-  PendingReplay pending;
-  if (replays) {
-    flows->part = std::move(next.state_);
-    pending.flows_ = std::move(flows);
-  }
-  return pending;
-}
-
-bool Analyzer::finish_replay(PendingReplay&& pending) {
-  if (!pending.flows_) return true;
-  State& a = *state_;
-  PendingReplay::Flows& p = *pending.flows_;
-  p.replay.get();  // rethrows what the replay threw (a read error)
-  const bool v4 = a.finish_replays(a.v4_flows, p.part->v4_flows, p.v4);
-  const bool v6 = a.finish_replays(a.v6_flows, p.part->v6_flows, p.v6);
-  pending.flows_.reset();
-  return v4 && v6;
-}
-
 void Analyzer::append(Analyzer&& next, const Replay& replay) {
-  // Finished at once, so a state other than predicted is set right before any part follows.
-  finish_replay(append_later(std::move(next), replay));
+  // One part: a state other than predicted is set right before any part follows.
+  Analyzer* part = &next;
+  fold(std::span<Analyzer* const>(&part, 1), std::span<const Replay>(&replay, 1), 1);
 }
 
 std::unique_ptr<Analyzer> Analyzer::combine(const AnalyzerOptions& options,
                                             std::vector<std::unique_ptr<Analyzer>>& workers) {
   auto joined = std::make_unique<Analyzer>(options);
   State& a = *joined->state_;
-  FlatTable<V4Key, PsnReplay, KeyHash<V4Key>> no_v4_replays{16};
-  FlatTable<V6Key, PsnReplay, KeyHash<V6Key>> no_v6_replays{16};
   // Each event with its place in worker order, so equal timestamps keep that order: std::sort
   // with a total order does what std::stable_sort would, without its temporary buffer (which
   // clang's AddressSanitizer reports as an alloc-dealloc mismatch with libstdc++ 12).
@@ -697,8 +449,8 @@ std::unique_ptr<Analyzer> Analyzer::combine(const AnalyzerOptions& options,
     a.append_timeline(b);
     b.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) { a.cnp_by_qp[qp] += n; });
     // No heads: no worker's frames follow another's, so no judgement joins across them.
-    a.append_flows(a.v4_flows, b.v4_flows, no_v4_replays);
-    a.append_flows(a.v6_flows, b.v6_flows, no_v6_replays);
+    add_flows(a.v4_flows, b.v4_flows);
+    add_flows(a.v6_flows, b.v6_flows);
     for (const PauseEvent& e : b.pause_events) pause_events.emplace_back(&e, pause_events.size());
   }
   std::sort(pause_events.begin(), pause_events.end(), [](const auto& x, const auto& y) {
@@ -754,7 +506,11 @@ Analysis Analyzer::result() const {
   });
   std::sort(a.cnp.by_dest_qp.begin(), a.cnp.by_dest_qp.end());
 
-  a.flows = flows_in_order(st.v4_flows, st.v6_flows);
+  if (st.folded.empty()) {
+    a.flows = flows_in_order(std::span(&st.v4_flows, 1), std::span(&st.v6_flows, 1));
+  } else {
+    a.flows = flows_in_order(st.folded.v4, st.folded.v6);
+  }
 
   a.timeline.bin_ms = st.options.bin_ms;
   a.timeline.start_ns = st.start_ns;

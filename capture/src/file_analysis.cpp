@@ -137,9 +137,10 @@ FileAnalysis analyze_file(const std::string& path, const AnalyzerOptions& option
   out.name = probe->name();
   out.format = probe->format();
   Analyzer& whole = *parts[0]->analyzer;
-  // Each part's flows that retransmitted across its start, followed through its frames again
-  // on a thread of their own while the parts after it are folded in.
-  std::vector<Analyzer::PendingReplay> replays;
+  // The parts taken after the first, and how each is read again for its flows that resent
+  // across its start.
+  std::vector<Analyzer*> later;
+  std::vector<Analyzer::Replay> replays;
   std::uint64_t records_before = 0;
   for (std::size_t k = 0;; ++k) {
     Part& p = *parts[k];
@@ -159,13 +160,13 @@ FileAnalysis analyze_file(const std::string& path, const AnalyzerOptions& option
       out.read_on = true;
     }
     if (k > 0) {
-      replays.push_back(whole.append_later(
-          std::move(*p.analyzer), [&open_part, begin = p.begin, end = p.end](const auto& sink) {
-            auto again = open_part(begin, end, 0);
-            std::array<Frame, 256> batch;
-            while (const std::size_t n = again->next_batch(batch))
-              if (!sink(std::span<const Frame>(batch.data(), n))) break;
-          }));
+      later.push_back(p.analyzer.get());
+      replays.push_back([&open_part, begin = p.begin, end = p.end](const auto& sink) {
+        auto again = open_part(begin, end, 0);
+        std::array<Frame, 256> batch;
+        while (const std::size_t n = again->next_batch(batch))
+          if (!sink(std::span<const Frame>(batch.data(), n))) break;
+      });
     }
     if (!p.source->problems().empty()) {
       // A later part numbered its records from 1: read it again numbered from the file's start,
@@ -186,11 +187,10 @@ FileAnalysis analyze_file(const std::string& path, const AnalyzerOptions& option
       break;
     }
   }
-  bool as_predicted = true;
-  for (auto& r : replays) as_predicted &= whole.finish_replay(std::move(r));
   // A flow whose PSNs spread over half the PSN space across a boundary: the parts after it
   // were joined to a state the replay did not confirm, so one pass decides.
-  if (!as_predicted) return one_thread(path, options, progress);
+  if (!later.empty() && !whole.fold(later, replays, how.workers))
+    return one_thread(path, options, progress);
   out.records = records_before;
   out.analysis = whole.result();
   return out;

@@ -93,6 +93,15 @@ class FlatTable {
     for (std::size_t i = 0; i < capacity_; ++i)
       if (slots_[i].tag != 0) f(slots_[i].key, slots_[i].value);
   }
+  // for_each with each key's slot, which key_at and value_at read back until the next insertion
+  // of a new key: a subset of the keys can be listed once and visited later.
+  template <class F>
+  void for_each_slot(F&& f) const {
+    for (std::size_t i = 0; i < capacity_; ++i)
+      if (slots_[i].tag != 0) f(i, slots_[i].key);
+  }
+  const Key& key_at(std::size_t slot) const noexcept { return slots_[slot].key; }
+  const Value& value_at(std::size_t slot) const noexcept { return slots_[slot].value; }
 
  private:
   // The home slot comes from the high half of the hash, the tag from the low half.

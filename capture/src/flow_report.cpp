@@ -115,23 +115,27 @@ std::vector<Flow> build_in_order(std::vector<Order>& order, const std::vector<Fl
 
 }  // namespace
 
-std::vector<Flow> flows_in_order(const FlowTables<V4Key>& v4, const FlowTables<V6Key>& v6) {
+std::vector<Flow> flows_in_order(std::span<const FlowTables<V4Key>> v4,
+                                 std::span<const FlowTables<V6Key>> v6) {
+  std::size_t v4_flows = 0, v6_flows = 0;
+  for (const auto& t : v4) v4_flows += t.state.size();
+  for (const auto& t : v6) v6_flows += t.state.size();
+  const std::size_t n = v4_flows + v6_flows;
   std::vector<FlowRef> refs;
-  const std::size_t n = v4.state.size() + v6.state.size();
   refs.reserve(n);
   prepare_pages(refs.data(), n * sizeof(FlowRef));
-  if (v6.state.size() == 0) {
+  if (v6_flows == 0) {
     std::vector<V4FlowOrder> order;
     order.reserve(n);
     prepare_pages(order.data(), n * sizeof(V4FlowOrder));
-    collect(v4, order, refs);
+    for (const auto& t : v4) collect(t, order, refs);
     return build_in_order(order, refs);
   }
   std::vector<FlowOrder> order;
   order.reserve(n);
   prepare_pages(order.data(), n * sizeof(FlowOrder));
-  collect(v4, order, refs);
-  collect(v6, order, refs);
+  for (const auto& t : v4) collect(t, order, refs);
+  for (const auto& t : v6) collect(t, order, refs);
   return build_in_order(order, refs);
 }
 

@@ -124,6 +124,10 @@ static_assert(sizeof(FlatTable<V4Key, FlowState, KeyHash<V4Key>>::Slot) == 64,
 // A family's flows: the state every packet touches, and the counts only a loss or a NAK does.
 template <class Key>
 struct FlowTables {
+  FlowTables() = default;
+  // Room for `flows` flows before the state table first grows.
+  explicit FlowTables(std::size_t flows) : state(flows + flows / 3 + 1) {}
+
   FlatTable<Key, FlowState, KeyHash<Key>> state;
   FlatTable<Key, FlowEvents, KeyHash<Key>> events{16};
 };

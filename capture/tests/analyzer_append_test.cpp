@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <deque>
 #include <functional>
@@ -176,28 +177,30 @@ std::string in_parts(const Capture& c, const std::vector<std::size_t>& cuts, int
   return to_json_text(first.result());
 }
 
-// As in_parts, but the fold as analyze_file runs it: every part appended with append_later,
-// its replay running on its own thread, then the replays finished, last part first. Returns
-// the JSON, or "" when a finish_replay said its prediction failed.
-std::string in_parts_replayed_later(const Capture& c, const std::vector<std::size_t>& cuts,
-                                    int* replays) {
+// As in_parts, but every part folded at once, as analyze_file does, on `threads` threads.
+// Returns the JSON, or "" when fold() said a prediction failed.
+std::string in_parts_folded(const Capture& c, const std::vector<std::size_t>& cuts,
+                            unsigned threads, int* replays, unsigned shards = 0) {
   const std::vector<std::span<const Frame>> parts = cut_before(c, cuts);
   Analyzer first(options());
   first.add(parts[0]);
-  std::vector<Analyzer::PendingReplay> pending;
+  std::deque<Analyzer> later;
+  std::vector<Analyzer*> pointers;
+  std::vector<Analyzer::Replay> again;
+  std::atomic<int> replayed{0};
   for (std::size_t p = 1; p < parts.size(); ++p) {
     const std::span<const Frame> part = parts[p];
-    Analyzer later(options(), Analyzer::LaterPart{c.frames.front().ts_ns});
-    later.add(part);
-    pending.push_back(first.append_later(std::move(later), [part](const auto& sink) {
+    later.emplace_back(options(), Analyzer::LaterPart{c.frames.front().ts_ns});
+    later.back().add(part);
+    pointers.push_back(&later.back());
+    again.push_back([part, &replayed](const auto& sink) {
+      ++replayed;
       for (std::size_t i = 0; i < part.size() && sink(part.subspan(i, 1)); ++i) {
       }
-    }));
-    *replays += !pending.back().empty();
+    });
   }
-  bool as_predicted = true;
-  for (auto it = pending.rbegin(); it != pending.rend(); ++it)
-    as_predicted &= first.finish_replay(std::move(*it));
+  const bool as_predicted = first.fold(pointers, again, threads, shards);
+  *replays += replayed;
   return as_predicted ? to_json_text(first.result()) : std::string();
 }
 
@@ -226,7 +229,7 @@ TEST(AnalyzerAppend, ManyPartsOfLargerCaptures) {
   }
 }
 
-TEST(AnalyzerAppend, ReplaysOnThreadsOfTheirOwnFinishedInAnyOrderGiveTheOnePassResult) {
+TEST(AnalyzerAppend, AllPartsFoldedAtOnceOnSeveralThreadsGiveTheOnePassResult) {
   int replays = 0;
   for (std::uint32_t seed = 2; seed < 8; ++seed) {
     const Capture c = mixed_capture(seed, 5000);
@@ -236,11 +239,14 @@ TEST(AnalyzerAppend, ReplaysOnThreadsOfTheirOwnFinishedInAnyOrderGiveTheOnePassR
       std::vector<std::size_t> cuts;
       for (int i = 1; i < parts; ++i) cuts.push_back(rng() % (c.frames.size() + 1));
       std::sort(cuts.begin(), cuts.end());
-      ASSERT_EQ(in_parts_replayed_later(c, cuts, &replays), want)
-          << "seed " << seed << ", " << parts << " parts";
+      for (const auto& [threads, shards] :
+           {std::pair{1u, 1u}, {2u, 2u}, {3u, 4u}, {2u, 16u}, {16u, 0u}})
+        ASSERT_EQ(in_parts_folded(c, cuts, threads, &replays, shards), want)
+            << "seed " << seed << ", " << parts << " parts, " << threads << " threads, " << shards
+            << " shards";
     }
   }
-  EXPECT_GT(replays, 20);  // resends crossed many cuts, so the deferred path ran
+  EXPECT_GT(replays, 20);  // resends crossed many cuts, so the replays ran beside the merging
 }
 
 // QP 0x101's PSNs go 0 | 0xc00000, 0x400001 across the cut: the first request after the cut is
@@ -266,9 +272,11 @@ TEST(AnalyzerAppend, AStateOtherThanPredictedIsSaidAndSetRightInOrder) {
   int replays = 0;
   EXPECT_EQ(in_parts(c, {1}, &replays), want);  // append: set right before anything follows
   EXPECT_EQ(replays, 1);
-  EXPECT_EQ(in_parts_replayed_later(c, {1}, &replays), "");  // deferred: said
-  // Another part after it would have been joined to the wrong state, so it must be said there.
-  EXPECT_EQ(in_parts_replayed_later(c, {1, 3}, &replays), "");
+  for (unsigned shards : {1u, 4u}) {
+    EXPECT_EQ(in_parts_folded(c, {1}, 2, &replays, shards), "");  // folded at once: said
+    // Another part after it would have been joined to the wrong state: said there too.
+    EXPECT_EQ(in_parts_folded(c, {1, 3}, 2, &replays, shards), "");
+  }
 
   // An ordinary resend across the cut is predicted.
   Capture resend;
@@ -279,7 +287,7 @@ TEST(AnalyzerAppend, AStateOtherThanPredictedIsSaidAndSetRightInOrder) {
     f.bth.psn = psn;
     resend.add(build(f), ts += 1000);
   }
-  EXPECT_EQ(in_parts_replayed_later(resend, {4}, &replays), one_pass(resend));
+  EXPECT_EQ(in_parts_folded(resend, {4}, 2, &replays, 4), one_pass(resend));
 }
 
 TEST(AnalyzerAppend, AReplayStopsAfterTheLastPacketOfTheFlowsItFollows) {

@@ -19,7 +19,7 @@ class Analyzer {
   explicit Analyzer(const AnalyzerOptions& options = {});
 
   // An analyzer for a share of a capture analysed beside the others: a later part of a capture
-  // file read in chunks by several threads, folded into the parts before it with append(), or
+  // file read in chunks by several threads, folded into the first part with fold() or append(), or
   // one worker's share of a live capture, joined with the other workers' by combine(). Timeline
   // bins count from `timeline_start_ns`: for a file, its first record's timestamp (which the
   // first part's analyzer takes from its own first frame); live, when the capture started.
@@ -27,7 +27,7 @@ class Analyzer {
     std::uint64_t timeline_start_ns = 0;
     // One worker of a live capture, for combine() only: it accounts the PFC and PAUSE frames it
     // sees itself instead of keeping each one for a replay, so its memory stays bounded however
-    // long the capture and its pause storms last. A file part (append()) keeps them.
+    // long the capture and its pause storms last. A file part (fold(), append()) keeps them.
     bool live_worker = false;
   };
   Analyzer(const AnalyzerOptions& options, LaterPart part);
@@ -60,18 +60,19 @@ class Analyzer {
   // sink returns false when no flow is left to follow.
   void append(Analyzer&& next, const Replay& replay);
 
-  // append() in two steps, so that the replays of many parts run beside each other and beside
-  // the folding of the parts after them. append_later folds `next` in at once and gives each
-  // flow that needs a replay the state the replay will leave it in: the part's last, if any of
-  // its requests passes the PSN reached before the boundary, that PSN otherwise. The replay
-  // runs on a thread of its own, started before the flows are folded; finish_replay waits for
-  // it and adds its judgements (call it on this analyzer's thread, in any order, before
-  // result()). finish_replay returns false when a flow's state came out otherwise, which takes
-  // PSNs spread over half the PSN space: the parts appended after it were then joined to a
-  // wrong state, and the fold must be done again.
-  class PendingReplay;
-  PendingReplay append_later(Analyzer&& next, Replay replay);
-  bool finish_replay(PendingReplay&& pending);
+  // append() for many parts at once, on up to `threads` threads: `later` are the parts after
+  // this one, in capture order, and replays[i] feeds later[i]'s frames again. The flows are
+  // merged in shards by hash, each shard by one thread through every part in order; a part's
+  // flows that resent across its start are followed again on a thread of their own, beside the
+  // merging. Merging gives each such flow the state following it will leave: the part's last,
+  // if any of its requests passes the PSN reached before the cut, that PSN otherwise. Returns
+  // false when a flow came out otherwise (its PSNs spread over half the PSN space across a
+  // cut): the parts after that cut were then joined to a wrong state, and the result is not
+  // exact (with one part it is: that state is set right). After a fold, add() takes no frames.
+  // `shards` (a power of two up to 16) overrides the number of shards chosen for `threads` and
+  // the CPUs this process may use (one below 4): tests ask for shards on any machine.
+  bool fold(std::span<Analyzer* const> later, std::span<const Replay> replays, unsigned threads,
+            unsigned shards = 0);
 
   // Joins the analyzers of the workers of one live capture, each fed its share of the frames at
   // the same time (LaterPart analyzers with the same timeline start). A flow is expected on one
@@ -93,23 +94,6 @@ class Analyzer {
  private:
   struct State;
   std::unique_ptr<State> state_;
-};
-
-// The flows of one later part that append_later is following through its frames again, with
-// that part's tables, until finish_replay.
-class Analyzer::PendingReplay {
- public:
-  PendingReplay();
-  PendingReplay(PendingReplay&&) noexcept;
-  PendingReplay& operator=(PendingReplay&&) noexcept;
-  ~PendingReplay();
-
-  bool empty() const noexcept { return !flows_; }  // no flow needed the part's frames again
-
- private:
-  friend class Analyzer;
-  struct Flows;
-  std::unique_ptr<Flows> flows_;
 };
 
 }  // namespace rocehil::capture
