@@ -132,14 +132,14 @@ and the parts' results are joined in capture order, so the report is the one a s
 gives (flows, PSN judgements across the cuts, pauses and storms running over them, timeline).
 "file" in the JSON says how many parts were read ("parts") and whether a guessed boundary was
 wrong and the part before it read on to the end ("read_on"); standard input is read by one.
-Each part keeps its own table of every flow it sees, and the tables are joined one after the
-other: more workers pay off where frames per flow are many (a 16-core machine read 20 M frames
-of 4096 QPs about 7x faster with 16 workers than with one), less where flows are many for the
-length of the capture (200k flows: best at 8 workers, ~4x tcpdump; bench/RESULTS.md). A flow
-that was resending across a cut is followed again through the part after it, on a thread of
-its own; "parts" is 1 when that showed the joining wrong (a flow's PSNs spread over half the
-PSN space) and the file was read again by one thread. The same threads print the flows of
---json.
+Each part keeps its own table of every flow it sees; the tables are joined part after part,
+by hash shards on all workers when 4 or more CPUs are usable. More workers pay off most where
+frames per flow are many (a 16-core machine read 20 M frames of 4096 QPs about 6x faster with
+16 workers than with one), less where flows are many for the length of the capture (200k
+flows with 16 workers: 4.65x tcpdump; bench/RESULTS.md). A flow that was resending across a
+cut is followed again through the part after it, on a thread of its own; "parts" is 1 when
+that showed the joining wrong (a flow's PSNs spread over half the PSN space) and the file was
+read again by one thread. The same threads print the flows of --json.
 
 Exit codes: 0 read to the end (a capture cut inside its last record is a warning),
 2 bad usage or a corrupt record (frames before it are still reported), 3 I/O failure.)");
