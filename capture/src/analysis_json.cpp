@@ -8,6 +8,8 @@
 #include <future>
 #include <vector>
 
+#include "async_or_deferred.hpp"
+
 namespace rocehil::capture {
 
 using nlohmann::json;
@@ -248,7 +250,7 @@ void write_flows(Output& out, const Analysis& a, std::size_t max_flows, unsigned
         const std::size_t begin = std::min(n, at + t * flows_per_block);
         const std::size_t end = std::min(n, begin + flows_per_block);
         if (begin == end) break;
-        helpers.push_back(std::async(std::launch::async, [&, t, begin, end] {
+        helpers.push_back(async_or_deferred([&, t, begin, end] {
           blocks[t].clear();
           format_flows(blocks[t], a, begin, end);
         }));

@@ -7,6 +7,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <system_error>
 
 #include "file_parts.hpp"
 #include "rocehil/capture/analyzer.hpp"
@@ -98,25 +99,31 @@ FileAnalysis analyze_file(const std::string& path, const AnalyzerOptions& option
     return source;
   };
   std::vector<std::future<void>> running;
-  for (std::size_t k = 0; k < parts.size(); ++k) {
-    running.push_back(std::async(std::launch::async, [&, k] {
-      Part& p = *parts[k];
-      try {
-        if (k == 0) {
-          p.source = FileSource::open(path);
-          FileParts::stop_before(*p.source, p.end);
-          p.analyzer = std::make_unique<Analyzer>(options);
-        } else {
-          p.source = open_part(p.begin, p.end, 0);
-          p.analyzer = std::make_unique<Analyzer>(options, Analyzer::LaterPart{first.ts_ns});
-        }
-        read_into(*p.source, *p.analyzer, [&] {
-          p.consumed.store(FileParts::position(*p.source) - p.begin, std::memory_order_relaxed);
-        });
-      } catch (...) {
-        p.error = std::current_exception();
+  const auto read_part = [&](std::size_t k) {
+    Part& p = *parts[k];
+    try {
+      if (k == 0) {
+        p.source = FileSource::open(path);
+        FileParts::stop_before(*p.source, p.end);
+        p.analyzer = std::make_unique<Analyzer>(options);
+      } else {
+        p.source = open_part(p.begin, p.end, 0);
+        p.analyzer = std::make_unique<Analyzer>(options, Analyzer::LaterPart{first.ts_ns});
       }
-    }));
+      read_into(*p.source, *p.analyzer, [&] {
+        p.consumed.store(FileParts::position(*p.source) - p.begin, std::memory_order_relaxed);
+      });
+    } catch (...) {
+      p.error = std::current_exception();
+    }
+  };
+  try {
+    for (std::size_t k = 0; k < parts.size(); ++k)
+      running.push_back(std::async(std::launch::async, read_part, k));
+  } catch (const std::system_error&) {
+    // No thread to be had (a process limit): the parts begun are let finish, unused.
+    for (auto& r : running) r.wait();
+    return one_thread(path, options, progress);
   }
   const auto report = [&] {
     if (!progress) return;

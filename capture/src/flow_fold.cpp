@@ -6,10 +6,12 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include <sched.h>
 
+#include "async_or_deferred.hpp"
 #include "frame_layout.hpp"
 #include "request_psns.hpp"
 
@@ -283,7 +285,13 @@ void run_parallel(std::size_t n, std::size_t threads, const Job& job) {
     }
   };
   std::vector<std::thread> helpers;
-  for (std::size_t t = 1; t < std::min(threads, n); ++t) helpers.emplace_back(work);
+  for (std::size_t t = 1; t < std::min(threads, n); ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had (a process limit): the ones there are do every job
+    }
+  }
   work();
   for (auto& h : helpers) h.join();
   if (error) std::rethrow_exception(error);
@@ -369,8 +377,7 @@ bool fold_flows(FlowShards& whole, std::span<const PartFlows> parts, unsigned th
       if (p.v4_heads) judge_heads(whole.v4[s], *p.v4, *p.v4_heads, heads(v4_lists, k, s), r.v4[s]);
       if (p.v6_heads) judge_heads(whole.v6[s], *p.v6, *p.v6_heads, heads(v6_lists, k, s), r.v6[s]);
       if (r.shards_left.fetch_sub(1) == 1 && r.flows() > 0) {
-        r.replay =
-            std::async(std::launch::async, [&r, bits, &p] { follow(r, bits, p.frames_again); });
+        r.replay = async_or_deferred([&r, bits, &p] { follow(r, bits, p.frames_again); });
       }
       merge_shard(whole.v4[s], *p.v4, slots(v4_lists, k, s), r.v4[s].get());
       merge_shard(whole.v6[s], *p.v6, slots(v6_lists, k, s), r.v6[s].get());

@@ -1,8 +1,10 @@
 #include "rocehil/capture/analysis_json.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "addresses.hpp"
+#include "no_more_threads.hpp"
 
 namespace rocehil::capture {
 namespace {
@@ -237,6 +239,16 @@ TEST(AnalysisJson, ThreadsFormatTheSameTextAsOne) {
   const nlohmann::json j = nlohmann::json::parse(written(a, SIZE_MAX, 3));
   ASSERT_EQ(j["flows"].size(), 30'001u);
   EXPECT_EQ(j["flows"][30'000]["packets"], 30'000);
+
+  // Asked for threads where none can be started, the calling thread formats every block.
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to become a user held to a thread limit";
+  const std::string one = written(a, SIZE_MAX, 1);
+  EXPECT_EXIT(
+      {
+        testing::no_more_threads();
+        std::_Exit(written(a, SIZE_MAX, 3) == one ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

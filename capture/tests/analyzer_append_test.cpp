@@ -3,6 +3,7 @@
 // field (flows, PSN judgements, CNPs per QP, pauses and storms, timeline) is covered.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <random>
 
 #include "addresses.hpp"
+#include "no_more_threads.hpp"
 #include "rocehil/capture/analysis_json.hpp"
 #include "rocehil/capture/analyzer.hpp"
 #include "rocehil/capture/frame_builder.hpp"
@@ -247,6 +249,21 @@ TEST(AnalyzerAppend, AllPartsFoldedAtOnceOnSeveralThreadsGiveTheOnePassResult) {
     }
   }
   EXPECT_GT(replays, 20);  // resends crossed many cuts, so the replays ran beside the merging
+}
+
+TEST(AnalyzerAppend, AFoldThatCanStartNoThreadGivesTheOnePassResult) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to become a user held to a thread limit";
+  const Capture c = mixed_capture(3, 5000);
+  const std::string want = one_pass(c);
+  // In a child: every shard and every replay then runs on the calling thread.
+  EXPECT_EXIT(
+      {
+        testing::no_more_threads();
+        int replays = 0;
+        const bool same = in_parts_folded(c, {900, 1800, 2700, 3600}, 4, &replays, 4) == want;
+        std::_Exit(!same ? 1 : replays == 0 ? 2 : 0);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 // QP 0x101's PSNs go 0 | 0xc00000, 0x400001 across the cut: the first request after the cut is

@@ -4,6 +4,7 @@
 #include "rocehil/capture/file_analysis.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "no_more_threads.hpp"
 #include "rocehil/capture/analysis_json.hpp"
 #include "rocehil/capture/frame_builder.hpp"
 
@@ -141,6 +143,23 @@ TEST(FileAnalysis, ResendsAcrossEveryPartStartGiveTheOneThreadResult) {
   EXPECT_EQ(four.parts, 4u);
   EXPECT_GT(one.analysis.flows.at(0).stats.retransmits, 0u);
   EXPECT_EQ(to_json_text(four.analysis), to_json_text(one.analysis));
+}
+
+TEST(FileAnalysis, WorkersThatCannotBeStartedLeaveItToOneThread) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to become a user held to a thread limit";
+  Pcap pcap;
+  for (std::uint32_t i = 0; i < 200; ++i) pcap.record(i, write_frame(i, 64));
+  const TempFile file(pcap.bytes);
+  ASSERT_EQ(::chmod(file.path().c_str(), 0644), 0);  // for the unprivileged child
+  const std::string want = to_json_text(analyze_file(file.path(), {}, {.workers = 1}).analysis);
+  EXPECT_EXIT(
+      {
+        testing::no_more_threads();
+        const FileAnalysis four =
+            analyze_file(file.path(), {}, {.workers = 4, .min_part_bytes = 64});
+        std::_Exit(to_json_text(four.analysis) != want ? 1 : four.parts != 1 ? 2 : 0);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(FileAnalysis, APsnStateTheReplayDoesNotConfirmIsDecidedByOnePass) {
