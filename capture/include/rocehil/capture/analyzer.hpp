@@ -57,7 +57,7 @@ class Analyzer {
   // retransmission across the boundary) needs `next`'s frames again: then `replay` is called
   // once and only those flows are followed through it, up to where they rejoin the part's own
   // judgements (usually a go-back-N window: a few frames) or their last packet in `next`; the
-  // sink returns false when no flow is left to follow.
+  // sink returns false when no flow is left to follow. Like fold(), it ends add()'s part.
   void append(Analyzer&& next, const Replay& replay);
 
   // append() for many parts at once, on up to `threads` threads: `later` are the parts after
