@@ -556,6 +556,7 @@ class Testbed(unittest.TestCase):
         time.sleep(0.5)
         total_roce = 0
         for m, p in zip(mirrors, captures):
+            at_stop = counter(m, "rx_packets", cap_ns) - before[m]
             p.send_signal(signal.SIGINT)
             out, err = p.communicate(timeout=60)
             self.assertEqual(p.returncode, 0, err)
@@ -564,9 +565,14 @@ class Testbed(unittest.TestCase):
             rx = counter(m, "rx_packets", cap_ns) - before[m]
             with self.subTest(mirror=m):
                 self.assertEqual(cap["dropped"], 0)
-                self.assertEqual(cap["frames"], rx)
+                # Every frame the kernel had received when the capture was told to stop was
+                # captured, and nothing else. A frame of the fabric's own (ARP, ND) may reach
+                # the mirror while the capture stops: then it is in the kernel's count and need
+                # not be in the capture (seen once: 116858 captured, 116860 by the kernel).
+                self.assertGreaterEqual(cap["frames"], at_stop)
+                self.assertLessEqual(cap["frames"], rx)
                 path = cap["files"][0]
-                self.assertEqual(len(tshark_fields(path, "")), rx)
+                self.assertEqual(len(tshark_fields(path, "")), cap["frames"])
                 self.assertEqual(len(tshark_fields(path, "udp.dstport == 4791")),
                                  report["roce"]["packets"] + report["roce"]["malformed"])
                 self.assertEqual(len(tshark_fields(path, "infiniband.bth.opcode == 0x81")),
