@@ -73,8 +73,10 @@ class FlatTable {
   }
 
   // The value for `key` if it is in the table.
-  const Value* find(const Key& key) const noexcept {
-    const std::uint64_t hash = Hash{}(key);
+  const Value* find(const Key& key) const noexcept { return find(key, Hash{}(key)); }
+  Value* find(const Key& key) noexcept { return find(key, Hash{}(key)); }
+  // find() with the hash already computed (Hash{}(key)).
+  const Value* find(const Key& key, std::uint64_t hash) const noexcept {
     const std::uint32_t t = tag(hash);
     for (std::size_t i = home(hash);; i = (i + 1) & (capacity_ - 1)) {
       const Slot& s = slots_[i];
@@ -82,8 +84,8 @@ class FlatTable {
       if (s.tag == 0) return nullptr;
     }
   }
-  Value* find(const Key& key) noexcept {
-    return const_cast<Value*>(static_cast<const FlatTable&>(*this).find(key));
+  Value* find(const Key& key, std::uint64_t hash) noexcept {
+    return const_cast<Value*>(static_cast<const FlatTable&>(*this).find(key, hash));
   }
 
   std::size_t size() const noexcept { return size_; }

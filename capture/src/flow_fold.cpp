@@ -219,16 +219,18 @@ struct PartReplays {
     for (const auto& t : v6) n += t ? t->size() : 0;
     return n;
   }
+  // The key's hash names both its shard and its slot: computed once per replayed frame.
   template <class Key>
   PsnReplay* find(const Key& k, unsigned bits) {
+    const std::uint64_t hash = k.hash();
     const auto& table = [&]() -> const std::unique_ptr<ReplayTable<Key>>& {
       if constexpr (std::is_same_v<Key, V4Key>) {
-        return v4[shard_of(k.hash(), bits)];
+        return v4[shard_of(hash, bits)];
       } else {
-        return v6[shard_of(k.hash(), bits)];
+        return v6[shard_of(hash, bits)];
       }
     }();
-    return table ? table->find(k) : nullptr;
+    return table ? table->find(k, hash) : nullptr;
   }
 };
 
