@@ -80,13 +80,32 @@ TEST(RadixSort, MatchesAStableSortOnRandomKeys) {
   // vary in a few scattered bytes only (the passes skipped in between must not matter).
   const std::vector<std::uint64_t> masks = {~std::uint64_t{0}, 0x3, 0x00ff0000ff00ff00ull};
   for (const std::uint64_t mask : masks) {
-    for (const std::size_t n : {2u, 3u, 255u, 256u, 257u, 10000u}) {
+    for (const std::size_t n : {2u, 3u, 255u, 256u, 257u, 10000u, 40000u}) {
       SCOPED_TRACE(testing::Message() << "mask " << std::hex << mask << std::dec << ", " << n);
       std::vector<Record> r(n);
       for (Record& x : r) x = {rng() & mask, rng() & mask, 0};
       r = numbered(std::move(r));
       const std::vector<Record> want = reference(r);
       radix_sort(r, key_of);
+      expect_same_order(r, want);
+    }
+  }
+}
+
+TEST(RadixSort, RecordsSplitByTheirTopBytesFirstEndInTheSameOrder) {
+  // A small in-cache size makes every bucket larger than it split again, down to the last byte,
+  // and buckets of one record, of none and of equal keys all occur.
+  std::mt19937_64 rng(12);
+  const std::vector<std::uint64_t> masks = {~std::uint64_t{0}, 0x0301, 0xff000000000000ffull};
+  for (const std::uint64_t mask : masks) {
+    for (const std::size_t in_cache : {1u, 2u, 16u, 300u}) {
+      SCOPED_TRACE(testing::Message()
+                   << "mask " << std::hex << mask << std::dec << ", in cache " << in_cache);
+      std::vector<Record> r(3000);
+      for (Record& x : r) x = {rng() & mask, rng() & mask, 0};
+      r = numbered(std::move(r));
+      const std::vector<Record> want = reference(r);
+      radix_sort(r, key_of, in_cache);
       expect_same_order(r, want);
     }
   }
