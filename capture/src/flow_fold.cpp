@@ -119,8 +119,9 @@ void judge_heads(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
 template <class Key>
 void merge_flow(FlowTables<Key>& mine, const FlowTables<Key>& theirs, const Key& k,
                 const FlowState& s, const ReplayTable<Key>* replays) {
-  FlowState& m = mine.state.find_or_insert(k, k.hash());
-  const PsnReplay* r = replays ? replays->find(k) : nullptr;
+  const std::uint64_t hash = k.hash();
+  FlowState& m = mine.state.find_or_insert(k, hash);
+  const PsnReplay* r = replays ? replays->find(k, hash) : nullptr;
   if (m.packets == 0) {
     m = s;
   } else {
@@ -181,17 +182,16 @@ bool finish_replays(FlowTables<Key>& mine, const FlowTables<Key>& theirs,
 
 // A part's flows and heads listed by shard, once, so that each shard's thread visits only its
 // own: slots of the part's state table, and places in its heads.
-template <class Key>
 struct ShardLists {
   std::vector<std::vector<std::uint32_t>> slots;
   std::vector<std::vector<std::uint32_t>> heads;
 };
 
 template <class Key>
-ShardLists<Key> list_by_shard(const FlowTables<Key>& t, const std::vector<FlowHead<Key>>* heads,
-                              unsigned bits) {
+ShardLists list_by_shard(const FlowTables<Key>& t, const std::vector<FlowHead<Key>>* heads,
+                         unsigned bits) {
   const std::size_t shards = std::size_t{1} << bits;
-  ShardLists<Key> l;
+  ShardLists l;
   l.slots.resize(shards);
   l.heads.resize(shards);
   for (auto& v : l.slots) v.reserve(t.state.size() / shards * 9 / 8 + 16);
@@ -347,8 +347,8 @@ bool fold_flows(FlowShards& whole, std::span<const PartFlows> parts, unsigned th
   const std::size_t workers = std::max<std::size_t>(1, threads);
 
   // With one shard, every flow and head is that shard's: nothing to list.
-  std::vector<ShardLists<V4Key>> v4_lists(bits > 0 ? parts.size() : 0);
-  std::vector<ShardLists<V6Key>> v6_lists(bits > 0 ? parts.size() : 0);
+  std::vector<ShardLists> v4_lists(bits > 0 ? parts.size() : 0);
+  std::vector<ShardLists> v6_lists(bits > 0 ? parts.size() : 0);
   if (bits > 0) {
     run_parallel(parts.size(), workers, [&](std::size_t k) {
       v4_lists[k] = list_by_shard(*parts[k].v4, parts[k].v4_heads, bits);
