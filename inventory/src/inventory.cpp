@@ -17,6 +17,10 @@ std::string_view to_string(Launcher l) {
   return "ssh";
 }
 
+std::string_view to_string(SnmpSettings::Version v) {
+  return v == SnmpSettings::Version::v3 ? "3" : "2c";
+}
+
 std::optional<Launcher> launcher_named(std::string_view name) {
   for (const Launcher l : {Launcher::ssh, Launcher::local, Launcher::slurm})
     if (to_string(l) == name) return l;

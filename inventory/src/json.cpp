@@ -38,6 +38,24 @@ nlohmann::json nic_json(const Nic& n) {
 
 }  // namespace
 
+// Where each secret comes from, never the secret: this goes into run.json and reports.
+nlohmann::json to_json(const SnmpSettings& s) {
+  nlohmann::json j{{"version", std::string(to_string(s.version))}};
+  put(j, "community_file", s.community_file);
+  put(j, "community_env", s.community_env);
+  put(j, "user", s.user);
+  put(j, "auth", s.auth);
+  put(j, "auth_key_file", s.auth_key_file);
+  put(j, "auth_key_env", s.auth_key_env);
+  put(j, "priv", s.priv);
+  put(j, "priv_key_file", s.priv_key_file);
+  put(j, "priv_key_env", s.priv_key_env);
+  j["port"] = s.port;
+  j["timeout_ms"] = s.timeout_ms;
+  j["retries"] = s.retries;
+  return j;
+}
+
 nlohmann::json to_json(const Host& h) {
   nlohmann::json j{{"name", h.name}, {"address", h.address}};
   put(j, "rack", h.rack);
@@ -93,6 +111,7 @@ nlohmann::json to_json(const Inventory& inv) {
     if (s.ports > 0) sj["ports"] = s.ports;
     if (s.port_gbps > 0) sj["port_gbps"] = s.port_gbps;
     put(sj, "netns", s.netns);
+    if (s.snmp) sj["snmp"] = to_json(*s.snmp);
     j["switches"].push_back(sj);
   }
   j["links"] = nlohmann::json::array();

@@ -13,7 +13,7 @@ namespace rocehil::inventory::detail {
 
 void Loader::read_switch(const YAML::Node& entry) {
   const MapReader m(ctx_, entry, "switch entry",
-                    {"name", "role", "rack", "address", "ports", "port_gbps", "netns"});
+                    {"name", "role", "rack", "address", "ports", "port_gbps", "netns", "snmp"});
   if (!m.ok()) return;
   const YAML::Node name_node = m.require("name", "leaf01");
   const YAML::Node role_node = m.require("role", "leaf");
@@ -45,6 +45,9 @@ void Loader::read_switch(const YAML::Node& entry) {
       base.ports = static_cast<int>(*v);
   if (const auto n = m.get("port_gbps"); n.IsDefined())
     if (const auto v = read_number(ctx_, n, owner + ": port_gbps", 0, 1e6)) base.port_gbps = *v;
+  // A switch's own snmp replaces the defaults' as a whole: access is one decision per switch.
+  base.snmp = inv_.defaults.snmp;
+  if (const auto n = m.get("snmp"); n.IsDefined()) base.snmp = read_snmp(ctx_, n, owner);
   const Zipped racks = zip(ctx_, m.get("rack"), owner + ": rack", count, count_source);
   all_valid(ctx_, m.get("rack"), racks, is_valid_name, owner + ": rack", name_rule);
   const Zipped addresses = zip(ctx_, m.get("address"), owner + ": address", count, count_source);

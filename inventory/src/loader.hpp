@@ -41,6 +41,9 @@ std::optional<std::string> read_entry_name(LoadContext& ctx, const YAML::Node& n
                                            std::string_view kind);
 std::optional<Provider> read_provider(LoadContext& ctx, const YAML::Node& n, std::string_view what);
 std::optional<std::string> read_agent(LoadContext& ctx, const YAML::Node& n, std::string_view what);
+// `snmp:` of defaults or a switch; `owner` names it in messages ("switch 'leaf01'").
+std::optional<SnmpSettings> read_snmp(LoadContext& ctx, const YAML::Node& node,
+                                      const std::string& owner);
 
 // Reads the sections in dependency order (hosts and switches, then links, racks and captures
 // that refer to them) whatever their order in the file.

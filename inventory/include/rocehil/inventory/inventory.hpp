@@ -66,6 +66,26 @@ struct Host {
   SourceLocation where;  // the entry it came from (a range entry gives many hosts one place)
 };
 
+// How rocehil reads a switch over SNMP. The secrets (community, v3 keys) are never held here: only
+// where to read them, a file or an environment variable, so the inventory, run.json, reports and
+// logs can carry these settings without carrying a secret.
+struct SnmpSettings {
+  enum class Version { v2c, v3 };
+  Version version = Version::v2c;
+  std::string community_file;  // v2c: one of these two
+  std::string community_env;
+  std::string user;  // v3: the USM user
+  std::string auth;  // v3: "", md5, sha, sha224, sha256, sha384, sha512 ("" = noAuthNoPriv)
+  std::string auth_key_file, auth_key_env;
+  std::string priv;  // v3: "", des, aes, aes192, aes256 ("" = no privacy)
+  std::string priv_key_file, priv_key_env;
+  int port = 161;
+  int timeout_ms = 1000;  // per request
+  int retries = 1;
+  SourceLocation where;
+};
+std::string_view to_string(SnmpSettings::Version v);
+
 struct Switch {
   std::string name;
   std::string role;  // leaf, spine, superspine, other
@@ -74,6 +94,7 @@ struct Switch {
   int ports = 0;
   double port_gbps = 0;
   std::string netns;
+  std::optional<SnmpSettings> snmp;  // absent: rocehil does not poll this switch
   SourceLocation where;
 };
 
@@ -124,6 +145,7 @@ struct Defaults {
   double link_gbps = 0;
   int gid_index = -1;
   int port = 1;
+  std::optional<SnmpSettings> snmp;  // what a switch without its own `snmp` uses
 };
 
 struct Inventory {
