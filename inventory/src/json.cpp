@@ -53,6 +53,7 @@ nlohmann::json to_json(const SnmpSettings& s) {
   j["port"] = s.port;
   j["timeout_ms"] = s.timeout_ms;
   j["retries"] = s.retries;
+  j["counter_refresh_ms"] = s.counter_refresh_ms;
   return j;
 }
 

@@ -63,10 +63,11 @@ void read_secret_source(LoadContext& ctx, const MapReader& m, const std::string&
 std::optional<SnmpSettings> read_snmp(LoadContext& ctx, const YAML::Node& node,
                                       const std::string& owner_name) {
   const std::string owner = owner_name + ": snmp";
-  const MapReader m(ctx, node, owner,
-                    {"version", "community", "community_file", "community_env", "user", "auth",
-                     "auth_key", "auth_key_file", "auth_key_env", "priv", "priv_key",
-                     "priv_key_file", "priv_key_env", "port", "timeout_ms", "retries"});
+  const MapReader m(
+      ctx, node, owner,
+      {"version", "community", "community_file", "community_env", "user", "auth", "auth_key",
+       "auth_key_file", "auth_key_env", "priv", "priv_key", "priv_key_file", "priv_key_env", "port",
+       "timeout_ms", "retries", "counter_refresh_ms"});
   if (!m.ok()) return std::nullopt;
   bool ok = true;
   SnmpSettings s;
@@ -151,6 +152,10 @@ std::optional<SnmpSettings> read_snmp(LoadContext& ctx, const YAML::Node& node,
   if (const auto n = m.get("retries"); n.IsDefined()) {
     if (const auto v = read_int(ctx, n, owner + ": retries", 0, 10, "1"))
       s.retries = static_cast<int>(*v);
+  }
+  if (const auto n = m.get("counter_refresh_ms"); n.IsDefined()) {
+    if (const auto v = read_int(ctx, n, owner + ": counter_refresh_ms", 0, 60000, "1000"))
+      s.counter_refresh_ms = static_cast<int>(*v);
   }
   if (!ok) return std::nullopt;
   return s;

@@ -7,6 +7,7 @@
 
 #include "html_charts.hpp"
 #include "html_nics.hpp"
+#include "html_switches.hpp"
 #include "json_view.hpp"
 #include "rocehil/reports/junit.hpp"
 
@@ -163,6 +164,7 @@ std::string case_section(const nlohmann::json& c) {
                          i + 1, attempts.size());
     out += thresholds_table(a);
     out += nic_counters_table(a);
+    out += switch_ports_table(a);
   }
   return out + case_charts(c);
 }

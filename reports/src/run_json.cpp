@@ -27,6 +27,7 @@ nlohmann::json attempt_json(const Attempt& a) {
                         {"error", nullptr},
                         {"metrics", values_json(a.metrics)},
                         {"unmeasured", a.unmeasured},
+                        {"where", a.where},
                         {"grade", nullptr},
                         {"raw", a.raw}};
   if (a.error)

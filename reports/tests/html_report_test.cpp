@@ -111,6 +111,38 @@ TEST(HtmlReport, NicCountersPerHostNonZeroOnlyWithResetsAndProblems) {
   EXPECT_EQ(count(html, "NIC counters during the case"), 1u);  // only the attempt that has them
 }
 
+// The switch ports a person must look at (drops, errors, PFC), the switch that did not answer
+// with its reason, and the switch reconciliations; ports that only carried traffic are counted.
+TEST(HtmlReport, SwitchPortsThatDroppedOrPausedAndSwitchesThatDidNotAnswer) {
+  nlohmann::json run = sample_json();
+  run["cases"][0]["attempts"][0]["raw"]["switches"] = nlohmann::json::parse(R"([
+    {"switch": "l1", "answered": true, "pfc_mib": true, "queue_mib": false, "ports": [
+      {"port": "swp1", "in_octets": 1000, "out_octets": 2000, "in_discards": 0,
+       "out_discards": 12, "queue_drops": null, "in_errors": 0, "out_errors": 0,
+       "pfc_rx": [0, 0, 0, 40, 0, 0, 0, 0], "pfc_tx": [0, 0, 0, 0, 0, 0, 0, 0]},
+      {"port": "swp51", "in_octets": 5, "out_octets": 5, "in_discards": 0, "out_discards": 0,
+       "in_errors": 0, "out_errors": 0, "pfc_rx": [0, 0, 0, 0, 0, 0, 0, 0],
+       "pfc_tx": [0, 0, 0, 0, 0, 0, 0, 0], "notes": ["ifHCInOctets went backwards"]}]},
+    {"switch": "s<1>", "answered": false, "error": "after the case: no answer"}])");
+  run["cases"][0]["attempts"][0]["raw"]["reconciliation"] = nlohmann::json::parse(R"({
+    "switch_pfc": {"switches": 40, "nics": 40, "value": 1},
+    "switch_mirror": {"mirror": 10, "switches": null, "unmeasured": "use capture filter: all"}})");
+  const std::string html = html_report(run);
+  EXPECT_NE(html.find("<tr><td>l1</td><td>swp1</td><td class=\"num\">1000</td>"
+                      "<td class=\"num\">2000</td><td class=\"num\">0</td>"
+                      "<td class=\"num\">12</td><td class=\"num\">-</td>"
+                      "<td class=\"num\">0</td><td>p3 40</td><td>0</td></tr>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("<td>swp51</td>"), std::string::npos);  // it only carried traffic
+  EXPECT_NE(html.find("l1:swp51: ifHCInOctets went backwards"), std::string::npos);
+  EXPECT_NE(html.find("s&lt;1&gt;: no counters: after the case: no answer"), std::string::npos);
+  EXPECT_NE(html.find("PFC at the host-facing switch ports: the switch ports received 40, the "
+                      "NICs sent 40: 1"),
+            std::string::npos);
+  EXPECT_NE(html.find("Mirrored spine ports: not reconciled: use capture filter: all"),
+            std::string::npos);
+}
+
 TEST(HtmlReport, NothingInTheRunEscapesIntoMarkupOrLeavesTheFile) {
   nlohmann::json run = sample_json();
   run["cases"][0]["id"] = "<script>alert(1)</script>";

@@ -15,12 +15,12 @@ int severity(Verdict v) {
 }
 
 CaseGrade grade(const std::vector<Threshold>& thresholds, const Values& measured,
-                const Values& names, const Unmeasured& unmeasured) {
+                const Values& names, const Unmeasured& unmeasured, const Attribution& where) {
   CaseGrade g;
   for (const Threshold& t : thresholds) {
     ThresholdResult r{.threshold = t.text,
                       .level = t.level,
-                      .evaluation = evaluate(t, measured, names, unmeasured)};
+                      .evaluation = evaluate(t, measured, names, unmeasured, where)};
     if (severity(r.evaluation.verdict) > severity(g.verdict)) g.verdict = r.evaluation.verdict;
     g.results.push_back(std::move(r));
   }

@@ -33,6 +33,12 @@ const std::vector<MetricInfo>& known_metrics() {
   constexpr std::string_view rdma = "not measured (soft uses no RDMA device)";
   constexpr std::string_view no_perftest = "not measured (perftest needs an RDMA device)";
   constexpr std::string_view both_engines = "the agents' rounds with both engines, interleaved";
+  constexpr std::string_view snmp_drops =
+      "the switches (SNMP): IF-MIB ifInDiscards + ifOutDiscards, CISCO-SWITCH-QOS-MIB queue "
+      "drops where served";
+  constexpr std::string_view snmp_errors = "the switches (SNMP): IF-MIB ifInErrors + ifOutErrors";
+  constexpr std::string_view snmp_pfc = "the switches (SNMP): CISCO-PFC-EXT-MIB, where served";
+  constexpr std::string_view snmp_octets = "the switches (SNMP): IF-MIB ifHCInOctets";
   constexpr std::string_view perftest_table =
       "perftest's table (--out_json file where it writes one)";
   static const std::vector<MetricInfo> metrics = {
@@ -84,6 +90,26 @@ const std::vector<MetricInfo>& known_metrics() {
        "pause frames the mirror ports saw / those the NICs counted on mirrored NIC links", false,
        "mirror pfc_frames / ethtool tx_prioP_pause + rx_prioP_pause, where the netdev has them",
        "mirror pfc_frames / ethtool tx_prioP_pause + rx_prioP_pause"},
+      {"switch_drops", "packets",
+       "packets the case's switches dropped (discards and queue drops, all their ports)", false,
+       snmp_drops, snmp_drops},
+      {"switch_errors", "packets", "packets the case's switches received or sent in error", false,
+       snmp_errors, snmp_errors},
+      {"switch_pfc_rx", "frames", "PFC frames the case's switches' ports received, per [priority]",
+       true, snmp_pfc, snmp_pfc},
+      {"switch_pfc_tx", "frames", "PFC frames the case's switches' ports sent, per [priority]",
+       true, snmp_pfc, snmp_pfc},
+      {"switch_spine_imbalance", "",
+       "max / mean of the octets the spines received on their leaf-facing ports (1 is even)", false,
+       snmp_octets, snmp_octets},
+      {"switch_pfc_reconciliation", "",
+       "PFC frames host-facing switch ports received / those the hosts' NICs sent (1: they agree)",
+       false, "switch_pfc_rx / ethtool tx_prioP_pause, where the netdev has it (veth: none)",
+       "switch_pfc_rx / ethtool tx_prioP_pause"},
+      {"switch_mirror_reconciliation", "",
+       "bytes the mirror ports saw / octets the mirrored spine ports sent (1: they agree)", false,
+       "capture bytes / IF-MIB ifHCOutOctets of the mirrored ports",
+       "capture bytes / IF-MIB ifHCOutOctets of the mirrored ports"},
       {"nic_cnps_sent", "frames", "CNPs the NICs sent (notification points)", false, rdma,
        "hw_counters np_cnp_sent"},
       {"nic_cnps_handled", "frames", "CNPs the NICs reacted to (reaction points)", false, rdma,

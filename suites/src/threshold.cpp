@@ -339,15 +339,17 @@ void Measured::merge(const Measured& other) {
     values[key] = value;
     unmeasured.erase(key);
   }
+  for (const auto& [key, text] : other.where) where[key] = text;
 }
 
 void Measured::absent(const std::string& key, std::string why) {
   values.erase(key);
+  where.erase(key);
   unmeasured[key] = std::move(why);
 }
 
 Evaluation evaluate(const Threshold& t, const Values& measured, const Values& names,
-                    const Unmeasured& unmeasured) {
+                    const Unmeasured& unmeasured, const Attribution& where) {
   Evaluation out;
   const std::string key = t.metric.key();
   const auto it = measured.find(key);
@@ -371,6 +373,8 @@ Evaluation evaluate(const Threshold& t, const Values& measured, const Values& na
   out.verdict = ok ? Verdict::pass : (t.level == Level::fail ? Verdict::fail : Verdict::warn);
   out.detail =
       fmt::format("{} = {:g}, needs {} {:g}", key, *out.measured, to_string(t.op), *out.limit);
+  if (!ok)
+    if (const auto at = where.find(key); at != where.end()) out.detail += "; at " + at->second;
   return out;
 }
 

@@ -86,7 +86,8 @@ void Walk::send() {
 }
 
 void Walk::receive(int operation, netsnmp_pdu* pdu) {
-  if (!active) return;
+  // net-snmp tells of each retry before it is sent; the walk goes on waiting.
+  if (!active || operation == NETSNMP_CALLBACK_OP_RESEND) return;
   const auto& s = target->credentials.settings;
   if (operation == NETSNMP_CALLBACK_OP_TIMED_OUT) {
     finish(fmt::format(
@@ -99,8 +100,19 @@ void Walk::receive(int operation, netsnmp_pdu* pdu) {
         s.version == inventory::SnmpSettings::Version::v2c ? "community" : "user and keys"));
     return;
   }
+  if (operation == NETSNMP_CALLBACK_OP_SEC_ERROR) {
+    // The agent's report says which check failed (wrong digest, unknown user, decryption).
+    const std::string why = pdu ? snmp_api_errstring(snmpv3_get_report_type(pdu))
+                                : "its answer failed the security checks";
+    finish(
+        fmt::format("{} refused the request: {} (check the SNMPv3 user, auth and priv "
+                    "protocols and keys)",
+                    target->address, why));
+    return;
+  }
   if (operation != NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE || !pdu) {
-    finish(fmt::format("the session to {} failed: {}", target->address, session->last_error()));
+    finish(fmt::format("the session to {} failed (net-snmp operation {}): {}", target->address,
+                       operation, session->last_error()));
     return;
   }
   if (pdu->command == SNMP_MSG_REPORT) {
@@ -181,11 +193,17 @@ Poller::Poller(std::vector<Target> targets, PollerOptions options)
 
 Poller::~Poller() = default;
 
-std::vector<WalkResult> Poller::walk(const std::vector<Oid>& columns) {
-  std::vector<Walk> walks(targets_.size());
+std::vector<WalkResult> Poller::walk(const std::vector<Oid>& columns,
+                                     const std::vector<std::string>& only) {
+  std::vector<std::size_t> chosen;
+  for (std::size_t i = 0; i < targets_.size(); ++i)
+    if (only.empty() || std::find(only.begin(), only.end(), targets_[i].name) != only.end())
+      chosen.push_back(i);
+  std::vector<Walk> walks(chosen.size());
   const auto deadline = Clock::now() + std::chrono::milliseconds(options_.deadline_ms);
-  for (std::size_t i = 0; i < targets_.size(); ++i) {
-    Walk& w = walks[i];
+  for (std::size_t k = 0; k < chosen.size(); ++k) {
+    const std::size_t i = chosen[k];
+    Walk& w = walks[k];
     w.target = &targets_[i];
     w.columns = &columns;
     w.cursor = columns;
@@ -216,8 +234,8 @@ std::vector<WalkResult> Poller::walk(const std::vector<Oid>& columns) {
                           "it may be overloaded",
                           w.target->address, options_.deadline_ms));
       // Their requests are still outstanding in the sessions: start those afresh next time.
-      for (std::size_t i = 0; i < walks.size(); ++i)
-        if (!walks[i].result.error.empty() && walks[i].session) sessions_->open[i].reset();
+      for (std::size_t k = 0; k < walks.size(); ++k)
+        if (!walks[k].result.error.empty() && walks[k].session) sessions_->open[chosen[k]].reset();
       break;
     }
     netsnmp_large_fd_set fds;
@@ -247,9 +265,9 @@ std::vector<WalkResult> Poller::walk(const std::vector<Oid>& columns) {
   return results;
 }
 
-std::vector<SwitchSnapshot> Poller::counters() {
+std::vector<SwitchSnapshot> Poller::counters(const std::vector<std::string>& only) {
   std::vector<SwitchSnapshot> out;
-  for (auto& r : walk(counter_columns())) {
+  for (auto& r : walk(counter_columns(), only)) {
     SwitchSnapshot s;
     if (r.error.empty()) {
       s = build_snapshot(r.switch_name, r.rows);

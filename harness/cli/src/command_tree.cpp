@@ -17,6 +17,7 @@
 #include "run_command.hpp"
 #include "selftest_command.hpp"
 #include "suite_command.hpp"
+#include "switches_command.hpp"
 #include "testbed_command.hpp"
 #include "traffic_command.hpp"
 
@@ -53,6 +54,7 @@ void add_commands(CLI::App& app, int& exit_code) {
   add_capture_command(app, exit_code);
   add_inject_command(app, exit_code);
   add_inventory_command(app, exit_code);
+  add_switches_command(app, exit_code);
   add_suite_command(app, exit_code);
   add_run_command(app, exit_code);
   add_history_command(app, exit_code);

@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "deploy_options.hpp"
 #include "preflight_text.hpp"
@@ -19,6 +21,9 @@
 #include "rocehil/inventory/selection.hpp"
 #include "rocehil/preflight/inventory_check.hpp"
 #include "rocehil/preflight/inventory_discover.hpp"
+#include "rocehil/preflight/switch_check.hpp"
+#include "rocehil/switches/cabling.hpp"
+#include "switches_text.hpp"
 #include "text_table.hpp"
 
 namespace rocehil::cli {
@@ -36,7 +41,14 @@ struct InventoryOptions {
   double timeout_s = 60;
   std::vector<std::string> targets;
   remote::SshOptions ssh;
+  bool no_switches = false;
+  std::string links_from;  // discover --links-from INVENTORY
 };
+
+// 0 < 1 (a check failed) < 3 (something unreachable): the worse of two parts' exit codes.
+int worse(int a, int b) {
+  return std::max(a, b);
+}
 
 std::string summary(const inv::Inventory& inventory) {
   std::size_t nics = 0;
@@ -132,14 +144,64 @@ int check(const InventoryOptions& o) {
   options.on_progress = [&progress](std::size_t done, std::size_t) { progress.update(done); };
   const preflight::CheckReport report = preflight::check_hosts(inventory, hosts, o.hosts, options);
   progress.finish();
-  if (o.json)
-    fmt::print("{}\n", to_json(report).dump(2));
-  else
+  // The switches' part: their SNMP agents, the ports links name, and LLDP against links.
+  std::optional<preflight::SwitchCheckReport> switch_report;
+  if (!o.no_switches) switch_report = preflight::check_switches(inventory);
+  if (o.json) {
+    nlohmann::json j = to_json(report);
+    if (switch_report) j["switches"] = preflight::to_json(*switch_report);
+    fmt::print("{}\n", j.dump(2));
+  } else {
     fmt::print("{}", render_check_text(report));
-  return preflight::check_exit_code(report);
+    if (switch_report) fmt::print("\n{}", render_switch_check_text(*switch_report));
+  }
+  const int hosts_code = preflight::check_exit_code(report);
+  return switch_report ? worse(hosts_code, preflight::check_exit_code(*switch_report)) : hosts_code;
+}
+
+// `discover --links-from INVENTORY`: the inventory's `links` as its switches' LLDP sees them.
+int discover_links(const InventoryOptions& o) {
+  const inv::Inventory inventory = inv::load_inventory(o.links_from);
+  auto targets = switches::targets_of(inventory);
+  if (targets.empty())
+    throw input_error(
+        fmt::format("--links-from {}: no switch has snmp settings; add 'snmp:' to "
+                    "the switches or to defaults",
+                    o.links_from));
+  switches::Poller poller(std::move(targets));
+  const auto views = poller.lldp();
+  bool all = true;
+  for (const auto& v : views)
+    if (!v.answered()) {
+      all = false;
+      fmt::print(stderr, "rocehil: switch {}: {}\n", v.switch_name, v.error);
+    }
+  const auto links = switches::links_from_lldp(views);
+  if (o.json) {
+    nlohmann::json j{{"schema_version", 1}, {"links", nlohmann::json::array()}};
+    for (const auto& l : links)
+      j["links"].push_back(
+          {{"name", l.name}, {"a", l.a.node + ":" + l.a.port}, {"b", l.b.node + ":" + l.b.port}});
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print(
+        "# links as the switches' LLDP sees them ({} cables); add each link's gbps\nlinks:\n",
+        links.size());
+    for (const auto& l : links)
+      fmt::print("  - {{name: {}, a: \"{}:{}\", b: \"{}:{}\"}}\n", l.name, l.a.node, l.a.port,
+                 l.b.node, l.b.port);
+  }
+  return all ? 0 : static_cast<int>(ExitCode::infrastructure);
 }
 
 int discover(const InventoryOptions& o) {
+  if (!o.links_from.empty()) {
+    if (!o.targets.empty())
+      throw input_error("discover: give hosts to probe or --links-from, not both");
+    return discover_links(o);
+  }
+  if (o.targets.empty())
+    throw input_error("discover: name the hosts to probe, or give --links-from INVENTORY");
   preflight::DiscoverOptions options;
   options.ssh = o.ssh;
   options.fanout = o.fanout;
@@ -238,6 +300,8 @@ Selection: TERM[,TERM...] (union); TERM is ATOM[&ATOM...] (intersection) with an
               "Print JSON (schema_version 1): the preflight snapshot runs attach to results");
   add_deploy_options(c, o->deploy);
   add_fanout(c, *o);
+  c->add_flag("--no-switches", o->no_switches,
+              "Skip the switches (SNMP agents, the ports links name, LLDP cabling against links)");
   c->footer(
       "\nHosts without an RDMA device are 'soft only' (fine for the soft provider; a failure\n"
       "when the inventory asks for verbs).\n"
@@ -249,18 +313,25 @@ Selection: TERM[,TERM...] (union); TERM is ATOM[&ATOM...] (intersection) with an
       "  rocehil inventory check fabric.yaml --hosts cap --deploy \\\n"
       "      --package rocehil_0.1.0_amd64.deb --package rocehil-dpdk_0.1.0_amd64.deb\n"
       "  rocehil inventory check fabric.yaml --deploy=binary     (hosts without apt)\n"
+      "\nSwitches with 'snmp:' settings are checked too, all at once: their agent answers, every\n"
+      "port the links name exists (ifName, ifDescr or ifAlias), and LLDP hears on each port\n"
+      "the neighbour the links say; a swapped, missing or extra cable is named with both ends.\n"
       "Exit codes: 0 every host ok or soft only, 1 a check failed, 2 bad inventory or\n"
-      "selection, 3 a host unreachable (the others are still checked).");
+      "selection, 3 a host or switch unreachable (the others are still checked).");
   c->callback([o, &exit_code] { exit_code = check(*o); });
 
   CLI::App* d = inventory->add_subcommand(
       "discover", "Probe hosts over ssh and print an inventory skeleton to complete by hand");
-  d->add_option("HOST", o->targets, "Hosts to probe (names or addresses ssh can reach)")
-      ->required();
+  d->add_option("HOST", o->targets, "Hosts to probe (names or addresses ssh can reach)");
+  d->add_option("--links-from", o->links_from,
+                "Print 'links:' for this inventory from its switches' LLDP neighbours (SNMP) "
+                "instead of probing hosts");
   add_ssh_options(d, *o);
   add_fanout(d, *o);
   d->add_flag("--json", o->json, "Print what was found as JSON instead of YAML");
-  d->footer("\nExit codes: 0 all probed, 3 a host unreachable (the skeleton has the others).");
+  d->footer(
+      "\n  rocehil inventory discover --links-from fabric.yaml     links as cabled, from LLDP\n"
+      "Exit codes: 0 all probed, 3 a host or switch unreachable (the skeleton has the others).");
   d->callback([o, &exit_code] { exit_code = discover(*o); });
 }
 

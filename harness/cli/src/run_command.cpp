@@ -76,6 +76,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", o->json,
                 "Print run.json (schema_version 1) instead of the text; the files are written "
                 "either way");
+  cmd->add_flag("--no-switches{false}", o->run.switches,
+                "Do not poll the switches (those with snmp settings) before and after each case");
   cmd->footer(R"(
 Examples:
   rocehil run suites/smoke.yaml --inventory /tmp/tb/inventory.yaml
@@ -85,7 +87,9 @@ Examples:
 What happens: the suite is checked against the inventory (every problem at once, with its line);
 every host it uses is preflighted over ssh; then each case runs: captures start, agents start on
 its hosts, the workload runs (with the test's injection beside it), captures stop and are
-analysed, the numbers are written to run.json, then graded. A threshold with 'retry: N' runs a
+analysed, the switches it crosses are read again over SNMP (they were read before it started:
+switch_* metrics, the ports that dropped, errored or paused), the numbers are written to
+run.json, then graded. A threshold with 'retry: N' runs a
 failing case again up to N times. A host that fails a phase makes that case ERROR, naming the
 host and the phase, and the run goes on. Ctrl-C stops agents and captures, writes what was
 measured and exits 3.

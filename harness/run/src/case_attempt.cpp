@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #include "agent_conversation.hpp"
 #include "case_traffic.hpp"
@@ -24,7 +25,9 @@
 #include "rocehil/run/reconciliation.hpp"
 #include "rocehil/run/result_json.hpp"
 #include "rocehil/run/suite_check.hpp"
+#include "rocehil/run/switch_metrics.hpp"
 #include "rocehil/traffic/qp_scaling.hpp"
+#include "switch_polling.hpp"
 
 namespace rocehil::run {
 
@@ -290,9 +293,30 @@ std::optional<double> pause_frames(const std::vector<HostNic>& nics, const std::
   return std::nullopt;
 }
 
-// cnp_reconciliation and pfc_reconciliation, with both sides kept in raw.reconciliation.
+// The bytes each capture point kept, when it kept every frame (filter all): what the switch's
+// own octet counters of the mirrored ports can be held against.
+std::vector<MirrorBytes> mirror_bytes(const CaseContext& c,
+                                      const std::vector<RunningCapture>& running,
+                                      const std::vector<agent::CaptureSummaryEvent>& summaries) {
+  std::vector<MirrorBytes> out;
+  for (std::size_t i = 0; i < running.size() && i < summaries.size(); ++i) {
+    MirrorBytes m{running[i].point, std::nullopt};
+    if (c.suite->capture.filter == "all") try {
+        m.bytes = nlohmann::json::parse(summaries[i].analysis_json).at("bytes").get<double>();
+      } catch (const std::exception&) {
+        // capture_metrics has already said why this analysis cannot be read
+      }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// cnp_reconciliation, pfc_reconciliation and the switches' two, with both sides kept in
+// raw.reconciliation.
 void reconcile(const CaseContext& c, const TrafficOutcome& traffic,
-               const std::vector<HostNic>& nics, suites::Measured& measured, nlohmann::json& raw) {
+               const std::vector<HostNic>& nics, const std::vector<MirrorBytes>& mirrors,
+               const std::vector<switches::SwitchDelta>& switch_deltas, suites::Measured& measured,
+               nlohmann::json& raw) {
   const auto seen = [&](const char* key) -> std::optional<double> {
     const auto it = measured.values.find(key);
     return it == measured.values.end() ? std::nullopt : std::optional<double>(it->second);
@@ -310,9 +334,17 @@ void reconcile(const CaseContext& c, const TrafficOutcome& traffic,
     l.rx_pause = pause_frames(nics, l.host, "rx");
   }
   const Reconciliation pfc = pfc_reconciliation(links, seen("pfc_frames"));
-  measured.merge(cnp.measured);
-  measured.merge(pfc.measured);
-  raw["reconciliation"] = {{"cnp", cnp.to_json()}, {"pfc", pfc.to_json()}};
+  std::vector<HostSwitchPort> ports = host_switch_ports(*c.inventory, traffic.hosts);
+  for (HostSwitchPort& p : ports) p.nic_tx_pause = pause_frames(nics, p.host, "tx");
+  const Reconciliation switch_pfc = switch_pfc_reconciliation(ports, switch_deltas);
+  const Reconciliation switch_mirror =
+      switch_mirror_reconciliation(*c.inventory, mirrors, switch_deltas);
+  for (const Reconciliation* r : {&std::as_const(cnp), &pfc, &switch_pfc, &switch_mirror})
+    measured.merge(r->measured);
+  raw["reconciliation"] = {{"cnp", cnp.to_json()},
+                           {"pfc", pfc.to_json()},
+                           {"switch_pfc", switch_pfc.to_json()},
+                           {"switch_mirror", switch_mirror.to_json()}};
 }
 
 }  // namespace
@@ -363,7 +395,15 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
   const auto started = Clock::now();
   std::vector<RunningCapture> captures;
   std::unique_ptr<InjectionRun> injection;
+  std::vector<std::string> switch_scope;
+  std::vector<switches::SwitchSnapshot> switches_before;
   try {
+    // The switches first, all at once: their counters before anything of the case moves.
+    if (c.switch_polling) {
+      switch_scope = switches_in_scope(*c.inventory, case_shape(c).hosts);
+      switches_before =
+          in_phase("switches", "", [&] { return c.switch_polling->snapshot(switch_scope); });
+    }
     captures = start_captures(c);
     if (c.test->inject) {
       InjectionCommand command = in_phase("inject", c.test->inject->from, [&] {
@@ -400,6 +440,15 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     const auto summaries = stop_captures(c, captures);
     if (!captures.empty()) attempt.raw["captures"] = captures_json(captures, summaries);
     measured.merge(in_phase("analysis", "", [&] { return capture_metrics(summaries); }));
+    std::vector<switches::SwitchDelta> switch_deltas;
+    if (c.switch_polling) {
+      switch_deltas =
+          deltas(switches_before, in_phase("switches", "", [&] {
+                   return c.switch_polling->snapshot_after_traffic(switch_scope, c.interrupt);
+                 }));
+      attempt.raw["switches"] = switches_json(switch_deltas);
+    }
+    measured.merge(switch_metrics(*c.inventory, switch_deltas));
     if (const auto cnps = measured.values.find("cnps"); cnps == measured.values.end())
       measured.absent("cnp_per_s",
                       "it needs cnps, which was not measured: " + measured.unmeasured["cnps"]);
@@ -407,9 +456,11 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
       measured.values["cnp_per_s"] = cnps->second / traffic.seconds;
     else
       measured.absent("cnp_per_s", "the workload reported no measured interval");
-    reconcile(c, traffic, nics, measured, attempt.raw);
+    reconcile(c, traffic, nics, mirror_bytes(c, captures, summaries), switch_deltas, measured,
+              attempt.raw);
     attempt.metrics = std::move(measured.values);
     attempt.unmeasured = std::move(measured.unmeasured);
+    attempt.where = std::move(measured.where);
   } catch (const PhaseFailure& f) {
     attempt.error = f.error;
   }

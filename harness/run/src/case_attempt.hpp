@@ -19,6 +19,8 @@
 
 namespace rocehil::run {
 
+class SwitchPolling;
+
 struct CaseContext {
   const inventory::Inventory* inventory = nullptr;
   const suites::Suite* suite = nullptr;
@@ -30,6 +32,8 @@ struct CaseContext {
   std::size_t fanout = 32;           // ssh sessions opening at once
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(double fraction)> on_progress;  // the workload's progress, 0..1
+  // The run's SNMP sessions to its switches; null when no switch has snmp settings.
+  SwitchPolling* switch_polling = nullptr;
 };
 
 // The hosts the case's traffic runs on (its ranks' hosts; bw and lat: the first two) and the

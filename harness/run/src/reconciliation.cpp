@@ -86,6 +86,7 @@ nlohmann::json Reconciliation::to_json() const {
   nlohmann::json j = {{"mirror", nullptr}, {"nics", nullptr}};
   if (mirror) j["mirror"] = *mirror;
   if (nics) j["nics"] = *nics;
+  if (switches) j["switches"] = *switches;
   for (const auto& [key, value] : measured.values) j["value"] = value;
   for (const auto& [key, why] : measured.unmeasured) j["unmeasured"] = why;
   return j;

@@ -24,6 +24,7 @@
 #include "rocehil/run/drain.hpp"
 #include "rocehil/run/suite_check.hpp"
 #include "rocehil/suites/suite.hpp"
+#include "switch_polling.hpp"
 
 namespace rocehil::run {
 
@@ -98,6 +99,8 @@ class Run {
                             inventory_.hosts.size(), listed);
       throw input_error(text);
     }
+    // The switches' secrets are read now: a missing one stops the run before anything starts.
+    if (o_.switches) switch_polling_ = SwitchPolling::for_inventory(inventory_);
     self_ = remote::this_executable();
     begin_record();
     directory_.emplace(reports::RunDirectory::create(
@@ -127,7 +130,8 @@ class Run {
             .timeout = o_.timeout,
             .fanout = o_.fanout,
             .interrupt = &interrupt_,
-            .on_progress = {}};
+            .on_progress = {},
+            .switch_polling = switch_polling_.get()};
   }
 
   // --hosts narrows the inventory to the hosts it selects (the suite then sees only those, and
@@ -260,7 +264,8 @@ class Run {
         reports::Attempt& a = c.attempts.back();
         a.repeat = repeat;
         save();  // what was measured is on disk before it is graded
-        if (!a.error) a.grade = suites::grade(test.thresholds, a.metrics, c.names, a.unmeasured);
+        if (!a.error)
+          a.grade = suites::grade(test.thresholds, a.metrics, c.names, a.unmeasured, a.where);
         c.outcome = reports::outcome_of(c);
         save();
         if (a.error || interrupt_.load() || !suites::should_retry(test.thresholds, *a.grade, runs))
@@ -313,6 +318,7 @@ class Run {
   reports::RunRecord record_;
   const MultiplexDir* multiplex_ = nullptr;
   bool preflight_failed_ = false;
+  std::unique_ptr<SwitchPolling> switch_polling_;
 };
 
 }  // namespace

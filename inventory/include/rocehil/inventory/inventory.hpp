@@ -82,6 +82,9 @@ struct SnmpSettings {
   int port = 161;
   int timeout_ms = 1000;  // per request
   int retries = 1;
+  // How long after traffic the switch's counters show it: its counter polling interval plus its
+  // agent's cache (SONiC polls port counters every 1 s). The after-case poll waits this long.
+  int counter_refresh_ms = 0;
   SourceLocation where;
 };
 std::string_view to_string(SnmpSettings::Version v);

@@ -33,6 +33,7 @@ struct Attempt {
   std::optional<AttemptError> error;
   suites::Values metrics;                         // what thresholds may name
   suites::Unmeasured unmeasured;                  // metrics it could not measure, and why
+  suites::Attribution where;                      // where some metrics' values came from
   nlohmann::json raw = nlohmann::json::object();  // the agents' reports, as they came
   std::optional<suites::CaseGrade> grade;         // set once graded
 };

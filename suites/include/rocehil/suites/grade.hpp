@@ -28,7 +28,8 @@ struct CaseGrade {
 int severity(Verdict v);
 
 CaseGrade grade(const std::vector<Threshold>& thresholds, const Values& measured,
-                const Values& names, const Unmeasured& unmeasured = {});
+                const Values& names, const Unmeasured& unmeasured = {},
+                const Attribution& where = {});
 
 // After `runs` runs of a case (1 after the first), whether to run it again: it failed, and a
 // threshold that failed allows more retries than have been spent (runs - 1). A fluctuation must

@@ -62,10 +62,16 @@ using Values = std::map<std::string, double, std::less<>>;
 // (...); use nic_retransmits". A metric that could not be measured is absent, never 0.
 using Unmeasured = std::map<std::string, std::string, std::less<>>;
 
+// Where a metric's value came from, by metric key, for a person fixing what failed: the switch
+// ports that dropped ("leaf01:Ethernet1/1 12, spine02:Ethernet1/3 2"). Shown beside a verdict
+// that is not a pass.
+using Attribution = std::map<std::string, std::string, std::less<>>;
+
 // What a test case measured, and why each metric it could not measure is absent.
 struct Measured {
   Values values;
   Unmeasured unmeasured;
+  Attribution where;
   // Takes `other`'s values and reasons; a value clears a reason for the same key.
   void merge(const Measured& other);
   void absent(const std::string& key, std::string why);  // drops any value for `key`
@@ -85,7 +91,7 @@ struct Evaluation {
 // measured (with the reason from `unmeasured` when there is one) or the expression cannot be
 // evaluated (a name without a value, division by zero).
 Evaluation evaluate(const Threshold& t, const Values& measured, const Values& names,
-                    const Unmeasured& unmeasured = {});
+                    const Unmeasured& unmeasured = {}, const Attribution& where = {});
 
 // The limit's value, or nothing with the reason.
 std::optional<double> evaluate(const Expression& e, const Values& names, std::string& why);

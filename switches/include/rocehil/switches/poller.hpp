@@ -55,9 +55,11 @@ class Poller {
 
   const std::vector<Target>& targets() const { return targets_; }
 
-  // Walks `columns` (each a table column or a scalar's subtree) on every switch at once.
-  std::vector<WalkResult> walk(const std::vector<Oid>& columns);
-  std::vector<SwitchSnapshot> counters();
+  // Walks `columns` (each a table column or a scalar's subtree) on every switch at once, or on
+  // those named in `only` (then in the targets' order).
+  std::vector<WalkResult> walk(const std::vector<Oid>& columns,
+                               const std::vector<std::string>& only = {});
+  std::vector<SwitchSnapshot> counters(const std::vector<std::string>& only = {});
   std::vector<LldpView> lldp();
 
  private:

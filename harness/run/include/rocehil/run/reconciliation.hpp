@@ -31,6 +31,7 @@ struct Reconciliation {
   suites::Measured measured;
   std::optional<double> mirror;  // frames the mirror ports saw
   std::optional<double> nics;    // frames the NICs counted on the mirrored paths, x copies
+  std::optional<double> switches;  // what the switches' own counters say (SNMP)
   nlohmann::json to_json() const;
 };
 

@@ -34,6 +34,8 @@ struct SuiteRunOptions {
   std::vector<preflight::DebPackage> deploy_packages;
   std::chrono::seconds timeout{30};  // each phase's replies, and silence during traffic
   std::size_t fanout = 32;           // hosts preflighted at once
+  // Poll the switches that have snmp settings before and after each case (--no-switches: no).
+  bool switches = true;
   std::string command_line;
 };
 
