@@ -100,7 +100,8 @@ LldpView build_lldp_view(const std::string& switch_name, const std::vector<Varbi
   }
   LldpView view;
   view.switch_name = switch_name;
-  for (auto& [key, n] : remote) {
+  for (auto& entry : remote) {
+    LldpNeighbor& n = entry.second;  // a name, not a binding: the lambdas below capture it
     if (n.remote_port_id_subtype == port_id_mac || !printable(n.remote_port_id))
       n.remote_port_id = hex_colons(n.remote_port_id);
     const auto name = [&](const std::map<std::uint32_t, std::string>& m) -> std::string {

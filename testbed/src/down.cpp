@@ -16,6 +16,7 @@
 #include "rocehil/testbed/slurm_cluster.hpp"
 #include "rocehil/testbed/state.hpp"
 #include "rocehil/testbed/testbed.hpp"
+#include "switch_agents.hpp"
 
 namespace rocehil::testbed {
 
@@ -31,8 +32,22 @@ bool alive(pid_t pid) {
   return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'Z';
 }
 
-// Processes in the testbed's namespaces, and any whose command line names it (an sshd whose
-// namespace is already gone, for example).
+// Whether process `pid` is in a network namespace that holds one of the testbed's lldpd or
+// AgentX sockets (public_run_dir()/rocehil-<id>-*): a namespace of the testbed even when its name
+// is gone (`ip netns del` by hand, say), where `ip netns pids` no longer finds it. lldpd rewrites
+// its command line, so this is how down finds one there. Only processes outside our own
+// namespace are read: the root namespace's socket table can be long.
+bool in_testbed_namespace(const std::string& pid, const std::string& sockets,
+                          const std::string& own_netns) {
+  std::error_code ec;
+  const auto netns = fs::read_symlink("/proc/" + pid + "/ns/net", ec);
+  if (ec || netns.string() == own_netns) return false;
+  return read_file_or_empty("/proc/" + pid + "/net/unix").find(sockets) != std::string::npos;
+}
+
+// Processes in the testbed's namespaces (lldpd among them: it rewrites its command line), and
+// any daemon whose command line names it (an sshd or snmpd whose namespace is already gone, for
+// example).
 std::set<pid_t> testbed_processes(std::string_view id, const std::vector<std::string>& namespaces) {
   std::set<pid_t> pids;
   for (const auto& ns : namespaces) {
@@ -47,6 +62,9 @@ std::set<pid_t> testbed_processes(std::string_view id, const std::vector<std::st
     }
   }
   const std::string marker = fmt::format("rocehil-{}-", id);
+  const std::string sockets = TestbedPaths::public_run_dir() + "/" + marker;
+  std::error_code ec;
+  const std::string own_netns = fs::read_symlink("/proc/self/ns/net", ec).string();
   const pid_t self = ::getpid();
   if (DIR* proc = ::opendir("/proc")) {
     while (const dirent* entry = ::readdir(proc)) {
@@ -58,8 +76,11 @@ std::set<pid_t> testbed_processes(std::string_view id, const std::vector<std::st
       const pid_t pid = static_cast<pid_t>(std::stol(name));
       // `ip netns exec`, `rocehil testbed down` and our own tools name the testbed too but are
       // not what it left running.
-      if (pid != self && cmdline.find(marker) != std::string::npos &&
-          cmdline.find("sshd") != std::string::npos)
+      const bool daemon = cmdline.find("sshd") != std::string::npos ||
+                          cmdline.find("snmpd") != std::string::npos ||
+                          cmdline.find("snmp-counters") != std::string::npos;
+      if (pid != self && ((cmdline.find(marker) != std::string::npos && daemon) ||
+                          in_testbed_namespace(name, sockets, own_netns)))
         pids.insert(pid);
     }
     ::closedir(proc);
@@ -100,6 +121,7 @@ DownResult down(const std::string& dir_option, const std::string& id_option,
   result.processes = stop_processes(testbed_processes(result.id, result.namespaces));
   // The slurmds went with the namespaces' processes; slurmctld and munged run beside them.
   if (!dir.empty()) result.processes += stop_slurm(paths, result.id);
+  remove_switch_agent_files(paths, result.id);
   if (!result.namespaces.empty()) {
     std::string batch;
     for (const auto& ns : result.namespaces) batch += fmt::format("netns del {}\n", ns);

@@ -25,6 +25,9 @@ std::string_view package_of(std::string_view tool) {
       {"slurmctld", "slurmctld"},
       {"slurmd", "slurmd"},
       {"sinfo", "slurm-client"},
+      {"snmpd", "snmpd"},
+      {"lldpd", "lldpd"},
+      {"lldpcli", "lldpd"},
   };
   for (const auto& [t, p] : packages)
     if (t == tool) return p;

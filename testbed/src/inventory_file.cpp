@@ -53,8 +53,8 @@ std::string inventory_yaml(const Topology& t, const TestbedOptions& o, const Tes
   y.SetDoublePrecision(9);
   y << YAML::Comment(fmt::format(
       "Written by 'rocehil testbed up' for testbed {} in {}.\n"
-      "A virtual fabric of network namespaces: hosts reach it over ssh on the management\n"
-      "network {}; RoCEv2 traffic uses the NIC addresses in {}.",
+      "A virtual fabric of network namespaces: hosts are reached over ssh and switches over\n"
+      "SNMP on the management network {}; RoCEv2 traffic uses the NIC addresses in {}.",
       t.id, o.dir, t.mgmt_prefix, t.fabric_prefix));
   y << YAML::BeginMap;
   y << YAML::Key << "schema_version" << YAML::Value << 1;
@@ -90,7 +90,13 @@ std::string inventory_yaml(const Topology& t, const TestbedOptions& o, const Tes
     y << YAML::Key << "role" << YAML::Value << std::string(to_string(ns.role));
     if (ns.role == Role::leaf)
       y << YAML::Key << "rack" << YAML::Value << fmt::format("r{}", ns.rack);
-    y << YAML::Key << "netns" << YAML::Value << ns.netns << YAML::EndMap;
+    y << YAML::Key << "netns" << YAML::Value << ns.netns;
+    // Polled as a real switch is: SNMP on its management address, the community in a file.
+    y << YAML::Key << "address" << YAML::Value << ns.mgmt_address;
+    y << YAML::Key << "snmp" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "version" << YAML::Value << "2c";
+    y << YAML::Key << "community_file" << YAML::Value << paths.snmp_community();
+    y << YAML::EndMap << YAML::EndMap;
   }
   y << YAML::EndSeq;
 

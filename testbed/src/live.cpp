@@ -23,7 +23,11 @@ nlohmann::json ip_json(std::string_view netns, const std::vector<std::string>& a
   if (!netns.empty()) argv.insert(argv.end(), {"-n", std::string(netns)});
   argv.push_back("-j");
   argv.insert(argv.end(), args.begin(), args.end());
-  const std::string out = run_checked("reading the network configuration", argv);
+  return command_json("reading the network configuration", argv);
+}
+
+nlohmann::json command_json(std::string_view what, const std::vector<std::string>& argv) {
+  const std::string out = run_checked(what, argv);
   if (out.find_first_not_of(" \n") == std::string::npos) return nlohmann::json::array();
   try {
     return nlohmann::json::parse(out);

@@ -9,6 +9,10 @@ namespace rocehil::testbed {
 
 // What exists on this machine now, read back from the kernel through iproute2's JSON output.
 
+// A command's JSON output parsed (empty output: an empty array); throws rocehil::Error
+// (infrastructure) naming `what` when the command fails or its output does not parse.
+nlohmann::json command_json(std::string_view what, const std::vector<std::string>& argv);
+
 // `ip [-n netns] -j ARGS...` parsed; throws rocehil::Error (infrastructure) when ip fails.
 nlohmann::json ip_json(std::string_view netns, const std::vector<std::string>& args);
 

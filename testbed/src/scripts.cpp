@@ -54,8 +54,8 @@ std::vector<std::string> sysctls(const Namespace& ns, const TestbedOptions& opti
 std::string namespace_ip_batch(const Namespace& ns, const TestbedOptions& options) {
   std::string out = "link set dev lo up\n";
   for (const auto& i : ns.interfaces) {
-    const bool mgmt = i.link.starts_with("mgmt-");
-    if (!mgmt) out += fmt::format("link set dev {} mtu {}\n", i.name, options.mtu);
+    if (i.kind != LinkKind::mgmt)
+      out += fmt::format("link set dev {} mtu {}\n", i.name, options.mtu);
     if (!i.address.empty()) {
       if (!i.peer_address.empty())
         out += fmt::format("addr add {} peer {} dev {}\n", i.address, i.peer_address, i.name);
@@ -102,7 +102,9 @@ std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const Tes
   if (ns.role != Role::spine) return out;
   const std::string mirror_port = t.id + "-cap";
   for (const auto& i : ns.interfaces) {
-    if (i.name == mirror_port) continue;
+    // Leaf-facing ports only: never the mirror port itself, nor the management port (SNMP
+    // polls are not fabric traffic).
+    if (i.kind != LinkKind::uplink) continue;
     // clsact runs before the root qdisc: egress copies are taken as the spine sends, after its
     // nftables marks; matchall is not in every kernel, a zero-mask u32 match is.
     out += fmt::format("qdisc add dev {} clsact\n", i.name);
@@ -124,7 +126,7 @@ std::string namespace_nft_ruleset(const Namespace& ns, const Topology& t,
   std::string out = fmt::format("table ip rocehil_{} {{\n", t.id);
   out += "  chain ecn_marking {\n    type filter hook postrouting priority 0; policy accept;\n";
   for (const auto& i : ns.interfaces) {
-    if (i.address.empty()) continue;  // the mirror port carries copies, not traffic
+    if (!is_fabric(i)) continue;  // the mirror port carries copies, management no RoCE
     // Only ECN-capable transport is marked (RFC 3168); not-ECT traffic passes unmarked.
     out += fmt::format(
         "    oifname \"{}\" udp dport 4791 ip ecn {{ ect0, ect1 }} limit rate over {}/second "

@@ -74,7 +74,7 @@ int slurmctld_port(int mgmt_octet) {
 std::vector<const Namespace*> slurm_nodes(const Topology& t) {
   std::vector<const Namespace*> out;
   for (const auto& ns : t.namespaces)
-    if (!ns.mgmt_address.empty()) out.push_back(&ns);
+    if (runs_sshd(ns)) out.push_back(&ns);
   return out;
 }
 

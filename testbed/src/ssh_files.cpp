@@ -36,7 +36,7 @@ std::string ssh_client_config(const Topology& t, const TestbedPaths& paths) {
                                 t.id, paths.ssh_config());
   std::string names;
   for (const auto& ns : t.namespaces) {
-    if (ns.mgmt_address.empty()) continue;
+    if (!runs_sshd(ns)) continue;
     out += fmt::format("Host {}\n  HostName {}\n", ns.name, ns.mgmt_address);
     names += " " + ns.name;
   }
@@ -56,7 +56,7 @@ std::string known_hosts(const Topology& t, const std::map<std::string, std::stri
   std::string out;
   for (const auto& ns : t.namespaces) {
     const auto key = public_keys.find(ns.name);
-    if (ns.mgmt_address.empty() || key == public_keys.end()) continue;
+    if (!runs_sshd(ns) || key == public_keys.end()) continue;
     // "type base64 comment": the comment is dropped, known_hosts wants "type base64".
     std::string_view line = key->second;
     const auto first_space = line.find(' ');

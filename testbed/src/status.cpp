@@ -9,6 +9,9 @@
 #include "rocehil/testbed/slurm_cluster.hpp"
 #include "rocehil/testbed/state.hpp"
 #include "rocehil/testbed/testbed.hpp"
+#include "snmp_probe.hpp"
+#include "snmp_secrets.hpp"
+#include "switch_agents.hpp"
 
 namespace rocehil::testbed {
 
@@ -59,6 +62,21 @@ void read_interfaces(NamespaceStatus& s, const Topology& t) {
   }
 }
 
+// The switches' agents: snmpd answering on the management address, lldpd reachable on its
+// socket with what it has heard.
+void read_agents(NamespaceStatus& s, const TestbedPaths& paths, const std::string& community) {
+  const Namespace& ns = s.spec;
+  if (is_switch(ns)) {
+    s.snmpd_answers = s.exists && snmp_answers(ns.mgmt_address, community, 1000, s.snmpd_detail);
+    if (!s.exists) s.snmpd_detail = "namespace missing";
+  }
+  if (runs_lldpd(ns)) {
+    s.lldpd_runs =
+        s.exists && lldp_neighbors(paths.lldpd_socket(ns), s.lldp_neighbors, s.lldpd_detail);
+    if (!s.exists) s.lldpd_detail = "namespace missing";
+  }
+}
+
 }  // namespace
 
 bool StatusResult::healthy() const {
@@ -66,6 +84,8 @@ bool StatusResult::healthy() const {
     return false;
   for (const auto& ns : namespaces) {
     if (!ns.exists || (ns.sshd_answers && !*ns.sshd_answers)) return false;
+    if ((ns.snmpd_answers && !*ns.snmpd_answers) || (ns.lldpd_runs && !*ns.lldpd_runs))
+      return false;
     if (slurm && ns.sshd_answers &&
         (!ns.slurm_state || ns.slurm_state->ends_with("*") || ns.slurm_state->starts_with("down") ||
          ns.slurm_state->starts_with("unk") || ns.slurm_state->starts_with("fail")))
@@ -95,6 +115,7 @@ StatusResult status(const std::string& dir_option, const std::string& id_option)
     result.bridge_exists =
         std::find(links.begin(), links.end(), result.topology.bridge) != links.end();
   }
+  const std::string community = read_snmp_community(TestbedPaths{result.dir});
   for (const auto& ns : result.topology.namespaces) {
     NamespaceStatus s;
     s.spec = ns;
@@ -112,10 +133,11 @@ StatusResult status(const std::string& dir_option, const std::string& id_option)
         s.interfaces.push_back(std::move(missing));
       }
     }
-    if (!ns.mgmt_address.empty()) {
+    if (runs_sshd(ns)) {
       s.sshd_answers = s.exists && ssh_banner(ns.mgmt_address, 1000, s.sshd_detail);
       if (!s.exists) s.sshd_detail = "namespace missing";
     }
+    read_agents(s, TestbedPaths{result.dir}, community);
     result.namespaces.push_back(std::move(s));
   }
   result.stray_namespaces = std::move(existing);

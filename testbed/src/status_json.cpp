@@ -49,6 +49,19 @@ nlohmann::json status_json(const StatusResult& s) {
                    {"port", 22},
                    {"answers", *ns.sshd_answers},
                    {"detail", ns.sshd_detail}};
+    if (ns.snmpd_answers)
+      j["snmpd"] = {{"address", ns.spec.mgmt_address},
+                    {"port", 161},
+                    {"answers", *ns.snmpd_answers},
+                    {"detail", ns.snmpd_detail}};
+    if (ns.lldpd_runs) {
+      nlohmann::json neighbors = nlohmann::json::array();
+      for (const auto& n : ns.lldp_neighbors)
+        neighbors.push_back(
+            {{"interface", n.interface}, {"system_name", n.system_name}, {"port_id", n.port_id}});
+      j["lldpd"] = {
+          {"runs", *ns.lldpd_runs}, {"detail", ns.lldpd_detail}, {"neighbors", neighbors}};
+    }
     if (!ns.spec.fabric_address.empty()) j["fabric_address"] = ns.spec.fabric_address;
     if (s.slurm && ns.sshd_answers)
       j["slurm_state"] = ns.slurm_state ? nlohmann::json(*ns.slurm_state) : nlohmann::json();
@@ -76,7 +89,20 @@ nlohmann::json status_json(const StatusResult& s) {
 
 nlohmann::json up_json(const UpResult& up) {
   nlohmann::json namespaces = nlohmann::json::array();
-  for (const auto& ns : up.topology.namespaces) namespaces.push_back(ns.netns);
+  nlohmann::json agents = nlohmann::json::array();
+  for (const auto& ns : up.topology.namespaces) {
+    namespaces.push_back(ns.netns);
+    if (is_switch(ns)) agents.push_back({{"switch", ns.name}, {"address", ns.mgmt_address}});
+  }
+  const TestbedPaths& p = up.paths;
+  const nlohmann::json snmp = {{"community_file", p.snmp_community()},
+                               {"v3",
+                                {{"user_file", p.snmp_v3_user()},
+                                 {"auth", "sha"},
+                                 {"auth_key_file", p.snmp_v3_auth_key()},
+                                 {"priv", "aes"},
+                                 {"priv_key_file", p.snmp_v3_priv_key()}}},
+                               {"agents", agents}};
   nlohmann::json mirrors = nlohmann::json::array();
   for (const auto& m : up.topology.mirrors)
     mirrors.push_back({{"interface", m.interface},
@@ -93,6 +119,7 @@ nlohmann::json up_json(const UpResult& up) {
           {"mgmt_prefix", up.topology.mgmt_prefix},
           {"namespaces", namespaces},
           {"mirrors", mirrors},
+          {"snmp", snmp},
           {"slurm_conf", up.slurm_conf ? nlohmann::json(*up.slurm_conf) : nlohmann::json()}};
 }
 

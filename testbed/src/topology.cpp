@@ -34,6 +34,29 @@ const Namespace* Topology::find(std::string_view name) const {
   return nullptr;
 }
 
+bool is_switch(const Namespace& ns) {
+  return ns.role == Role::leaf || ns.role == Role::spine;
+}
+
+bool runs_sshd(const Namespace& ns) {
+  return ns.role == Role::host || ns.role == Role::capture;
+}
+
+bool runs_lldpd(const Namespace& ns) {
+  return ns.role == Role::host || is_switch(ns);
+}
+
+bool is_fabric(const Interface& i) {
+  return i.kind == LinkKind::host || i.kind == LinkKind::uplink;
+}
+
+std::vector<const Interface*> fabric_interfaces(const Namespace& ns) {
+  std::vector<const Interface*> out;
+  for (const auto& i : ns.interfaces)
+    if (is_fabric(i)) out.push_back(&i);
+  return out;
+}
+
 namespace {
 
 struct Range {
@@ -105,7 +128,7 @@ std::string spine_downlink_address(int rack, int spine) {
 class Builder {
  public:
   Builder(const TestbedOptions& o, int mgmt_octet)
-      : o_(o), mgmt_octet_(mgmt_octet), mgmt_length_(mgmt_prefix_length(o.hosts)) {
+      : o_(o), mgmt_octet_(mgmt_octet), mgmt_length_(mgmt_prefix_length) {
     t_.id = o.id;
     t_.bridge = ifname("br");
     t_.mgmt_gateway = mgmt_address(1);
@@ -119,6 +142,7 @@ class Builder {
     add_hosts();
     add_uplinks();
     add_capture();
+    add_switch_mgmt();
     return std::move(t_);
   }
 
@@ -144,10 +168,11 @@ class Builder {
     throw std::logic_error("topology: no namespace " + std::string(name));
   }
 
-  // The management port: a veth from the root namespace's bridge, where sshd listens.
+  // The management port: a veth from the root namespace's bridge, where sshd or snmpd listens.
   void add_mgmt(Namespace& n, int host_octet) {
     n.mgmt_address = mgmt_address(host_octet);
-    Interface i{ifname("mgmt"), n.mgmt_address, mgmt_length_, {}, "mgmt-" + n.name, 0};
+    Interface i{
+        ifname("mgmt"), n.mgmt_address, mgmt_length_, {}, "mgmt-" + n.name, LinkKind::mgmt, 0};
     n.interfaces.push_back(i);
     t_.links.push_back({i.link, LinkKind::mgmt, {"", ifname(n.name)}, {n.name, i.name}, 0});
   }
@@ -166,11 +191,11 @@ class Builder {
       Namespace& host = ns(name);
       host.fabric_address = address;
       host.interfaces.push_back(
-          {ifname("nic0"), address, 32, host_gateway(rack), link, o_.host_mbps});
+          {ifname("nic0"), address, 32, host_gateway(rack), link, LinkKind::host, o_.host_mbps});
       host.routes.push_back({t_.fabric_prefix, {host_gateway(rack)}, {ifname("nic0")}});
       add_mgmt(host, 10 + h + 1);
       ns(leaf).interfaces.push_back(
-          {ifname(name), host_gateway(rack), 32, address, link, o_.host_mbps});
+          {ifname(name), host_gateway(rack), 32, address, link, LinkKind::host, o_.host_mbps});
       t_.links.push_back(
           {link, LinkKind::host, {name, ifname("nic0")}, {leaf, ifname(name)}, o_.host_mbps});
     }
@@ -182,9 +207,11 @@ class Builder {
         const std::string leaf = fmt::format("l{}", r), spine = fmt::format("s{}", s);
         const std::string link = leaf + "-" + spine;
         ns(leaf).interfaces.push_back({ifname(spine), leaf_uplink_address(r, s), 32,
-                                       spine_downlink_address(r, s), link, o_.uplink_mbps});
+                                       spine_downlink_address(r, s), link, LinkKind::uplink,
+                                       o_.uplink_mbps});
         ns(spine).interfaces.push_back({ifname(leaf), spine_downlink_address(r, s), 32,
-                                        leaf_uplink_address(r, s), link, o_.uplink_mbps});
+                                        leaf_uplink_address(r, s), link, LinkKind::uplink,
+                                        o_.uplink_mbps});
         t_.links.push_back(
             {link, LinkKind::uplink, {leaf, ifname(spine)}, {spine, ifname(leaf)}, o_.uplink_mbps});
         // Spines know each rack through its leaf.
@@ -214,13 +241,20 @@ class Builder {
       const std::string spine = fmt::format("s{}", s);
       const std::string link = spine + "-cap";
       const std::string mirror_if = ifname(fmt::format("m{}", s));
-      ns(spine).interfaces.push_back({ifname("cap"), {}, 0, {}, link, 0});
-      ns("cap").interfaces.push_back({mirror_if, {}, 0, {}, link, 0});
+      ns(spine).interfaces.push_back({ifname("cap"), {}, 0, {}, link, LinkKind::mirror, 0});
+      ns("cap").interfaces.push_back({mirror_if, {}, 0, {}, link, LinkKind::mirror, 0});
       t_.links.push_back({link, LinkKind::mirror, {spine, ifname("cap")}, {"cap", mirror_if}, 0});
       MirrorSession session{spine, mirror_if, {}, o_.mirror};
       for (int r = 1; r <= o_.racks; ++r) session.links.push_back(fmt::format("l{}-{}", r, spine));
       t_.mirrors.push_back(std::move(session));
     }
+  }
+
+  // Switches are managed as real ones are, over SNMP on their management port: in the /23's
+  // upper half, above any host address.
+  void add_switch_mgmt() {
+    for (int r = 1; r <= o_.racks; ++r) add_mgmt(ns(fmt::format("l{}", r)), 256 + 100 + r);
+    for (int s = 1; s <= o_.spines; ++s) add_mgmt(ns(fmt::format("s{}", s)), 256 + 200 + s);
   }
 
   const TestbedOptions& o_;

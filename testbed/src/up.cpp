@@ -17,7 +17,9 @@
 #include "rocehil/testbed/slurm_cluster.hpp"
 #include "rocehil/testbed/ssh_files.hpp"
 #include "rocehil/testbed/state.hpp"
+#include "rocehil/testbed/switch_counters.hpp"
 #include "rocehil/testbed/testbed.hpp"
+#include "switch_agents.hpp"
 
 namespace rocehil::testbed {
 
@@ -48,8 +50,13 @@ void make_directories(const TestbedPaths& paths) {
 class Builder {
  public:
   Builder(const Topology& t, const TestbedOptions& o, const TestbedPaths& p, int mgmt_octet,
-          const StepReporter& r)
-      : t_(t), o_(o), paths_(p), mgmt_octet_(mgmt_octet), report_(r) {}
+          std::string rocehil, const StepReporter& r)
+      : t_(t),
+        o_(o),
+        paths_(p),
+        mgmt_octet_(mgmt_octet),
+        rocehil_(std::move(rocehil)),
+        report_(r) {}
 
   void build() {
     report_(fmt::format("namespaces: {}", t_.namespaces.size()));
@@ -62,11 +69,12 @@ class Builder {
     report_(fmt::format("links: {} veth pairs, management bridge {} ({})", t_.links.size(),
                         t_.bridge, t_.mgmt_prefix));
     run_checked("creating links", {"ip", "-batch", "-"}, links_batch(t_));
-    report_("addresses, routes (ECMP on leaves), tbf shaping, mirrors, ECN marking");
+    report_("addresses, routes (ECMP on leaves), tbf shaping, mirrors, ECN marking, PFC counters");
     for (const auto& ns : t_.namespaces) configure(ns);
     const auto servers = start_sshds();
     wait_for_links();
     wait_for_sshds(servers);
+    start_switch_agents(t_, paths_, rocehil_, report_);
     if (o_.slurm) start_slurm(t_, paths_, mgmt_octet_, report_);
   }
 
@@ -80,6 +88,9 @@ class Builder {
     if (const auto nft = namespace_nft_ruleset(ns, t_, o_); !nft.empty())
       run_checked(fmt::format("loading ECN marking rules in {}", ns.netns),
                   {"ip", "netns", "exec", ns.netns, "nft", "-f", "-"}, nft);
+    if (const auto pfc = pfc_nft_ruleset(ns, t_); !pfc.empty())
+      run_checked(fmt::format("loading PFC counters in {}", ns.netns),
+                  {"ip", "netns", "exec", ns.netns, "nft", "-f", "-"}, pfc);
   }
 
   // The kernel reports a veth's operational state up to a second after both ends are up; wait,
@@ -110,7 +121,7 @@ class Builder {
   std::vector<const Namespace*> start_sshds() {
     std::vector<const Namespace*> servers;
     for (const auto& ns : t_.namespaces)
-      if (!ns.mgmt_address.empty()) servers.push_back(&ns);
+      if (runs_sshd(ns)) servers.push_back(&ns);
     report_(fmt::format("sshd: {} servers, keys in {}", servers.size(), paths_.ssh_dir()));
     ensure_key(paths_.identity(), fmt::format("rocehil-testbed-{}", t_.id));
     write_file(paths_.authorized_keys(), read_file(paths_.identity() + ".pub"),
@@ -155,6 +166,7 @@ class Builder {
   const TestbedOptions& o_;
   const TestbedPaths& paths_;
   int mgmt_octet_;
+  std::string rocehil_;
   const StepReporter& report_;
 };
 
@@ -168,7 +180,7 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
   if (options.id.empty()) options.id = derive_id(options.dir);
   validate(options);
   require_root("up");
-  require_tools({"ip", "tc", "nft", "sysctl", "sshd", "ssh-keygen"});
+  require_tools({"ip", "tc", "nft", "sysctl", "sshd", "ssh-keygen", "snmpd", "lldpd", "lldpcli"});
   if (options.slurm) require_tools({"munged", "slurmctld", "slurmd", "sinfo"});
 
   const TestbedPaths paths{options.dir};
@@ -177,13 +189,19 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
         "testbed {} is already up (its namespaces or links exist); run 'rocehil testbed down --dir "
         "{}' first, or give another --id",
         options.id, options.dir));
-  const auto octet =
-      choose_mgmt_octet(options.id, root_route_prefixes(), mgmt_prefix_length(options.hosts));
+  const auto octet = choose_mgmt_octet(options.id, root_route_prefixes());
   if (!octet)
     throw input_error(
-        "no free /24 (or /23 beyond 244 hosts) left in 198.19.0.0/16 for the management "
-        "network; bring "
-        "other testbeds down");
+        "no free /23 left in 198.19.0.0/16 for the management network; bring other testbeds "
+        "down");
+  // snmpd runs this binary as its counters handler: `up` runs inside rocehil.
+  std::error_code ec;
+  const std::string rocehil = fs::read_symlink("/proc/self/exe", ec).string();
+  if (ec || rocehil.find_first_of(" \t\n\"'") != std::string::npos)
+    throw input_error(fmt::format(
+        "the rocehil binary's path '{}' cannot go into snmpd.conf (it holds white space or "
+        "quotes, or /proc/self/exe is unreadable); run rocehil from another path",
+        rocehil));
   make_directories(paths);
   TestbedState state{options, *octet, "building"};
   write_state(paths.state(), state);
@@ -192,7 +210,7 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
   report(fmt::format("testbed {}: {} hosts in {} racks, {} spines, in {}", options.id,
                      options.hosts, options.racks, options.spines, options.dir));
   try {
-    Builder(result.topology, options, paths, *octet, report).build();
+    Builder(result.topology, options, paths, *octet, rocehil, report).build();
     std::ofstream(paths.inventory(), std::ios::trunc)
         << inventory_yaml(result.topology, options, paths);
   } catch (const Error& e) {

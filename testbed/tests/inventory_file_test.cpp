@@ -52,7 +52,16 @@ TEST(InventoryFile, ParsesBackToTheTopology) {
 
   EXPECT_EQ(y["racks"].size(), 2u);
   EXPECT_EQ(y["racks"][1]["leaf"].as<std::string>(), "l2");
-  EXPECT_EQ(y["switches"].size(), 5u);
+  const YAML::Node switches = y["switches"];
+  ASSERT_EQ(switches.size(), 5u);
+  for (const auto& sw : switches) {
+    const Namespace* ns = t.find(sw["name"].as<std::string>());
+    ASSERT_NE(ns, nullptr);
+    EXPECT_EQ(sw["address"].as<std::string>(), ns->mgmt_address);
+    EXPECT_EQ(sw["snmp"]["version"].as<std::string>(), "2c");
+    EXPECT_EQ(sw["snmp"]["community_file"].as<std::string>(), "/srv/tb/snmp/community");
+  }
+  EXPECT_EQ(switches[0]["address"].as<std::string>(), "198.19.5.101");  // l1, built with 4
   EXPECT_EQ(y["links"].size(), 5u + 6u);
   const YAML::Node captures = y["captures"];
   ASSERT_EQ(captures.size(), 3u);
@@ -89,6 +98,16 @@ TEST(InventoryFile, LoadsWithTheInventoryLoader) {
     ASSERT_EQ(h->nics.size(), 1u);
     EXPECT_EQ(h->nics[0].ip, ns.fabric_address);
     EXPECT_EQ(h->rack, "r" + std::to_string(ns.rack));
+  }
+  ASSERT_EQ(inv.switches.size(), 5u);
+  for (const auto& ns : t.namespaces) {
+    if (!is_switch(ns)) continue;
+    const inventory::Switch* sw = inv.find_switch(ns.name);
+    ASSERT_NE(sw, nullptr) << ns.name;
+    EXPECT_EQ(sw->address, ns.mgmt_address);
+    ASSERT_TRUE(sw->snmp.has_value()) << ns.name;
+    EXPECT_EQ(sw->snmp->version, inventory::SnmpSettings::Version::v2c);
+    EXPECT_EQ(sw->snmp->community_file, "/srv/tb/snmp/community");
   }
   ASSERT_EQ(inv.captures.size(), 3u);
   EXPECT_EQ(inv.captures[1].mirrors.switch_name, "s2");

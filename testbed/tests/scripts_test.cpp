@@ -11,7 +11,7 @@ struct Fabric {
   Fabric() {
     o.dir = "/tmp/tb";
     o.id = "t1";
-    t = build_topology(o, 9);
+    t = build_topology(o, 8);
   }
 };
 
@@ -31,13 +31,17 @@ TEST(Scripts, VethEndsAreCreatedInTheirNamespaces) {
   Fabric f;
   const std::string batch = links_batch(f.t);
   EXPECT_TRUE(has_line(batch, "link add name t1-br type bridge"));
-  EXPECT_TRUE(has_line(batch, "addr add 198.19.9.1/24 dev t1-br"));
+  EXPECT_TRUE(has_line(batch, "addr add 198.19.8.1/23 dev t1-br"));
   EXPECT_TRUE(has_line(batch,
                        "link add name t1-nic0 netns rocehil-t1-h1 type veth peer name t1-h1 netns "
                        "rocehil-t1-l1"));
   EXPECT_TRUE(
       has_line(batch, "link add name t1-h2 type veth peer name t1-mgmt netns rocehil-t1-h2"));
   EXPECT_TRUE(has_line(batch, "link set dev t1-h2 master t1-br up"));
+  // Switches have a management port on the bridge too (SNMP).
+  EXPECT_TRUE(
+      has_line(batch, "link add name t1-s1 type veth peer name t1-mgmt netns rocehil-t1-s1"));
+  EXPECT_TRUE(has_line(batch, "link set dev t1-l2 master t1-br up"));
   EXPECT_TRUE(has_line(batch,
                        "link add name t1-cap netns rocehil-t1-s2 type veth peer name t1-m2 netns "
                        "rocehil-t1-cap"));
@@ -65,9 +69,13 @@ TEST(Scripts, LeafBatchHasPointToPointAddressesAndAnEcmpRoute) {
                        "route add 198.18.2.0/24 nexthop via 198.18.101.3 dev t1-s1 weight 1 "
                        "nexthop via 198.18.102.3 dev t1-s2 weight 1"));
   const std::string host = namespace_ip_batch(*f.t.find("h1"), f.o);
-  EXPECT_TRUE(has_line(host, "addr add 198.19.9.11/24 dev t1-mgmt"));
+  EXPECT_TRUE(has_line(host, "addr add 198.19.8.11/23 dev t1-mgmt"));
   EXPECT_TRUE(has_line(host, "route add 198.18.0.0/16 via 198.18.1.1 dev t1-nic0"));
   EXPECT_EQ(host.find("mtu 9000 dev t1-mgmt"), std::string::npos);
+  EXPECT_TRUE(has_line(batch, "addr add 198.19.9.101/23 dev t1-mgmt"));
+  EXPECT_EQ(batch.find("dev t1-mgmt mtu"), std::string::npos);
+  // Management is on-link; the fabric routes are all the leaf has.
+  EXPECT_EQ(batch.find("route add 198.19"), std::string::npos);
 }
 
 TEST(Scripts, ShapingOnBothEndsAndMirrorsOnSpines) {
@@ -83,6 +91,7 @@ TEST(Scripts, ShapingOnBothEndsAndMirrorsOnSpines) {
                        "egress mirror dev t1-cap"));
   EXPECT_EQ(spine.find("ingress"), std::string::npos);
   EXPECT_EQ(spine.find("dev t1-cap clsact"), std::string::npos);  // never mirror the mirror
+  EXPECT_EQ(spine.find("t1-mgmt"), std::string::npos);            // nor management (SNMP) traffic
 
   f.o.mirror = MirrorDirection::both;
   const std::string both = namespace_tc_batch(*f.t.find("s2"), f.t, f.o);
@@ -105,6 +114,7 @@ TEST(Scripts, EcnMarkingOnEveryTrafficPortOfRoutersOnly) {
             std::string::npos)
       << spine;
   EXPECT_EQ(spine.find("t1-cap"), std::string::npos);
+  EXPECT_EQ(spine.find("t1-mgmt"), std::string::npos);
   const std::string leaf = namespace_nft_ruleset(*f.t.find("l2"), f.t, f.o);
   EXPECT_NE(leaf.find("oifname \"t1-h3\""), std::string::npos);
   EXPECT_NE(leaf.find("oifname \"t1-s2\""), std::string::npos);

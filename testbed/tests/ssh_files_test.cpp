@@ -32,6 +32,10 @@ TEST(SshFiles, SshdListensOnItsManagementAddressWithKeysOnly) {
 TEST(SshFiles, ClientConfigNamesEveryHostAndTheCaptureServer) {
   Fabric f;
   const std::string config = ssh_client_config(f.t, f.paths);
+  // Switches have a management address too, but no sshd.
+  EXPECT_EQ(config.find("Host l1"), std::string::npos);
+  EXPECT_EQ(config.find("Host s1"), std::string::npos);
+  EXPECT_NE(config.find("Host h1 h2 cap\n"), std::string::npos) << config;
   EXPECT_NE(config.find("Host h1\n  HostName 198.19.4.11\n"), std::string::npos);
   EXPECT_NE(config.find("Host cap\n  HostName 198.19.4.2\n"), std::string::npos);
   EXPECT_NE(config.find("StrictHostKeyChecking yes"), std::string::npos);
@@ -40,8 +44,10 @@ TEST(SshFiles, ClientConfigNamesEveryHostAndTheCaptureServer) {
 
 TEST(SshFiles, KnownHostsDropsTheKeyComment) {
   Fabric f;
-  const std::string lines = known_hosts(
-      f.t, {{"h1", "ssh-ed25519 AAAAC3Nza1 rocehil-t1-h1\n"}, {"cap", "ssh-ed25519 AAAAC3Nzb2\n"}});
+  const std::string lines =
+      known_hosts(f.t, {{"h1", "ssh-ed25519 AAAAC3Nza1 rocehil-t1-h1\n"},
+                        {"cap", "ssh-ed25519 AAAAC3Nzb2\n"},
+                        {"l1", "ssh-ed25519 AAAAC3Nzc3\n"}});  // a switch's key would not be listed
   EXPECT_EQ(lines,
             "h1,198.19.4.11 ssh-ed25519 AAAAC3Nza1\ncap,198.19.4.2 ssh-ed25519 AAAAC3Nzb2\n");
 }

@@ -30,18 +30,19 @@ bool in_benchmark_range(const std::string& address) {  // 198.18.0.0/15
 }
 
 TEST(Topology, DefaultFabricHasEveryRole) {
-  const Topology t = build_topology(options(4, 2, 2), 7);
+  const Topology t = build_topology(options(4, 2, 2), 6);
   std::map<Role, int> roles;
   for (const auto& ns : t.namespaces) ++roles[ns.role];
   EXPECT_EQ(roles[Role::host], 4);
   EXPECT_EQ(roles[Role::leaf], 2);
   EXPECT_EQ(roles[Role::spine], 2);
   EXPECT_EQ(roles[Role::capture], 1);
-  EXPECT_EQ(t.mgmt_prefix, "198.19.7.0/24");
+  EXPECT_EQ(t.mgmt_prefix, "198.19.6.0/23");  // built with octet 6: its /23 is .6 and .7
   EXPECT_EQ(t.mirrors.size(), 2u);
   EXPECT_EQ(t.mirrors[0].links, (std::vector<std::string>{"l1-s1", "l2-s1"}));
-  // 4 host links, 4 uplinks, 5 management links (4 hosts + capture), 2 mirror links.
-  EXPECT_EQ(t.links.size(), 15u);
+  // 4 host links, 4 uplinks, 9 management links (4 hosts, capture, 2 leaves, 2 spines), 2
+  // mirror links.
+  EXPECT_EQ(t.links.size(), 19u);
 }
 
 TEST(Topology, HostsSpreadEvenlyAndNoRackIsEmpty) {
@@ -102,10 +103,13 @@ TEST(Topology, AddressesAreUniqueAndInTheBenchmarkingRange) {
   EXPECT_FALSE(mgmt.contains(t.mgmt_gateway));
 }
 
-TEST(Topology, BeyondTwoHundredFortyFourHostsManagementIsASlash23) {
-  const Topology small = build_topology(options(244, 4, 2), 9);
-  EXPECT_EQ(small.mgmt_prefix, "198.19.9.0/24");
-  EXPECT_EQ(small.find("h244")->mgmt_address, "198.19.9.254");
+TEST(Topology, ManagementIsASlash23WithHostsBelowAndSwitchesAbove) {
+  const Topology small = build_topology(options(244, 4, 2), 8);
+  EXPECT_EQ(small.mgmt_prefix, "198.19.8.0/23");
+  EXPECT_EQ(small.find("h244")->mgmt_address, "198.19.8.254");
+  EXPECT_EQ(small.find("l1")->mgmt_address, "198.19.9.101");
+  EXPECT_EQ(small.find("l4")->mgmt_address, "198.19.9.104");
+  EXPECT_EQ(small.find("s2")->mgmt_address, "198.19.9.202");
   const Topology t = build_topology(options(256, 8, 2), 8);
   EXPECT_EQ(t.mgmt_prefix, "198.19.8.0/23");
   EXPECT_EQ(t.mgmt_gateway, "198.19.8.1");
@@ -115,6 +119,38 @@ TEST(Topology, BeyondTwoHundredFortyFourHostsManagementIsASlash23) {
   for (const auto& ns : t.namespaces)
     for (const auto& i : ns.interfaces)
       if (i.link.starts_with("mgmt-")) EXPECT_EQ(i.prefix_length, 23) << i.link;
+}
+
+TEST(Topology, EveryNamespaceHasAManagementPortButOnlyHostsAndCaptureRunSshd) {
+  const Topology t = build_topology(options(4, 2, 2), 8);
+  for (const auto& ns : t.namespaces) {
+    EXPECT_FALSE(ns.mgmt_address.empty()) << ns.name;
+    int mgmt_ports = 0;
+    for (const auto& i : ns.interfaces) mgmt_ports += i.kind == LinkKind::mgmt ? 1 : 0;
+    EXPECT_EQ(mgmt_ports, 1) << ns.name;
+    EXPECT_EQ(runs_sshd(ns), ns.role == Role::host || ns.role == Role::capture) << ns.name;
+    EXPECT_EQ(is_switch(ns), ns.role == Role::leaf || ns.role == Role::spine) << ns.name;
+    EXPECT_EQ(runs_lldpd(ns), ns.role != Role::capture) << ns.name;
+  }
+  // A spine's fabric ports are its leaf links: not its management port, not its mirror port.
+  std::vector<std::string> spine_ports;
+  for (const Interface* i : fabric_interfaces(*t.find("s1"))) spine_ports.push_back(i->name);
+  EXPECT_EQ(spine_ports, (std::vector<std::string>{"abc123-l1", "abc123-l2"}));
+  std::vector<std::string> leaf_ports;
+  for (const Interface* i : fabric_interfaces(*t.find("l2"))) leaf_ports.push_back(i->name);
+  EXPECT_EQ(leaf_ports,
+            (std::vector<std::string>{"abc123-h3", "abc123-h4", "abc123-s1", "abc123-s2"}));
+  EXPECT_TRUE(fabric_interfaces(*t.find("cap")).empty());
+}
+
+TEST(Topology, SwitchManagementAddressesNeverMeetHostOnesAtAnySize) {
+  const Topology t = build_topology(options(max_hosts, max_racks, max_spines), 254);
+  std::set<std::string> addresses{t.mgmt_gateway};
+  for (const auto& ns : t.namespaces)
+    EXPECT_TRUE(addresses.insert(ns.mgmt_address).second) << ns.name << " " << ns.mgmt_address;
+  EXPECT_EQ(t.find("h256")->mgmt_address, "198.19.255.10");
+  EXPECT_EQ(t.find("l64")->mgmt_address, "198.19.255.164");
+  EXPECT_EQ(t.find("s32")->mgmt_address, "198.19.255.232");
 }
 
 TEST(Topology, PointToPointEndsPointAtEachOther) {
@@ -149,32 +185,33 @@ TEST(Topology, LeavesHaveOneEcmpRoutePerOtherRackOverEverySpine) {
 }
 
 TEST(Topology, HostsRouteTheFabricThroughTheirLeaf) {
-  const Topology t = build_topology(options(4, 2, 2), 1);
+  const Topology t = build_topology(options(4, 2, 2), 0);
   const Namespace* h3 = t.find("h3");
   EXPECT_EQ(h3->rack, 2);
   EXPECT_EQ(h3->fabric_address, "198.18.2.11");
-  EXPECT_EQ(h3->mgmt_address, "198.19.1.13");
+  EXPECT_EQ(h3->mgmt_address, "198.19.0.13");
   ASSERT_EQ(h3->routes.size(), 1u);
   EXPECT_EQ(h3->routes[0].prefix, "198.18.0.0/16");
   EXPECT_EQ(h3->routes[0].next_hops[0], "198.18.2.1");
 }
 
 TEST(Topology, ManagementSubnetAvoidsRoutesInUse) {
-  const auto first = choose_mgmt_octet("t1", {});
+  const auto first = choose_mgmt_octet("t1", {}, 24);
   ASSERT_TRUE(first);
   const std::string taken = "198.19." + std::to_string(*first) + ".0/24";
-  const auto second = choose_mgmt_octet("t1", {"default", taken, "10.0.0.0/8"});
+  const auto second = choose_mgmt_octet("t1", {"default", taken, "10.0.0.0/8"}, 24);
   ASSERT_TRUE(second);
   EXPECT_NE(*second, *first);
   // A host route inside the /24 makes it taken as well; a covering /16 takes them all.
   const std::string host_route = "198.19." + std::to_string(*first) + ".9";
-  EXPECT_NE(choose_mgmt_octet("t1", {host_route}), first);
+  EXPECT_NE(choose_mgmt_octet("t1", {host_route}, 24), first);
   EXPECT_FALSE(choose_mgmt_octet("t1", {"198.19.0.0/16"}));
   EXPECT_FALSE(choose_mgmt_octet("t1", {"198.16.0.0/12"}));
 }
 
 TEST(Topology, ASlash23StartsAtAnEvenOctetWithBothHalvesFree) {
-  const auto first = choose_mgmt_octet("t1", {}, 23);
+  const auto first = choose_mgmt_octet("t1", {});  // the testbed's: always a /23
+  EXPECT_EQ(first, choose_mgmt_octet("t1", {}, 23));
   ASSERT_TRUE(first);
   EXPECT_EQ(*first % 2, 0);
   // Its upper half taken: another /23.

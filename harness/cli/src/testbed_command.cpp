@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/testbed/snmp_pass.hpp"
 #include "rocehil/testbed/status_json.hpp"
 #include "rocehil/testbed/testbed.hpp"
 #include "testbed_text.hpp"
@@ -42,13 +46,43 @@ void print_json(const nlohmann::json& j) {
   fmt::print("{}\n", j.dump(2));
 }
 
+// `testbed snmp-counters`: the pass_persist handler each switch's snmpd starts (snmpd.conf), one
+// per MIB, inside the switch's namespace. Not for people: hidden from --help.
+void add_snmp_counters_command(CLI::App* testbed, int& exit_code) {
+  auto netns = std::make_shared<std::string>();
+  auto mib = std::make_shared<std::string>();
+  CLI::App* counters = testbed->add_subcommand(
+      "snmp-counters",
+      "snmpd's pass_persist handler in a switch namespace: PFC frames (nftables) and queue "
+      "counters (tbf) under CISCO-PFC-EXT-MIB and CISCO-SWITCH-QOS-MIB");
+  counters->group("");
+  counters->add_option("--netns", *netns, "The switch's namespace, rocehil-ID-NAME")->required();
+  counters->add_option("--mib", *mib, "The subtree snmpd hands this handler")
+      ->required()
+      ->check(CLI::IsMember({"pfc", "qos"}));
+  counters->callback([netns, mib, &exit_code] {
+    testbed::id_of_netns(*netns);  // a bad name is an error now, not a NONE to every request
+    testbed::PassPersist session(*testbed::counter_mib_from(*mib),
+                                 [netns] { return testbed::read_port_counters(*netns); });
+    // Until snmpd closes the pipe; each answer flushed, snmpd waits for it.
+    for (std::string line; std::getline(std::cin, line);) {
+      const std::string reply = session.feed(line, std::chrono::steady_clock::now());
+      if (reply.empty()) continue;
+      std::fwrite(reply.data(), 1, reply.size(), stdout);
+      std::fflush(stdout);
+    }
+    exit_code = 0;
+  });
+}
+
 }  // namespace
 
 void add_testbed_command(CLI::App& app, int& exit_code) {
   CLI::App* testbed = app.add_subcommand(
       "testbed",
       "A virtual RoCE fabric on this machine (root): hosts, leaves, spines and a capture server "
-      "made of network namespaces, with ECMP, shaped links, ECN marking, mirror ports and sshd.");
+      "made of network namespaces, with ECMP, shaped links, ECN marking, mirror ports, sshd, "
+      "and switches answering SNMP and LLDP.");
   testbed->require_subcommand(1);
   testbed->footer(R"(
 Rehearse a suite or an inventory before touching hardware:
@@ -58,7 +92,8 @@ Rehearse a suite or an inventory before touching hardware:
   rocehil testbed down --dir /tmp/tb             remove everything it made
 
 Addresses come only from 198.18.0.0/15: RoCEv2 traffic on 198.18.0.0/16 (rack r's hosts are
-198.18.r.11, .12, ...), management (ssh) on a 198.19.K.0/24 bridged to this machine.)");
+198.18.r.11, .12, ...), management (ssh to hosts, SNMP to switches) on a 198.19.K.0/23 bridged
+to this machine.)");
 
   auto up_opts = std::make_shared<testbed::TestbedOptions>();
   auto up_common = std::make_shared<CommonOptions>();
@@ -135,8 +170,8 @@ Addresses come only from 198.18.0.0/15: RoCEv2 traffic on 198.18.0.0/16 (rack r'
   auto status_common = std::make_shared<CommonOptions>();
   CLI::App* status = testbed->add_subcommand(
       "status",
-      "What exists of the testbed and whether each sshd answers; exit 0 when all of it is up "
-      "and healthy, 3 otherwise");
+      "What exists of the testbed and whether each sshd and snmpd answers and each lldpd runs; "
+      "exit 0 when all of it is up and healthy, 3 otherwise");
   add_common(status, *status_common, false);
   status->callback([status_common, &exit_code] {
     const auto result = testbed::status(status_common->dir, status_common->id);
@@ -146,6 +181,8 @@ Addresses come only from 198.18.0.0/15: RoCEv2 traffic on 198.18.0.0/16 (rack r'
       fmt::print("{}", render_status_text(result));
     exit_code = result.healthy() ? 0 : static_cast<int>(ExitCode::infrastructure);
   });
+
+  add_snmp_counters_command(testbed, exit_code);
 }
 
 }  // namespace rocehil::cli

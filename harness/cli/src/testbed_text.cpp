@@ -21,6 +21,12 @@ std::string render_up_text(const testbed::UpResult& up) {
       up.seconds, hosts, leaves, spines, t.find("cap")->netns);
   out += fmt::format("  inventory  {}\n", up.paths.inventory());
   out += fmt::format("  ssh        ssh -F {} h1\n", up.paths.ssh_config());
+  // Debian ships no MIB files: the example walks ifName (IF-MIB) by number.
+  if (const testbed::Namespace* l1 = t.find("l1"))
+    out += fmt::format(
+        "  snmp       snmpbulkwalk -v2c -c \"$(cat {})\" {} 1.3.6.1.2.1.31.1.1.1.1   (l1; every "
+        "switch answers on its management address)\n",
+        up.paths.snmp_community(), l1->mgmt_address);
   for (const auto& m : t.mirrors)
     out += fmt::format("  mirror     {} copies {} ({})\n", m.interface, fmt::join(m.links, ", "),
                        testbed::to_string(m.direction));
@@ -47,7 +53,9 @@ std::string render_status_text(const testbed::StatusResult& s) {
                         {"rack", TextTable::Align::right},
                         {"exists", TextTable::Align::left},
                         {"fabric address", TextTable::Align::left},
-                        {"sshd", TextTable::Align::left}});
+                        {"sshd", TextTable::Align::left},
+                        {"snmpd", TextTable::Align::left},
+                        {"lldpd", TextTable::Align::left}});
   TextTable interfaces({{"namespace", TextTable::Align::left},
                         {"interface", TextTable::Align::left},
                         {"link", TextTable::Align::left},
@@ -61,10 +69,19 @@ std::string render_status_text(const testbed::StatusResult& s) {
     if (ns.sshd_answers)
       sshd = fmt::format("{} {}", ns.spec.mgmt_address,
                          *ns.sshd_answers ? "answers" : "NO ANSWER (" + ns.sshd_detail + ")");
-    namespaces.add_row({ns.spec.netns, std::string(testbed::to_string(ns.spec.role)),
-                        ns.spec.rack ? std::to_string(ns.spec.rack) : "-",
-                        ns.exists ? "yes" : "MISSING",
-                        ns.spec.fabric_address.empty() ? "-" : ns.spec.fabric_address, sshd});
+    std::string snmpd = "-";
+    if (ns.snmpd_answers)
+      snmpd = fmt::format("{} {}", ns.spec.mgmt_address,
+                          *ns.snmpd_answers ? "answers" : "NO ANSWER (" + ns.snmpd_detail + ")");
+    std::string lldpd = "-";
+    if (ns.lldpd_runs)
+      lldpd = *ns.lldpd_runs ? fmt::format("runs, {} neighbour{}", ns.lldp_neighbors.size(),
+                                           ns.lldp_neighbors.size() == 1 ? "" : "s")
+                             : "NOT RUNNING (" + ns.lldpd_detail + ")";
+    namespaces.add_row(
+        {ns.spec.netns, std::string(testbed::to_string(ns.spec.role)),
+         ns.spec.rack ? std::to_string(ns.spec.rack) : "-", ns.exists ? "yes" : "MISSING",
+         ns.spec.fabric_address.empty() ? "-" : ns.spec.fabric_address, sshd, snmpd, lldpd});
     for (const auto& i : ns.interfaces) {
       std::string to = fmt::format("{}:{}", i.peer_namespace, i.peer_interface);
       if (i.mirror) to = fmt::format("copies {}", fmt::join(i.mirror->links, ","));

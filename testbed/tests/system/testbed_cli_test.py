@@ -52,6 +52,22 @@ def leftovers(testbed_id):
     found += [p for p in procs.splitlines() if "pgrep" not in p]
     tables = subprocess.run(["nft", "list", "tables"], capture_output=True, text=True).stdout
     found += [t for t in tables.splitlines() if f"rocehil_{testbed_id}" in t]
+    # lldpd rewrites its command line: it, and anything else left in a namespace of the testbed
+    # whose name is gone, shows by the testbed's sockets in its network namespace.
+    sockets = f"/run/rocehil/rocehil-{testbed_id}-"
+    own = os.readlink("/proc/self/ns/net")
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/ns/net") == own:
+                continue
+            with open(f"/proc/{pid}/net/unix") as f:
+                if sockets in f.read():
+                    with open(f"/proc/{pid}/comm") as c:
+                        found.append(f"pid {pid} ({c.read().strip()})")
+        except OSError:
+            pass  # gone, or a zombie
+    if os.path.isdir("/run/rocehil"):
+        found += [f for f in os.listdir("/run/rocehil") if f.startswith(f"rocehil-{testbed_id}-")]
     return found
 
 
@@ -284,7 +300,10 @@ class Lifecycle(unittest.TestCase):
         print(f"\n  4 hosts, 2 racks, 2 spines: up {up_s:.2f} s, down {down_s:.2f} s",
               file=sys.stderr)
         self.assertEqual(len(down["namespaces_removed"]), 9)
-        self.assertEqual(down["processes_stopped"], 5)
+        # 5 sshd (4 hosts and capture), 4 snmpd (2 leaves, 2 spines) and 8 lldpd (hosts and
+        # switches) of two processes each (privilege separation); no counters handler, which
+        # snmpd starts only when its subtree is first asked for.
+        self.assertEqual(down["processes_stopped"], 5 + 4 + 8 * 2)
         self.assertEqual(leftovers(up["id"]), [])
         # Up over an existing testbed is refused, naming the way out.
         up = rocehil("testbed", "up", "--dir", self.dir, check=False)
@@ -358,6 +377,9 @@ class Lifecycle(unittest.TestCase):
         text = rocehil("testbed", "status", "--dir", self.dir, check=False).stdout
         self.assertIn("NOT healthy", text)
         self.assertIn("MISSING", text)
+        # What ran in the namespace deleted by hand (its lldpd) goes with down all the same.
+        rocehil("testbed", "down", "--dir", self.dir)
+        self.assertEqual(leftovers(up["id"]), [])
 
 
 class Errors(unittest.TestCase):

@@ -29,8 +29,8 @@ def testbed_down(rocehil, directory):
 
 
 def spine_tx_bytes(testbed_id, spine):
-    """Bytes a spine sent to its leaves, by the kernel's counters: every interface but loopback
-    and the mirror port."""
+    """Bytes a spine sent to its leaves, by the kernel's counters: every interface but loopback,
+    the mirror port and the management port (where its SNMP agent answers)."""
     r = subprocess.run(["ip", "netns", "exec", f"rocehil-{testbed_id}-{spine}", "sh", "-c",
                         "for i in /sys/class/net/*; do echo $(basename $i) "
                         "$(cat $i/statistics/tx_bytes); done"],
@@ -38,7 +38,7 @@ def spine_tx_bytes(testbed_id, spine):
     total = 0
     for line in r.stdout.splitlines():
         name, value = line.split()
-        if name != "lo" and not name.startswith(f"{testbed_id}-m"):
+        if name != "lo" and not name.startswith(f"{testbed_id}-m"):  # -m1.., -mgmt
             total += int(value)
     return total
 

@@ -34,20 +34,19 @@ struct TestbedOptions {
   // (the namespaces share this machine's file system); empty: not written.
   std::string agent{};
   // A Slurm cluster over the namespaces (slurm_cluster.hpp): munged and slurmctld on this
-  // machine, a slurmd in every namespace that runs sshd, named as its host.
+  // machine, a slurmd in every namespace that runs sshd (hosts and capture), named as its host.
   bool slurm = false;
 };
 
 // Limits that keep names and addresses inside their fields: interface names are 15 characters,
-// racks and spines index octets of 198.18.0.0/16, a rack's hosts an octet of its /24, and host
-// management addresses count from .11 of a /24, or of a /23 beyond 244 hosts.
+// racks and spines index octets of 198.18.0.0/16, a rack's hosts an octet of its /24, and the
+// management network's /23 holds every host, leaf and spine (topology.hpp).
 inline constexpr int max_hosts = 256;
 inline constexpr int max_hosts_per_rack = 244;  // 198.18.r.11 to 198.18.r.254
-inline constexpr int max_hosts_in_a_24 = 244;   // 198.19.K.11 to 198.19.K.254
-// The management network's prefix length: /24, or /23 (an even K and K+1) for more hosts.
-inline int mgmt_prefix_length(int hosts) {
-  return hosts > max_hosts_in_a_24 ? 23 : 24;
-}
+// The management network is always a /23, 198.19.K.0 with an even K: hosts count from
+// 198.19.K.11 (the last ones spill into 198.19.(K+1).0 to .10), leaves sit at
+// 198.19.(K+1).(100+r) and spines at 198.19.(K+1).(200+s), so no count of them overlaps.
+inline constexpr int mgmt_prefix_length = 23;
 inline constexpr int max_racks = 64;
 inline constexpr int max_spines = 32;
 inline constexpr std::size_t max_id_length = 6;

@@ -30,8 +30,8 @@ std::string namespace_ip_batch(const Namespace& ns, const TestbedOptions& option
 // filters that copy leaf-facing traffic to the capture port. Empty when there is nothing to do.
 std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const TestbedOptions& o);
 
-// `nft -f` for a leaf or spine: one token bucket per egress port; ECN-capable UDP 4791 packets
-// beyond its rate get CE, as a switch marks packets while its egress queue is over the ECN
+// `nft -f` for a leaf or spine: one token bucket per egress fabric port; ECN-capable UDP 4791
+// packets beyond its rate get CE, as a switch marks packets while its egress queue is over the ECN
 // threshold. Empty for hosts, the capture namespace, or with --no-ecn.
 //
 // The bucket counts packets, not bytes: nftables sizes a byte bucket at one second of its rate

@@ -38,7 +38,7 @@ SlurmPaths slurm_paths(const TestbedPaths& paths, const std::string& id);
 // slurmctld's port: 17000 + the management octet, unique among the testbeds up at once.
 int slurmctld_port(int mgmt_octet);
 
-// The nodes: every namespace with a management address (hosts and the capture namespace).
+// The nodes: every namespace that runs sshd (hosts and the capture namespace; not switches).
 std::vector<const Namespace*> slurm_nodes(const Topology& t);
 
 // slurm.conf for the testbed; `controller` is this machine's short host name (slurmctld runs

@@ -11,7 +11,7 @@ namespace rocehil::testbed {
 // `status` know the testbed even after a half-finished `up`.
 struct TestbedState {
   TestbedOptions options;  // options.dir is the directory's absolute path
-  int mgmt_octet = 0;      // the management network is 198.19.<mgmt_octet>.0/24
+  int mgmt_octet = 0;      // the management network is 198.19.<mgmt_octet>.0/23
   std::string phase;       // "building" while `up` runs, "up" when it finished
 };
 

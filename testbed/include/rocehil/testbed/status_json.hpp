@@ -6,8 +6,9 @@
 
 namespace rocehil::testbed {
 
-// `rocehil testbed status --json`: per namespace its name, role, rack, addresses, sshd and
-// interfaces, each with the link and far end it connects to (schema_version 1).
+// `rocehil testbed status --json`: per namespace its name, role, rack, addresses, sshd (hosts,
+// capture), snmpd (switches), lldpd with its neighbours (hosts, switches) and interfaces, each
+// with the link and far end it connects to (schema_version 1).
 nlohmann::json status_json(const StatusResult& status);
 
 // `rocehil testbed up --json` and `down --json`.

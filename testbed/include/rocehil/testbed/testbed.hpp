@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rocehil/testbed/lldp_files.hpp"
 #include "rocehil/testbed/options.hpp"
 #include "rocehil/testbed/ssh_files.hpp"
 #include "rocehil/testbed/topology.hpp"
@@ -57,8 +58,13 @@ struct InterfaceStatus {
 struct NamespaceStatus {
   Namespace spec;
   bool exists = false;
-  std::optional<bool> sshd_answers;        // hosts and the capture namespace
-  std::string sshd_detail;                 // the banner, or why there is none
+  std::optional<bool> sshd_answers;   // hosts and the capture namespace
+  std::string sshd_detail;            // the banner, or why there is none
+  std::optional<bool> snmpd_answers;  // switches: a GET of sysName on the mgmt address
+  std::string snmpd_detail;           // "sysName l1", or why there is no answer
+  std::optional<bool> lldpd_runs;     // hosts and switches: lldpcli reaches it
+  std::string lldpd_detail;           // "3 neighbours", or why it cannot be asked
+  std::vector<LldpNeighbor> lldp_neighbors;
   std::optional<std::string> slurm_state;  // --slurm: sinfo's state of its node ("idle")
   std::vector<InterfaceStatus> interfaces;
 };
@@ -74,8 +80,8 @@ struct StatusResult {
   bool slurm = false;         // brought up with --slurm
   std::string slurm_conf;     // --slurm: the SLURM_CONF clients use
   std::string slurm_problem;  // --slurm: why sinfo could not tell
-  // Every namespace and interface exists, every sshd answers and, with --slurm, every node is
-  // known to slurmctld and responding (idle, allocated or drained).
+  // Every namespace and interface exists, every sshd and snmpd answers, every lldpd runs and,
+  // with --slurm, every node is known to slurmctld and responding (idle, allocated or drained).
   bool healthy() const;
 };
 

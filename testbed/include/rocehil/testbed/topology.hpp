@@ -18,18 +18,19 @@ std::string_view to_string(Role role);
 enum class LinkKind {
   host,    // host NIC <-> leaf
   uplink,  // leaf <-> spine
-  mgmt,    // management bridge in the root namespace <-> host or capture namespace (ssh)
+  mgmt,    // management bridge in the root namespace <-> any namespace (ssh, SNMP)
   mirror,  // spine mirror port <-> capture namespace
 };
 std::string_view to_string(LinkKind kind);
 
 struct Interface {
-  std::string name;          // as Linux sees it, prefixed with the testbed id
-  std::string address;       // IPv4, empty for none
-  int prefix_length = 32;    // of `address`; 32 with a point-to-point peer
-  std::string peer_address;  // the other end of a point-to-point link, or empty
-  std::string link;          // Link::name
-  int mbps = 0;              // tbf rate on this end's egress, 0 for none
+  std::string name;                // as Linux sees it, prefixed with the testbed id
+  std::string address;             // IPv4, empty for none
+  int prefix_length = 32;          // of `address`; 32 with a point-to-point peer
+  std::string peer_address;        // the other end of a point-to-point link, or empty
+  std::string link;                // Link::name
+  LinkKind kind = LinkKind::host;  // of its link: fabric ports are `host` and `uplink`
+  int mbps = 0;                    // tbf rate on this end's egress, 0 for none
 };
 
 struct Route {
@@ -43,7 +44,7 @@ struct Namespace {
   std::string netns;  // rocehil-<id>-<name>
   Role role = Role::host;
   int rack = 0;                // hosts and leaves; 0 for spines and the capture namespace
-  std::string mgmt_address;    // sshd listens here; empty for switches
+  std::string mgmt_address;    // every namespace's: sshd (hosts, capture) or snmpd (switches)
   std::string fabric_address;  // hosts: the NIC's address, the one RoCEv2 traffic uses
   std::vector<Interface> interfaces;
   std::vector<Route> routes;
@@ -74,7 +75,7 @@ struct Topology {
   std::string id;
   std::string bridge;         // management bridge in the root namespace
   std::string mgmt_gateway;   // the bridge's address: where the controller's ssh comes from
-  std::string mgmt_prefix;    // 198.19.K.0/24
+  std::string mgmt_prefix;    // 198.19.K.0/23
   std::string fabric_prefix;  // 198.18.0.0/16
   std::vector<Namespace> namespaces;
   std::vector<Link> links;
@@ -85,17 +86,28 @@ struct Topology {
 
 // Addresses: rack r's hosts are 198.18.r.(10+k) behind leaf gateway 198.18.r.1; the link from
 // leaf r to spine s is 198.18.(100+s).(2r) on the leaf and .(2r+1) on the spine; management is
-// 198.19.`mgmt_octet`.0/24 with the root namespace at .1, the capture namespace at .2 and host i
-// at .(10+i); beyond 244 hosts it is the /23 from 198.19.`mgmt_octet`.0, counting on into the
-// next /24. `options` must be valid and carry its id.
+// the /23 198.19.`mgmt_octet`.0 (K, even) with the root namespace at .K.1, the capture namespace
+// at .K.2, host i at .K.(10+i) (past .K.255 into .(K+1).0), leaf r at .(K+1).(100+r) and spine s
+// at .(K+1).(200+s). `options` must be valid and carry its id.
 Topology build_topology(const TestbedOptions& options, int mgmt_octet);
 
-// The third octet of the management network 198.19.K.0/`length` (24 or 23): the first K,
+// Who runs what on the management network: sshd (and slurmd) in hosts and the capture
+// namespace, snmpd in switches, lldpd in hosts and switches.
+bool is_switch(const Namespace& ns);
+bool runs_sshd(const Namespace& ns);
+bool runs_lldpd(const Namespace& ns);
+
+// The interfaces that carry the fabric's traffic (host links and uplinks): where lldpd speaks,
+// ECN marks, spines mirror and switches count PFC frames; never the management or mirror port.
+bool is_fabric(const Interface& i);
+std::vector<const Interface*> fabric_interfaces(const Namespace& ns);
+
+// The third octet of the management network 198.19.K.0/`length` (23 or 24): the first K,
 // starting from one derived from the id, whose network overlaps none of `used_prefixes` (routes
 // already in the root namespace, "a.b.c.d/len"); even for a /23. nullopt when none is free.
 std::optional<int> choose_mgmt_octet(std::string_view id,
                                      const std::vector<std::string>& used_prefixes,
-                                     int length = 24);
+                                     int length = mgmt_prefix_length);
 
 // "rocehil-<id>-" — every namespace of the testbed starts with it.
 std::string netns_prefix(std::string_view id);

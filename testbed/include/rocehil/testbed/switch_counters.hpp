@@ -1,0 +1,74 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rocehil/testbed/topology.hpp"
+
+namespace rocehil::testbed {
+
+// The counters a switch keeps that Linux does not keep for a veth: PFC frames per port and
+// priority, counted by nftables, and the egress queue of each shaped port, read from its tbf.
+// The testbed's snmpd serves them under the MIBs a SONiC switch serves (snmp_pass.hpp).
+
+// `nft -f` for a leaf or spine: a netdev table counting the PFC frames (EtherType 0x8808,
+// opcode 0x0101) each fabric port receives (ingress hook) and sends (egress hook), per priority
+// whose class-enable bit is set: a frame pausing several priorities counts once for each.
+// Empty for hosts and the capture namespace.
+std::string pfc_nft_ruleset(const Namespace& ns, const Topology& t);
+
+// "rocehil_<id>_pfc": the table, in the switch's namespace.
+std::string pfc_table_name(std::string_view id);
+
+enum class PfcDirection { received, sent };
+
+// The nftables counter of a port, direction and priority: "rx_t1_h1_p3" for t1-h1 (counter
+// names are identifiers, interface names carry '-').
+std::string pfc_counter_name(std::string_view ifname, PfcDirection direction, int priority);
+
+// The one queue a tbf shaper makes of a port's egress.
+struct QueueCounters {
+  std::uint64_t packets = 0;  // sent
+  std::uint64_t bytes = 0;    // sent
+  std::uint64_t drops = 0;    // tail drops of the shaper's queue
+};
+
+struct PortCounters {
+  std::string name;
+  int ifindex = 0;  // the kernel's, which snmpd's IF-MIB uses as ifIndex
+  std::array<std::uint64_t, 8> pfc_received{};
+  std::array<std::uint64_t, 8> pfc_sent{};
+  std::optional<QueueCounters> egress;  // shaped ports only
+};
+
+// `nft -j list counters ...`: packets by counter name, of `table` (netdev family) only.
+std::map<std::string, std::uint64_t> parse_nft_counters(const nlohmann::json& nft,
+                                                        std::string_view table);
+
+// `tc -s -j qdisc show`: the tbf root qdisc's statistics by device.
+std::map<std::string, QueueCounters> parse_tbf_stats(const nlohmann::json& tc);
+
+// `ip -j link show`: ifindex by interface name.
+std::map<std::string, int> parse_ifindexes(const nlohmann::json& links);
+
+// The fabric ports, in ifindex order: the interfaces with PFC counters in the table; each with
+// its queue when it has a tbf.
+std::vector<PortCounters> assemble_ports(const std::map<std::string, int>& ifindexes,
+                                         const std::map<std::string, std::uint64_t>& counters,
+                                         const std::map<std::string, QueueCounters>& queues);
+
+// "rocehil-<id>-<name>" -> "<id>"; throws rocehil::Error (bad input) for any other name.
+std::string id_of_netns(std::string_view netns);
+
+// Reads them live in the current network namespace (the counters handler runs inside the
+// switch's, started by its snmpd) for the testbed of namespace `netns` (rocehil-<id>-<name>).
+// Throws rocehil::Error when nft, tc or ip fails.
+std::vector<PortCounters> read_port_counters(std::string_view netns);
+
+}  // namespace rocehil::testbed

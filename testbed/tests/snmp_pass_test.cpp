@@ -1,0 +1,151 @@
+#include "rocehil/testbed/snmp_pass.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace rocehil::testbed {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = PassPersist::Clock;
+
+std::vector<PortCounters> two_ports() {
+  PortCounters h1{"t1-h1", 5, {}, {}, QueueCounters{789, 123456, 12}};
+  h1.pfc_received[3] = 7;
+  h1.pfc_received[4] = 2;
+  h1.pfc_sent[3] = 5;
+  PortCounters s1{"t1-s1", 12, {}, {}, std::nullopt};
+  s1.pfc_sent[0] = 1;
+  return {h1, s1};
+}
+
+TEST(SnmpPass, OidsParseWithOrWithoutTheLeadingDot) {
+  EXPECT_EQ(parse_oid(".1.3.6.1"), (Oid{1, 3, 6, 1}));
+  EXPECT_EQ(parse_oid("1.3.6.1"), (Oid{1, 3, 6, 1}));
+  EXPECT_EQ(parse_oid("1.3.4294967295"), (Oid{1, 3, 4294967295u}));
+  for (const char* bad : {"", ".", "1..3", "1.3.", "1.x", "1.3.4294967296", "-1"})
+    EXPECT_FALSE(parse_oid(bad)) << bad;
+  EXPECT_EQ(format_oid({1, 3, 6, 1, 4, 1, 9}), ".1.3.6.1.4.1.9");
+}
+
+TEST(SnmpPass, PfcTableServesBothCiscoTablesPerPortAndPriority) {
+  const CounterTable t = counter_table(CounterMib::pfc, two_ports());
+  // cpfcIfTable: requests (sent) and indications (received), summed over priorities.
+  EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.813.1.1.1.1.5")), 5u);
+  EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.813.1.1.1.2.5")), 9u);
+  // cpfcIfPriorityTable: 2 requests, 3 indications, index ifIndex.priority.
+  EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.813.1.2.1.2.5.3")), 5u);
+  EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.813.1.2.1.3.5.3")), 7u);
+  EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.813.1.2.1.3.5.4")), 2u);
+  EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.813.1.2.1.2.12.0")), 1u);
+  EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.813.1.2.1.3.12.7")), 0u);
+  // Two ports: 2 x 2 interface rows, 2 x 2 x 8 priority rows.
+  EXPECT_EQ(t.size(), 4u + 32u);
+}
+
+TEST(SnmpPass, QosTableHasRowsForShapedPortsOnly) {
+  const CounterTable t = counter_table(CounterMib::qos, two_ports());
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.580.1.5.5.1.4.5.2.1.1")), 789u);
+  EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.580.1.5.5.1.4.5.2.1.2")), 123456u);
+  EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.580.1.5.5.1.4.5.2.1.5")), 12u);
+}
+
+struct Handler {
+  int reads = 0;
+  PassPersist pass{CounterMib::pfc, [this] {
+                     ++reads;
+                     return two_ports();
+                   }};
+  Clock::time_point now = Clock::time_point{} + 1h;
+
+  std::string ask(std::initializer_list<std::string_view> lines) {
+    std::string out;
+    for (auto l : lines) out += pass.feed(l, now);
+    return out;
+  }
+};
+
+TEST(SnmpPass, PingGetAndSetSpeakSnmpdsProtocol) {
+  Handler h;
+  EXPECT_EQ(h.ask({"PING"}), "PONG\n");
+  EXPECT_EQ(h.ask({"get"}), "");  // waits for the OID
+  EXPECT_EQ(h.ask({".1.3.6.1.4.1.9.9.813.1.2.1.3.5.3"}),
+            ".1.3.6.1.4.1.9.9.813.1.2.1.3.5.3\ncounter64\n7\n");
+  EXPECT_EQ(h.ask({"get", ".1.3.6.1.4.1.9.9.813.1.2.1.3.5.9"}), "NONE\n");  // no priority 9
+  EXPECT_EQ(h.ask({"get", ".1.3.6.1.4.1.9.9.813.1.2.1"}), "NONE\n");        // not an instance
+  EXPECT_EQ(h.ask({"get", "garbage"}), "NONE\n");
+  EXPECT_EQ(h.ask({"set", ".1.3.6.1.4.1.9.9.813.1.2.1.3.5.3"}), "");  // waits for the value
+  EXPECT_EQ(h.ask({"counter64 0"}), "not-writable\n");
+  EXPECT_EQ(h.ask({"PING\r"}), "PONG\n");  // and is ready for the next command
+}
+
+TEST(SnmpPass, GetnextWalksInOidOrderAndEndsWithNone) {
+  Handler h;
+  // From the subtree's root: the first row, cpfcIfRequests of the lowest ifIndex.
+  EXPECT_EQ(h.ask({"getnext", ".1.3.6.1.4.1.9.9.813"}),
+            ".1.3.6.1.4.1.9.9.813.1.1.1.1.5\ncounter64\n5\n");
+  // ifIndex 5 before 12 (numeric order, not text order), then the next column.
+  EXPECT_EQ(h.ask({"getnext", ".1.3.6.1.4.1.9.9.813.1.1.1.1.5"}),
+            ".1.3.6.1.4.1.9.9.813.1.1.1.1.12\ncounter64\n1\n");
+  EXPECT_EQ(h.ask({"getnext", ".1.3.6.1.4.1.9.9.813.1.1.1.1.12"}),
+            ".1.3.6.1.4.1.9.9.813.1.1.1.2.5\ncounter64\n9\n");
+  // Between rows: the next one after it.
+  EXPECT_EQ(h.ask({"getnext", ".1.3.6.1.4.1.9.9.813.1.2.1.2.5.2.99"}),
+            ".1.3.6.1.4.1.9.9.813.1.2.1.2.5.3\ncounter64\n5\n");
+  EXPECT_EQ(h.ask({"getnext", ".1.3.6.1.4.1.9.9.813.1.2.1.3.12.7"}), "NONE\n");
+  // A whole walk: 36 rows, each strictly after the one before.
+  std::string oid = ".1.3.6.1.4.1.9.9.813";
+  int rows = 0;
+  while (true) {
+    const std::string reply = h.ask({"getnext", oid});
+    if (reply == "NONE\n") break;
+    const std::string next = reply.substr(0, reply.find('\n'));
+    ASSERT_LT(*parse_oid(oid), *parse_oid(next));
+    oid = next;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 36);
+}
+
+TEST(SnmpPass, CountersAreReadAgainOnlyWhenOlderThanTheMaximumAge) {
+  Handler h;
+  h.ask({"get", ".1.3.6.1.4.1.9.9.813.1.1.1.1.5"});
+  h.ask({"getnext", ".1.3.6.1.4.1.9.9.813"});
+  EXPECT_EQ(h.reads, 1);
+  h.now += 100ms;
+  h.ask({"getnext", ".1.3.6.1.4.1.9.9.813"});
+  EXPECT_EQ(h.reads, 1);
+  h.now += 1ms;
+  h.ask({"getnext", ".1.3.6.1.4.1.9.9.813"});
+  EXPECT_EQ(h.reads, 2);
+  h.ask({"PING"});  // a ping reads nothing
+  EXPECT_EQ(h.reads, 2);
+}
+
+TEST(SnmpPass, CountersThatCannotBeReadAreAbsentUntilTheNextReading) {
+  bool fail = true;
+  PassPersist pass(CounterMib::pfc, [&fail]() -> std::vector<PortCounters> {
+    if (fail) throw std::runtime_error("nft failed");
+    return two_ports();
+  });
+  Clock::time_point now{};
+  pass.feed("getnext", now);
+  EXPECT_EQ(pass.feed(".1.3.6.1.4.1.9.9.813", now), "NONE\n");
+  fail = false;
+  now += 200ms;
+  pass.feed("getnext", now);
+  EXPECT_EQ(pass.feed(".1.3.6.1.4.1.9.9.813", now),
+            ".1.3.6.1.4.1.9.9.813.1.1.1.1.5\ncounter64\n5\n");
+}
+
+TEST(SnmpPass, MibNamesAndRoots) {
+  EXPECT_EQ(counter_mib_from("pfc"), CounterMib::pfc);
+  EXPECT_EQ(counter_mib_from("qos"), CounterMib::qos);
+  EXPECT_FALSE(counter_mib_from("ifmib"));
+  EXPECT_EQ(format_oid(mib_root(CounterMib::qos)), ".1.3.6.1.4.1.9.9.580.1.5.5");
+}
+
+}  // namespace
+}  // namespace rocehil::testbed

@@ -1,0 +1,133 @@
+#include "rocehil/testbed/switch_counters.hpp"
+
+#include <gtest/gtest.h>
+
+#include "rocehil/common/error.hpp"
+
+namespace rocehil::testbed {
+namespace {
+
+Topology fabric() {
+  TestbedOptions o;
+  o.dir = "/tmp/tb";
+  o.id = "t1";
+  return build_topology(o, 8);
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
+}
+
+TEST(SwitchCounters, CounterNamesAreIdentifiersNamingPortDirectionAndPriority) {
+  EXPECT_EQ(pfc_counter_name("t1-h1", PfcDirection::received, 3), "rx_t1_h1_p3");
+  EXPECT_EQ(pfc_counter_name("abc123-s32", PfcDirection::sent, 0), "tx_abc123_s32_p0");
+  EXPECT_EQ(pfc_table_name("t1"), "rocehil_t1_pfc");
+}
+
+TEST(SwitchCounters, RulesetCountsEveryPriorityBothWaysOnFabricPortsOnly) {
+  const Topology t = fabric();
+  const std::string leaf = pfc_nft_ruleset(*t.find("l1"), t);
+  EXPECT_TRUE(has_line(leaf, "table netdev rocehil_t1_pfc {")) << leaf;
+  EXPECT_TRUE(has_line(leaf, "  counter rx_t1_h1_p0 {"));
+  EXPECT_TRUE(has_line(leaf, "  counter tx_t1_s2_p7 {"));
+  EXPECT_TRUE(has_line(
+      leaf, "    type filter hook ingress device \"t1-h1\" priority -500; policy accept;"));
+  EXPECT_TRUE(
+      has_line(leaf, "    type filter hook egress device \"t1-s1\" priority -500; policy accept;"));
+  // Priority 3's class-enable bit is bit 140 of the frame; priority 0's, bit 143.
+  EXPECT_TRUE(has_line(
+      leaf, "    ether type 0x8808 @ll,112,16 0x0101 @ll,140,1 1 counter name \"rx_t1_h1_p3\""));
+  EXPECT_TRUE(has_line(
+      leaf, "    ether type 0x8808 @ll,112,16 0x0101 @ll,143,1 1 counter name \"tx_t1_s2_p0\""));
+  // Two hosts and two spines, two directions, eight priorities.
+  std::size_t counters = 0;
+  for (auto at = leaf.find("  counter "); at != std::string::npos;
+       at = leaf.find("  counter ", at + 1))
+    ++counters;
+  EXPECT_EQ(counters, 4u * 2 * 8);
+  EXPECT_EQ(leaf.find("t1-mgmt"), std::string::npos);
+  const std::string spine = pfc_nft_ruleset(*t.find("s1"), t);
+  EXPECT_NE(spine.find("device \"t1-l2\""), std::string::npos);
+  EXPECT_EQ(spine.find("t1-cap"), std::string::npos);
+  EXPECT_EQ(spine.find("t1-mgmt"), std::string::npos);
+  EXPECT_EQ(pfc_nft_ruleset(*t.find("h1"), t), "");
+  EXPECT_EQ(pfc_nft_ruleset(*t.find("cap"), t), "");
+}
+
+// As `nft -j list counters table netdev rocehil_t1_pfc` printed them (nft 1.0.6), with a counter
+// of another table and family that must not be taken.
+constexpr const char* nft_sample = R"({"nftables": [
+  {"metainfo": {"version": "1.0.6", "release_name": "Lester Gooch #5", "json_schema_version": 1}},
+  {"counter": {"family": "netdev", "name": "rx_t1_h1_p3", "table": "rocehil_t1_pfc",
+               "handle": 3, "packets": 7, "bytes": 420}},
+  {"counter": {"family": "netdev", "name": "tx_t1_h1_p3", "table": "rocehil_t1_pfc",
+               "handle": 4, "packets": 5, "bytes": 300}},
+  {"counter": {"family": "netdev", "name": "rx_t1_h1_p4", "table": "rocehil_t1_pfc",
+               "handle": 5, "packets": 2, "bytes": 120}},
+  {"counter": {"family": "ip", "name": "rx_t1_h1_p0", "table": "rocehil_t1_pfc",
+               "handle": 9, "packets": 99, "bytes": 1}}]})";
+
+// `tc -s -j qdisc show` in a leaf: a tbf on t1-h1, none on the management port.
+constexpr const char* tc_sample = R"([
+  {"kind":"noqueue","handle":"0:","dev":"lo","root":true,"refcnt":2,"options":{},"bytes":0,
+   "packets":0,"drops":0,"overlimits":0,"requeues":0,"backlog":0,"qlen":0},
+  {"kind":"tbf","handle":"8001:","dev":"t1-h1","root":true,"refcnt":3,
+   "options":{"rate":125000000,"burst":125000,"lat":5000},"bytes":123456,"packets":789,
+   "drops":12,"overlimits":40,"requeues":0,"backlog":0,"qlen":0},
+  {"kind":"clsact","handle":"ffff:","dev":"t1-l1","parent":"ffff:fff1","bytes":0,"packets":0,
+   "drops":0,"overlimits":0,"requeues":0,"backlog":0,"qlen":0},
+  {"kind":"noqueue","handle":"0:","dev":"t1-mgmt","root":true,"refcnt":2,"options":{},
+   "bytes":0,"packets":0,"drops":0,"overlimits":0,"requeues":0,"backlog":0,"qlen":0}])";
+
+constexpr const char* ip_sample = R"([
+  {"ifindex":1,"ifname":"lo","flags":["LOOPBACK","UP"],"mtu":65536},
+  {"ifindex":2,"link_index":9,"ifname":"t1-h1","flags":["UP"],"mtu":9000},
+  {"ifindex":7,"link_index":12,"ifname":"t1-s1","flags":["UP"],"mtu":9000},
+  {"ifindex":3,"link_index":4,"ifname":"t1-mgmt","flags":["UP"],"mtu":1500}])";
+
+TEST(SwitchCounters, NftCountersOfTheTableAreReadByName) {
+  const auto counters = parse_nft_counters(nlohmann::json::parse(nft_sample), "rocehil_t1_pfc");
+  EXPECT_EQ(counters.size(), 3u);
+  EXPECT_EQ(counters.at("rx_t1_h1_p3"), 7u);
+  EXPECT_EQ(counters.at("tx_t1_h1_p3"), 5u);
+  EXPECT_TRUE(parse_nft_counters(nlohmann::json::parse(nft_sample), "other").empty());
+  EXPECT_TRUE(parse_nft_counters(nlohmann::json::array(), "rocehil_t1_pfc").empty());
+}
+
+TEST(SwitchCounters, TbfStatisticsByDevice) {
+  const auto queues = parse_tbf_stats(nlohmann::json::parse(tc_sample));
+  ASSERT_EQ(queues.size(), 1u);
+  EXPECT_EQ(queues.at("t1-h1").packets, 789u);
+  EXPECT_EQ(queues.at("t1-h1").bytes, 123456u);
+  EXPECT_EQ(queues.at("t1-h1").drops, 12u);
+}
+
+TEST(SwitchCounters, PortsAreTheInterfacesWithCountersInIfindexOrder) {
+  const auto ifindexes = parse_ifindexes(nlohmann::json::parse(ip_sample));
+  EXPECT_EQ(ifindexes.at("t1-s1"), 7);
+  auto counters = parse_nft_counters(nlohmann::json::parse(nft_sample), "rocehil_t1_pfc");
+  counters["tx_t1_s1_p0"] = 0;  // a port whose counters are all still zero is a port
+  const auto ports =
+      assemble_ports(ifindexes, counters, parse_tbf_stats(nlohmann::json::parse(tc_sample)));
+  ASSERT_EQ(ports.size(), 2u);  // not lo, not the management port
+  EXPECT_EQ(ports[0].name, "t1-h1");
+  EXPECT_EQ(ports[0].ifindex, 2);
+  EXPECT_EQ(ports[0].pfc_received[3], 7u);
+  EXPECT_EQ(ports[0].pfc_received[4], 2u);
+  EXPECT_EQ(ports[0].pfc_sent[3], 5u);
+  EXPECT_EQ(ports[0].pfc_sent[0], 0u);
+  ASSERT_TRUE(ports[0].egress.has_value());
+  EXPECT_EQ(ports[0].egress->drops, 12u);
+  EXPECT_EQ(ports[1].name, "t1-s1");
+  EXPECT_FALSE(ports[1].egress.has_value());  // unshaped: no queue rows
+}
+
+TEST(SwitchCounters, TheTestbedIdComesFromTheNamespaceName) {
+  EXPECT_EQ(id_of_netns("rocehil-t1-l1"), "t1");
+  EXPECT_EQ(id_of_netns("rocehil-abc123-s32"), "abc123");
+  for (const char* bad : {"l1", "rocehil-", "rocehil--l1", "other-t1-l1", "rocehil-t1"})
+    EXPECT_THROW(id_of_netns(bad), Error) << bad;
+}
+
+}  // namespace
+}  // namespace rocehil::testbed
