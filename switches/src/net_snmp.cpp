@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <span>
@@ -20,11 +21,13 @@ void init_net_snmp() {
     netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
     netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
     netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DONT_PERSIST_STATE, 1);
-    // No MIB files: a directory that does not exist, and no modules named.
-    netsnmp_set_mib_directory("/nonexistent/rocehil-no-mibs");
-    netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_MIBDIRS,
-                          "/nonexistent/rocehil-no-mibs");
+    // No MIB modules: net-snmp reads the list from MIBS (its own tools' -m sets it the same way),
+    // and Debian ships no MIB files to find. A user's own MIBS is left as it is. This runs once,
+    // when the first session opens, before the caller starts threads of its own.
+    setenv("MIBS", "", 0);
+    // Whatever the library would log goes nowhere: with no handler it writes to stderr.
     snmp_disable_log();
+    netsnmp_register_loghandler(NETSNMP_LOGHANDLER_NONE, LOG_DEBUG);
     init_snmp("rocehil");
   });
 }

@@ -71,9 +71,10 @@ void Walk::send() {
   }
   netsnmp_pdu* pdu = snmp_pdu_create(SNMP_MSG_GETBULK);
   pdu->non_repeaters = 0;
-  // Keep a response near 100 rows however many columns are open, so no agent has to refuse it.
+  // Ask for up to 500 rows however many columns are open: an agent sends what fits its message
+  // size (net-snmp's: ~60 rows of counters), and every request saved is an agent's table read.
   pdu->max_repetitions =
-      std::max(1L, std::min<long>(repetitions, 100 / static_cast<long>(open.size())));
+      std::max(1L, std::min<long>(repetitions, 500 / static_cast<long>(open.size())));
   for (const std::size_t c : open) {
     std::vector<oid> name(cursor[c].begin(), cursor[c].end());
     snmp_add_null_var(pdu, name.data(), name.size());
