@@ -100,13 +100,14 @@ class FourRanks(unittest.TestCase):
             packets = sum(q["counters"]["packets_sent"] for q in qps)
             cnps = sum(q["counters"]["cnps_sent"] for q in qps)
             # The NIC's frames are the QPs' packets and CNPs with their headers, and at most a
-            # few small others the kernel sends on its own (ARP).
+            # few others: ARP the kernel sends on its own (42 bytes), and the LLDP frames the
+            # host's lldpd sends every 5 s (about 250 bytes: chassis, port, names, addresses).
             roce_frames = packets + cnps
             roce_bytes = sent + ETH_IP_UDP * packets + CNP_FRAME * cnps
             other_frames = after[host][1] - before[host][1] - roce_frames
             other_bytes = after[host][0] - before[host][0] - roce_bytes
             self.assertTrue(0 <= other_frames <= 4, (host, other_frames))
-            self.assertTrue(0 <= other_bytes <= 64 * other_frames, (host, other_bytes))
+            self.assertTrue(0 <= other_bytes <= 512 * other_frames, (host, other_bytes))
             # A ring rank sends 2(n-1) chunks of size/n per iteration; the QPs also carried the
             # checked iteration and the warm-up, and BTH/RETH/ImmDt/ICRC and ACKs on top.
             per_iteration = 2 * (n - 1) * (case["bytes"] // n)

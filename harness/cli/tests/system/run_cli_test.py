@@ -70,7 +70,8 @@ def cases(record):
 
 
 def host_pids(testbed_id, match):
-    """Processes in the testbed's namespaces whose command line contains `match`."""
+    """Processes in the testbed's namespaces whose command line contains `match`, but the
+    testbed's own (`rocehil testbed snmp-counters`, the switches' counter handlers under snmpd)."""
     found = []
     for ns in subprocess.run(["ip", "netns", "list"], capture_output=True,
                              text=True).stdout.split("\n"):
@@ -85,7 +86,7 @@ def host_pids(testbed_id, match):
                     cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
             except OSError:
                 continue
-            if match in cmd:
+            if match in cmd and " testbed snmp-counters " not in cmd:
                 found.append((name, pid, cmd))
     return found
 

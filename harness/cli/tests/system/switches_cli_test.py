@@ -97,6 +97,52 @@ class Switches(unittest.TestCase):
         self.assertRegex(r.stdout, r"cabling miscabled: link 'l1-s2': .* \(an end of link "
                                    r"'l1-s1': the two are swapped\)")
 
+    def test_links_discovered_from_lldp_are_the_testbeds_links(self):
+        r = rocehil("inventory", "discover", "--links-from", TB["inventory"], "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        found = {tuple(sorted((l["a"], l["b"]))) for l in json.loads(r.stdout)["links"]}
+        with open(TB["inventory"]) as f:
+            designed = {tuple(sorted(m.groups())) for m in
+                        re.finditer(r"\{name: [^,]+, a: ([^,]+), b: ([^,]+), gbps", f.read())}
+        self.assertEqual(len(designed), 8)
+        self.assertEqual(found, designed)
+
+    def test_a_switch_that_does_not_answer_loses_only_its_metrics(self):
+        with open(TB["inventory"]) as f:
+            text = f.read()
+        # s2's agent is asked on a port where nothing listens.
+        dead, n = re.subn(r"(\{name: s2, .*snmp: \{version: 2c, community_file: [^}]+)\}",
+                          r"\1, port: 1611, timeout_ms: 200, retries: 0}", text)
+        self.assertEqual(n, 1)
+        inventory = self.write("dead.yaml", dead)
+        suite = self.write("suite.yaml", """schema_version: 1
+name: dead_switch
+defaults: {provider: soft}
+tests:
+  - name: bw
+    workload: bw
+    hosts: h1,h3
+    size: 64K
+    duration_s: 1
+    thresholds:
+      - busbw_gbps > 0
+      - switch_drops == 0
+""")
+        reports = os.path.join(self.work, "reports")
+        r = rocehil("run", suite, "--inventory", inventory, "--reports", reports)
+        run_dir = sorted(d for d in glob.glob(os.path.join(reports, "*")) if os.path.isdir(d))[-1]
+        with open(os.path.join(run_dir, "run.json")) as f:
+            attempt = json.load(f)["cases"][0]["attempts"][0]
+        self.assertIsNone(attempt["error"])
+        self.assertGreater(attempt["metrics"]["busbw_gbps"], 0)  # nothing else lost
+        self.assertNotIn("switch_drops", attempt["metrics"])
+        self.assertIn("switch s2 gave no counters", attempt["unmeasured"]["switch_drops"])
+        self.assertIn("no answer from", attempt["unmeasured"]["switch_drops"])
+        verdicts = [t["verdict"] for t in attempt["grade"]["thresholds"]]
+        self.assertEqual(verdicts, ["pass", "error"])
+        answered = {s["switch"]: s["answered"] for s in attempt["raw"]["switches"]}
+        self.assertEqual(answered, {"l1": True, "l2": True, "s1": True, "s2": False})
+
     def test_cross_rack_bw_spine_octets_match_the_kernels_counters(self):
         tid = TB["id"]
         spine_ports = [(s, f"{tid}-l{r}") for s in ("s1", "s2") for r in (1, 2)]
