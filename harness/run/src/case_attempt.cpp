@@ -447,8 +447,10 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
                    return c.switch_polling->snapshot_after_traffic(switch_scope, c.interrupt);
                  }));
       attempt.raw["switches"] = switches_json(switch_deltas);
+      measured.merge(switch_metrics(*c.inventory, switch_deltas));
+    } else {
+      measured.merge(switches_not_polled());
     }
-    measured.merge(switch_metrics(*c.inventory, switch_deltas));
     if (const auto cnps = measured.values.find("cnps"); cnps == measured.values.end())
       measured.absent("cnp_per_s",
                       "it needs cnps, which was not measured: " + measured.unmeasured["cnps"]);

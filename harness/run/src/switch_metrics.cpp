@@ -12,6 +12,10 @@ namespace {
 using switches::PortDelta;
 using switches::SwitchDelta;
 
+// The switch_* metrics, indexed ones by name (their reason covers every priority).
+constexpr const char* switch_metric_names[] = {"switch_drops", "switch_errors", "switch_pfc_rx",
+                                               "switch_pfc_tx", "switch_spine_imbalance"};
+
 bool is_spine(const inventory::Switch* s) {
   return s && (s->role == "spine" || s->role == "superspine");
 }
@@ -181,18 +185,25 @@ std::vector<std::string> switches_in_scope(const inventory::Inventory& inv,
   return out;
 }
 
+suites::Measured switches_not_polled() {
+  suites::Measured m;
+  for (const char* key : switch_metric_names)
+    m.absent(key,
+             "this run polled no switch: none in the inventory has snmp settings, or the run was "
+             "given --no-switches");
+  return m;
+}
+
 suites::Measured switch_metrics(const inventory::Inventory& inv,
                                 const std::vector<SwitchDelta>& deltas) {
   suites::Measured m;
-  const char* keys[] = {"switch_drops", "switch_errors", "switch_pfc_rx", "switch_pfc_tx",
-                        "switch_spine_imbalance"};
   if (deltas.empty()) {
-    for (const char* key : keys)
-      m.absent(key, "no switch the case crosses has snmp settings in the inventory");
+    for (const char* key : switch_metric_names)
+      m.absent(key, "no switch the case can cross has snmp settings in the inventory");
     return m;
   }
   if (const std::string why = unanswered(deltas); !why.empty()) {
-    for (const char* key : keys) m.absent(key, why);
+    for (const char* key : switch_metric_names) m.absent(key, why);
     return m;
   }
   port_sum(m, "switch_drops", deltas, &PortDelta::drops, "discard or queue drop counters");

@@ -118,6 +118,9 @@ TEST(SwitchMetrics, PfcIsAbsentWhereASwitchServesNoPfcMib) {
 TEST(SwitchMetrics, NoSwitchWithSnmpSaysSo) {
   const auto m = switch_metrics(fabric(), {});
   EXPECT_NE(m.unmeasured.at("switch_drops").find("snmp settings"), std::string::npos);
+  const auto off = switches_not_polled();
+  EXPECT_NE(off.unmeasured.at("switch_pfc_rx").find("--no-switches"), std::string::npos);
+  EXPECT_TRUE(off.values.empty());
 }
 
 TEST(SwitchReconciliation, HostPortPfcAgainstTheNicsPauseFrames) {

@@ -28,6 +28,10 @@ std::vector<std::string> switches_in_scope(const inventory::Inventory& inventory
 suites::Measured switch_metrics(const inventory::Inventory& inventory,
                                 const std::vector<switches::SwitchDelta>& deltas);
 
+// Every switch_* metric absent: the run polls no switch (none has snmp settings, or
+// --no-switches).
+suites::Measured switches_not_polled();
+
 // For run.json: per switch, the ports that carried traffic or dropped, errored or paused.
 nlohmann::json switches_json(const std::vector<switches::SwitchDelta>& deltas);
 
