@@ -200,6 +200,12 @@ tests:
         l1 = {p["port"]: p for p in next(s for s in attempt["raw"]["switches"]
                                          if s["switch"] == "l1")["ports"]}
         self.assertEqual(l1[f"{tid}-s1"]["pfc_rx"][3], sent)
+        # What s1's mirror port kept (filter all) against the octets s1's mirrored ports sent.
+        mirror = attempt["raw"]["reconciliation"]["switch_mirror"]
+        print(f"switch_mirror_reconciliation: mirror {mirror.get('mirror')} bytes, switch "
+              f"{mirror.get('switches')} octets", file=sys.stderr)
+        self.assertAlmostEqual(attempt["metrics"]["switch_mirror_reconciliation"], 1.0,
+                               delta=0.05)
         # The failed threshold names the switch and port, and so does the report.
         grade = attempt["grade"]["thresholds"][0]
         self.assertEqual(grade["verdict"], "fail")
