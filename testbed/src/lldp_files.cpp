@@ -6,14 +6,24 @@
 
 namespace rocehil::testbed {
 
+namespace {
+
+// LLDP's default interval, as a real switch sends: `up` asks every lldpd to send at once when
+// all listen, so neighbours do not wait for it. A spine's mirrored ports count each LLDP frame
+// they receive as a receive discard (see pfc_nft_ruleset): one per interval.
+constexpr int tx_interval_s = 30;
+
+}  // namespace
+
 std::string lldpd_conf(const Namespace& ns) {
   return fmt::format(
       "# Written by 'rocehil testbed up': lldpd of {name} (namespace {netns}).\n"
       "configure system hostname {name}\n"
       "configure system ip management pattern {address}\n"
       "configure lldp portidsubtype ifname\n"
-      "configure lldp tx-interval 5\n",
-      fmt::arg("name", ns.name), fmt::arg("netns", ns.netns), fmt::arg("address", ns.mgmt_address));
+      "configure lldp tx-interval {interval}\n",
+      fmt::arg("interval", tx_interval_s), fmt::arg("name", ns.name), fmt::arg("netns", ns.netns),
+      fmt::arg("address", ns.mgmt_address));
 }
 
 std::vector<std::string> lldpd_argv(const Namespace& ns, const TestbedPaths& paths) {
@@ -68,7 +78,7 @@ bool lldpd_configured(const nlohmann::json& json0, const Namespace& ns) {
     return first_value(config[0].value(key, nlohmann::json::array()));
   };
   return value("hostname") == ns.name && value("lldp-portid-type") == "ifname" &&
-         value("tx-delay") == "5";
+         value("tx-delay") == std::to_string(tx_interval_s);
 }
 
 std::vector<LldpNeighbor> parse_lldp_neighbors(const nlohmann::json& json0) {

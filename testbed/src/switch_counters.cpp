@@ -30,31 +30,28 @@ std::string pfc_counter_name(std::string_view ifname, PfcDirection direction, in
 }
 
 std::string pfc_nft_ruleset(const Namespace& ns, const Topology& t) {
-  if (!is_switch(ns)) return {};
+  if (!is_switch(ns) && ns.role != Role::host) return {};
   const auto ports = fabric_interfaces(ns);
+  if (ports.empty()) return {};
   std::string out = fmt::format("table netdev {} {{\n", pfc_table_name(t.id));
   for (const Interface* i : ports)
-    for (auto d : {PfcDirection::received, PfcDirection::sent})
-      for (int p = 0; p < 8; ++p)
-        out += fmt::format("  counter {} {{\n  }}\n", pfc_counter_name(i->name, d, p));
+    for (int p = 0; p < 8; ++p)
+      out +=
+          fmt::format("  counter {} {{\n  }}\n", pfc_counter_name(i->name, PfcDirection::sent, p));
   for (const Interface* i : ports) {
     std::string chain_name(i->name);
     std::replace(chain_name.begin(), chain_name.end(), '-', '_');
-    for (auto d : {PfcDirection::received, PfcDirection::sent}) {
-      const bool in = d == PfcDirection::received;
-      // Priority -500: before anything else on the hook, so every frame is counted.
-      out += fmt::format(
-          "  chain {}_{} {{\n    type filter hook {} device \"{}\" priority -500; policy "
-          "accept;\n",
-          in ? "in" : "out", chain_name, in ? "ingress" : "egress", i->name);
-      // The class-enable vector is bytes 16-17 of the frame; priority p is its bit p, bit
-      // (143 - p) counted from the frame's first bit.
-      for (int p = 0; p < 8; ++p)
-        out +=
-            fmt::format("    ether type 0x8808 @ll,112,16 0x0101 @ll,{},1 1 counter name \"{}\"\n",
-                        143 - p, pfc_counter_name(i->name, d, p));
-      out += "  }\n";
-    }
+    // Priority -500: before anything else on the hook, so every frame is counted.
+    out += fmt::format(
+        "  chain out_{} {{\n    type filter hook egress device \"{}\" priority -500; policy "
+        "accept;\n",
+        chain_name, i->name);
+    // The class-enable vector is bytes 16-17 of the frame; priority p is its bit p, bit
+    // (143 - p) counted from the frame's first bit.
+    for (int p = 0; p < 8; ++p)
+      out += fmt::format("    ether type 0x8808 @ll,112,16 0x0101 @ll,{},1 1 counter name \"{}\"\n",
+                         143 - p, pfc_counter_name(i->name, PfcDirection::sent, p));
+    out += "  }\n";
   }
   out += "}\n";
   return out;
@@ -93,20 +90,50 @@ std::map<std::string, int> parse_ifindexes(const nlohmann::json& links) {
   return out;
 }
 
-std::vector<PortCounters> assemble_ports(const std::map<std::string, int>& ifindexes,
-                                         const std::map<std::string, std::uint64_t>& counters,
-                                         const std::map<std::string, QueueCounters>& queues) {
+std::map<std::string, PeerIndex> parse_peer_indexes(const nlohmann::json& links) {
+  std::map<std::string, PeerIndex> out;
+  if (!links.is_array()) return out;
+  for (const auto& l : links)
+    if (l.is_object() && l.contains("ifname") && l.contains("link_netnsid") &&
+        l.contains("link_index"))
+      out[l.value("ifname", "")] = {l.value("link_netnsid", -1), l.value("link_index", 0)};
+  return out;
+}
+
+std::map<int, std::string> parse_netns_ids(const nlohmann::json& ids) {
+  std::map<int, std::string> out;
+  if (!ids.is_array()) return out;
+  for (const auto& i : ids)
+    if (i.is_object() && i.contains("nsid") && i.contains("name"))
+      out[i.value("nsid", -1)] = i.value("name", "");
+  return out;
+}
+
+std::vector<PortCounters> assemble_ports(
+    const std::map<std::string, int>& ifindexes,
+    const std::map<std::string, std::uint64_t>& counters,
+    const std::map<std::string, QueueCounters>& queues,
+    const std::map<std::string, VethPeer>& peers,
+    const std::map<std::string, std::map<std::string, std::uint64_t>>& peer_counters) {
   std::vector<PortCounters> out;
   for (const auto& [name, ifindex] : ifindexes) {
     PortCounters port{name, ifindex, {}, {}, std::nullopt};
     bool counted = false;
+    const std::map<std::string, std::uint64_t>* far = nullptr;
+    const auto peer = peers.find(name);
+    if (peer != peers.end())
+      if (const auto c = peer_counters.find(peer->second.netns); c != peer_counters.end())
+        far = &c->second;
     for (int p = 0; p < 8; ++p) {
-      const auto rx = counters.find(pfc_counter_name(name, PfcDirection::received, p));
       const auto tx = counters.find(pfc_counter_name(name, PfcDirection::sent, p));
       const auto slot = static_cast<std::size_t>(p);
-      if (rx != counters.end()) port.pfc_received[slot] = rx->second;
       if (tx != counters.end()) port.pfc_sent[slot] = tx->second;
-      counted = counted || rx != counters.end() || tx != counters.end();
+      counted = counted || tx != counters.end();
+      // What this port received is what the other end of its wire sent.
+      if (far)
+        if (const auto rx = far->find(pfc_counter_name(peer->second.ifname, PfcDirection::sent, p));
+            rx != far->end())
+          port.pfc_received[slot] = rx->second;
     }
     if (!counted) continue;  // lo, the management and the mirror port
     if (const auto q = queues.find(name); q != queues.end()) port.egress = q->second;

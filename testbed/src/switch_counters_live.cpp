@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <map>
+
 #include "live.hpp"
 #include "process.hpp"
 #include "rocehil/common/error.hpp"
@@ -9,15 +11,35 @@ namespace rocehil::testbed {
 
 std::vector<PortCounters> read_port_counters(std::string_view netns) {
   const std::string table = pfc_table_name(id_of_netns(netns));
-  const auto counters =
-      parse_nft_counters(command_json("reading the PFC counters",
-                                      {"nft", "-j", "list", "counters", "table", "netdev", table}),
-                         table);
+  const auto pfc_counters = [&](std::vector<std::string> argv) {
+    argv.insert(argv.end(), {"nft", "-j", "list", "counters", "table", "netdev", table});
+    return parse_nft_counters(command_json("reading the PFC counters", argv), table);
+  };
+  const auto counters = pfc_counters({});
   const auto queues =
       parse_tbf_stats(command_json("reading the queues", {"tc", "-s", "-j", "qdisc", "show"}));
-  const auto ifindexes =
-      parse_ifindexes(command_json("reading the interfaces", {"ip", "-j", "link", "show"}));
-  return assemble_ports(ifindexes, counters, queues);
+  const auto links = command_json("reading the interfaces", {"ip", "-j", "link", "show"});
+  // Each fabric port's veth peer, in the namespace at the other end of its wire: found once, as
+  // the testbed's cables do not move while its agents run.
+  static std::map<std::string, VethPeer> peers;
+  if (peers.empty()) {
+    const auto names = parse_netns_ids(
+        command_json("reading the namespace ids", {"ip", "-j", "netns", "list-id"}));
+    for (const auto& [ifname, index] : parse_peer_indexes(links)) {
+      const auto ns = names.find(index.nsid);
+      if (ns == names.end() || !ns->second.starts_with(netns_prefix(id_of_netns(netns)))) continue;
+      if (!counters.contains(pfc_counter_name(ifname, PfcDirection::sent, 0))) continue;
+      const auto far_links = command_json("reading the peer's interfaces",
+                                          {"ip", "-n", ns->second, "-j", "link", "show"});
+      for (const auto& [far_name, far_index] : parse_ifindexes(far_links))
+        if (far_index == index.ifindex) peers[ifname] = {ns->second, far_name};
+    }
+  }
+  std::map<std::string, std::map<std::string, std::uint64_t>> peer_counters;
+  for (const auto& [ifname, peer] : peers)
+    if (!peer_counters.contains(peer.netns))
+      peer_counters[peer.netns] = pfc_counters({"ip", "netns", "exec", peer.netns});
+  return assemble_ports(parse_ifindexes(links), counters, queues, peers, peer_counters);
 }
 
 }  // namespace rocehil::testbed

@@ -26,7 +26,7 @@ TEST(LldpFiles, ConfigNamesTheSystemAndSendsInterfaceNamesOften) {
   EXPECT_NE(conf.find("\nconfigure system ip management pattern 198.19.5.202\n"),
             std::string::npos);
   EXPECT_NE(conf.find("\nconfigure lldp portidsubtype ifname\n"), std::string::npos);
-  EXPECT_NE(conf.find("\nconfigure lldp tx-interval 5\n"), std::string::npos);
+  EXPECT_NE(conf.find("\nconfigure lldp tx-interval 30\n"), std::string::npos);
 }
 
 TEST(LldpFiles, LldpdSpeaksOnFabricPortsAndSwitchesRegisterWithSnmpd) {
@@ -90,10 +90,11 @@ TEST(LldpFiles, ConfigurationIsAppliedWhenEveryLineOfTheFileShows) {
             "hostname": [{{"value": "{}"}}], "lldp-portid-type": [{{"value": "ifname"}}]}}]}}]}})",
         delay, hostname));
   };
-  EXPECT_TRUE(lldpd_configured(config("l1", "5"), l1));
+  EXPECT_TRUE(lldpd_configured(config("l1", "30"), l1));
   // The host name undone by an `update` that raced the file: not applied.
-  EXPECT_FALSE(lldpd_configured(config("(none)", "5"), l1));
-  EXPECT_FALSE(lldpd_configured(config("l1", "30"), l1));
+  EXPECT_FALSE(lldpd_configured(config("(none)", "30"), l1));
+  // lldpd's own defaults before its file is read (interval 30, but no name): not applied.
+  EXPECT_FALSE(lldpd_configured(config("l1", "5"), l1));
   EXPECT_FALSE(lldpd_configured(nlohmann::json::parse("{}"), l1));
 }
 

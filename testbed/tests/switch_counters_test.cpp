@@ -24,33 +24,38 @@ TEST(SwitchCounters, CounterNamesAreIdentifiersNamingPortDirectionAndPriority) {
   EXPECT_EQ(pfc_table_name("t1"), "rocehil_t1_pfc");
 }
 
-TEST(SwitchCounters, RulesetCountsEveryPriorityBothWaysOnFabricPortsOnly) {
+TEST(SwitchCounters, RulesetCountsEveryPriorityLeavingFabricPortsOnly) {
   const Topology t = fabric();
   const std::string leaf = pfc_nft_ruleset(*t.find("l1"), t);
   EXPECT_TRUE(has_line(leaf, "table netdev rocehil_t1_pfc {")) << leaf;
-  EXPECT_TRUE(has_line(leaf, "  counter rx_t1_h1_p0 {"));
+  EXPECT_TRUE(has_line(leaf, "  counter tx_t1_h1_p0 {"));
   EXPECT_TRUE(has_line(leaf, "  counter tx_t1_s2_p7 {"));
-  EXPECT_TRUE(has_line(
-      leaf, "    type filter hook ingress device \"t1-h1\" priority -500; policy accept;"));
   EXPECT_TRUE(
       has_line(leaf, "    type filter hook egress device \"t1-s1\" priority -500; policy accept;"));
+  // No ingress hook: with one, the kernel counts every frame a packet socket (lldpd's) took as
+  // a receive drop. What a port receives is read from its peer's egress counters.
+  EXPECT_EQ(leaf.find("ingress"), std::string::npos);
+  EXPECT_EQ(leaf.find("counter rx_"), std::string::npos);
   // Priority 3's class-enable bit is bit 140 of the frame; priority 0's, bit 143.
   EXPECT_TRUE(has_line(
-      leaf, "    ether type 0x8808 @ll,112,16 0x0101 @ll,140,1 1 counter name \"rx_t1_h1_p3\""));
+      leaf, "    ether type 0x8808 @ll,112,16 0x0101 @ll,140,1 1 counter name \"tx_t1_h1_p3\""));
   EXPECT_TRUE(has_line(
       leaf, "    ether type 0x8808 @ll,112,16 0x0101 @ll,143,1 1 counter name \"tx_t1_s2_p0\""));
-  // Two hosts and two spines, two directions, eight priorities.
+  // Two hosts and two spines, eight priorities.
   std::size_t counters = 0;
   for (auto at = leaf.find("  counter "); at != std::string::npos;
        at = leaf.find("  counter ", at + 1))
     ++counters;
-  EXPECT_EQ(counters, 4u * 2 * 8);
+  EXPECT_EQ(counters, 4u * 8);
   EXPECT_EQ(leaf.find("t1-mgmt"), std::string::npos);
   const std::string spine = pfc_nft_ruleset(*t.find("s1"), t);
   EXPECT_NE(spine.find("device \"t1-l2\""), std::string::npos);
   EXPECT_EQ(spine.find("t1-cap"), std::string::npos);
   EXPECT_EQ(spine.find("t1-mgmt"), std::string::npos);
-  EXPECT_EQ(pfc_nft_ruleset(*t.find("h1"), t), "");
+  // A host counts what its NIC sends: what its leaf's port receives.
+  const std::string host = pfc_nft_ruleset(*t.find("h1"), t);
+  EXPECT_TRUE(has_line(host, "  counter tx_t1_nic0_p3 {"));
+  EXPECT_EQ(host.find("t1-mgmt"), std::string::npos);
   EXPECT_EQ(pfc_nft_ruleset(*t.find("cap"), t), "");
 }
 
@@ -107,19 +112,38 @@ TEST(SwitchCounters, PortsAreTheInterfacesWithCountersInIfindexOrder) {
   EXPECT_EQ(ifindexes.at("t1-s1"), 7);
   auto counters = parse_nft_counters(nlohmann::json::parse(nft_sample), "rocehil_t1_pfc");
   counters["tx_t1_s1_p0"] = 0;  // a port whose counters are all still zero is a port
-  const auto ports =
-      assemble_ports(ifindexes, counters, parse_tbf_stats(nlohmann::json::parse(tc_sample)));
+  // h1's NIC (t1-nic0 in rocehil-t1-h1) sent 7 frames of priority 3 and 2 of priority 4.
+  const std::map<std::string, VethPeer> peers = {{"t1-h1", {"rocehil-t1-h1", "t1-nic0"}}};
+  const std::map<std::string, std::map<std::string, std::uint64_t>> peer_counters = {
+      {"rocehil-t1-h1", {{"tx_t1_nic0_p3", 7}, {"tx_t1_nic0_p4", 2}}}};
+  const auto ports = assemble_ports(
+      ifindexes, counters, parse_tbf_stats(nlohmann::json::parse(tc_sample)), peers, peer_counters);
   ASSERT_EQ(ports.size(), 2u);  // not lo, not the management port
   EXPECT_EQ(ports[0].name, "t1-h1");
   EXPECT_EQ(ports[0].ifindex, 2);
   EXPECT_EQ(ports[0].pfc_received[3], 7u);
   EXPECT_EQ(ports[0].pfc_received[4], 2u);
+  EXPECT_EQ(ports[1].pfc_received[3], 0u);  // no peer known: nothing received
   EXPECT_EQ(ports[0].pfc_sent[3], 5u);
   EXPECT_EQ(ports[0].pfc_sent[0], 0u);
   ASSERT_TRUE(ports[0].egress.has_value());
   EXPECT_EQ(ports[0].egress->drops, 12u);
   EXPECT_EQ(ports[1].name, "t1-s1");
   EXPECT_FALSE(ports[1].egress.has_value());  // unshaped: no queue rows
+}
+
+TEST(SwitchCounters, VethPeersFromIpLinkAndNetnsIds) {
+  // As `ip -j link show` and `ip -j netns list-id` print them (iproute2 6.1).
+  const auto peers = parse_peer_indexes(nlohmann::json::parse(
+      R"([{"ifindex":1,"ifname":"lo"},
+          {"ifindex":2,"link_index":2,"ifname":"t1-h1","link_netnsid":0},
+          {"ifindex":7,"link_index":12,"ifname":"t1-s1","link_netnsid":3}])"));
+  ASSERT_EQ(peers.size(), 2u);
+  EXPECT_EQ(peers.at("t1-s1").nsid, 3);
+  EXPECT_EQ(peers.at("t1-s1").ifindex, 12);
+  const auto names = parse_netns_ids(nlohmann::json::parse(
+      R"([{"nsid":0,"name":"rocehil-t1-h1"},{"nsid":3,"name":"rocehil-t1-s1"}])"));
+  EXPECT_EQ(names.at(3), "rocehil-t1-s1");
 }
 
 TEST(SwitchCounters, TheTestbedIdComesFromTheNamespaceName) {

@@ -101,7 +101,7 @@ class FourRanks(unittest.TestCase):
             cnps = sum(q["counters"]["cnps_sent"] for q in qps)
             # The NIC's frames are the QPs' packets and CNPs with their headers, and at most a
             # few others: ARP the kernel sends on its own (42 bytes), and the LLDP frames the
-            # host's lldpd sends every 5 s (about 250 bytes: chassis, port, names, addresses).
+            # host's lldpd sends every 30 s (about 250 bytes: chassis, port, names, addresses).
             roce_frames = packets + cnps
             roce_bytes = sent + ETH_IP_UDP * packets + CNP_FRAME * cnps
             other_frames = after[host][1] - before[host][1] - roce_frames

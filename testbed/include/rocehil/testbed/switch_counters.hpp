@@ -17,10 +17,14 @@ namespace rocehil::testbed {
 // priority, counted by nftables, and the egress queue of each shaped port, read from its tbf.
 // The testbed's snmpd serves them under the MIBs a SONiC switch serves (snmp_pass.hpp).
 
-// `nft -f` for a leaf or spine: a netdev table counting the PFC frames (EtherType 0x8808,
-// opcode 0x0101) each fabric port receives (ingress hook) and sends (egress hook), per priority
-// whose class-enable bit is set: a frame pausing several priorities counts once for each.
-// Empty for hosts and the capture namespace.
+// `nft -f` for a leaf, spine or host: a netdev table counting the PFC frames (EtherType 0x8808,
+// opcode 0x0101) each fabric port sends (egress hook), per priority whose class-enable bit is
+// set: a frame pausing several priorities counts once for each. Empty for the capture namespace.
+//
+// What a port receives is what its veth peer sent (a veth is a wire), so it is read from the
+// peer's counters, not from an ingress hook: with a netdev ingress hook the kernel hands a frame
+// to lldpd's packet socket before the hook and then, finding no protocol for it, counts it as a
+// receive drop, so every LLDP frame would read as a switch discard (ifInDiscards).
 std::string pfc_nft_ruleset(const Namespace& ns, const Topology& t);
 
 // "rocehil_<id>_pfc": the table, in the switch's namespace.
@@ -57,11 +61,29 @@ std::map<std::string, QueueCounters> parse_tbf_stats(const nlohmann::json& tc);
 // `ip -j link show`: ifindex by interface name.
 std::map<std::string, int> parse_ifindexes(const nlohmann::json& links);
 
+// A veth's other end: the namespace it is in (by `ip -j netns list-id`'s names) and its name.
+struct VethPeer {
+  std::string netns;
+  std::string ifname;
+};
+// `ip -j link show` of this namespace: by interface name, each veth's peer ifindex and the
+// peer namespace's id (link_index, link_netnsid); `ip -j netns list-id`: names by id.
+struct PeerIndex {
+  int nsid = -1;
+  int ifindex = 0;
+};
+std::map<std::string, PeerIndex> parse_peer_indexes(const nlohmann::json& links);
+std::map<int, std::string> parse_netns_ids(const nlohmann::json& ids);
+
 // The fabric ports, in ifindex order: the interfaces with PFC counters in the table; each with
-// its queue when it has a tbf.
-std::vector<PortCounters> assemble_ports(const std::map<std::string, int>& ifindexes,
-                                         const std::map<std::string, std::uint64_t>& counters,
-                                         const std::map<std::string, QueueCounters>& queues);
+// its queue when it has a tbf, and what it received: the PFC frames its peer sent, by the peer's
+// counters (`peer_counters`, by the peer's namespace).
+std::vector<PortCounters> assemble_ports(
+    const std::map<std::string, int>& ifindexes,
+    const std::map<std::string, std::uint64_t>& counters,
+    const std::map<std::string, QueueCounters>& queues,
+    const std::map<std::string, VethPeer>& peers,
+    const std::map<std::string, std::map<std::string, std::uint64_t>>& peer_counters);
 
 // "rocehil-<id>-<name>" -> "<id>"; throws rocehil::Error (bad input) for any other name.
 std::string id_of_netns(std::string_view netns);
