@@ -175,8 +175,9 @@ std::optional<Inventory> Loader::load(const YAML::Node& root) {
 }
 
 void Loader::read_defaults(const YAML::Node& n) {
-  const MapReader m(ctx_, n, "defaults",
-                    {"ssh", "agent", "provider", "launcher", "link_gbps", "gid_index", "port", "snmp"});
+  const MapReader m(
+      ctx_, n, "defaults",
+      {"ssh", "agent", "provider", "launcher", "link_gbps", "gid_index", "port", "snmp"});
   if (!m.ok()) return;
   Defaults& d = inv_.defaults;
   if (const auto s = m.get("ssh"); s.IsDefined()) read_ssh(ctx_, s, "defaults", d.ssh);

@@ -96,8 +96,8 @@ std::string switch_ports_table(const nlohmann::json& attempt) {
         rows + "</table>\n";
   const nlohmann::json& reconciled = member(raw, "reconciliation");
   notes +=
-      reconciliation_item("PFC at the host-facing switch ports", "the switch ports received", "switches",
-                          "the NICs sent", "nics", member(reconciled, "switch_pfc"));
+      reconciliation_item("PFC at the host-facing switch ports", "the switch ports received",
+                          "switches", "the NICs sent", "nics", member(reconciled, "switch_pfc"));
   notes += reconciliation_item("Mirrored spine ports", "the mirror ports saw (bytes)", "mirror",
                                "the switches counted (octets)", "switches",
                                member(reconciled, "switch_mirror"));

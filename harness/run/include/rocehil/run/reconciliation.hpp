@@ -29,8 +29,8 @@ SpineCoverage spine_coverage(const inventory::Inventory& inventory,
 // A reconciliation's value (or why it has none) and its two sides, for the report.
 struct Reconciliation {
   suites::Measured measured;
-  std::optional<double> mirror;  // frames the mirror ports saw
-  std::optional<double> nics;    // frames the NICs counted on the mirrored paths, x copies
+  std::optional<double> mirror;    // frames the mirror ports saw
+  std::optional<double> nics;      // frames the NICs counted on the mirrored paths, x copies
   std::optional<double> switches;  // what the switches' own counters say (SNMP)
   nlohmann::json to_json() const;
 };
