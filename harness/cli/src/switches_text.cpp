@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "rocehil/switches/port_json.hpp"
 #include "text_table.hpp"
 
 namespace rocehil::cli {
@@ -21,10 +22,6 @@ std::string pfc_cell(const std::array<std::optional<switches::Count>, 8>& pfc) {
   bool served = false;
   for (const auto& c : pfc) served = served || c.has_value();
   return !served ? "-" : out.empty() ? "0" : out;
-}
-
-nlohmann::json count_json(const std::optional<switches::Count>& c) {
-  return c ? nlohmann::json(c->value) : nlohmann::json(nullptr);
 }
 
 }  // namespace
@@ -121,23 +118,7 @@ nlohmann::json snapshots_json(const std::vector<switches::SwitchSnapshot>& snaps
     e["queue_mib"] = s.queues_served;
     e["ports"] = nlohmann::json::array();
     for (const auto& p : s.ports) {
-      nlohmann::json pj{{"if_index", p.if_index}, {"name", p.name}, {"descr", p.descr}};
-      pj["in_octets"] = count_json(p.in_octets);
-      pj["out_octets"] = count_json(p.out_octets);
-      pj["in_ucast_pkts"] = count_json(p.in_ucast);
-      pj["out_ucast_pkts"] = count_json(p.out_ucast);
-      pj["in_discards"] = count_json(p.in_discards);
-      pj["out_discards"] = count_json(p.out_discards);
-      pj["in_errors"] = count_json(p.in_errors);
-      pj["out_errors"] = count_json(p.out_errors);
-      pj["queue_drops"] = count_json(p.queue_drops);
-      pj["pfc_rx"] = nlohmann::json::array();
-      pj["pfc_tx"] = nlohmann::json::array();
-      for (std::size_t q = 0; q < 8; ++q) {
-        pj["pfc_rx"].push_back(count_json(p.pfc_rx[q]));
-        pj["pfc_tx"].push_back(count_json(p.pfc_tx[q]));
-      }
-      e["ports"].push_back(std::move(pj));
+      e["ports"].push_back(switches::to_json(p));
     }
     j["switches"].push_back(std::move(e));
   }

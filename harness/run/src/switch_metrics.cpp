@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "rocehil/switches/port_json.hpp"
+
 namespace rocehil::run {
 
 namespace {
@@ -153,10 +155,6 @@ void spine_imbalance(suites::Measured& m, const inventory::Inventory& inv,
   m.where[key] = parts.text(" B");
 }
 
-nlohmann::json optional_json(const std::optional<std::uint64_t>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
 }  // namespace
 
 std::vector<std::string> switches_in_scope(const inventory::Inventory& inv,
@@ -233,24 +231,7 @@ nlohmann::json switches_json(const std::vector<SwitchDelta>& deltas) {
         ++idle;
         continue;
       }
-      nlohmann::json pj{{"port", p.name.empty() ? p.descr : p.name}, {"if_index", p.if_index}};
-      pj["in_octets"] = optional_json(p.in_octets);
-      pj["out_octets"] = optional_json(p.out_octets);
-      pj["in_packets"] = optional_json(p.in_packets);
-      pj["out_packets"] = optional_json(p.out_packets);
-      pj["in_discards"] = optional_json(p.in_discards);
-      pj["out_discards"] = optional_json(p.out_discards);
-      pj["in_errors"] = optional_json(p.in_errors);
-      pj["out_errors"] = optional_json(p.out_errors);
-      pj["queue_drops"] = optional_json(p.queue_drops);
-      pj["pfc_rx"] = nlohmann::json::array();
-      pj["pfc_tx"] = nlohmann::json::array();
-      for (std::size_t q = 0; q < 8; ++q) {
-        pj["pfc_rx"].push_back(optional_json(p.pfc_rx[q]));
-        pj["pfc_tx"].push_back(optional_json(p.pfc_tx[q]));
-      }
-      if (!p.notes.empty()) pj["notes"] = p.notes;
-      s["ports"].push_back(std::move(pj));
+      s["ports"].push_back(switches::to_json(p));
     }
     s["idle_ports"] = idle;
     out.push_back(std::move(s));
