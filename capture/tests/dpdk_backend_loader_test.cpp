@@ -1,4 +1,4 @@
-#include "dpdk_backend_loader.hpp"
+#include "dpdk/backend_loader.hpp"
 
 #include <gtest/gtest.h>
 

@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "byte_window.hpp"
+#include "files/byte_window.hpp"
 #include "rocehil/capture/pcap_writer.hpp"
 #include "rocehil/common/error.hpp"
 

@@ -2,7 +2,7 @@
 // pause_tracker.hpp (one quantum = 512 bit times: 5.12 ns at 100G, 512 ns at 1G), not from the
 // code. Timestamps sit at an epoch-sized T0 so that the tracker's offsets are what is tested.
 
-#include "pause_tracker.hpp"
+#include "analysis/pause_tracker.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "radix_sort.hpp"
+#include "analysis/radix_sort.hpp"
 
 #include <gtest/gtest.h>
 

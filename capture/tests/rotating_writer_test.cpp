@@ -1,4 +1,4 @@
-#include "rotating_writer.hpp"
+#include "writers/rotating_writer.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

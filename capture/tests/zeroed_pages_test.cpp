@@ -1,4 +1,4 @@
-#include "zeroed_pages.hpp"
+#include "analysis/zeroed_pages.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

@@ -1,6 +1,6 @@
 // A DPDK backend module from another build, for the loader's refusal of it: the same entry as the
 // real module's, with another build id. Its open is never reached.
-#include "dpdk_backend_abi.hpp"
+#include "dpdk/backend_abi.hpp"
 
 namespace {
 
