@@ -88,15 +88,20 @@ TEST(Analyzer, RocePacketsIncludeCnpsAndFlowsExcludeThem) {
   EXPECT_EQ(a.roce.by_opcode[op::rc_write_only], 1u);
 }
 
-TEST(Analyzer, MalformedIsCutInsideTheBthAndNotCountedAsPackets) {
+TEST(Analyzer, ABthCutIsTruncatedAShortUdpLengthMalformedNeitherCountedAsPackets) {
   Feed feed;
   RoceFrame f;
   feed.add(build(f), 0, 14 + 20 + 8 + 11);  // BTH cut by the snap length
   feed.add(build(f), 0, 14 + 20 + 8 + 12);  // BTH complete
   feed.add(build(f), 0, 14 + 20 + 7);       // UDP cut: not RoCE at all
+  auto short_udp = build(f);
+  short_udp[14 + 20 + 4] = 0;  // UDP length 8 + 11: no room for a BTH
+  short_udp[14 + 20 + 5] = 8 + 11;
+  feed.add(short_udp, 0);
   const Analysis a = feed.result();
-  EXPECT_EQ(a.frames, 3u);
+  EXPECT_EQ(a.frames, 4u);
   EXPECT_EQ(a.roce.packets, 1u);
+  EXPECT_EQ(a.roce.truncated, 1u);
   EXPECT_EQ(a.roce.malformed, 1u);
 }
 

@@ -58,12 +58,12 @@ TEST(Decode, ScapyQinQNakWithAeth) {
   EXPECT_EQ(d.aeth.msn, 0x102u);
 }
 
-TEST(Decode, SnapLengthInsideBthIsMalformedAndInsideUdpIsNotRoce) {
+TEST(Decode, SnapLengthInsideBthIsTruncatedAndInsideUdpIsNotRoce) {
   const auto frame = from_hex(testing::scapy_write_only);
   const std::size_t bth_start = 14 + 20 + 8;
   EXPECT_EQ(decode(frame, bth_start + 12).kind, FrameKind::roce);
-  EXPECT_EQ(decode(frame, bth_start + 11).kind, FrameKind::roce_malformed);
-  EXPECT_EQ(decode(frame, bth_start).kind, FrameKind::roce_malformed);
+  EXPECT_EQ(decode(frame, bth_start + 11).kind, FrameKind::roce_truncated);
+  EXPECT_EQ(decode(frame, bth_start).kind, FrameKind::roce_truncated);
   // Cut inside the UDP header: the destination port was captured (bytes 2-3) but not the length.
   EXPECT_EQ(decode(frame, bth_start - 1).kind, FrameKind::other);
   EXPECT_EQ(decode(frame, 14 + 19).kind, FrameKind::other);

@@ -92,9 +92,62 @@ json roce_json(const Analysis::Roce& r) {
     const char* name = opcode_name(static_cast<std::uint8_t>(op));
     by_opcode[name ? std::string(name) : fmt::format("0x{:02x}", op)] = r.by_opcode[op];
   }
-  return {{"packets", r.packets},   {"malformed", r.malformed}, {"ecn_ce", r.ecn_ce},
-          {"bytes", r.bytes},       {"acks", r.acks},           {"naks", r.naks},
-          {"rnr_naks", r.rnr_naks}, {"by_opcode", by_opcode}};
+  return {{"packets", r.packets}, {"malformed", r.malformed}, {"truncated", r.truncated},
+          {"ecn_ce", r.ecn_ce},   {"bytes", r.bytes},         {"acks", r.acks},
+          {"naks", r.naks},       {"rnr_naks", r.rnr_naks},   {"by_opcode", by_opcode}};
+}
+
+const char* granularity_name(TimestampGranularity g) {
+  switch (g) {
+    case TimestampGranularity::us100: return "100us";
+    case TimestampGranularity::ns100: return "100ns";
+    case TimestampGranularity::ieee1588: return "ieee1588";
+    case TimestampGranularity::platform: break;
+  }
+  return "platform";
+}
+
+template <class Key>
+json counted_list(const char* name, const std::vector<std::pair<Key, std::uint64_t>>& list) {
+  json out = json::array();
+  for (const auto& [key, n] : list) out.push_back({{name, key}, {"frames", n}});
+  return out;
+}
+
+// null members, not zeros, where the session gave nothing to measure by: no sequence numbers
+// (losses unknown), no switch timestamps (clock offset unknown).
+json mirror_json(const Analysis::Mirrors& m) {
+  json sessions = json::array();
+  for (const MirrorSession& s : m.sessions) {
+    json x = {{"kind", to_string(s.kind)},
+              {"source", s.source.to_string()},
+              {"collector", s.collector.to_string()},
+              {"id", s.has_id ? json(s.id) : json(nullptr)},
+              {"frames", s.frames},
+              {"bytes", s.bytes},
+              {"truncated", s.truncated},
+              {"sequenced", s.sequenced},
+              {"lost", s.sequenced ? json(s.lost()) : json(nullptr)},
+              {"late", s.sequenced ? json(s.late) : json(nullptr)},
+              {"coverage", s.sequenced ? json(s.coverage()) : json(nullptr)},
+              {"first_sequence", s.sequenced ? json(s.first_sequence) : json(nullptr)},
+              {"last_sequence", s.sequenced ? json(s.last_sequence) : json(nullptr)},
+              {"switch_timed", s.switch_timed},
+              {"clock_too_far", s.clock_too_far},
+              {"timestamp_granularity",
+               s.switch_timed ? json(granularity_name(s.granularity)) : json(nullptr)},
+              {"clock_offset_ns", s.switch_timed ? json({{"min", s.min_clock_offset_ns},
+                                                         {"max", s.max_clock_offset_ns}})
+                                                 : json(nullptr)},
+              {"ports", counted_list("index", s.ports)},
+              {"vlans", counted_list("vlan", s.vlans)}};
+    sessions.push_back(std::move(x));
+  }
+  return {{"frames", m.frames},
+          {"malformed", m.malformed},
+          {"lost", m.lost()},
+          {"coverage", m.coverage()},
+          {"sessions", sessions}};
 }
 
 json pfc_json(const Analysis::Pfc& pfc) {
@@ -139,11 +192,9 @@ json pfc_json(const Analysis::Pfc& pfc) {
 json options_json(const AnalyzerOptions& o) {
   json spine_macs = json::array();
   for (const MacAddress& mac : o.spine_macs) spine_macs.push_back(to_string(mac));
-  return {{"link_gbps", o.link_gbps},
-          {"bin_ms", o.bin_ms},
-          {"storm_ms", o.storm_ms},
-          {"direction", to_string(o.direction)},
-          {"spine_macs", spine_macs}};
+  return {{"link_gbps", o.link_gbps}, {"bin_ms", o.bin_ms},
+          {"storm_ms", o.storm_ms},   {"direction", to_string(o.direction)},
+          {"spine_macs", spine_macs}, {"switch_timestamps", o.switch_timestamps}};
 }
 
 // Everything but the flows and the timeline bins: small, so a DOM is fine.
@@ -163,6 +214,7 @@ json head_json(const Analysis& a) {
           {"roce", roce_json(a.roce)},
           {"cnp", {{"count", a.cnp.count}, {"by_dest_qp", by_qp}}},
           {"pfc", pfc_json(a.pfc)},
+          {"mirror", mirror_json(a.mirror)},
           {"pause_8023x",
            {{"frames", a.pause_8023x.frames},
             {"xoff", a.pause_8023x.xoff},

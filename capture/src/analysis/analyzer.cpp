@@ -12,9 +12,11 @@
 #include "analysis/flow_fold.hpp"
 #include "analysis/flow_report.hpp"
 #include "analysis/flow_tables.hpp"
+#include "analysis/mirror_sessions.hpp"
 #include "analysis/pause_tracker.hpp"
 #include "analysis/request_psns.hpp"
 #include "frames/frame_layout.hpp"
+#include "frames/mirror_layout.hpp"
 #include "rocehil/common/roce_wire.hpp"
 #include "rocehil/common/units.hpp"
 
@@ -24,8 +26,19 @@ namespace w = rocehil::wire;
 
 namespace {
 
-// The Ethernet source MAC: present in every frame located as PFC or PAUSE.
+// The Ethernet source MAC, from the (mirrored) frame's start: present in every frame located as
+// PFC or PAUSE.
 constexpr std::size_t source_mac_offset = 6;
+
+// The length a mirrored frame had on the wire: what the tunnel carried, or more where the switch
+// cut it and its IP header says how long it was.
+std::uint64_t mirrored_wire_len(const std::uint8_t* d, const FrameLayout& l) noexcept {
+  std::uint64_t len = l.carried;
+  if (l.ip_version == 4) len = std::max<std::uint64_t>(len, l.l3 - l.l2 + load_be16(d + l.l3 + 2));
+  if (l.ip_version == 6)
+    len = std::max<std::uint64_t>(len, l.l3 - l.l2 + 40 + load_be16(d + l.l3 + 4));
+  return len;
+}
 
 // The observation window: the frames' first and last timestamps, widened to the window the
 // options give (a live capture's start and stop). With no frames it is the options' window, or
@@ -54,11 +67,18 @@ struct PauseEvent {
 };
 
 // A frame whose layers are located and, for a flow's packet, whose table slot is on its way.
+// A remote mirror's frame carries its tunnel's header, and the time and length the mirrored
+// frame is counted with.
 struct Located {
   FrameLayout layout;
   V4Key v4;
   V6Key v6;
   std::uint64_t hash = 0;
+  std::uint64_t ts_ns = 0;
+  std::uint64_t wire_len = 0;
+  MirrorHeader mirror;
+  FrameTiming timing = FrameTiming::capture;
+  std::int64_t clock_offset_ns = 0;
 };
 
 }  // namespace
@@ -85,6 +105,7 @@ struct Analyzer::State {
   std::vector<TimelineBin> bins;
   std::uint64_t frames_outside = 0;
   PauseTracker pauses;
+  MirrorSessions mirror_sessions;
   bool started = false;
   std::uint64_t start_ns = 0;
   // The bin of the previous frame, [bin_lo, bin_hi): most frames fall in it and skip a division.
@@ -121,8 +142,9 @@ struct Analyzer::State {
   template <class Key>
   void count_flow_packet(FlowTables<Key>& tables, const Key& key, const Frame& f, const Located& x,
                          std::uint8_t opcode, bool ce);
-  void count_pfc(const Frame& f, const FrameLayout& l);
-  void count_pause(const Frame& f, const FrameLayout& l);
+  void count_pfc(const Frame& f, const Located& x);
+  void count_pause(const Frame& f, const Located& x);
+  void open_mirror(const Frame& f, Located& x);
 
   void replay_pause(const PauseEvent& e) {
     if (e.pfc) {
@@ -139,6 +161,10 @@ struct Analyzer::State {
 
 void Analyzer::State::locate(const Frame& f, Located& x) {
   x.layout = f.link_type == link_type::ethernet ? locate_layers(f.data, f.caplen) : FrameLayout{};
+  x.ts_ns = f.ts_ns;
+  x.wire_len = f.wire_len;
+  if (x.layout.mirror != MirrorKind::none && x.layout.kind != FrameKind::mirror_malformed)
+    open_mirror(f, x);
   if (x.layout.kind != FrameKind::roce || f.data[x.layout.bth] == w::opcode::cnp) return;
   const std::uint32_t dest_qp = bth_dest_qp(f.data + x.layout.bth);
   const std::uint8_t* ip = f.data + x.layout.l3;
@@ -153,31 +179,57 @@ void Analyzer::State::locate(const Frame& f, Located& x) {
   }
 }
 
+void Analyzer::State::open_mirror(const Frame& f, Located& x) {
+  read_mirror_header(f.data, f.caplen, x.layout, x.mirror);
+  x.timing = FrameTiming::capture;
+  std::uint64_t at_switch = 0;
+  if (x.mirror.has_timestamp && options.switch_timestamps) {
+    if (switch_time_ns(x.mirror, f.ts_ns, at_switch)) {
+      x.timing = FrameTiming::switch_clock;
+      x.clock_offset_ns = static_cast<std::int64_t>(f.ts_ns - at_switch);
+      x.ts_ns = at_switch;
+    } else {
+      x.timing = FrameTiming::clock_too_far;
+    }
+  }
+  x.wire_len = mirrored_wire_len(f.data, x.layout);
+}
+
 void Analyzer::State::count(const Frame& f, const Located& x) {
   Analysis& t = totals;
-  if (t.frames == 0) t.first_ns = t.last_ns = f.ts_ns;
+  if (t.frames == 0) t.first_ns = t.last_ns = x.ts_ns;
   if (!started) {  // a later part has its start already
     started = true;
-    start_ns = f.ts_ns;
+    start_ns = x.ts_ns;
   }
   ++t.frames;
   t.bytes += f.wire_len;
-  t.first_ns = std::min(t.first_ns, f.ts_ns);
-  t.last_ns = std::max(t.last_ns, f.ts_ns);
+  t.first_ns = std::min(t.first_ns, x.ts_ns);
+  t.last_ns = std::max(t.last_ns, x.ts_ns);
   if (f.link_type != link_type::ethernet) {
     ++t.non_ethernet;
     return;
   }
   const FrameLayout& l = x.layout;
+  if (l.mirror != MirrorKind::none) {
+    if (l.kind == FrameKind::mirror_malformed) {
+      ++t.mirror.malformed;
+      return;
+    }
+    ++t.mirror.frames;
+    mirror_sessions.count(x.mirror, f.wire_len, x.timing, x.clock_offset_ns);
+  }
   t.vlan_tagged += l.vlan_tags > 0;
   t.ipv4 += l.ip_version == 4;
   t.ipv6 += l.ip_version == 6;
   switch (l.kind) {
     case FrameKind::roce: count_roce(f, x); break;
     case FrameKind::roce_malformed: ++t.roce.malformed; break;
-    case FrameKind::pfc: count_pfc(f, l); break;
-    case FrameKind::pause: count_pause(f, l); break;
+    case FrameKind::roce_truncated: ++t.roce.truncated; break;
+    case FrameKind::pfc: count_pfc(f, x); break;
+    case FrameKind::pause: count_pause(f, x); break;
     case FrameKind::mac_control_malformed: ++t.pfc.malformed; break;
+    case FrameKind::mirror_malformed: ++t.mirror.malformed; break;
     case FrameKind::other: break;
   }
 }
@@ -188,12 +240,12 @@ void Analyzer::State::count_roce(const Frame& f, const Located& x) {
   const bool ce = ip_ecn(f.data, x.layout) == w::ecn_ce;
   Analysis::Roce& r = totals.roce;
   ++r.packets;
-  r.bytes += f.wire_len;
+  r.bytes += x.wire_len;
   r.ecn_ce += ce;
   ++r.by_opcode[opcode];
-  TimelineBin* bin = bin_for(f.ts_ns);
+  TimelineBin* bin = bin_for(x.ts_ns);
   if (bin) {
-    bin->roce_bytes += f.wire_len;
+    bin->roce_bytes += x.wire_len;
     bin->ecn_ce += ce;
   }
   if (opcode == w::opcode::cnp) {
@@ -213,18 +265,19 @@ void Analyzer::State::count_flow_packet(FlowTables<Key>& tables, const Key& key,
                                         const Located& x, std::uint8_t opcode, bool ce) {
   FlowState& s = tables.state.find_or_insert(key, x.hash);
   if (s.packets == 0) {
-    s.first_ns = f.ts_ns;
+    s.first_ns = x.ts_ns;
     s.psn_word = std::uint64_t{load_be16(f.data + x.layout.l4)} << 48;
   }
   ++s.packets;
-  s.bytes += f.wire_len;
+  s.bytes += x.wire_len;
   s.ecn_ce += ce;
-  s.first_ns = std::min(s.first_ns, f.ts_ns);
-  s.last_ns = std::max(s.last_ns, f.ts_ns);
+  s.first_ns = std::min(s.first_ns, x.ts_ns);
+  s.last_ns = std::max(s.last_ns, x.ts_ns);
 
   // Extended headers are read only when captured whole; RC is the transport that has them here.
   const std::uint8_t* bth = f.data + x.layout.bth;
-  const std::uint32_t after_bth = f.caplen - x.layout.bth - static_cast<std::uint32_t>(w::bth_size);
+  const std::uint32_t after_bth =
+      x.layout.end - x.layout.bth - static_cast<std::uint32_t>(w::bth_size);
   if (opcode == w::opcode::rc_acknowledge) {
     if (after_bth < w::aeth_size) return;
     const std::uint8_t syndrome = bth[w::bth_size];
@@ -261,47 +314,51 @@ void Analyzer::State::count_flow_packet(FlowTables<Key>& tables, const Key& key,
   s.set_highest(psn, span);
 }
 
-void Analyzer::State::count_pfc(const Frame& f, const FrameLayout& l) {
+void Analyzer::State::count_pfc(const Frame& f, const Located& x) {
+  const FrameLayout& l = x.layout;
   const std::uint8_t* p = f.data + l.l3;
+  const std::uint8_t* source_mac = f.data + l.l2 + source_mac_offset;
   const std::uint16_t class_enable = load_be16(p + 2);
   ++totals.pfc.frames;
   bool any_xoff = false;
   for (std::size_t prio = 0; prio < 8; ++prio) {
     if (!(class_enable & (1u << prio))) continue;
-    PfcPriority& x = totals.pfc.priorities[prio];
+    PfcPriority& counts = totals.pfc.priorities[prio];
     const std::uint16_t quanta = load_be16(p + 4 + 2 * prio);
-    ++x.frames;
-    x.xoff += quanta > 0;
-    x.xon += quanta == 0;
-    x.quanta += quanta;
+    ++counts.frames;
+    counts.xoff += quanta > 0;
+    counts.xon += quanta == 0;
+    counts.quanta += quanta;
     any_xoff |= quanta > 0;
   }
   if (keeps_events) {
     PauseEvent& e = pause_events.emplace_back();
-    e.ts_ns = f.ts_ns;
-    std::memcpy(e.source_mac.data(), f.data + source_mac_offset, 6);
+    e.ts_ns = x.ts_ns;
+    std::memcpy(e.source_mac.data(), source_mac, 6);
     e.pfc = true;
     e.class_enable = class_enable;
     std::memcpy(e.quanta_be.data(), p + 4, 16);
   } else {
-    pauses.pfc(f.ts_ns, f.data + source_mac_offset, class_enable, p + 4);
+    pauses.pfc(x.ts_ns, source_mac, class_enable, p + 4);
   }
-  TimelineBin* bin = bin_for(f.ts_ns);
+  TimelineBin* bin = bin_for(x.ts_ns);
   if (bin && any_xoff) ++bin->pfc_xoff;
 }
 
-void Analyzer::State::count_pause(const Frame& f, const FrameLayout& l) {
+void Analyzer::State::count_pause(const Frame& f, const Located& x) {
+  const FrameLayout& l = x.layout;
+  const std::uint8_t* source_mac = f.data + l.l2 + source_mac_offset;
   const std::uint16_t quanta = load_be16(f.data + l.l3 + 2);
   ++totals.pause_8023x.frames;
   totals.pause_8023x.xoff += quanta > 0;
   totals.pause_8023x.quanta += quanta;
   if (keeps_events) {
     PauseEvent& e = pause_events.emplace_back();
-    e.ts_ns = f.ts_ns;
-    std::memcpy(e.source_mac.data(), f.data + source_mac_offset, 6);
+    e.ts_ns = x.ts_ns;
+    std::memcpy(e.source_mac.data(), source_mac, 6);
     std::memcpy(e.quanta_be.data(), f.data + l.l3 + 2, 2);
   } else {
-    pauses.pause(f.ts_ns, f.data + source_mac_offset, quanta);
+    pauses.pause(x.ts_ns, source_mac, quanta);
   }
 }
 
@@ -347,6 +404,9 @@ void Analyzer::State::append_totals(const Analysis& b) {
   a.ipv6 += b.ipv6;
   a.roce.packets += b.roce.packets;
   a.roce.malformed += b.roce.malformed;
+  a.roce.truncated += b.roce.truncated;
+  a.mirror.frames += b.mirror.frames;
+  a.mirror.malformed += b.mirror.malformed;
   a.roce.ecn_ce += b.roce.ecn_ce;
   a.roce.bytes += b.roce.bytes;
   a.roce.acks += b.roce.acks;
@@ -400,6 +460,7 @@ bool Analyzer::fold(std::span<Analyzer* const> later, std::span<const Replay> re
     a.append_timeline(b);
     b.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) { a.cnp_by_qp[qp] += n; });
     for (const PauseEvent& e : b.pause_events) a.replay_pause(e);
+    a.mirror_sessions.append(b.mirror_sessions);
   }
   std::vector<PartFlows> parts;
   const bool first_fold = a.folded.empty();
@@ -451,6 +512,7 @@ std::unique_ptr<Analyzer> Analyzer::combine(const AnalyzerOptions& options,
     // No heads: no worker's frames follow another's, so no judgement joins across them.
     add_flows(a.v4_flows, b.v4_flows);
     add_flows(a.v6_flows, b.v6_flows);
+    a.mirror_sessions.add(b.mirror_sessions);
     for (const PauseEvent& e : b.pause_events) pause_events.emplace_back(&e, pause_events.size());
   }
   std::sort(pause_events.begin(), pause_events.end(), [](const auto& x, const auto& y) {
@@ -498,6 +560,8 @@ Analysis Analyzer::result() const {
   a.pfc.direction_known =
       st.options.direction != MirrorDirection::unknown || !st.options.spine_macs.empty();
   a.pfc.from_spine = pauses.from_spine;
+
+  a.mirror.sessions = st.mirror_sessions.result();
 
   a.cnp.by_dest_qp.reserve(st.cnp_by_qp.size());
   st.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "frames/frame_layout.hpp"
+#include "frames/mirror_layout.hpp"
 #include "rocehil/common/byte_order.hpp"
 #include "rocehil/common/roce_wire.hpp"
 
@@ -152,6 +153,7 @@ void decode_ethernet(const std::uint8_t* data, std::uint32_t caplen, DecodedFram
   out.vlan_tags = l.vlan_tags;
   out.vlan_id = l.vlan_id;
   out.ip_version = l.ip_version;
+  if (l.mirror != MirrorKind::none) read_mirror_header(data, caplen, l, out.mirror);
   if (l.ip_version != 0) {
     const std::uint8_t* ip = data + l.l3;
     const std::uint8_t tclass =
@@ -164,9 +166,10 @@ void decode_ethernet(const std::uint8_t* data, std::uint32_t caplen, DecodedFram
   switch (l.kind) {
     case FrameKind::roce:
     case FrameKind::roce_malformed:
+    case FrameKind::roce_truncated:
       out.udp_src_port = load_be16(data + l.l4);
       out.udp_length = load_be16(data + l.l4 + 4);
-      if (l.kind == FrameKind::roce) extract_transport(data + l.bth, caplen - l.bth, out);
+      if (l.kind == FrameKind::roce) extract_transport(data + l.bth, l.end - l.bth, out);
       break;
     case FrameKind::pfc:
       out.pfc_class_enable = load_be16(data + l.l3 + 2);
@@ -175,6 +178,17 @@ void decode_ethernet(const std::uint8_t* data, std::uint32_t caplen, DecodedFram
     case FrameKind::pause: out.pause_quanta = load_be16(data + l.l3 + 2); break;
     default: break;
   }
+}
+
+const char* to_string(MirrorKind kind) noexcept {
+  switch (kind) {
+    case MirrorKind::erspan1: return "erspan1";
+    case MirrorKind::erspan2: return "erspan2";
+    case MirrorKind::erspan3: return "erspan3";
+    case MirrorKind::gre_teb: return "gre-teb";
+    case MirrorKind::none: break;
+  }
+  return "none";
 }
 
 const char* opcode_name(std::uint8_t opcode) noexcept {

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "frames/ip_header.hpp"
 #include "rocehil/common/byte_order.hpp"
 #include "rocehil/common/icrc.hpp"
 #include "rocehil/common/roce_wire.hpp"
@@ -22,13 +23,6 @@ std::size_t extended_headers_size(std::uint8_t opcode) noexcept {
   if (w::opcode::has_aeth(opcode)) n += w::aeth_size;
   if (w::opcode::has_immdt(opcode)) n += w::immdt_size;
   return n;
-}
-
-std::uint16_t ipv4_checksum(const std::uint8_t* h, std::size_t len) noexcept {
-  std::uint32_t sum = 0;
-  for (std::size_t i = 0; i + 1 < len; i += 2) sum += load_be16(h + i);
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
-  return static_cast<std::uint16_t>(~sum);
 }
 
 // Header of a MAC control frame to the 802.1D reserved group address, zero padded to 60 bytes.
@@ -67,26 +61,7 @@ std::size_t build(const RoceFrame& f, std::span<std::uint8_t> out) noexcept {
   const std::size_t ip_header = v4 ? 20 : 40;
   const std::size_t udp_len = size - off - ip_header;
   const std::uint8_t tos = static_cast<std::uint8_t>(f.dscp << 2 | (f.ecn & 0x3));
-  if (v4) {
-    ip[0] = 0x45;
-    ip[1] = tos;
-    store_be16(ip + 2, static_cast<std::uint16_t>(ip_header + udp_len));
-    store_be16(ip + 4, 0);       // identification
-    store_be16(ip + 6, 0x4000);  // don't fragment, as RoCE NICs send
-    ip[8] = f.ttl;
-    ip[9] = w::ip_proto::udp;
-    store_be16(ip + 10, 0);
-    std::memcpy(ip + 12, f.src.bytes.data() + 12, 4);
-    std::memcpy(ip + 16, f.dst.bytes.data() + 12, 4);
-    store_be16(ip + 10, ipv4_checksum(ip, 20));
-  } else {
-    store_be32(ip, 0x60000000u | static_cast<std::uint32_t>(tos) << 20);
-    store_be16(ip + 4, static_cast<std::uint16_t>(udp_len));
-    ip[6] = w::ip_proto::udp;
-    ip[7] = f.ttl;
-    std::memcpy(ip + 8, f.src.bytes.data(), 16);
-    std::memcpy(ip + 24, f.dst.bytes.data(), 16);
-  }
+  write_ip_header(ip, f.src, f.dst, w::ip_proto::udp, tos, f.ttl, udp_len);
 
   std::uint8_t* udp = ip + ip_header;
   store_be16(udp, f.udp_src_port);

@@ -4,6 +4,9 @@
 // per-frame path locates layers and then reads only the fields it counts; decode_ethernet()
 // locates and then extracts every field. One set of bounds checks serves both, so the two can
 // never disagree on what is RoCE, malformed, PFC or PAUSE.
+//
+// A remote mirror is opened here too (mirror_layout.hpp): the offsets below then point into the
+// mirrored frame inside the tunnel, so whoever reads them needs no second path for mirrors.
 
 #include <cstdint>
 
@@ -19,8 +22,18 @@ struct FrameLayout {
   std::uint8_t vlan_tags = 0;
   std::uint16_t vlan_id = 0;  // innermost tag
   std::uint32_t l3 = 0;       // offset of the IP header, or of the MAC control opcode
-  std::uint32_t l4 = 0;       // offset of the UDP header: roce and roce_malformed
+  std::uint32_t l4 = 0;       // offset of the UDP header: roce, roce_malformed, roce_truncated
   std::uint32_t bth = 0;      // offset of the BTH: roce
+  // Where the frame's captured bytes end: the capture's length, or where the tunnel packet that
+  // carried a mirrored frame ends (bytes after it are the outer frame's padding).
+  std::uint32_t end = 0;
+  // Remote mirrors (mirror != none): the layers above are the mirrored frame's.
+  MirrorKind mirror = MirrorKind::none;
+  std::uint8_t outer_ip_version = 0;
+  std::uint32_t l2 = 0;        // offset of the (mirrored) frame's Ethernet header
+  std::uint32_t outer_l3 = 0;  // offset of the outer IP header
+  std::uint32_t gre = 0;       // offset of the GRE header
+  std::uint32_t carried = 0;   // bytes of the mirrored frame the tunnel packet carried
 };
 
 namespace layout_detail {
@@ -34,10 +47,17 @@ inline void locate_udp(const std::uint8_t* d, std::uint32_t caplen, std::uint32_
   out.l4 = l4;
   out.bth = l4 + static_cast<std::uint32_t>(w::udp_header_size);
   const std::uint16_t udp_length = load_be16(d + l4 + 4);
-  const bool complete =
-      out.bth + w::bth_size <= caplen && udp_length >= w::udp_header_size + w::bth_size;
-  out.kind = complete ? FrameKind::roce : FrameKind::roce_malformed;
+  if (udp_length < w::udp_header_size + w::bth_size) {
+    out.kind = FrameKind::roce_malformed;
+  } else {
+    out.kind = out.bth + w::bth_size <= caplen ? FrameKind::roce : FrameKind::roce_truncated;
+  }
 }
+
+// A GRE packet that may carry a remote mirror (mirror_layout.hpp). `l4` is its GRE header,
+// `ip_end` where the IP packet ends by its own length field.
+inline void locate_gre(const std::uint8_t* d, std::uint32_t caplen, std::uint32_t l3,
+                       std::uint32_t l4, std::uint32_t ip_end, FrameLayout& out) noexcept;
 
 inline void locate_ipv4(const std::uint8_t* d, std::uint32_t caplen, std::uint32_t l3,
                         FrameLayout& out) noexcept {
@@ -46,8 +66,11 @@ inline void locate_ipv4(const std::uint8_t* d, std::uint32_t caplen, std::uint32
   if (ihl < 20) return;
   out.ip_version = 4;
   const bool later_fragment = (load_be16(d + l3 + 6) & 0x1fff) != 0;
-  if (d[l3 + 9] != w::ip_proto::udp || later_fragment) return;
-  locate_udp(d, caplen, l3 + ihl, out);
+  if (later_fragment) return;
+  const std::uint8_t proto = d[l3 + 9];
+  if (proto == w::ip_proto::udp) return locate_udp(d, caplen, l3 + ihl, out);
+  if (proto == w::ip_proto::gre)
+    locate_gre(d, caplen, l3, l3 + ihl, l3 + load_be16(d + l3 + 2), out);
 }
 
 inline void locate_ipv6(const std::uint8_t* d, std::uint32_t caplen, std::uint32_t l3,
@@ -59,6 +82,8 @@ inline void locate_ipv6(const std::uint8_t* d, std::uint32_t caplen, std::uint32
   // Extension headers a mirrored packet may carry; bounded, as a hostile frame could chain many.
   for (int hops = 0; hops < 8; ++hops) {
     if (next == w::ip_proto::udp) return locate_udp(d, caplen, off, out);
+    if (next == w::ip_proto::gre)
+      return locate_gre(d, caplen, l3, off, l3 + 40 + load_be16(d + l3 + 4), out);
     if (off + 8 > caplen) return;
     if (next == w::ip_proto::ipv6_fragment) {
       if ((load_be16(d + off + 2) & 0xfff8) != 0) return;  // not the first fragment
@@ -94,20 +119,17 @@ inline void locate_mac_control(const std::uint8_t* d, std::uint32_t caplen, std:
   if (l3 + need > caplen) out.kind = FrameKind::mac_control_malformed;
 }
 
-}  // namespace layout_detail
-
-// Finds the layers of an Ethernet frame (without FCS) of which `caplen` bytes were captured.
-inline FrameLayout locate_layers(const std::uint8_t* d, std::uint32_t caplen) noexcept {
-  namespace w = rocehil::wire;
-  FrameLayout out;
-  if (caplen < w::ethernet_header_size) return out;
-  std::uint32_t off = 12;
+// The layers of the Ethernet frame at `l2`: the captured frame itself, or the one a mirror carried.
+inline void locate_ethernet(const std::uint8_t* d, std::uint32_t caplen, std::uint32_t l2,
+                            FrameLayout& out) noexcept {
+  if (l2 + w::ethernet_header_size > caplen) return;
+  std::uint32_t off = l2 + 12;
   std::uint16_t type = load_be16(d + off);
   off += 2;
   while ((type == w::ethertype::vlan || type == w::ethertype::qinq ||
           type == w::ethertype::qinq_old) &&
          out.vlan_tags < 8) {
-    if (off + w::vlan_tag_size > caplen) return out;
+    if (off + w::vlan_tag_size > caplen) return;
     out.vlan_id = load_be16(d + off) & 0x0fff;
     ++out.vlan_tags;
     type = load_be16(d + off + 2);
@@ -115,11 +137,20 @@ inline FrameLayout locate_layers(const std::uint8_t* d, std::uint32_t caplen) no
   }
   out.l3 = off;
   switch (type) {
-    case w::ethertype::ipv4: layout_detail::locate_ipv4(d, caplen, off, out); break;
-    case w::ethertype::ipv6: layout_detail::locate_ipv6(d, caplen, off, out); break;
-    case w::ethertype::mac_control: layout_detail::locate_mac_control(d, caplen, off, out); break;
+    case w::ethertype::ipv4: locate_ipv4(d, caplen, off, out); break;
+    case w::ethertype::ipv6: locate_ipv6(d, caplen, off, out); break;
+    case w::ethertype::mac_control: locate_mac_control(d, caplen, off, out); break;
     default: break;
   }
+}
+
+}  // namespace layout_detail
+
+// Finds the layers of an Ethernet frame (without FCS) of which `caplen` bytes were captured.
+inline FrameLayout locate_layers(const std::uint8_t* d, std::uint32_t caplen) noexcept {
+  FrameLayout out;
+  out.end = caplen;
+  layout_detail::locate_ethernet(d, caplen, 0, out);
   return out;
 }
 
@@ -130,6 +161,12 @@ inline std::uint32_t bth_dest_qp(const std::uint8_t* bth) noexcept {
 inline std::uint32_t bth_psn(const std::uint8_t* bth) noexcept {
   return load_be24(bth + 9);
 }
+
+}  // namespace rocehil::capture
+
+#include "frames/mirror_layout.hpp"
+
+namespace rocehil::capture {
 
 // ECN bits of the IP header of a located frame (ip_version 4 or 6).
 inline std::uint8_t ip_ecn(const std::uint8_t* d, const FrameLayout& l) noexcept {

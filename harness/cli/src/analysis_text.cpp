@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 #include "rocehil/common/units.hpp"
@@ -11,6 +12,7 @@
 namespace rocehil::cli {
 
 using capture::Analysis;
+using capture::MirrorSession;
 using Align = TextTable::Align;
 
 std::string group_digits(std::uint64_t n) {
@@ -51,10 +53,10 @@ std::string summary(const Analysis& a, const CaptureInfo& info) {
 
 std::string roce_section(const Analysis& a) {
   const Analysis::Roce& r = a.roce;
-  std::string s =
-      fmt::format("\nRoCEv2 (UDP 4791): {} packets, {}, ECN CE {} ({}), malformed {}\n",
-                  group_digits(r.packets), format_bytes(static_cast<double>(r.bytes)),
-                  group_digits(r.ecn_ce), percent(r.ecn_ce, r.packets), group_digits(r.malformed));
+  std::string s = fmt::format(
+      "\nRoCEv2 (UDP 4791): {} packets, {}, ECN CE {} ({}), malformed {}, truncated {}\n",
+      group_digits(r.packets), format_bytes(static_cast<double>(r.bytes)), group_digits(r.ecn_ce),
+      percent(r.ecn_ce, r.packets), group_digits(r.malformed), group_digits(r.truncated));
   s += fmt::format("  ACKs {}, NAKs {}, RNR NAKs {}\n", group_digits(r.acks), group_digits(r.naks),
                    group_digits(r.rnr_naks));
   TextTable t({{"opcode", Align::left}, {"packets"}, {"share"}});
@@ -223,9 +225,44 @@ std::string timeline_section(const Analysis& a) {
 
 }  // namespace
 
+// Remote mirrors: one line per session, with what the way from the switch lost.
+std::string mirror_section(const Analysis& a) {
+  const Analysis::Mirrors& m = a.mirror;
+  if (m.frames == 0 && m.malformed == 0) return {};
+  std::string s = fmt::format("\nRemote mirrors: {} frames opened, {} malformed",
+                              group_digits(m.frames), group_digits(m.malformed));
+  if (m.lost() > 0)
+    s +=
+        fmt::format(", {} lost on the way (coverage {:.4f})", group_digits(m.lost()), m.coverage());
+  s += "\n";
+  TextTable t({{"session", Align::left},
+               {"from", Align::left},
+               {"frames"},
+               {"lost"},
+               {"truncated"},
+               {"timed by", Align::left}});
+  for (const MirrorSession& x : m.sessions) {
+    const std::string id = x.has_id ? fmt::format("{} {}", capture::to_string(x.kind), x.id)
+                                    : std::string(capture::to_string(x.kind));
+    const std::string lost = x.sequenced ? group_digits(x.lost()) : "(no sequence numbers)";
+    std::string timed = "collector";
+    if (x.switch_timed > 0)
+      timed = fmt::format("switch, {}",
+                          format_duration_ns(static_cast<double>(std::max(
+                              std::abs(x.min_clock_offset_ns), std::abs(x.max_clock_offset_ns))))) +
+              " apart";
+    if (x.clock_too_far > 0)
+      timed += fmt::format(" ({} too far: collector)", group_digits(x.clock_too_far));
+    t.add_row(
+        {id, x.source.to_string(), group_digits(x.frames), lost, group_digits(x.truncated), timed});
+  }
+  if (!t.empty()) s += t.render();
+  return s;
+}
+
 std::string render_analysis_text(const Analysis& a, const CaptureInfo& info, std::size_t top) {
-  return summary(a, info) + roce_section(a) + cnp_section(a, top) + pfc_section(a) +
-         storms_section(a) + flows_section(a, top) + timeline_section(a);
+  return summary(a, info) + mirror_section(a) + roce_section(a) + cnp_section(a, top) +
+         pfc_section(a) + storms_section(a) + flows_section(a, top) + timeline_section(a);
 }
 
 }  // namespace rocehil::cli

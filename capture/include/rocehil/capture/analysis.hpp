@@ -59,6 +59,10 @@ struct AnalyzerOptions {
   // spine to leaf; otherwise frames whose source MAC is one of spine_macs.
   MirrorDirection direction = MirrorDirection::unknown;
   std::vector<MacAddress> spine_macs;
+  // Remote mirrors: time frames by their ERSPAN III timestamps, taken at the switch, where the
+  // header carries one near the collector's clock (mirror_layout.hpp says how near); otherwise
+  // every frame is timed when the collector captured it.
+  bool switch_timestamps = true;
 };
 
 // A flow is (IP source, IP destination, BTH destination QP) over RoCE packets other than CNPs.
@@ -122,6 +126,46 @@ struct PfcStorm {
   bool from_spine = false;
 };
 
+// One remote mirror session as the collector received it: the frames one switch sent under one
+// ERSPAN session ID (or GRE key, for GRE TEB; neither for ERSPAN I).
+struct MirrorSession {
+  MirrorKind kind = MirrorKind::none;
+  IpAddress source;     // the outer IP source: the switch
+  IpAddress collector;  // the outer IP destination
+  bool has_id = false;
+  std::uint32_t id = 0;         // ERSPAN session ID; GRE key for GRE TEB
+  std::uint64_t frames = 0;     // tunnel packets received (malformed ones are not sessions' frames)
+  std::uint64_t bytes = 0;      // their wire lengths, tunnel headers included
+  std::uint64_t truncated = 0;  // frames the switch cut (ERSPAN T bit)
+  // GRE sequence numbers, on the frames that carry one (32-bit, wrapping): a number more than
+  // one past the highest seen is a gap of that many frames lost on the way from the switch; one
+  // at or below it arrived late (reordered or duplicated) and takes one off the losses.
+  std::uint64_t sequenced = 0;  // frames with a sequence number
+  std::uint64_t gaps = 0;       // sequence numbers skipped
+  std::uint64_t late = 0;
+  std::uint32_t first_sequence = 0;
+  std::uint32_t last_sequence = 0;  // the highest seen
+  std::uint64_t lost() const noexcept { return gaps > late ? gaps - late : 0; }
+  // sequenced / (sequenced + lost): the share of the session's frames that reached the
+  // collector; 1 without sequence numbers (nothing to tell losses by).
+  double coverage() const noexcept {
+    const std::uint64_t total = sequenced + lost();
+    return total == 0 ? 1.0 : static_cast<double>(sequenced) / static_cast<double>(total);
+  }
+  // ERSPAN III timestamps: frames timed by the switch's clock, frames whose timestamp was too
+  // far from the collector's to use (timed at capture), and how far the two clocks were apart
+  // (capture time minus switch time, over the frames timed by the switch).
+  std::uint64_t switch_timed = 0;
+  std::uint64_t clock_too_far = 0;
+  TimestampGranularity granularity = TimestampGranularity::us100;
+  std::int64_t min_clock_offset_ns = 0;
+  std::int64_t max_clock_offset_ns = 0;
+  // What the headers say the frames came from, with frame counts (at most 256 of each; more go
+  // uncounted there): ERSPAN II's port index (III: subheader ID 1 or 3), the original VLAN.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> ports;
+  std::vector<std::pair<std::uint16_t, std::uint64_t>> vlans;
+};
+
 struct TimelineBin {
   std::uint64_t roce_bytes = 0;  // wire bytes of RoCE packets (CNPs included)
   std::uint64_t cnp = 0;
@@ -147,12 +191,15 @@ struct Analysis {
 
   struct Roce {
     std::uint64_t packets = 0;    // UDP dst 4791 with a complete BTH captured (CNPs included)
-    std::uint64_t malformed = 0;  // UDP dst 4791 whose BTH is short or cut by the snap length
-    std::uint64_t ecn_ce = 0;     // of packets, those with IP ECN == 0b11
-    std::uint64_t bytes = 0;      // wire bytes of packets
-    std::uint64_t acks = 0;       // ACKNOWLEDGE packets with an ACK syndrome
-    std::uint64_t naks = 0;       // ACKNOWLEDGE packets with a NAK syndrome
-    std::uint64_t rnr_naks = 0;   // ACKNOWLEDGE packets with an RNR NAK syndrome
+    std::uint64_t malformed = 0;  // UDP dst 4791 whose UDP length leaves no room for a BTH
+    // UDP dst 4791 whose BTH was cut: by the snap length, or by a mirror session that truncates
+    // frames. A RoCE header captured whole counts in packets however short the capture.
+    std::uint64_t truncated = 0;
+    std::uint64_t ecn_ce = 0;    // of packets, those with IP ECN == 0b11
+    std::uint64_t bytes = 0;     // wire bytes of packets
+    std::uint64_t acks = 0;      // ACKNOWLEDGE packets with an ACK syndrome
+    std::uint64_t naks = 0;      // ACKNOWLEDGE packets with a NAK syndrome
+    std::uint64_t rnr_naks = 0;  // ACKNOWLEDGE packets with an RNR NAK syndrome
     std::array<std::uint64_t, 256> by_opcode{};
   } roce;
 
@@ -189,6 +236,18 @@ struct Analysis {
     double pause_fraction = 0;
     std::uint64_t storms = 0;
   } pause_8023x;
+
+  // Remote mirrors: frames received through a tunnel are analysed as the frames they carry
+  // (their RoCE, CNP, PFC and PAUSE above; the wire bytes those frames had); `frames` and
+  // `bytes` at the top count the tunnel packets as received.
+  struct Mirrors {
+    std::uint64_t frames = 0;             // tunnel packets opened
+    std::uint64_t malformed = 0;          // broken tunnel headers (FrameKind::mirror_malformed)
+    std::vector<MirrorSession> sessions;  // by source, kind and id
+    // Frames lost on the way from the switches, by GRE sequence numbers, over all sessions.
+    std::uint64_t lost() const noexcept;
+    double coverage() const noexcept;
+  } mirror;
 
   std::vector<Flow> flows;  // descending bytes, then ascending key for a stable order
 

@@ -26,10 +26,36 @@ struct IpAddress {
 enum class FrameKind : std::uint8_t {
   other,           // anything that is not one of the below (ARP, TCP, UDP to other ports, ...)
   roce,            // UDP dst 4791 with a complete 12-byte BTH in the captured bytes
-  roce_malformed,  // UDP dst 4791 whose BTH is short (UDP length) or cut by the snap length
+  roce_malformed,  // UDP dst 4791 whose UDP length leaves no room for a BTH
+  roce_truncated,  // UDP dst 4791 whose BTH was cut by the snap length or the mirror session
   pfc,             // MAC control 0x8808 opcode 0x0101 with all 8 quanta captured
   pause,           // MAC control 0x8808 opcode 0x0001 with its quanta captured
   mac_control_malformed,  // MAC control frame of either opcode cut before its fields end
+  // A remote mirror (GRE carrying ERSPAN or TEB) whose tunnel headers do not hold together:
+  // cut before they end, longer than the IP packet says, a wrong ERSPAN version, reserved GRE
+  // bits set, no mirrored frame inside, or a mirror inside a mirror.
+  mirror_malformed,
+};
+
+// How a remote mirror carried the frame: GRE (RFC 2784/2890) with ERSPAN (draft-foschiano-erspan)
+// or with transparent Ethernet bridging. `none` for a frame taken from a local mirror port.
+enum class MirrorKind : std::uint8_t {
+  none,
+  erspan1,  // GRE 0x88BE without a sequence number: the frame right after GRE
+  erspan2,  // GRE 0x88BE with a sequence number, 8-byte ERSPAN header
+  erspan3,  // GRE 0x22EB, 12-byte ERSPAN header (+ 8 with the platform-specific subheader)
+  gre_teb,  // GRE 0x6558 (Arista's GRE mirror, Linux gretap)
+};
+
+// "none", "erspan1", "erspan2", "erspan3", "gre-teb": the spelling of the JSON.
+const char* to_string(MirrorKind kind) noexcept;
+
+// ERSPAN III timestamp granularity (its "Gra" field).
+enum class TimestampGranularity : std::uint8_t {
+  us100 = 0,     // 100 microseconds
+  ns100 = 1,     // 100 nanoseconds
+  ieee1588 = 2,  // nanoseconds of a PTP second (the seconds, if at all, in subheader ID 3)
+  platform = 3,  // platform-specific: not read
 };
 
 struct Bth {
@@ -57,8 +83,37 @@ struct Aeth {
   std::uint32_t msn = 0;  // 24 bits
 };
 
+// What a remote mirror's headers say; valid when kind != none.
+struct MirrorHeader {
+  MirrorKind kind = MirrorKind::none;
+  std::uint8_t outer_ip_version = 0;  // 4 or 6
+  IpAddress outer_src;                // the switch sending the session
+  IpAddress outer_dst;                // the collector
+  bool has_key = false;
+  std::uint32_t key = 0;  // GRE key
+  bool has_sequence = false;
+  std::uint32_t sequence = 0;  // GRE sequence number
+  // ERSPAN II and III:
+  std::uint16_t session_id = 0;  // 10 bits
+  std::uint16_t vlan = 0;        // the original VLAN (12 bits), as the header carries it
+  std::uint8_t cos = 0;
+  bool truncated = false;        // T: the switch cut the mirrored frame
+  std::uint32_t port_index = 0;  // II: Index (20 bits); III: subheader ID 1 or 3 port index
+  // ERSPAN III:
+  bool has_timestamp = false;  // Gra is not platform-specific
+  std::uint32_t timestamp = 0;
+  TimestampGranularity granularity = TimestampGranularity::us100;
+  bool egress = false;           // D: the frame was mirrored as it left the port
+  std::uint8_t platform_id = 0;  // of the optional subheader, 0 without one
+  bool has_seconds = false;      // subheader ID 3 with IEEE 1588 granularity
+  std::uint32_t seconds = 0;
+  std::uint32_t payload_offset = 0;  // where the mirrored frame starts in the captured bytes
+};
+
 struct DecodedFrame {
   FrameKind kind = FrameKind::other;
+  // A remote mirror's headers; the fields below then describe the mirrored frame inside it.
+  MirrorHeader mirror;
 
   // Layer 2: number of 802.1Q / 802.1ad tags and the innermost VLAN id.
   std::uint8_t vlan_tags = 0;
@@ -71,7 +126,7 @@ struct DecodedFrame {
   IpAddress src;
   IpAddress dst;
 
-  // Layer 4, valid for roce and roce_malformed.
+  // Layer 4, valid for roce, roce_malformed and roce_truncated.
   std::uint16_t udp_src_port = 0;
   std::uint16_t udp_length = 0;
 
@@ -91,7 +146,8 @@ struct DecodedFrame {
   std::uint16_t pause_quanta = 0;
 };
 
-// Decodes an Ethernet frame (without FCS) of which `caplen` bytes were captured.
+// Decodes an Ethernet frame (without FCS) of which `caplen` bytes were captured. A remote mirror
+// (Ethernet, IPv4 or IPv6, GRE, then ERSPAN or TEB) is opened and the frame inside decoded.
 void decode_ethernet(const std::uint8_t* data, std::uint32_t caplen, DecodedFrame& out) noexcept;
 
 // Human name of a BTH opcode ("RC_RDMA_WRITE_ONLY", "CNP", "UD_SEND_ONLY", ...); "OPCODE_0xNN"

@@ -41,6 +41,7 @@ inline constexpr double bit_times_per_quantum = 512.0;
 
 namespace ip_proto {
 inline constexpr std::uint8_t udp = 17;
+inline constexpr std::uint8_t gre = 47;  // remote mirrors: ERSPAN, GRE TEB
 inline constexpr std::uint8_t ipv6_hop_by_hop = 0;
 inline constexpr std::uint8_t ipv6_routing = 43;
 inline constexpr std::uint8_t ipv6_fragment = 44;

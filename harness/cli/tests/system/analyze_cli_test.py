@@ -419,7 +419,8 @@ class LinkAndNetworkLayers(AnalyzeTest):
 
 
 class MalformedAndTruncated(AnalyzeTest):
-    """4. BTH short or cut by the snap length is malformed; flow bytes are wire lengths."""
+    """4. A BTH the UDP length leaves no room for is malformed, one cut by the snap length truncated
+    (tshark calls both malformed); flow bytes are wire lengths."""
 
     def test_malformed_and_cut_frames(self):
         full = raw(cap.roce(qp=7, ext=cap.reth(dma_len=1000), payload=1000))
@@ -430,12 +431,12 @@ class MalformedAndTruncated(AnalyzeTest):
         short += bytes(60 - len(short))  # Ethernet padding: 12+ bytes follow UDP, but UDP says 8
         c = Capture()
         c.add(full)                        # counted
-        c.add(full, caplen=14 + 20 + 8 + 6)  # cut inside the BTH: malformed
+        c.add(full, caplen=14 + 20 + 8 + 6)  # cut inside the BTH: truncated
         c.add(short)                       # UDP payload of 8 bytes: malformed
         c.add(raw(udp))                    # empty UDP payload: malformed
         c.add(full, caplen=14 + 20 + 4)    # cut inside the UDP header: neither
         c.add(full, caplen=14 + 10)        # cut inside the IP header: neither
-        c.add(v6, caplen=14 + 40 + 8 + 11)  # IPv6, cut inside the BTH: malformed
+        c.add(v6, caplen=14 + 40 + 8 + 11)  # IPv6, cut inside the BTH: truncated
         c.add(tagged, caplen=14 + 2)       # cut inside the VLAN tag: neither
         path = self.file("cut.pcap", cap.pcap_bytes(c.records, nano=True))
         if TSHARK:
@@ -443,7 +444,7 @@ class MalformedAndTruncated(AnalyzeTest):
             self.assertEqual(tshark_count(path, MALFORMED_FILTER), 4)
         j = self.analyze(path)
         self.assertEqual(j["frames"], 8)
-        self.assertEqual((j["roce"]["packets"], j["roce"]["malformed"]), (1, 4))
+        self.assertEqual((j["roce"]["packets"], j["roce"]["malformed"], j["roce"]["truncated"]), (1, 2, 2))
         (flow,) = j["flows"]
         self.assertEqual((flow["dest_qp"], flow["packets"], flow["bytes"]), (7, 1, len(full)))
         self.assertEqual(j["file"]["problems"], [])

@@ -574,7 +574,8 @@ class Testbed(unittest.TestCase):
                 path = cap["files"][0]
                 self.assertEqual(len(tshark_fields(path, "")), cap["frames"])
                 self.assertEqual(len(tshark_fields(path, "udp.dstport == 4791")),
-                                 report["roce"]["packets"] + report["roce"]["malformed"])
+                                 report["roce"]["packets"] + report["roce"]["malformed"]
+                                 + report["roce"]["truncated"])
                 self.assertEqual(len(tshark_fields(path, "infiniband.bth.opcode == 0x81")),
                                  report["cnp"]["count"])
             total_roce += report["roce"]["packets"]

@@ -1,0 +1,187 @@
+#include "analysis/mirror_sessions.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace rocehil::capture {
+
+namespace {
+
+constexpr std::size_t max_listed = 256;  // ports and VLANs listed per session
+
+// Sequence numbers compare with 32-bit wrap: b is ahead of a when less than half the space on.
+constexpr bool ahead(std::uint32_t a, std::uint32_t b) noexcept {
+  return static_cast<std::uint32_t>(b - a) < 0x8000'0000u;
+}
+
+template <class Key>
+void count_in(std::vector<std::pair<Key, std::uint64_t>>& list, Key key, std::uint64_t n) {
+  for (auto& [k, count] : list)
+    if (k == key) {
+      count += n;
+      return;
+    }
+  if (list.size() < max_listed) list.emplace_back(key, n);
+}
+
+template <class Key>
+void add_list(std::vector<std::pair<Key, std::uint64_t>>& into,
+              const std::vector<std::pair<Key, std::uint64_t>>& from) {
+  for (const auto& [k, n] : from) count_in(into, k, n);
+}
+
+// Everything but the sequence numbers: counts add, clock offsets widen.
+void add_counts(MirrorSession& a, const MirrorSession& b) {
+  a.frames += b.frames;
+  a.bytes += b.bytes;
+  a.truncated += b.truncated;
+  if (b.switch_timed > 0) {
+    a.min_clock_offset_ns = a.switch_timed > 0
+                                ? std::min(a.min_clock_offset_ns, b.min_clock_offset_ns)
+                                : b.min_clock_offset_ns;
+    a.max_clock_offset_ns = a.switch_timed > 0
+                                ? std::max(a.max_clock_offset_ns, b.max_clock_offset_ns)
+                                : b.max_clock_offset_ns;
+    a.granularity = b.granularity;
+  }
+  a.switch_timed += b.switch_timed;
+  a.clock_too_far += b.clock_too_far;
+  add_list(a.ports, b.ports);
+  add_list(a.vlans, b.vlans);
+}
+
+}  // namespace
+
+MirrorSession& MirrorSessions::find(MirrorKind kind, const IpAddress& source,
+                                    const IpAddress& collector, bool has_id, std::uint32_t id) {
+  const auto is = [&](const MirrorSession& s) {
+    return s.kind == kind && s.has_id == has_id && s.id == id && s.source == source &&
+           s.collector == collector;
+  };
+  if (last_ < sessions_.size() && is(sessions_[last_])) return sessions_[last_];
+  for (std::size_t i = 0; i < sessions_.size(); ++i)
+    if (is(sessions_[i])) {
+      last_ = i;
+      return sessions_[i];
+    }
+  MirrorSession& s = sessions_.emplace_back();
+  s.kind = kind;
+  s.source = source;
+  s.collector = collector;
+  s.has_id = has_id;
+  s.id = id;
+  last_ = sessions_.size() - 1;
+  return s;
+}
+
+void MirrorSessions::count(const MirrorHeader& m, std::uint64_t wire_len, FrameTiming timing,
+                           std::int64_t clock_offset_ns) {
+  const bool erspan = m.kind == MirrorKind::erspan2 || m.kind == MirrorKind::erspan3;
+  const bool has_id = erspan || (m.kind == MirrorKind::gre_teb && m.has_key);
+  MirrorSession& s = find(m.kind, m.outer_src, m.outer_dst, has_id, erspan ? m.session_id : m.key);
+  ++s.frames;
+  s.bytes += wire_len;
+  s.truncated += m.truncated;
+  if (m.has_sequence) {
+    if (s.sequenced == 0) {
+      s.first_sequence = s.last_sequence = m.sequence;
+    } else if (ahead(s.last_sequence + 1, m.sequence)) {
+      s.gaps += m.sequence - (s.last_sequence + 1);
+      s.last_sequence = m.sequence;
+    } else {
+      ++s.late;
+    }
+    ++s.sequenced;
+  }
+  if (timing == FrameTiming::switch_clock) {
+    if (s.switch_timed == 0) s.min_clock_offset_ns = s.max_clock_offset_ns = clock_offset_ns;
+    s.min_clock_offset_ns = std::min(s.min_clock_offset_ns, clock_offset_ns);
+    s.max_clock_offset_ns = std::max(s.max_clock_offset_ns, clock_offset_ns);
+    s.granularity = m.granularity;
+    ++s.switch_timed;
+  }
+  s.clock_too_far += timing == FrameTiming::clock_too_far;
+  if (m.port_index != 0 || m.kind == MirrorKind::erspan2) count_in(s.ports, m.port_index, 1);
+  if (erspan) count_in(s.vlans, m.vlan, 1);
+}
+
+void MirrorSessions::append(const MirrorSessions& later) {
+  for (const MirrorSession& b : later.sessions_) {
+    MirrorSession& a = find(b.kind, b.source, b.collector, b.has_id, b.id);
+    add_counts(a, b);
+    if (b.sequenced == 0) continue;
+    if (a.sequenced == 0) {
+      a.first_sequence = b.first_sequence;
+      a.last_sequence = b.last_sequence;
+    } else {
+      // The later part's first number is judged against this part's highest, as one pass does.
+      if (ahead(a.last_sequence + 1, b.first_sequence)) {
+        a.gaps += b.first_sequence - (a.last_sequence + 1);
+      } else {
+        ++a.late;
+      }
+      if (ahead(a.last_sequence, b.last_sequence)) a.last_sequence = b.last_sequence;
+    }
+    a.gaps += b.gaps;
+    a.late += b.late;
+    a.sequenced += b.sequenced;
+  }
+}
+
+void MirrorSessions::add(const MirrorSessions& other) {
+  for (const MirrorSession& b : other.sessions_) {
+    MirrorSession& a = find(b.kind, b.source, b.collector, b.has_id, b.id);
+    const bool shared = a.frames > 0;
+    add_counts(a, b);
+    if (b.sequenced == 0) continue;
+    if (a.sequenced == 0) {
+      a.first_sequence = b.first_sequence;
+      a.last_sequence = b.last_sequence;
+      a.gaps = b.gaps;
+      a.late = b.late;
+      a.sequenced = b.sequenced;
+      continue;
+    }
+    if (!shared) continue;
+    // Two workers each saw part of one session: the frames it should have had are the span of
+    // numbers both saw, those it had are both workers' frames.
+    if (ahead(b.first_sequence, a.first_sequence)) a.first_sequence = b.first_sequence;
+    if (ahead(a.last_sequence, b.last_sequence)) a.last_sequence = b.last_sequence;
+    a.sequenced += b.sequenced;
+    const std::uint64_t span = std::uint64_t{a.last_sequence - a.first_sequence} + 1;
+    a.gaps = span > a.sequenced ? span - a.sequenced : 0;
+    a.late = a.sequenced > span ? a.sequenced - span : 0;
+  }
+}
+
+std::vector<MirrorSession> MirrorSessions::result() const {
+  std::vector<MirrorSession> out = sessions_;
+  std::sort(out.begin(), out.end(), [](const MirrorSession& a, const MirrorSession& b) {
+    return std::tie(a.source.bytes, a.collector.bytes, a.kind, a.has_id, a.id) <
+           std::tie(b.source.bytes, b.collector.bytes, b.kind, b.has_id, b.id);
+  });
+  for (MirrorSession& s : out) {
+    std::sort(s.ports.begin(), s.ports.end());
+    std::sort(s.vlans.begin(), s.vlans.end());
+  }
+  return out;
+}
+
+}  // namespace rocehil::capture
+
+namespace rocehil::capture {
+
+std::uint64_t Analysis::Mirrors::lost() const noexcept {
+  std::uint64_t n = 0;
+  for (const MirrorSession& s : sessions) n += s.lost();
+  return n;
+}
+
+double Analysis::Mirrors::coverage() const noexcept {
+  std::uint64_t sequenced = 0;
+  for (const MirrorSession& s : sessions) sequenced += s.sequenced;
+  const std::uint64_t total = sequenced + lost();
+  return total == 0 ? 1.0 : static_cast<double>(sequenced) / static_cast<double>(total);
+}
+
+}  // namespace rocehil::capture
