@@ -83,6 +83,11 @@ nlohmann::json to_json(const CapturePoint& c) {
   if (!c.mirrors.ports.empty()) m["ports"] = c.mirrors.ports;
   put(m, "direction", c.mirrors.direction);
   j["mirrors"] = m;
+  if (c.remote) {
+    nlohmann::json r{{"session", c.remote->session}};
+    put(r, "source", c.remote->source);
+    j["remote"] = r;
+  }
   return j;
 }
 

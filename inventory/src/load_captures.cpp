@@ -12,8 +12,9 @@
 namespace rocehil::inventory::detail {
 
 void Loader::read_capture(const YAML::Node& entry) {
-  const MapReader m(ctx_, entry, "capture entry",
-                    {"name", "host", "backend", "interface", "dpdk_args", "link_gbps", "mirrors"});
+  const MapReader m(
+      ctx_, entry, "capture entry",
+      {"name", "host", "backend", "interface", "dpdk_args", "link_gbps", "mirrors", "remote"});
   if (!m.ok()) return;
   const YAML::Node name_node = m.require("name", "spine01-mirror");
   const YAML::Node host_node = m.require("host", "cap01");
@@ -68,7 +69,43 @@ void Loader::read_capture(const YAML::Node& entry) {
   if (const auto n = m.get("link_gbps"); n.IsDefined())
     if (const auto v = read_number(ctx_, n, owner + ": link_gbps", 0, 1e6)) c.link_gbps = *v;
   if (const auto n = m.get("mirrors"); n.IsDefined()) read_mirrors(n, owner, c.mirrors);
+  if (const auto n = m.get("remote"); n.IsDefined()) read_remote(n, owner, c);
   inv_.captures.push_back(std::move(c));
+}
+
+// A remote mirror session: several capture points may share a collector's interface, each taking
+// its own session, so two taking the same one would each report the other's frames.
+void Loader::read_remote(const YAML::Node& n, const std::string& owner, CapturePoint& c) {
+  const MapReader m(ctx_, n, owner + " remote", {"session", "source"});
+  if (!m.ok()) return;
+  RemoteMirror remote;
+  const YAML::Node session = m.require("session", "1");
+  if (session.IsDefined()) {
+    const auto v = read_int(ctx_, session, owner + ": remote session", 0, 4294967295L, "1");
+    if (!v) return;
+    remote.session = static_cast<std::uint32_t>(*v);
+  }
+  if (const auto s = m.get("source"); s.IsDefined())
+    if (const auto v = read_string(ctx_, s, owner + ": remote source")) {
+      if (!is_ip_address(*v)) {
+        ctx_.error(s, fmt::format("{}: remote source '{}' is not an IP address; write the "
+                                  "switch's tunnel source address, e.g. 10.0.0.11",
+                                  owner, shown(*v)));
+        return;
+      }
+      remote.source = *v;
+    }
+  for (const CapturePoint& other : inv_.captures) {
+    if (!other.remote || other.host != c.host || other.interface != c.interface ||
+        other.remote->session != remote.session || other.remote->source != remote.source)
+      continue;
+    ctx_.error(session, fmt::format("{}: session {} on {}:{} is taken by capture '{}' (line {}) "
+                                    "already; give each capture point its own session",
+                                    owner, remote.session, shown(c.host), shown(c.interface),
+                                    other.name, other.where.line));
+    return;
+  }
+  c.remote = remote;
 }
 
 void Loader::read_mirrors(const YAML::Node& n, const std::string& owner, Mirror& mirror) {

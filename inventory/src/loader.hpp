@@ -86,6 +86,7 @@ class Loader {
   Rack* find_rack(const std::string& name);
   void check_nic_links();
   void read_capture(const YAML::Node& entry);
+  void read_remote(const YAML::Node& n, const std::string& owner, CapturePoint& c);
   void read_mirrors(const YAML::Node& n, const std::string& owner, Mirror& mirror);
 
   struct Claim {

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/inventory/json.hpp"
 
 namespace rocehil::inventory {
 namespace {
@@ -173,6 +174,47 @@ captures:
   ASSERT_EQ(inv.captures.size(), 1u);
   EXPECT_EQ(inv.captures[0].dpdk_args, (std::vector<std::string>{"-a", "0000:3b:00.1"}));
   EXPECT_EQ(inv.captures[0].mirrors.direction, "spine-to-leaf");
+}
+
+TEST(Load, RemoteMirrorSessionsShareACollectorInterface) {
+  const std::string head = R"(schema_version: 1
+defaults: {provider: soft}
+hosts:
+  - name: cap
+switches:
+  - {name: "s[1-2]", role: spine}
+captures:
+  - {name: s1-mirror, host: cap, interface: eth0, remote: {session: 1, source: 198.19.1.201}, mirrors: {switch: s1}}
+  - {name: s2-mirror, host: cap, interface: eth0, remote: {session: 2}, mirrors: {switch: s2}}
+)";
+  const Inventory inv = load_ok(head);
+  ASSERT_EQ(inv.captures.size(), 2u);
+  ASSERT_TRUE(inv.captures[0].remote);
+  EXPECT_EQ(inv.captures[0].remote->session, 1u);
+  EXPECT_EQ(inv.captures[0].remote->source, "198.19.1.201");
+  EXPECT_EQ(inv.captures[1].remote->session, 2u);
+  EXPECT_EQ(inv.captures[1].remote->source, "");
+  EXPECT_EQ(to_json(inv.captures[0])["remote"],
+            nlohmann::json::parse(R"({"session": 1, "source": "198.19.1.201"})"));
+  EXPECT_FALSE(to_json(inv.captures[1])["remote"].contains("source"));
+
+  EXPECT_EQ(
+      messages(head + "  - {name: again, host: cap, interface: eth0, remote: {session: 2}}\n"),
+      std::vector<std::string>{"f.yaml:10:65: capture 'again': session 2 on cap:eth0 is taken "
+                               "by capture 's2-mirror' (line 9) already; give each capture "
+                               "point its own session"});
+  EXPECT_EQ(messages(head + "  - {name: x, host: cap, interface: eth1, remote: {session: -3}}\n"),
+            std::vector<std::string>{"f.yaml:10:61: capture 'x': remote session -3 is out of "
+                                     "range; use 0-4294967295"});
+  EXPECT_EQ(messages(head + "  - {name: x, host: cap, interface: eth1, remote: {session: 1, "
+                            "source: spine1}}\n"),
+            std::vector<std::string>{"f.yaml:10:72: capture 'x': remote source 'spine1' is not an "
+                                     "IP address; write the switch's tunnel source address, e.g. "
+                                     "10.0.0.11"});
+  EXPECT_EQ(
+      messages(head + "  - {name: x, host: cap, interface: eth1, remote: {source: 10.0.0.1}}\n"),
+      std::vector<std::string>{"f.yaml:10:51: capture 'x' remote has no 'session'; add one, "
+                               "e.g. 'session: 1'"});
 }
 
 TEST(Load, EveryProblemAtOnceInFileOrder) {

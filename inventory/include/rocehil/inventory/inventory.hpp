@@ -129,6 +129,13 @@ struct Mirror {
   std::string direction;  // spine-to-leaf, leaf-to-spine, ingress, egress, both
 };
 
+// A capture point that receives a switch's remote mirror session (ERSPAN or GRE) rather than a
+// local mirror port: the session it takes among those reaching its interface.
+struct RemoteMirror {
+  std::uint32_t session = 0;  // the ERSPAN session ID (0-1023), or the GRE key of a GRE mirror
+  std::string source;         // the switch's tunnel source address; empty: from any switch
+};
+
 struct CapturePoint {
   std::string name;
   std::string host;
@@ -137,6 +144,7 @@ struct CapturePoint {
   std::vector<std::string> dpdk_args;  // dpdk: EAL arguments naming the port or vdev
   double link_gbps = 0;
   Mirror mirrors;
+  std::optional<RemoteMirror> remote;  // set: a remote mirror session; unset: a local mirror port
   SourceLocation where;
 };
 
