@@ -226,6 +226,8 @@ CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>
   }
   if (live) analyzer->set_window_end(summary.end_ns);
   summary.analysis = analyzer->result();
+  // A remote mirror session's losses before the collector are capture loss too.
+  summary.counters.lost_upstream = summary.analysis.mirror.lost();
   return summary;
 }
 

@@ -56,6 +56,10 @@ std::string bpf_expression(CaptureFilter filter) {
   return "";
 }
 
+std::string remote_mirror_bpf_expression() {
+  return "ip proto 47 or ip6 proto 47 or (vlan and (ip proto 47 or ip6 proto 47))";
+}
+
 namespace {
 
 // Frames handed out per next_batch at most; their bytes are copied into one reused arena,
@@ -157,7 +161,8 @@ std::unique_ptr<PcapSource> PcapSource::open(const PcapSourceOptions& options) {
   if (pcap_datalink(h) != DLT_EN10MB)
     throw input_error(fmt::format("--iface {}: not an Ethernet interface (link type {})",
                                   options.iface, pcap_datalink_val_to_name(pcap_datalink(h))));
-  const std::string expression = bpf_expression(options.filter);
+  const std::string expression =
+      options.remote_mirrors ? remote_mirror_bpf_expression() : bpf_expression(options.filter);
   if (!expression.empty()) {
     bpf_program program{};
     if (pcap_compile(h, &program, expression.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0)

@@ -29,6 +29,7 @@ CaptureSummaryEvent capture_summary_event(const capture::CaptureSummary& s,
   e.frames = s.counters.captured;
   e.dropped_buffer = s.counters.dropped_buffer;
   e.dropped_interface = s.counters.dropped_interface;
+  e.lost_upstream = s.counters.lost_upstream;
   e.coverage = s.counters.coverage();
   e.files = s.files;
   e.files_deleted = s.files_deleted;
@@ -43,6 +44,14 @@ CaptureSummaryEvent capture_summary_event(const capture::CaptureSummary& s,
                                             {{"cut_for_agent_protocol", true}});
   }
   return e;
+}
+
+// The protocol checked the source is an IP literal.
+static std::optional<capture::RemoteSessionSpec> remote_session(const CaptureStartRequest& r) {
+  if (!r.remote_session) return std::nullopt;
+  capture::RemoteSessionSpec spec{.session = *r.remote_session, .source = std::nullopt};
+  if (r.remote_source) spec.source = capture::IpAddress::parse(*r.remote_source);
+  return spec;
 }
 
 AgentCapture::AgentCapture(int wake_fd) : wake_fd_(wake_fd) {}
@@ -66,7 +75,8 @@ CaptureStartedReply AgentCapture::start(const CaptureStartRequest& request) {
                                        .filter = *capture::capture_filter_from(request.filter),
                                        .snaplen = request.snaplen,
                                        .buffer_mb = request.buffer_mb,
-                                       .outbound_too = false});
+                                       .outbound_too = false,
+                                       .remote = remote_session(request)});
   capture::CaptureRunOptions options;
   options.write_path = request.write;
   options.ring_files = request.ring_files;

@@ -28,6 +28,8 @@ CaptureStartRequest full_start() {
   c.storm_ms = 20.5;
   c.direction = "spine-to-leaf";
   c.spine_macs = {"0c:42:a1:00:00:01", "0c:42:a1:00:00:02"};
+  c.remote_session = 1023;
+  c.remote_source = "2001:db8::5e";
   return c;
 }
 
@@ -51,6 +53,8 @@ TEST(AgentCaptureProtocol, StartRoundTripsWithEveryField) {
   EXPECT_EQ(back->storm_ms, 20.5);
   EXPECT_EQ(back->direction, "spine-to-leaf");
   EXPECT_EQ(back->spine_macs, full_start().spine_macs);
+  EXPECT_EQ(back->remote_session, 1023u);
+  EXPECT_EQ(back->remote_source, "2001:db8::5e");
   EXPECT_EQ(to_json_line(*parsed.request), line);
   const ParsedRequest stop = parse_request(R"({"v":1,"op":"capture_stop","id":3})");
   ASSERT_TRUE(stop.request.has_value()) << stop.error;
@@ -96,6 +100,14 @@ TEST(AgentCaptureProtocol, RefusesWhatCouldHurtOrCannotWork) {
        "capture_start: field 'dpdk_args' is for backend \"dpdk\""},
       {R"({"v":1,"op":"capture_start","backend":"af_xdp","iface":"m1"})",
        "capture_start: field 'backend' must be \"pcap\" or \"dpdk\", got \"af_xdp\""},
+      {R"({"v":1,"op":"capture_start","iface":"m1","remote_source":"10.0.0.1"})",
+       "capture_start: field 'remote_source' goes with 'remote_session': the session to take"},
+      {R"x({"v":1,"op":"capture_start","iface":"m1","remote_session":1,"remote_source":"$(id)"})x",
+       "capture_start: field 'remote_source' must be an IPv4 or IPv6 address such as 192.0.2.1 "
+       "or 2001:db8::1, got \"$(id)\""},
+      {R"({"v":1,"op":"capture_start","iface":"m1","remote_session":4294967296})",
+       "capture_start: field 'remote_session' must be an integer from 0 to 4294967295, got "
+       "4294967296"},
       {R"({"v":1,"op":"capture_start","iface":"m1","filter":"tcp"})",
        "capture_start: field 'filter' must be one of \"all\", \"roce\" or \"cnp-pfc\", got "
        "\"tcp\""},
@@ -111,7 +123,7 @@ TEST(AgentCaptureProtocol, RefusesWhatCouldHurtOrCannotWork) {
       {R"({"v":1,"op":"capture_start","iface":"m1","duration":5})",
        "capture_start: unknown field 'duration' (known: backend, iface, dpdk_args, filter, "
        "snaplen, write, seconds, ring_files, ring_mb, buffer_mb, link_gbps, max_flows, storm_ms, "
-       "direction, spine_macs)"},
+       "direction, spine_macs, remote_session, remote_source)"},
       {R"({"v":1,"op":"capture_start","iface":"m1","storm_ms":0})",
        "capture_start: field 'storm_ms' must be a number above 0 and at most 3600000, got 0"},
       {R"({"v":1,"op":"capture_start","iface":"m1","direction":"up"})",

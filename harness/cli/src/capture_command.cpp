@@ -39,7 +39,27 @@ struct CaptureOptions {
   bool json = false;
   bool progress = true;
   unsigned workers = 1;
+  std::optional<std::uint32_t> remote_session;
+  std::string remote_source;
 };
+
+std::optional<capture::RemoteSessionSpec> remote_session(const CaptureOptions& o) {
+  if (!o.remote_session) {
+    if (!o.remote_source.empty())
+      throw input_error("--remote-source goes with --remote-session: the session to take");
+    return std::nullopt;
+  }
+  capture::RemoteSessionSpec spec{.session = *o.remote_session, .source = std::nullopt};
+  if (!o.remote_source.empty()) {
+    spec.source = capture::IpAddress::parse(o.remote_source);
+    if (!spec.source)
+      throw input_error(
+          fmt::format("--remote-source '{}': give the switch's tunnel source "
+                      "address, e.g. 10.0.0.11",
+                      o.remote_source));
+  }
+  return spec;
+}
 
 int run_capture(const CaptureOptions& o) {
   if (o.duration_s < 0) throw input_error("--duration: give seconds above 0, or leave it out");
@@ -50,7 +70,8 @@ int run_capture(const CaptureOptions& o) {
                                              .filter = *capture::capture_filter_from(o.filter),
                                              .snaplen = o.snaplen,
                                              .buffer_mb = o.buffer_mb,
-                                             .outbound_too = o.outbound_too},
+                                             .outbound_too = o.outbound_too,
+                                             .remote = remote_session(o)},
                                             o.workers);
   std::vector<capture::LiveSource*> source_list;
   for (const auto& s : sources) source_list.push_back(s.get());
@@ -130,6 +151,14 @@ capture and a later analysis of its file agree. Every report states coverage = c
 an analysis that hides capture loss would be wrong. The pcapng records the interface name, speed
 and filter, and its statistics block records the drops.
 
+Remote mirrors: a switch's ERSPAN (type I, II, III) or GRE (transparent Ethernet bridging)
+session arriving at a collector is opened frame by frame, here and in 'rocehil analyze': the
+mirrored frames are analysed as a local mirror port's, and "mirror" in the report gives each
+session's frames, the frames its GRE sequence numbers say were lost on the way (coverage), and
+how its ERSPAN III timestamps timed them. --remote-session picks one session: the kernel keeps
+GRE packets only (snapped at --snaplen plus room for the tunnel headers), and --filter is run
+on the frame inside the tunnel.
+
 Backends:
   pcap  libpcap on a Linux interface: a TPACKET_V3 ring (--buffer-mb), a BPF filter
         (--filter), nanosecond timestamps.
@@ -139,6 +168,8 @@ Backends:
 Examples:
   rocehil capture --iface ens3f1 --filter roce --duration 60 --write spine1.pcapng
   rocehil capture --iface mirror0 --filter cnp-pfc --write cap.pcapng --ring-files 10 --ring-mb 512
+  rocehil capture --iface eth2 --remote-session 3 --remote-source 10.0.0.13 --filter roce
+        (spine 3's ERSPAN session 3, among the sessions of every spine reaching eth2)
   rocehil capture --backend dpdk --dpdk-args "-a 0000:3b:00.1" --duration 30 --json
   rocehil capture --backend dpdk --dpdk-args "--no-huge --no-pci
         --vdev=net_af_packet0,iface=eth3,qpairs=1,framesz=10240,blocksz=20480,framecnt=8192"
@@ -177,6 +208,12 @@ written (the analysis is still printed).)");
                   "PFC/PAUSE (pcap backend)")
       ->check(CLI::IsMember({"all", "roce", "cnp-pfc"}))
       ->capture_default_str();
+  cmd->add_option("--remote-session", o->remote_session,
+                  "Take this remote mirror session (ERSPAN session ID, or GRE key) from the GRE "
+                  "packets reaching the interface; --filter then applies inside the tunnel")
+      ->check(CLI::Range(0u, 4294967295u));
+  cmd->add_option("--remote-source", o->remote_source,
+                  "With --remote-session: only from this switch's tunnel source address");
   cmd->add_option("--workers", o->workers,
                   "Worker threads, each with its own socket in a PACKET_FANOUT group (pcap) or "
                   "DPDK receive queue (dpdk, RSS): every frame of a flow goes to the same one; "

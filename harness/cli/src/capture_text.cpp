@@ -47,6 +47,7 @@ nlohmann::json capture_json(const capture::CaptureSummary& s, const CaptureSetup
       {"dropped_buffer", c.dropped_buffer},
       {"dropped_interface", c.dropped_interface},
       {"dropped", c.dropped()},
+      {"lost_upstream", c.lost_upstream},
       {"coverage", c.coverage()},
       {"moved", c.moved},
       {"workers", workers},
@@ -63,10 +64,13 @@ std::string render_capture_text(const capture::CaptureSummary& s, const CaptureS
                                 format_duration_ns(static_cast<double>(s.end_ns - s.start_ns)),
                                 s.iface.name, setup.backend, setup.filter, setup.snaplen);
   // Loss first and always, in the same words whether or not there was any.
-  out += fmt::format("coverage  {:.4f}%: dropped {} in the capture buffer, {} at the interface{}\n",
-                     100.0 * c.coverage(), group_digits(c.dropped_buffer),
-                     group_digits(c.dropped_interface),
-                     c.dropped() > 0 ? " - the analysis below misses these frames" : "");
+  out += fmt::format(
+      "coverage  {:.4f}%: dropped {} in the capture buffer, {} at the interface{}{}\n",
+      100.0 * c.coverage(), group_digits(c.dropped_buffer), group_digits(c.dropped_interface),
+      c.lost_upstream > 0
+          ? fmt::format(", {} lost on the way from the switch", group_digits(c.lost_upstream))
+          : std::string(),
+      c.dropped() + c.lost_upstream > 0 ? " - the analysis below misses these frames" : "");
   if (s.workers.size() > 1) {
     for (std::size_t w = 0; w < s.workers.size(); ++w) {
       const capture::CaptureCounters& wc = s.workers[w];

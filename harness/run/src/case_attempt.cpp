@@ -106,6 +106,10 @@ std::vector<RunningCapture> start_captures(const CaseContext& c) {
       start.link_gbps = point->link_gbps;
       const auto& d = point->mirrors.direction;
       start.direction = d == "spine-to-leaf" || d == "leaf-to-spine" ? d : "unknown";
+      if (point->remote) {
+        start.remote_session = point->remote->session;
+        if (!point->remote->source.empty()) start.remote_source = point->remote->source;
+      }
       r.link->send(agent::Request{1, start});
       conversation::expect<agent::CaptureStartedReply>(*r.link, "capture_start", c.timeout);
     });

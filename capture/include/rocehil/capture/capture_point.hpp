@@ -26,10 +26,13 @@ struct CaptureCounters {
   // (net_af_packet's PACKET_FANOUT_FLAG_ROLLOVER): captured, but their flows were split over
   // workers, so those flows' PSN judgements may count gaps that were not there.
   std::uint64_t moved = 0;
+  // Frames a remote mirror session lost on the way from the switch, by its GRE sequence numbers
+  // (known once the capture is analysed; 0 for a local mirror port).
+  std::uint64_t lost_upstream = 0;
   std::uint64_t dropped() const noexcept { return dropped_buffer + dropped_interface; }
-  // captured / (captured + dropped); 1 when nothing arrived at all.
+  // captured / (captured + dropped + lost_upstream); 1 when nothing arrived at all.
   double coverage() const noexcept {
-    const std::uint64_t total = captured + dropped();
+    const std::uint64_t total = captured + dropped() + lost_upstream;
     return total == 0 ? 1.0 : static_cast<double>(captured) / static_cast<double>(total);
   }
 };

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace rocehil::capture {
@@ -21,6 +22,8 @@ struct IpAddress {
   char* format_to(char* out) const noexcept;
   static IpAddress v4(const std::uint8_t* four_bytes) noexcept;
   static IpAddress v6(const std::uint8_t* sixteen_bytes) noexcept;
+  // From text ("198.18.0.1", "2001:db8::1"); nullopt for anything else.
+  static std::optional<IpAddress> parse(const std::string& text) noexcept;
 };
 
 enum class FrameKind : std::uint8_t {

@@ -8,10 +8,23 @@
 #include <string>
 #include <vector>
 
+#include "rocehil/capture/decode.hpp"
 #include "rocehil/capture/live_source.hpp"
 #include "rocehil/capture/pcap_source.hpp"
 
 namespace rocehil::capture {
+
+// A capture point fed by a remote mirror: the one session it takes among the GRE/ERSPAN packets
+// reaching its interface. ERSPAN II/III match on their session ID, GRE TEB on its key; ERSPAN I
+// and key-less GRE TEB carry neither and are taken by source address alone.
+struct RemoteSessionSpec {
+  std::uint32_t session = 0;
+  std::optional<IpAddress> source;  // the switch's tunnel source; unset: any switch
+};
+
+// Room for a remote mirror's tunnel headers in front of the mirrored frame: outer Ethernet and
+// a VLAN tag, IPv6, GRE with checksum, key and sequence, ERSPAN III with its subheader (100).
+inline constexpr std::uint32_t max_mirror_overhead = 104;
 
 struct LiveSourceSpec {
   std::string backend = "pcap";  // pcap | dpdk
@@ -21,6 +34,11 @@ struct LiveSourceSpec {
   std::uint32_t snaplen = 128;
   std::uint32_t buffer_mb = 64;  // pcap's kernel ring
   bool outbound_too = false;     // pcap: also frames this host sends
+  // Set: the frames are a remote mirror session's. The kernel keeps GRE packets only, snapped at
+  // snaplen + max_mirror_overhead; the session is picked, and `filter` applied to the mirrored
+  // frame inside the tunnel, in this process. The frames delivered (and written) are the tunnel
+  // packets, whole.
+  std::optional<RemoteSessionSpec> remote;
 };
 
 // Throws rocehil::Error naming the option: a backend without what it needs, a filter the dpdk

@@ -23,11 +23,15 @@ const char* to_string(CaptureFilter filter) noexcept;
 std::optional<CaptureFilter> capture_filter_from(std::string_view name) noexcept;
 // The BPF expression for `filter` (tcpdump syntax); frames with up to two VLAN tags match too.
 std::string bpf_expression(CaptureFilter filter);
+// The kernel's share of a remote mirror capture: GRE packets over IPv4 or IPv6, tagged or not.
+std::string remote_mirror_bpf_expression();
 
 struct PcapSourceOptions {
   std::string iface;
   std::uint32_t snaplen = 128;  // headers only: Ethernet + 2 tags + IPv6 + UDP + BTH + RETH fit
   CaptureFilter filter = CaptureFilter::all;
+  // Keep GRE packets only (remote_mirror_bpf_expression), instead of `filter`.
+  bool remote_mirrors = false;
   // The kernel ring. Large, with immediate mode off, so bursts at line rate are absorbed and
   // frames are handed over a block at a time.
   std::uint32_t buffer_bytes = 64u << 20;

@@ -449,7 +449,11 @@ struct Describe<CaptureStartRequest> {
                    field("storm_ms", at<&S::storm_ms>, Number{0, /*above_lo=*/true, 3'600'000}),
                    field("direction", at<&S::direction>, Choice{direction_names}),
                    field("spine_macs", at<&S::spine_macs>,
-                         List<Custom<std::string>>{{mac_address}, 0, max_spine_macs})};
+                         List<Custom<std::string>>{{mac_address}, 0, max_spine_macs}),
+                   field("remote_session", at<&S::remote_session>, Int<std::uint32_t>{0, max_u32},
+                         Presence::extra),
+                   field("remote_source", at<&S::remote_source>, Custom<std::string>{ip_address},
+                         Presence::extra)};
     return f;
   }
   static void check(const Object& o, S& c);
@@ -695,6 +699,7 @@ struct Describe<CaptureSummaryEvent> {
         field("frames", at<&S::frames>, Int<std::uint64_t>{0, max_u64}),
         field("dropped_buffer", at<&S::dropped_buffer>, Int<std::uint64_t>{0, max_u64}),
         field("dropped_interface", at<&S::dropped_interface>, Int<std::uint64_t>{0, max_u64}),
+        field("lost_upstream", at<&S::lost_upstream>, Int<std::uint64_t>{0, max_u64}),
         field("coverage", at<&S::coverage>, Number{0, false, 1}),
         field("files", at<&S::files>, texts),
         field("files_deleted", at<&S::files_deleted>, Int<std::uint64_t>{0, max_u64}),
@@ -888,6 +893,8 @@ void Describe<SetupRequest>::check(const Object& o, SetupRequest& s) {
 }
 
 void Describe<CaptureStartRequest>::check(const Object&, CaptureStartRequest& c) {
+  if (c.remote_source && !c.remote_session)
+    reject("capture_start: field 'remote_source' goes with 'remote_session': the session to take");
   if (c.backend == "pcap" && c.iface.empty())
     reject("capture_start: backend \"pcap\" needs field 'iface': the interface to capture on");
   if (c.backend == "pcap" && !c.dpdk_args.empty())

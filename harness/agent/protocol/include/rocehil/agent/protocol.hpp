@@ -133,6 +133,10 @@ struct CaptureStartRequest {
   double storm_ms = 100;                // (0, 3,600,000]
   std::string direction = "unknown";    // unknown | leaf-to-spine | spine-to-leaf
   std::vector<std::string> spine_macs;  // "aa:bb:cc:dd:ee:ff" (lower case), at most 256
+  // A remote mirror session to take (ERSPAN session ID or GRE key), and the switch it comes
+  // from (an IP literal); absent: a local mirror port.
+  std::optional<std::uint32_t> remote_session;
+  std::optional<std::string> remote_source;
 };
 
 struct CaptureStopRequest {};
@@ -308,7 +312,8 @@ struct CaptureSummaryEvent {
   std::uint64_t start_ns = 0, end_ns = 0;  // wall clock, Unix ns
   std::uint64_t frames = 0;
   std::uint64_t dropped_buffer = 0, dropped_interface = 0;
-  double coverage = 1;  // frames / (frames + drops)
+  std::uint64_t lost_upstream = 0;  // a remote mirror's frames lost before the collector
+  double coverage = 1;              // frames / (frames + drops + lost_upstream)
   std::vector<std::string> files;
   std::uint64_t files_deleted = 0;
   std::string write_error;
