@@ -56,16 +56,22 @@ def run_rocehil(*args, stdin=None, progress=False):
     return subprocess.run(argv, input=stdin if stdin is not None else b"", capture_output=True, timeout=60)
 
 
-def tshark_rows(path, display_filter, *fields):
-    """tshark's decode of `path`: one tuple of `fields` (first occurrence) per matching frame."""
+def tshark_rows(path, display_filter, *fields, occurrence="f"):
+    """tshark's decode of `path`: one tuple of `fields` (first occurrence; with occurrence="a",
+    every occurrence joined by commas) per matching frame."""
     cmd = [TSHARK, "-n", "-r", str(path), "-Y", display_filter, "-T", "fields",
-           "-E", "separator=\t", "-E", "occurrence=f"]
+           "-E", "separator=\t", "-E", f"occurrence={occurrence}"]
     for f in fields or ("frame.number",):
         cmd += ["-e", f]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     if p.returncode != 0:
         raise AssertionError(f"tshark -Y '{display_filter}' failed ({p.returncode}): {p.stderr.strip()}")
     return [tuple(line.split("\t")) for line in p.stdout.splitlines() if line.strip()]
+
+
+def tshark_rows_all(path, display_filter, *fields):
+    """tshark_rows with every occurrence of each field: a tunnel's outer and inner headers."""
+    return tshark_rows(path, display_filter, *fields, occurrence="a")
 
 
 def tshark_count(path, display_filter):
