@@ -20,6 +20,7 @@
 #include "rocehil/capture/decode.hpp"
 #include "rocehil/capture/file_source.hpp"
 #include "rocehil/capture/frame_builder.hpp"
+#include "rocehil/capture/mirror_builder.hpp"
 #include "rocehil/capture/pcap_writer.hpp"
 #include "rocehil/common/byte_order.hpp"
 #include "rocehil/common/error.hpp"
@@ -69,6 +70,7 @@ struct Options {
   std::uint64_t seed = 1;
   double rate_gbps = 100;
   std::string truth;
+  std::string wrap = "none";  // none, erspan2, erspan3, gre: as a remote mirror session sends
 };
 
 // xoshiro256** seeded by splitmix64: the same stream on every platform and standard library,
@@ -165,12 +167,25 @@ std::uint16_t ipv4_checksum(const std::uint8_t* h) noexcept {
   return static_cast<std::uint16_t>(~sum);
 }
 
+cap::MirrorWrap mirror_for(const std::string& wrap) {
+  cap::MirrorWrap m;
+  m.kind = wrap == "erspan3" ? cap::MirrorKind::erspan3
+           : wrap == "gre"   ? cap::MirrorKind::gre_teb
+                             : cap::MirrorKind::erspan2;
+  m.granularity = cap::TimestampGranularity::ns100;
+  m.session_id = 1;
+  m.with_key = wrap == "gre";
+  m.key = 1;
+  return m;
+}
+
 class Generator {
  public:
   explicit Generator(const Options& o)
       : o_(o),
         rng_(o.seed),
-        writer_(o.out, parse_format(o.format), o.snaplen == 0 ? 262144 : o.snaplen),
+        writer_(o.out, parse_format(o.format),
+                o.snaplen == 0 ? 262144 : o.snaplen + (o.wrap == "none" ? 0 : 104)),
         us_timestamps_(o.format == "pcap"),
         ps_per_byte_(8000.0 / o.rate_gbps),
         ce_(Rng::threshold(o.ce_percent / 100)),
@@ -297,7 +312,11 @@ class Generator {
   // Writes one record and advances the clock by the frame's time on the link.
   void write(std::span<const std::uint8_t> bytes, std::uint32_t wire_len, bool tagged) {
     const std::uint64_t ts = now_ns();
-    writer_.write(ts, bytes, wire_len);
+    if (o_.wrap == "none") {
+      writer_.write(ts, bytes, wire_len);
+    } else {
+      write_wrapped(ts, bytes, wire_len);
+    }
     const std::uint64_t stored = us_timestamps_ ? ts / 1000 * 1000 : ts;
     if (truth_.frames == 0) truth_.first_ns = stored;
     truth_.last_ns = stored;
@@ -305,6 +324,21 @@ class Generator {
     truth_.bytes += wire_len;
     truth_.vlan_tagged += tagged;
     ps_ += static_cast<std::uint64_t>(std::llround((wire_len + wire_overhead) * ps_per_byte_));
+  }
+
+  // The frame as a switch's mirror session sends it: in GRE (ERSPAN II, ERSPAN III with its
+  // 100 ns timestamp, or TEB), the outer IP length saying the whole frame was carried.
+  void write_wrapped(std::uint64_t ts, std::span<const std::uint8_t> bytes,
+                     std::uint32_t wire_len) {
+    mirror_.sequence = sequence_++;
+    mirror_.timestamp = static_cast<std::uint32_t>(ts / 100);
+    const std::size_t n = cap::wrap_mirror(mirror_, bytes, wrapped_);
+    const auto overhead = static_cast<std::uint32_t>(n - bytes.size());
+    std::uint8_t* ip = wrapped_.data() + w::ethernet_header_size;
+    store_be16(ip + 2, static_cast<std::uint16_t>(overhead - w::ethernet_header_size + wire_len));
+    store_be16(ip + 10, 0);
+    store_be16(ip + 10, ipv4_checksum(ip));
+    writer_.write(ts, std::span<const std::uint8_t>(wrapped_.data(), n), overhead + wire_len);
   }
 
   // Builds a RoCE frame and writes it. When the snap length cuts the frame before its ICRC, the
@@ -523,6 +557,9 @@ class Generator {
   const Options& o_;
   Rng rng_;
   cap::PcapWriter writer_;
+  cap::MirrorWrap mirror_ = mirror_for(o_.wrap);
+  std::uint32_t sequence_ = 0;
+  std::vector<std::uint8_t> wrapped_ = std::vector<std::uint8_t>(16384 + 256);
   bool us_timestamps_;
   double ps_per_byte_;
   std::uint64_t ps_ = 0;  // link clock in picoseconds since start_ns
@@ -719,6 +756,11 @@ Examples:
       ->check(CLI::Range(0.001, 1e5))
       ->capture_default_str();
   app.add_option("--truth", o.truth, "Also write the ground-truth counts as JSON to this file");
+  app.add_option("--wrap", o.wrap,
+                 "Write every frame as a remote mirror session sends it: erspan2, erspan3 (with "
+                 "100 ns timestamps), gre (TEB with a key); sequence numbers count up")
+      ->check(CLI::IsMember({"none", "erspan2", "erspan3", "gre"}))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   try {

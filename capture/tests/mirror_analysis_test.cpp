@@ -28,8 +28,12 @@ using testing::options;
 // How each frame of a capture is sent as a mirror: its wrap (sequence numbers are set here), the
 // capture time the collector gives it, whether it is lost on the way.
 struct Sender {
+  explicit Sender(
+      std::function<MirrorWrap(std::size_t frame)> w,
+      std::function<std::uint64_t(const Frame&)> at = [](const Frame& f) { return f.ts_ns; })
+      : wrap(std::move(w)), capture_time(std::move(at)) {}
   std::function<MirrorWrap(std::size_t frame)> wrap;
-  std::function<std::uint64_t(const Frame&)> capture_time = [](const Frame& f) { return f.ts_ns; };
+  std::function<std::uint64_t(const Frame&)> capture_time;
   std::set<std::size_t> lost;
 };
 

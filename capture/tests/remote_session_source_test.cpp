@@ -67,7 +67,7 @@ std::vector<std::string> taken(CaptureFilter filter, RemoteSessionSpec spec) {
     source->add(std::move(bytes));
     names.push_back(name);
   };
-  for (std::uint8_t spine : {1, 2}) {
+  for (const std::uint8_t spine : {std::uint8_t{1}, std::uint8_t{2}}) {
     const std::string s = "s" + std::to_string(spine) + " ";
     add(s + "roce", wrap_mirror(from(spine, spine), roce));
     add(s + "cnp", wrap_mirror(from(spine, spine), cnp));

@@ -67,8 +67,8 @@ struct PauseEvent {
 };
 
 // A frame whose layers are located and, for a flow's packet, whose table slot is on its way.
-// A remote mirror's frame carries its tunnel's header, and the time and length the mirrored
-// frame is counted with.
+// `ts_ns` and `wire_len` are what the frame is counted with: a remote mirror's are the mirrored
+// frame's (count() sets them as it opens the tunnel's header).
 struct Located {
   FrameLayout layout;
   V4Key v4;
@@ -76,9 +76,6 @@ struct Located {
   std::uint64_t hash = 0;
   std::uint64_t ts_ns = 0;
   std::uint64_t wire_len = 0;
-  MirrorHeader mirror;
-  FrameTiming timing = FrameTiming::capture;
-  std::int64_t clock_offset_ns = 0;
 };
 
 }  // namespace
@@ -106,6 +103,8 @@ struct Analyzer::State {
   std::uint64_t frames_outside = 0;
   PauseTracker pauses;
   MirrorSessions mirror_sessions;
+  MirrorHeader mirror;            // the header of the mirror being counted
+  SwitchClockCache switch_clock;  // spares a division per frame timed by its switch
   bool started = false;
   std::uint64_t start_ns = 0;
   // The bin of the previous frame, [bin_lo, bin_hi): most frames fall in it and skip a division.
@@ -137,14 +136,14 @@ struct Analyzer::State {
   }
 
   void locate(const Frame& f, Located& x);
-  void count(const Frame& f, const Located& x);
+  void count(const Frame& f, Located& x);
   void count_roce(const Frame& f, const Located& x);
   template <class Key>
   void count_flow_packet(FlowTables<Key>& tables, const Key& key, const Frame& f, const Located& x,
                          std::uint8_t opcode, bool ce);
   void count_pfc(const Frame& f, const Located& x);
   void count_pause(const Frame& f, const Located& x);
-  void open_mirror(const Frame& f, Located& x);
+  void count_mirror(const Frame& f, Located& x);
 
   void replay_pause(const PauseEvent& e) {
     if (e.pfc) {
@@ -163,8 +162,6 @@ void Analyzer::State::locate(const Frame& f, Located& x) {
   x.layout = f.link_type == link_type::ethernet ? locate_layers(f.data, f.caplen) : FrameLayout{};
   x.ts_ns = f.ts_ns;
   x.wire_len = f.wire_len;
-  if (x.layout.mirror != MirrorKind::none && x.layout.kind != FrameKind::mirror_malformed)
-    open_mirror(f, x);
   if (x.layout.kind != FrameKind::roce || f.data[x.layout.bth] == w::opcode::cnp) return;
   const std::uint32_t dest_qp = bth_dest_qp(f.data + x.layout.bth);
   const std::uint8_t* ip = f.data + x.layout.l3;
@@ -179,23 +176,30 @@ void Analyzer::State::locate(const Frame& f, Located& x) {
   }
 }
 
-void Analyzer::State::open_mirror(const Frame& f, Located& x) {
-  read_mirror_header(f.data, f.caplen, x.layout, x.mirror);
-  x.timing = FrameTiming::capture;
+// A remote mirror's frame: its session counted, and the time and length the mirrored frame is
+// counted with set.
+void Analyzer::State::count_mirror(const Frame& f, Located& x) {
+  read_mirror_header(f.data, f.caplen, x.layout, mirror);
+  FrameTiming timing = FrameTiming::capture;
+  std::int64_t clock_offset_ns = 0;
   std::uint64_t at_switch = 0;
-  if (x.mirror.has_timestamp && options.switch_timestamps) {
-    if (switch_time_ns(x.mirror, f.ts_ns, at_switch)) {
-      x.timing = FrameTiming::switch_clock;
-      x.clock_offset_ns = static_cast<std::int64_t>(f.ts_ns - at_switch);
+  if (mirror.has_timestamp && options.switch_timestamps) {
+    if (switch_time_ns(mirror, f.ts_ns, at_switch, &switch_clock)) {
+      timing = FrameTiming::switch_clock;
+      clock_offset_ns = static_cast<std::int64_t>(f.ts_ns - at_switch);
       x.ts_ns = at_switch;
     } else {
-      x.timing = FrameTiming::clock_too_far;
+      timing = FrameTiming::clock_too_far;
     }
   }
   x.wire_len = mirrored_wire_len(f.data, x.layout);
+  ++totals.mirror.frames;
+  mirror_sessions.count(mirror, f.wire_len, timing, clock_offset_ns);
 }
 
-void Analyzer::State::count(const Frame& f, const Located& x) {
+void Analyzer::State::count(const Frame& f, Located& x) {
+  const FrameLayout& l = x.layout;
+  if (l.mirror != MirrorKind::none && l.kind != FrameKind::mirror_malformed) count_mirror(f, x);
   Analysis& t = totals;
   if (t.frames == 0) t.first_ns = t.last_ns = x.ts_ns;
   if (!started) {  // a later part has its start already
@@ -210,14 +214,9 @@ void Analyzer::State::count(const Frame& f, const Located& x) {
     ++t.non_ethernet;
     return;
   }
-  const FrameLayout& l = x.layout;
-  if (l.mirror != MirrorKind::none) {
-    if (l.kind == FrameKind::mirror_malformed) {
-      ++t.mirror.malformed;
-      return;
-    }
-    ++t.mirror.frames;
-    mirror_sessions.count(x.mirror, f.wire_len, x.timing, x.clock_offset_ns);
+  if (l.kind == FrameKind::mirror_malformed) {
+    ++t.mirror.malformed;
+    return;
   }
   t.vlan_tagged += l.vlan_tags > 0;
   t.ipv4 += l.ip_version == 4;
@@ -229,7 +228,7 @@ void Analyzer::State::count(const Frame& f, const Located& x) {
     case FrameKind::pfc: count_pfc(f, x); break;
     case FrameKind::pause: count_pause(f, x); break;
     case FrameKind::mac_control_malformed: ++t.pfc.malformed; break;
-    case FrameKind::mirror_malformed: ++t.mirror.malformed; break;
+    case FrameKind::mirror_malformed:  // counted above
     case FrameKind::other: break;
   }
 }

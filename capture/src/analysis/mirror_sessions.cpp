@@ -74,35 +74,33 @@ MirrorSession& MirrorSessions::find(MirrorKind kind, const IpAddress& source,
   return s;
 }
 
-void MirrorSessions::count(const MirrorHeader& m, std::uint64_t wire_len, FrameTiming timing,
-                           std::int64_t clock_offset_ns) {
-  const bool erspan = m.kind == MirrorKind::erspan2 || m.kind == MirrorKind::erspan3;
-  const bool has_id = erspan || (m.kind == MirrorKind::gre_teb && m.has_key);
-  MirrorSession& s = find(m.kind, m.outer_src, m.outer_dst, has_id, erspan ? m.session_id : m.key);
-  ++s.frames;
-  s.bytes += wire_len;
-  s.truncated += m.truncated;
-  if (m.has_sequence) {
-    if (s.sequenced == 0) {
-      s.first_sequence = s.last_sequence = m.sequence;
-    } else if (ahead(s.last_sequence + 1, m.sequence)) {
-      s.gaps += m.sequence - (s.last_sequence + 1);
-      s.last_sequence = m.sequence;
-    } else {
-      ++s.late;
-    }
-    ++s.sequenced;
+void MirrorSessions::count_sequence(MirrorSession& s, std::uint32_t sequence) {
+  if (s.sequenced == 0) {
+    s.first_sequence = s.last_sequence = sequence;
+  } else if (ahead(s.last_sequence + 1, sequence)) {
+    s.gaps += sequence - (s.last_sequence + 1);
+    s.last_sequence = sequence;
+  } else {
+    ++s.late;
   }
-  if (timing == FrameTiming::switch_clock) {
-    if (s.switch_timed == 0) s.min_clock_offset_ns = s.max_clock_offset_ns = clock_offset_ns;
-    s.min_clock_offset_ns = std::min(s.min_clock_offset_ns, clock_offset_ns);
-    s.max_clock_offset_ns = std::max(s.max_clock_offset_ns, clock_offset_ns);
-    s.granularity = m.granularity;
-    ++s.switch_timed;
-  }
-  s.clock_too_far += timing == FrameTiming::clock_too_far;
-  if (m.port_index != 0 || m.kind == MirrorKind::erspan2) count_in(s.ports, m.port_index, 1);
-  if (erspan) count_in(s.vlans, m.vlan, 1);
+  ++s.sequenced;
+}
+
+void MirrorSessions::count_switch_time(MirrorSession& s, const MirrorHeader& m,
+                                       std::int64_t clock_offset_ns) {
+  if (s.switch_timed == 0) s.min_clock_offset_ns = s.max_clock_offset_ns = clock_offset_ns;
+  s.min_clock_offset_ns = std::min(s.min_clock_offset_ns, clock_offset_ns);
+  s.max_clock_offset_ns = std::max(s.max_clock_offset_ns, clock_offset_ns);
+  s.granularity = m.granularity;
+  ++s.switch_timed;
+}
+
+void MirrorSessions::count_port(MirrorSession& s, std::uint32_t port) {
+  count_in(s.ports, port, 1);
+}
+
+void MirrorSessions::count_vlan(MirrorSession& s, std::uint16_t vlan) {
+  count_in(s.vlans, vlan, 1);
 }
 
 void MirrorSessions::append(const MirrorSessions& later) {

@@ -24,8 +24,44 @@ class MirrorSessions {
  public:
   // One tunnel packet (not malformed) of `wire_len` bytes as received. `clock_offset_ns` is the
   // capture time minus the switch time, for a frame timed by the switch.
+  // Inline: the per-frame path of a remote mirror (mirror_sessions.cpp has the rest).
   void count(const MirrorHeader& m, std::uint64_t wire_len, FrameTiming timing,
-             std::int64_t clock_offset_ns);
+             std::int64_t clock_offset_ns) {
+    const bool erspan = m.kind == MirrorKind::erspan2 || m.kind == MirrorKind::erspan3;
+    const bool has_id = erspan || (m.kind == MirrorKind::gre_teb && m.has_key);
+    const std::uint32_t id = erspan ? m.session_id : m.key;
+    MirrorSession* s = last_ < sessions_.size() ? &sessions_[last_] : nullptr;
+    if (!s || s->kind != m.kind || s->has_id != has_id || s->id != id ||
+        !(s->source == m.outer_src) || !(s->collector == m.outer_dst))
+      s = &find(m.kind, m.outer_src, m.outer_dst, has_id, id);
+    ++s->frames;
+    s->bytes += wire_len;
+    s->truncated += m.truncated;
+    if (m.has_sequence) {
+      if (s->sequenced > 0 && m.sequence == s->last_sequence + 1) {
+        s->last_sequence = m.sequence;
+        ++s->sequenced;
+      } else {
+        count_sequence(*s, m.sequence);
+      }
+    }
+    if (timing == FrameTiming::switch_clock) count_switch_time(*s, m, clock_offset_ns);
+    s->clock_too_far += timing == FrameTiming::clock_too_far;
+    if (m.port_index != 0 || m.kind == MirrorKind::erspan2) {
+      if (!s->ports.empty() && s->ports.back().first == m.port_index) {
+        ++s->ports.back().second;
+      } else {
+        count_port(*s, m.port_index);
+      }
+    }
+    if (erspan) {
+      if (!s->vlans.empty() && s->vlans.back().first == m.vlan) {
+        ++s->vlans.back().second;
+      } else {
+        count_vlan(*s, m.vlan);
+      }
+    }
+  }
   // Folds in the sessions of the frames that come after these in the capture (a later part of
   // a file): exactly the one-pass result unless frames were reordered across the cut.
   void append(const MirrorSessions& later);
@@ -40,6 +76,11 @@ class MirrorSessions {
  private:
   MirrorSession& find(MirrorKind kind, const IpAddress& source, const IpAddress& collector,
                       bool has_id, std::uint32_t id);
+  static void count_sequence(MirrorSession& s, std::uint32_t sequence);
+  static void count_switch_time(MirrorSession& s, const MirrorHeader& m,
+                                std::int64_t clock_offset_ns);
+  static void count_port(MirrorSession& s, std::uint32_t port);
+  static void count_vlan(MirrorSession& s, std::uint16_t vlan);
   std::vector<MirrorSession> sessions_;
   std::size_t last_ = 0;
 };

@@ -20,24 +20,11 @@ bool IpAddress::is_v4() const noexcept {
   return bytes[10] == 0xff && bytes[11] == 0xff;
 }
 
-IpAddress IpAddress::v4(const std::uint8_t* four_bytes) noexcept {
-  IpAddress a;
-  a.bytes[10] = a.bytes[11] = 0xff;
-  std::memcpy(a.bytes.data() + 12, four_bytes, 4);
-  return a;
-}
-
 std::optional<IpAddress> IpAddress::parse(const std::string& text) noexcept {
   std::uint8_t b[16];
   if (inet_pton(AF_INET, text.c_str(), b) == 1) return v4(b);
   if (inet_pton(AF_INET6, text.c_str(), b) == 1) return v6(b);
   return std::nullopt;
-}
-
-IpAddress IpAddress::v6(const std::uint8_t* sixteen_bytes) noexcept {
-  IpAddress a;
-  std::memcpy(a.bytes.data(), sixteen_bytes, 16);
-  return a;
 }
 
 namespace {

@@ -147,10 +147,13 @@ inline void locate_ethernet(const std::uint8_t* d, std::uint32_t caplen, std::ui
 }  // namespace layout_detail
 
 // Finds the layers of an Ethernet frame (without FCS) of which `caplen` bytes were captured.
+// A remote mirror's tunnel, once opened, is followed by its mirrored frame's layers.
 inline FrameLayout locate_layers(const std::uint8_t* d, std::uint32_t caplen) noexcept {
   FrameLayout out;
   out.end = caplen;
   layout_detail::locate_ethernet(d, caplen, 0, out);
+  if (out.l2 != 0 && out.kind == FrameKind::other)
+    layout_detail::locate_ethernet(d, out.end, out.l2, out);
   return out;
 }
 

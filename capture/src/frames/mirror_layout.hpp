@@ -5,6 +5,8 @@
 // the same fields) or transparent Ethernet bridging. Completes frame_layout.hpp: locate_gre()
 // opens the tunnel and locates the mirrored frame's layers in place, so the analyzer, the
 // decoder and the PSN replay read a mirrored frame as they read one from a local mirror port.
+// It does not locate the mirrored frame itself: locate_layers() does, in a second pass over the
+// Ethernet layer, so neither pass calls itself and both stay inlined in the analyzer's loop.
 // read_mirror_header() then reads what the tunnel headers say, for whoever needs it.
 
 #include <cstdint>
@@ -94,11 +96,11 @@ inline void locate_gre(const std::uint8_t* d, std::uint32_t caplen, std::uint32_
   }
   // The mirrored frame: at least an Ethernet header, or there is nothing mirrored at all.
   if (ip_end < off + w::ethernet_header_size) return broken_mirror(out);
+  // locate_layers() goes on with the mirrored frame's own layers from here.
   out.l2 = off;
   out.carried = ip_end - off;
   out.end = limit;
   out.kind = FrameKind::other;
-  locate_ethernet(d, limit, off, out);
 }
 
 }  // namespace layout_detail
@@ -170,8 +172,14 @@ inline void read_mirror_header(const std::uint8_t* d, std::uint32_t caplen, cons
 // is another time base (uptime, unsynchronised): its timestamps are not used.
 inline constexpr std::uint64_t max_switch_clock_skew_ns = 1'000'000'000;
 
-inline bool switch_time_ns(const MirrorHeader& m, std::uint64_t capture_ns,
-                           std::uint64_t& out) noexcept {
+// The last period a capture time fell in, so frames after it skip the division.
+struct SwitchClockCache {
+  std::uint64_t period = 0;
+  std::uint64_t start = 0;  // a multiple of period
+};
+
+inline bool switch_time_ns(const MirrorHeader& m, std::uint64_t capture_ns, std::uint64_t& out,
+                           SwitchClockCache* cache = nullptr) noexcept {
   if (!m.has_timestamp) return false;
   std::uint64_t time = 0;
   if (m.granularity == TimestampGranularity::ieee1588 && m.has_seconds) {
@@ -195,7 +203,14 @@ inline bool switch_time_ns(const MirrorHeader& m, std::uint64_t capture_ns,
         break;
       case TimestampGranularity::platform: return false;
     }
-    time = capture_ns - capture_ns % period + value;
+    std::uint64_t start = 0;
+    if (cache && cache->period == period && capture_ns - cache->start < period) {
+      start = cache->start;
+    } else {
+      start = capture_ns - capture_ns % period;
+      if (cache) *cache = {period, start};
+    }
+    time = start + value;
     if (time > capture_ns && time - capture_ns > period / 2 && time >= period) {
       time -= period;
     } else if (time < capture_ns && capture_ns - time > period / 2) {

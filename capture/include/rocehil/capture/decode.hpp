@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -13,15 +14,31 @@ namespace rocehil::capture {
 // An IPv4 address is stored IPv4-mapped (::ffff:a.b.c.d) so one key type covers both families.
 struct IpAddress {
   std::array<std::uint8_t, 16> bytes{};
-  bool operator==(const IpAddress&) const = default;
+  // Two 8-byte compares: a mirror session's source is compared on every frame.
+  bool operator==(const IpAddress& o) const noexcept {
+    std::uint64_t a[2], b[2];
+    std::memcpy(a, bytes.data(), 16);
+    std::memcpy(b, o.bytes.data(), 16);
+    return ((a[0] ^ b[0]) | (a[1] ^ b[1])) == 0;
+  }
   bool is_v4() const noexcept;
   std::string to_string() const;
   // Writes the text form (dotted quad, or RFC 5952 for IPv6) at `out`, which has room for
   // max_text_size characters, and returns its end. For output loops: no allocation.
   static constexpr std::size_t max_text_size = 40;
   char* format_to(char* out) const noexcept;
-  static IpAddress v4(const std::uint8_t* four_bytes) noexcept;
-  static IpAddress v6(const std::uint8_t* sixteen_bytes) noexcept;
+  // Inline: the analyzer makes one for every remote mirror frame's tunnel source.
+  static IpAddress v4(const std::uint8_t* four_bytes) noexcept {
+    IpAddress a;
+    a.bytes[10] = a.bytes[11] = 0xff;
+    std::memcpy(a.bytes.data() + 12, four_bytes, 4);
+    return a;
+  }
+  static IpAddress v6(const std::uint8_t* sixteen_bytes) noexcept {
+    IpAddress a;
+    std::memcpy(a.bytes.data(), sixteen_bytes, 16);
+    return a;
+  }
   // From text ("198.18.0.1", "2001:db8::1"); nullopt for anything else.
   static std::optional<IpAddress> parse(const std::string& text) noexcept;
 };
