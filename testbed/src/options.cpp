@@ -17,6 +17,25 @@ std::string_view to_string(MirrorDirection direction) {
   return "?";
 }
 
+std::string_view to_string(MirrorMode mode) {
+  switch (mode) {
+    case MirrorMode::local: return "local";
+    case MirrorMode::erspan3: return "erspan";
+    case MirrorMode::erspan2: return "erspan2";
+    case MirrorMode::gre: return "gre";
+  }
+  return "?";
+}
+
+MirrorMode parse_mirror_mode(std::string_view text) {
+  for (auto m : {MirrorMode::local, MirrorMode::erspan3, MirrorMode::erspan2, MirrorMode::gre})
+    if (to_string(m) == text) return m;
+  throw input_error(fmt::format(
+      "--mirror-mode '{}': give local (a veth into the capture namespace), erspan (ERSPAN type "
+      "III), erspan2 (ERSPAN type II) or gre (GRE transparent Ethernet bridging)",
+      text));
+}
+
 std::string derive_id(std::string_view absolute_dir) {
   std::uint32_t hash = 2166136261u;  // FNV-1a: stable across runs and builds
   for (unsigned char c : absolute_dir) {
@@ -74,6 +93,15 @@ void validate(const TestbedOptions& o) {
   check_range("--uplink-mbps", o.uplink_mbps, 0, 100'000, "0 leaves spine links unshaped");
   if (o.ecn) check_range("--ecn-mark-mbps", o.ecn_mark_mbps, 1, 100'000, "or --no-ecn");
   check_range("--mtu", o.mtu, 1280, 9000, "bytes on fabric links; RoCE MTU 4096 needs 4200");
+  if (o.mirror_truncate != 0) {
+    if (o.mirror_mode == MirrorMode::local)
+      throw input_error(fmt::format(
+          "--mirror-truncate {} needs --mirror-mode erspan, erspan2 or gre: a local mirror copies "
+          "whole frames",
+          o.mirror_truncate));
+    check_range("--mirror-truncate", o.mirror_truncate, min_mirror_truncate, 65535,
+                "bytes of each frame kept, at least its Ethernet header; 0 keeps whole frames");
+  }
 }
 
 }  // namespace rocehil::testbed

@@ -42,6 +42,8 @@ void write_state(const std::string& path, const TestbedState& s) {
                               {"ecn", o.ecn},
                               {"mtu", o.mtu},
                               {"mirror", to_string(o.mirror)},
+                              {"mirror_mode", to_string(o.mirror_mode)},
+                              {"mirror_truncate", o.mirror_truncate},
                               {"ecmp_seed", o.ecmp_seed},
                               {"slurm", o.slurm}}}};
   // Written to a temporary name and renamed: a crash never leaves half a state file.
@@ -89,6 +91,9 @@ std::optional<TestbedState> read_state(const std::string& path) {
     o.ecn = opt.at("ecn").get<bool>();
     o.mtu = opt.at("mtu").get<int>();
     o.mirror = mirror_from(opt.at("mirror").get<std::string>(), path);
+    // State written before remote mirrors: every mirror was local.
+    o.mirror_mode = parse_mirror_mode(opt.value("mirror_mode", std::string("local")));
+    o.mirror_truncate = opt.value("mirror_truncate", 0);
     o.ecmp_seed = opt.value("ecmp_seed", std::uint32_t{0});  // state written before the option
     o.slurm = opt.value("slurm", false);
     if (s.mgmt_octet < 0 || s.mgmt_octet > 255)

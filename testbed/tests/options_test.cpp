@@ -80,6 +80,48 @@ TEST(Options, EachRangeNamesItsOption) {
   }
 }
 
+TEST(Options, MirrorModesByName) {
+  EXPECT_EQ(parse_mirror_mode("local"), MirrorMode::local);
+  EXPECT_EQ(parse_mirror_mode("erspan"), MirrorMode::erspan3);
+  EXPECT_EQ(parse_mirror_mode("erspan2"), MirrorMode::erspan2);
+  EXPECT_EQ(parse_mirror_mode("gre"), MirrorMode::gre);
+  for (auto m : {MirrorMode::local, MirrorMode::erspan3, MirrorMode::erspan2, MirrorMode::gre})
+    EXPECT_EQ(parse_mirror_mode(to_string(m)), m);
+  for (const char* bad : {"", "ERSPAN", "erspan3", "gretap", "remote"}) {
+    try {
+      parse_mirror_mode(bad);
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.exit_code(), ExitCode::bad_input);
+      EXPECT_TRUE(what.starts_with("--mirror-mode '" + std::string(bad) + "'")) << what;
+      for (const char* choice : {"local", "erspan", "erspan2", "gre"})
+        EXPECT_NE(what.find(choice), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos);
+    }
+  }
+}
+
+TEST(Options, TruncationIsForRemoteMirrorsAndKeepsAnEthernetHeader) {
+  TestbedOptions o = valid();
+  o.mirror_truncate = 128;
+  EXPECT_NE(error_of(o).find("--mirror-truncate 128 needs --mirror-mode"), std::string::npos)
+      << error_of(o);
+  for (auto mode : {MirrorMode::erspan3, MirrorMode::erspan2, MirrorMode::gre}) {
+    o.mirror_mode = mode;
+    o.mirror_truncate = 128;
+    EXPECT_EQ(error_of(o), "");
+    o.mirror_truncate = 0;
+    EXPECT_EQ(error_of(o), "");
+    o.mirror_truncate = 14;
+    EXPECT_EQ(error_of(o), "");
+    for (int bad : {-1, 13, 65536}) {
+      o.mirror_truncate = bad;
+      EXPECT_NE(error_of(o).find("--mirror-truncate"), std::string::npos) << bad;
+    }
+  }
+}
+
 TEST(Options, NoEcnIgnoresTheMarkingRate) {
   TestbedOptions o = valid();
   o.ecn = false;

@@ -28,6 +28,8 @@ TEST_F(StateFile, RoundTrip) {
   s.options.racks = 4;
   s.options.ecn = false;
   s.options.mirror = MirrorDirection::both;
+  s.options.mirror_mode = MirrorMode::erspan2;
+  s.options.mirror_truncate = 128;
   s.mgmt_octet = 77;
   s.phase = "building";
   write_state(path, s);
@@ -38,8 +40,22 @@ TEST_F(StateFile, RoundTrip) {
   EXPECT_EQ(back->options.racks, 4);
   EXPECT_FALSE(back->options.ecn);
   EXPECT_EQ(back->options.mirror, MirrorDirection::both);
+  EXPECT_EQ(back->options.mirror_mode, MirrorMode::erspan2);
+  EXPECT_EQ(back->options.mirror_truncate, 128);
   EXPECT_EQ(back->mgmt_octet, 77);
   EXPECT_EQ(back->phase, "building");
+}
+
+// A testbed brought up before remote mirrors existed had local ones.
+TEST_F(StateFile, OlderStateHasALocalMirror) {
+  write(R"({"schema_version": 1, "id": "q7", "dir": "/srv/tb", "phase": "up", "mgmt_octet": 8,
+            "options": {"hosts": 4, "racks": 2, "spines": 2, "host_mbps": 1000,
+                        "uplink_mbps": 400, "ecn_mark_mbps": 300, "ecn": true, "mtu": 9000,
+                        "mirror": "spine-to-leaf"}})");
+  const auto back = read_state(path);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->options.mirror_mode, MirrorMode::local);
+  EXPECT_EQ(back->options.mirror_truncate, 0);
 }
 
 TEST_F(StateFile, MissingIsNotAnError) {

@@ -14,6 +14,22 @@ enum class MirrorDirection { spine_to_leaf, leaf_to_spine, both };
 
 std::string_view to_string(MirrorDirection direction);
 
+// How a spine's mirror reaches the capture namespace. `local`: a veth straight into it, like a
+// SPAN port cabled to a capture server. The others are remote mirrors, as real fabrics send them:
+// each copy is encapsulated on the spine and routed over the management network to the capture
+// namespace's management address. This kernel has no GRE or ERSPAN module, so a relay process on
+// each spine builds them in user space (mirror_relay.hpp).
+enum class MirrorMode {
+  local,
+  erspan3,  // "erspan": ERSPAN type III, GRE protocol 0x22EB, with timestamps
+  erspan2,  // ERSPAN type II, GRE protocol 0x88BE
+  gre,      // GRE transparent Ethernet bridging (protocol 0x6558) with a key
+};
+
+std::string_view to_string(MirrorMode mode);  // local, erspan, erspan2, gre
+// The mode named `text`; throws rocehil::Error (bad input) naming --mirror-mode and the choices.
+MirrorMode parse_mirror_mode(std::string_view text);
+
 struct TestbedOptions {
   std::string dir;  // where keys, configs, state and inventory.yaml are written
   std::string id;   // prefixes every name; empty: derived from dir
@@ -26,6 +42,10 @@ struct TestbedOptions {
   bool ecn = true;
   int mtu = 9000;
   MirrorDirection mirror = MirrorDirection::spine_to_leaf;
+  MirrorMode mirror_mode = MirrorMode::local;
+  // Remote modes: bytes of each mirrored frame kept (0: the whole frame, as far as one IPv4
+  // packet on the management network holds it), as real sessions often keep 128.
+  int mirror_truncate = 0;
   // The routers' multipath hash seed (net.ipv4.fib_multipath_hash_seed): with the same seed, a
   // flow takes the same spine on every run, so QP scaling and ECMP results repeat. 0: the
   // kernel's random seed, different on every boot.
@@ -50,6 +70,8 @@ inline constexpr int mgmt_prefix_length = 23;
 inline constexpr int max_racks = 64;
 inline constexpr int max_spines = 32;
 inline constexpr std::size_t max_id_length = 6;
+// A truncated mirror keeps at least the frame's Ethernet header.
+inline constexpr int min_mirror_truncate = 14;
 
 // The id for a directory when --id is not given: 't' and four hex digits of a hash of its
 // absolute path, so the same directory always gets the same id.
