@@ -24,14 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A zombie has exited; only its parent's wait is missing (in a container nobody may reap it).
-bool alive(pid_t pid) {
-  if (::kill(pid, 0) != 0) return false;
-  const std::string stat = read_file_or_empty(fmt::format("/proc/{}/stat", pid));
-  const auto paren = stat.rfind(')');
-  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'Z';
-}
-
 // Whether process `pid` is in a network namespace that holds one of the testbed's lldpd or
 // AgentX sockets (public_run_dir()/rocehil-<id>-*): a namespace of the testbed even when its name
 // is gone (`ip netns del` by hand, say), where `ip netns pids` no longer finds it. lldpd rewrites
@@ -78,7 +70,8 @@ std::set<pid_t> testbed_processes(std::string_view id, const std::vector<std::st
       // not what it left running.
       const bool daemon = cmdline.find("sshd") != std::string::npos ||
                           cmdline.find("snmpd") != std::string::npos ||
-                          cmdline.find("snmp-counters") != std::string::npos;
+                          cmdline.find("snmp-counters") != std::string::npos ||
+                          cmdline.find("mirror-relay") != std::string::npos;
       if (pid != self && ((cmdline.find(marker) != std::string::npos && daemon) ||
                           in_testbed_namespace(name, sockets, own_netns)))
         pids.insert(pid);
@@ -93,9 +86,9 @@ int stop_processes(const std::set<pid_t>& pids) {
   for (pid_t pid : pids) ::kill(pid, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   for (pid_t pid : pids) {
-    while (alive(pid) && std::chrono::steady_clock::now() < deadline)
+    while (process_alive(pid) && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (alive(pid)) ::kill(pid, SIGKILL);
+    if (process_alive(pid)) ::kill(pid, SIGKILL);
   }
   return static_cast<int>(pids.size());
 }

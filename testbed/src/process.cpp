@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "files.hpp"
 #include "rocehil/common/error.hpp"
 
 extern char** environ;
@@ -87,6 +88,13 @@ std::string shell_words(const std::vector<std::string>& argv) {
     out += '\'';
   }
   return out;
+}
+
+bool process_alive(int pid) {
+  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  const std::string stat = read_file_or_empty(fmt::format("/proc/{}/stat", pid));
+  const auto paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'Z';
 }
 
 std::string find_in_path(std::string_view tool) {

@@ -24,6 +24,10 @@ CommandResult run(const std::vector<std::string>& argv, std::string_view input =
 std::string run_checked(std::string_view what, const std::vector<std::string>& argv,
                         std::string_view input = {});
 
+// Whether `pid` runs: a zombie has exited, only its parent's wait is missing (in a container
+// nobody may reap it).
+bool process_alive(int pid);
+
 // The full path of `tool` in PATH, or empty.
 std::string find_in_path(std::string_view tool);
 
