@@ -121,7 +121,16 @@ std::string inventory_yaml(const Topology& t, const TestbedOptions& o, const Tes
     y << YAML::Key << "switch" << YAML::Value << m.spine;
     y << YAML::Key << "links" << YAML::Value << YAML::Flow << m.links;
     y << YAML::Key << "direction" << YAML::Value << std::string(to_string(m.direction));
-    y << YAML::EndMap << YAML::EndMap;
+    y << YAML::EndMap;
+    // A remote mirror arrives on the capture server's management interface among its other
+    // traffic: the session and the switch's address pick its copies out.
+    if (m.remote) {
+      y << YAML::Key << "remote" << YAML::Value << YAML::Flow << YAML::BeginMap;
+      y << YAML::Key << "session" << YAML::Value << m.remote->session;
+      y << YAML::Key << "source" << YAML::Value << m.remote->source;
+      y << YAML::EndMap;
+    }
+    y << YAML::EndMap;
   }
   y << YAML::EndSeq;
   y << YAML::EndMap;

@@ -100,7 +100,10 @@ std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const Tes
                        i.mbps, burst_bytes(i.mbps, o.mtu));
   }
   if (ns.role != Role::spine) return out;
-  const std::string mirror_port = t.id + "-cap";
+  std::string mirror_port;
+  for (const auto& m : t.mirrors)
+    if (m.spine == ns.name) mirror_port = m.target;
+  if (mirror_port.empty()) return out;
   for (const auto& i : ns.interfaces) {
     // Leaf-facing ports only: never the mirror port itself, nor the management port (SNMP
     // polls are not fabric traffic).
@@ -136,6 +139,30 @@ std::string namespace_nft_ruleset(const Namespace& ns, const Topology& t,
   }
   out += "  }\n}\n";
   return out;
+}
+
+std::string mirror_nft_ruleset(const Namespace& ns, const Topology& t) {
+  const bool remote = !t.mirrors.empty() && t.mirrors.front().remote;
+  if (!remote) return {};
+  const std::string table = fmt::format("rocehil_{}_mirror", t.id);
+  if (ns.role == Role::capture)
+    // No GRE module answers protocol 47 here, so the kernel would send ICMP protocol-unreachable
+    // for every copy; captures still see them, libpcap taps before netfilter.
+    return fmt::format(
+        "table ip {} {{\n  chain input {{\n    type filter hook input priority 0; policy "
+        "accept;\n    ip protocol gre counter drop\n  }}\n}}\n",
+        table);
+  if (ns.role != Role::spine) return {};
+  for (const auto& m : t.mirrors) {
+    if (m.spine != ns.name) continue;
+    // The copies are for the relay's packet socket, which reads before this hook; the spine's
+    // own stack must not take them (it would answer a mirrored ARP request, say).
+    return fmt::format(
+        "table netdev {} {{\n  chain relay_in {{\n    type filter hook ingress device \"{}\" "
+        "priority 0; policy drop;\n  }}\n}}\n",
+        table, m.remote->relay_interface);
+  }
+  return {};
 }
 
 }  // namespace rocehil::testbed

@@ -5,6 +5,7 @@
 
 #include "host_checks.hpp"
 #include "live.hpp"
+#include "mirror_relays.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/slurm_cluster.hpp"
 #include "rocehil/testbed/state.hpp"
@@ -40,7 +41,7 @@ void read_interfaces(NamespaceStatus& s, const Topology& t) {
     out.mbps = i.mbps;
     std::tie(out.peer_namespace, out.peer_interface) = peer_of(t, s.spec, i);
     for (const auto& m : t.mirrors)
-      if (m.interface == i.name && s.spec.role == Role::capture) out.mirror = m;
+      if (m.interface == i.name && s.spec.role == Role::capture && !m.remote) out.mirror = m;
     if (auto it = live.find(i.name); it != live.end()) {
       const auto& j = it->second;
       out.exists = true;
@@ -93,6 +94,8 @@ bool StatusResult::healthy() const {
     for (const auto& i : ns.interfaces)
       if (!i.exists || i.operstate != "UP") return false;
   }
+  for (const auto& r : relays)
+    if (!r.running) return false;
   return true;
 }
 
@@ -141,6 +144,10 @@ StatusResult status(const std::string& dir_option, const std::string& id_option)
     result.namespaces.push_back(std::move(s));
   }
   result.stray_namespaces = std::move(existing);
+  if (state) {
+    result.mirror_mode = state->options.mirror_mode;
+    result.relays = mirror_relay_status(result.topology, TestbedPaths{result.dir});
+  }
   if (state && state->options.slurm) {
     // sinfo's compact states: idle, alloc, mix, drain, down*, unk* ('*': not responding).
     const TestbedPaths paths{result.dir};

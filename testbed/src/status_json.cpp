@@ -25,6 +25,27 @@ nlohmann::json interface_json(const InterfaceStatus& i) {
   return j;
 }
 
+nlohmann::json remote_json(const RemoteMirror& r) {
+  return {{"mode", to_string(r.mode)},
+          {"session", r.session},
+          {"source", r.source},
+          {"destination", r.destination},
+          {"relay_interface", r.relay_interface},
+          {"ports", r.ports},
+          {"truncate", r.truncate}};
+}
+
+nlohmann::json relay_json(const RelayStatus& r) {
+  nlohmann::json j = {{"switch", r.spine},
+                      {"netns", r.netns},
+                      {"session", remote_json(r.session)},
+                      {"running", r.running},
+                      {"pid", r.pid == 0 ? nlohmann::json() : nlohmann::json(r.pid)},
+                      {"detail", r.detail}};
+  j["counters"] = r.counters ? to_json(*r.counters) : nlohmann::json();
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json status_json(const StatusResult& s) {
@@ -80,6 +101,9 @@ nlohmann::json status_json(const StatusResult& s) {
                         {"fabric_prefix", s.topology.fabric_prefix},
                         {"namespaces", namespaces},
                         {"stray_namespaces", s.stray_namespaces}};
+  nlohmann::json relays = nlohmann::json::array();
+  for (const auto& r : s.relays) relays.push_back(relay_json(r));
+  out["mirror"] = {{"mode", to_string(s.mirror_mode)}, {"relays", relays}};
   if (s.slurm)
     out["slurm"] = {
         {"conf", s.slurm_conf},
@@ -109,7 +133,9 @@ nlohmann::json up_json(const UpResult& up) {
                        {"netns", up.topology.find("cap")->netns},
                        {"switch", m.spine},
                        {"links", m.links},
-                       {"direction", to_string(m.direction)}});
+                       {"direction", to_string(m.direction)},
+                       {"mode", to_string(m.remote ? m.remote->mode : MirrorMode::local)},
+                       {"remote", m.remote ? remote_json(*m.remote) : nlohmann::json()}});
   return {{"schema_version", 1},
           {"id", up.topology.id},
           {"dir", up.paths.dir},

@@ -239,22 +239,58 @@ class Builder {
     add_mgmt(ns("cap"), 2);
     for (int s = 1; s <= o_.spines; ++s) {
       const std::string spine = fmt::format("s{}", s);
-      const std::string link = spine + "-cap";
-      const std::string mirror_if = ifname(fmt::format("m{}", s));
-      ns(spine).interfaces.push_back({ifname("cap"), {}, 0, {}, link, LinkKind::mirror, 0});
-      ns("cap").interfaces.push_back({mirror_if, {}, 0, {}, link, LinkKind::mirror, 0});
-      t_.links.push_back({link, LinkKind::mirror, {spine, ifname("cap")}, {"cap", mirror_if}, 0});
-      MirrorSession session{spine, mirror_if, {}, o_.mirror};
+      MirrorSession session{spine, {}, {}, o_.mirror, {}, std::nullopt};
       for (int r = 1; r <= o_.racks; ++r) session.links.push_back(fmt::format("l{}-{}", r, spine));
+      if (o_.mirror_mode == MirrorMode::local)
+        add_local_mirror(session);
+      else
+        add_remote_mirror(session, s);
       t_.mirrors.push_back(std::move(session));
     }
   }
 
+  void add_local_mirror(MirrorSession& session) {
+    const std::string& spine = session.spine;
+    const std::string link = spine + "-cap";
+    session.target = ifname("cap");
+    session.interface = ifname("m" + spine.substr(1));
+    ns(spine).interfaces.push_back({session.target, {}, 0, {}, link, LinkKind::mirror, 0});
+    ns("cap").interfaces.push_back({session.interface, {}, 0, {}, link, LinkKind::mirror, 0});
+    t_.links.push_back(
+        {link, LinkKind::mirror, {spine, session.target}, {"cap", session.interface}, 0});
+  }
+
+  // Both ends in the spine: the copies leave the switch only as encapsulated packets on its
+  // management port, as a real switch's ERSPAN session sends them.
+  void add_remote_mirror(MirrorSession& session, int s) {
+    const std::string& spine = session.spine;
+    const std::string link = spine + "-span";
+    RemoteMirror remote{o_.mirror_mode,
+                        s,
+                        mgmt_address(spine_mgmt_number(s)),
+                        ns("cap").mgmt_address,
+                        ifname("relay"),
+                        {},
+                        o_.mirror_truncate};
+    for (int r = 1; r <= o_.racks; ++r) remote.ports.push_back(ifname(fmt::format("l{}", r)));
+    session.target = ifname("span");
+    session.interface = ifname("mgmt");  // the capture namespace's
+    ns(spine).interfaces.push_back({session.target, {}, 0, {}, link, LinkKind::mirror, 0});
+    ns(spine).interfaces.push_back({remote.relay_interface, {}, 0, {}, link, LinkKind::mirror, 0});
+    t_.links.push_back(
+        {link, LinkKind::mirror, {spine, session.target}, {spine, remote.relay_interface}, 0});
+    session.remote = std::move(remote);
+  }
+
+  // Leaf r's and spine s's management addresses: in the /23's upper half, above any host.
+  static int leaf_mgmt_number(int r) { return 256 + 100 + r; }
+  static int spine_mgmt_number(int s) { return 256 + 200 + s; }
+
   // Switches are managed as real ones are, over SNMP on their management port: in the /23's
   // upper half, above any host address.
   void add_switch_mgmt() {
-    for (int r = 1; r <= o_.racks; ++r) add_mgmt(ns(fmt::format("l{}", r)), 256 + 100 + r);
-    for (int s = 1; s <= o_.spines; ++s) add_mgmt(ns(fmt::format("s{}", s)), 256 + 200 + s);
+    for (int r = 1; r <= o_.racks; ++r) add_mgmt(ns(fmt::format("l{}", r)), leaf_mgmt_number(r));
+    for (int s = 1; s <= o_.spines; ++s) add_mgmt(ns(fmt::format("s{}", s)), spine_mgmt_number(s));
   }
 
   const TestbedOptions& o_;

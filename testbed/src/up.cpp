@@ -10,6 +10,7 @@
 #include "files.hpp"
 #include "host_checks.hpp"
 #include "live.hpp"
+#include "mirror_relays.hpp"
 #include "process.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/inventory_file.hpp"
@@ -73,6 +74,7 @@ class Builder {
     for (const auto& ns : t_.namespaces) configure(ns);
     const auto servers = start_sshds();
     wait_for_links();
+    start_mirror_relays(t_, paths_, rocehil_, report_);
     wait_for_sshds(servers);
     start_switch_agents(t_, paths_, rocehil_, report_);
     if (o_.slurm) start_slurm(t_, paths_, mgmt_octet_, report_);
@@ -91,6 +93,9 @@ class Builder {
     if (const auto pfc = pfc_nft_ruleset(ns, t_); !pfc.empty())
       run_checked(fmt::format("loading PFC counters in {}", ns.netns),
                   {"ip", "netns", "exec", ns.netns, "nft", "-f", "-"}, pfc);
+    if (const auto mirror = mirror_nft_ruleset(ns, t_); !mirror.empty())
+      run_checked(fmt::format("loading remote mirror rules in {}", ns.netns),
+                  {"ip", "netns", "exec", ns.netns, "nft", "-f", "-"}, mirror);
   }
 
   // The kernel reports a veth's operational state up to a second after both ends are up; wait,
@@ -194,7 +199,8 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
     throw input_error(
         "no free /23 left in 198.19.0.0/16 for the management network; bring other testbeds "
         "down");
-  // snmpd runs this binary as its counters handler: `up` runs inside rocehil.
+  // snmpd runs this binary as its counters handler, and each spine as its mirror relay: `up`
+  // runs inside rocehil.
   std::error_code ec;
   const std::string rocehil = fs::read_symlink("/proc/self/exe", ec).string();
   if (ec || rocehil.find_first_of(" \t\n\"'") != std::string::npos)

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/inventory/selection.hpp"
 
@@ -113,6 +115,52 @@ TEST(InventoryFile, LoadsWithTheInventoryLoader) {
   EXPECT_EQ(inv.captures[1].mirrors.switch_name, "s2");
   EXPECT_DOUBLE_EQ(inv.captures[1].link_gbps, 0.4);
   EXPECT_EQ(inventory::select_hosts(inv, "label:gpu@1/rack").size(), 2u);
+}
+
+TEST(InventoryFile, ARemoteMirrorArrivesOnTheCaptureServersManagementPort) {
+  TestbedOptions o = five_hosts();
+  o.uplink_mbps = 400;
+  o.mirror_mode = MirrorMode::erspan3;
+  const Topology t = build_topology(o, 4);
+  const YAML::Node captures = YAML::Load(inventory_yaml(t, o, TestbedPaths{o.dir}))["captures"];
+  ASSERT_EQ(captures.size(), 3u);
+  for (std::size_t s = 0; s < 3; ++s) {
+    const YAML::Node c = captures[s];
+    const std::string spine = "s" + std::to_string(s + 1);
+    EXPECT_EQ(c["name"].as<std::string>(), spine + "-mirror");
+    EXPECT_EQ(c["host"].as<std::string>(), "cap");
+    EXPECT_EQ(c["interface"].as<std::string>(), "t1-mgmt");
+    EXPECT_DOUBLE_EQ(c["link_gbps"].as<double>(), 0.4);
+    EXPECT_EQ(c["mirrors"]["switch"].as<std::string>(), spine);
+    EXPECT_EQ(c["mirrors"]["links"][0].as<std::string>(), "l1-" + spine);
+    EXPECT_EQ(c["remote"]["session"].as<int>(), static_cast<int>(s + 1));
+    EXPECT_EQ(c["remote"]["source"].as<std::string>(), t.find(spine)->mgmt_address);
+    EXPECT_EQ(c["remote"].size(), 2u);  // session and source, nothing else
+  }
+  // A local mirror's capture points have no remote key.
+  o.mirror_mode = MirrorMode::local;
+  const Topology local = build_topology(o, 4);
+  EXPECT_FALSE(YAML::Load(inventory_yaml(local, o, TestbedPaths{o.dir}))["captures"][0]["remote"]);
+}
+
+// The loader learns `remote:` in inventory/ (another change); until it does, it rejects the key
+// and this test says so rather than fail.
+TEST(InventoryFile, ARemoteMirrorLoadsWithTheInventoryLoader) {
+  TestbedOptions o = five_hosts();
+  o.mirror_mode = MirrorMode::gre;
+  const Topology t = build_topology(o, 4);
+  const auto loaded =
+      inventory::parse_inventory(inventory_yaml(t, o, TestbedPaths{o.dir}), "tb.yaml");
+  if (loaded.diagnostics.size() == 3 &&
+      std::all_of(loaded.diagnostics.begin(), loaded.diagnostics.end(), [](const auto& d) {
+        return inventory::to_string(d).find("unknown key 'remote'") != std::string::npos;
+      }))
+    GTEST_SKIP() << "the inventory loader does not know capture points' 'remote' key yet";
+  for (const auto& d : loaded.diagnostics) ADD_FAILURE() << inventory::to_string(d);
+  ASSERT_TRUE(loaded.inventory.has_value());
+  ASSERT_EQ(loaded.inventory->captures.size(), 3u);
+  EXPECT_EQ(loaded.inventory->captures[2].interface, "t1-mgmt");
+  EXPECT_EQ(loaded.inventory->captures[2].mirrors.switch_name, "s3");
 }
 
 TEST(InventoryFile, SpeedsAreWrittenAsStated) {

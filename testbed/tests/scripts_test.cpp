@@ -103,6 +103,54 @@ TEST(Scripts, ShapingOnBothEndsAndMirrorsOnSpines) {
   EXPECT_EQ(namespace_tc_batch(*unshaped.find("h1"), unshaped, f.o), "");
 }
 
+TEST(Scripts, ARemoteMirrorCopiesToAVethInsideTheSpine) {
+  Fabric f;
+  f.o.mirror_mode = MirrorMode::erspan3;
+  f.t = build_topology(f.o, 8);
+  EXPECT_TRUE(has_line(links_batch(f.t),
+                       "link add name t1-span netns rocehil-t1-s1 type veth peer name t1-relay "
+                       "netns rocehil-t1-s1"));
+  EXPECT_EQ(links_batch(f.t).find("t1-m1"), std::string::npos);
+  const std::string spine = namespace_tc_batch(*f.t.find("s1"), f.t, f.o);
+  EXPECT_TRUE(has_line(spine,
+                       "filter add dev t1-l1 egress protocol all u32 match u32 0 0 action mirred "
+                       "egress mirror dev t1-span"));
+  EXPECT_TRUE(has_line(spine,
+                       "filter add dev t1-l2 egress protocol all u32 match u32 0 0 action mirred "
+                       "egress mirror dev t1-span"));
+  EXPECT_EQ(spine.find("t1-cap"), std::string::npos);
+  EXPECT_EQ(spine.find("dev t1-span clsact"), std::string::npos);  // never mirror the mirror
+  EXPECT_EQ(spine.find("dev t1-relay"), std::string::npos);
+  const std::string ip = namespace_ip_batch(*f.t.find("s1"), f.o);
+  EXPECT_TRUE(has_line(ip, "link set dev t1-span up"));
+  EXPECT_TRUE(has_line(ip, "link set dev t1-relay up"));
+  // Copies are not fabric traffic: no ECN marking on the mirror veth.
+  EXPECT_EQ(namespace_nft_ruleset(*f.t.find("s1"), f.t, f.o).find("t1-span"), std::string::npos);
+}
+
+TEST(Scripts, ARemoteMirrorDropsGreInTheCaptureNamespaceAndCopiesAtTheRelayPort) {
+  Fabric f;
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("cap"), f.t), "");  // local: nothing
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("s1"), f.t), "");
+  f.o.mirror_mode = MirrorMode::gre;
+  f.t = build_topology(f.o, 8);
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("cap"), f.t),
+            "table ip rocehil_t1_mirror {\n"
+            "  chain input {\n"
+            "    type filter hook input priority 0; policy accept;\n"
+            "    ip protocol gre counter drop\n"
+            "  }\n"
+            "}\n");
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("s2"), f.t),
+            "table netdev rocehil_t1_mirror {\n"
+            "  chain relay_in {\n"
+            "    type filter hook ingress device \"t1-relay\" priority 0; policy drop;\n"
+            "  }\n"
+            "}\n");
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("l1"), f.t), "");
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("h1"), f.t), "");
+}
+
 TEST(Scripts, EcnMarkingOnEveryTrafficPortOfRoutersOnly) {
   Fabric f;
   const std::string spine = namespace_nft_ruleset(*f.t.find("s1"), f.t, f.o);

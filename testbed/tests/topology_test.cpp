@@ -45,6 +45,49 @@ TEST(Topology, DefaultFabricHasEveryRole) {
   EXPECT_EQ(t.links.size(), 19u);
 }
 
+// A remote mirror leaves the switch only encapsulated, on its management port: both ends of
+// its mirror veth stay in the spine, and the capture namespace has no mirror interface.
+TEST(Topology, ARemoteMirrorIsAVethInsideEachSpine) {
+  TestbedOptions o = options(4, 2, 3);
+  o.mirror_mode = MirrorMode::erspan3;
+  o.mirror_truncate = 128;
+  const Topology t = build_topology(o, 6);
+  ASSERT_EQ(t.mirrors.size(), 3u);
+  const Namespace& cap = *t.find("cap");
+  for (const auto& i : cap.interfaces) EXPECT_EQ(i.kind, LinkKind::mgmt) << i.name;
+  for (int s = 1; s <= 3; ++s) {
+    const MirrorSession& m = t.mirrors[static_cast<std::size_t>(s - 1)];
+    const std::string spine = "s" + std::to_string(s);
+    EXPECT_EQ(m.spine, spine);
+    EXPECT_EQ(m.interface, "abc123-mgmt");  // the capture namespace's management port
+    EXPECT_EQ(m.target, "abc123-span");
+    ASSERT_TRUE(m.remote);
+    EXPECT_EQ(m.remote->mode, MirrorMode::erspan3);
+    EXPECT_EQ(m.remote->session, s);
+    EXPECT_EQ(m.remote->source, t.find(spine)->mgmt_address);
+    EXPECT_EQ(m.remote->source, "198.19.7." + std::to_string(200 + s));
+    EXPECT_EQ(m.remote->destination, cap.mgmt_address);
+    EXPECT_EQ(m.remote->destination, "198.19.6.2");
+    EXPECT_EQ(m.remote->relay_interface, "abc123-relay");
+    EXPECT_EQ(m.remote->ports, (std::vector<std::string>{"abc123-l1", "abc123-l2"}));
+    EXPECT_EQ(m.remote->truncate, 128);
+    int mirror_ports = 0;
+    for (const auto& i : t.find(spine)->interfaces) mirror_ports += i.kind == LinkKind::mirror;
+    EXPECT_EQ(mirror_ports, 2);
+  }
+  int spans = 0;
+  for (const auto& l : t.links) {
+    if (l.kind != LinkKind::mirror) continue;
+    ++spans;
+    EXPECT_EQ(l.a.ns, l.b.ns) << l.name;
+    EXPECT_EQ(l.a.interface, "abc123-span");
+    EXPECT_EQ(l.b.interface, "abc123-relay");
+  }
+  EXPECT_EQ(spans, 3);
+  // The same fabric as a local mirror's otherwise.
+  EXPECT_EQ(t.links.size(), build_topology(options(4, 2, 3), 6).links.size());
+}
+
 TEST(Topology, HostsSpreadEvenlyAndNoRackIsEmpty) {
   for (int hosts = 1; hosts <= 20; ++hosts) {
     for (int racks = 1; racks <= hosts; ++racks) {
@@ -63,8 +106,7 @@ TEST(Topology, HostsSpreadEvenlyAndNoRackIsEmpty) {
   }
 }
 
-TEST(Topology, NamesFitLinuxAndCarryTheId) {
-  const Topology t = build_topology(options(max_hosts, max_racks, max_spines), 200);
+void names_fit(const Topology& t) {
   for (const auto& ns : t.namespaces) {
     EXPECT_TRUE(ns.netns.starts_with("rocehil-abc123-")) << ns.netns;
     for (const auto& i : ns.interfaces) {
@@ -76,6 +118,15 @@ TEST(Topology, NamesFitLinuxAndCarryTheId) {
     if (l.a.ns.empty()) {
       EXPECT_LE(l.a.interface.size(), 15u) << l.a.interface;
     }
+  }
+}
+
+TEST(Topology, NamesFitLinuxAndCarryTheId) {
+  TestbedOptions remote = options(max_hosts, max_racks, max_spines);
+  remote.mirror_mode = MirrorMode::gre;
+  for (const Topology& t : {build_topology(options(max_hosts, max_racks, max_spines), 200),
+                            build_topology(remote, 200)}) {
+    names_fit(t);
   }
 }
 

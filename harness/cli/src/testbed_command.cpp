@@ -13,6 +13,7 @@
 #include "rocehil/testbed/snmp_pass.hpp"
 #include "rocehil/testbed/status_json.hpp"
 #include "rocehil/testbed/testbed.hpp"
+#include "testbed_relay_command.hpp"
 #include "testbed_text.hpp"
 
 namespace rocehil::cli {
@@ -99,6 +100,13 @@ to this machine.)");
   auto up_common = std::make_shared<CommonOptions>();
   CLI::App* up = testbed->add_subcommand("up", "Build the fabric and write DIR/inventory.yaml");
   add_common(up, *up_common, true);
+  up->footer(R"(
+Remote mirrors, as a collector on a real fabric receives them:
+  rocehil testbed up --dir /tmp/tb --mirror-mode erspan --mirror-truncate 128
+  ip netns exec rocehil-ID-cap tshark -i ID-mgmt -f 'ip proto 47' \
+      -T fields -e ip.src -e erspan.spanid -e gre.sequence_number -e erspan.timestamp
+Spine s sends session s from its management address 198.19.(K+1).(200+s) to the capture
+namespace's, 198.19.K.2; the inventory's capture points say so (remote: session, source).)");
   up->add_option("--hosts", up_opts->hosts, "Host namespaces (h1, h2, ...)")->capture_default_str();
   up->add_option("--racks", up_opts->racks, "Racks, one leaf router each; hosts spread evenly")
       ->capture_default_str();
@@ -131,10 +139,25 @@ to this machine.)");
                  "(every packet crossing the spine, once), leaf-to-spine, or both")
       ->check(CLI::IsMember({"spine-to-leaf", "leaf-to-spine", "both"}))
       ->capture_default_str();
-  up->callback([up_opts, up_common, mirror, &exit_code] {
+  auto mirror_mode = std::make_shared<std::string>("local");
+  up->add_option("--mirror-mode", *mirror_mode,
+                 "How the copies reach the capture namespace: local (a veth per spine, ID-m1, "
+                 "ID-m2, ...), or a remote mirror routed over the management network to the "
+                 "capture namespace's management interface, as real switches send one: erspan "
+                 "(ERSPAN type III, with the switch's timestamps), erspan2 (ERSPAN type II) or "
+                 "gre (GRE transparent Ethernet bridging, key = session). Session s is spine s; "
+                 "a relay process in each spine encapsulates (this kernel has no GRE module)")
+      ->capture_default_str();
+  up->add_option("--mirror-truncate", up_opts->mirror_truncate,
+                 "Remote mirrors: bytes of each frame kept, ERSPAN's T bit set on a cut copy (real "
+                 "sessions often keep 128); 0 keeps as much as one packet on the management "
+                 "network holds")
+      ->capture_default_str();
+  up->callback([up_opts, up_common, mirror, mirror_mode, &exit_code] {
     for (auto d : {testbed::MirrorDirection::spine_to_leaf, testbed::MirrorDirection::leaf_to_spine,
                    testbed::MirrorDirection::both})
       if (testbed::to_string(d) == *mirror) up_opts->mirror = d;
+    up_opts->mirror_mode = testbed::parse_mirror_mode(*mirror_mode);
     up_opts->dir = up_common->dir;
     up_opts->id = up_common->id;
     // Hosts run this very binary as their agent: the namespaces see this machine's files.
@@ -183,6 +206,7 @@ to this machine.)");
   });
 
   add_snmp_counters_command(testbed, exit_code);
+  add_mirror_relay_command(testbed, exit_code);
 }
 
 }  // namespace rocehil::cli

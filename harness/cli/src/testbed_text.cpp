@@ -27,9 +27,18 @@ std::string render_up_text(const testbed::UpResult& up) {
         "  snmp       snmpbulkwalk -v2c -c \"$(cat {})\" {} 1.3.6.1.2.1.31.1.1.1.1   (l1; every "
         "switch answers on its management address)\n",
         up.paths.snmp_community(), l1->mgmt_address);
-  for (const auto& m : t.mirrors)
-    out += fmt::format("  mirror     {} copies {} ({})\n", m.interface, fmt::join(m.links, ", "),
-                       testbed::to_string(m.direction));
+  for (const auto& m : t.mirrors) {
+    if (!m.remote) {
+      out += fmt::format("  mirror     {} copies {} ({})\n", m.interface, fmt::join(m.links, ", "),
+                         testbed::to_string(m.direction));
+      continue;
+    }
+    const auto& r = *m.remote;
+    out += fmt::format("  mirror     {} session {} from {} to cap {} ({}): copies {} ({}){}\n",
+                       testbed::to_string(r.mode), r.session, r.source, r.destination, m.interface,
+                       fmt::join(m.links, ", "), testbed::to_string(m.direction),
+                       r.truncate ? fmt::format(", {} bytes kept", r.truncate) : "");
+  }
   if (up.slurm_conf)
     out += fmt::format(
         "  slurm      SLURM_CONF={} salloc -N {} rocehil run SUITE -i {} "
@@ -39,6 +48,39 @@ std::string render_up_text(const testbed::UpResult& up) {
   out += fmt::format("  down       rocehil testbed down --dir {}\n", up.paths.dir);
   return out;
 }
+
+namespace {
+
+// The mirror mode, and for a remote one each spine's relay with what it has sent.
+std::string render_relays_text(const testbed::StatusResult& s) {
+  std::string out = fmt::format("\nmirror mode {}\n", testbed::to_string(s.mirror_mode));
+  if (s.relays.empty()) return out;
+  TextTable relays({{"switch", TextTable::Align::left},
+                    {"session", TextTable::Align::right},
+                    {"from -> to", TextTable::Align::left},
+                    {"relay", TextTable::Align::left},
+                    {"frames", TextTable::Align::right},
+                    {"truncated", TextTable::Align::right},
+                    {"dropped", TextTable::Align::right},
+                    {"send errors", TextTable::Align::right}});
+  for (const auto& r : s.relays) {
+    const auto& c = r.counters;
+    const auto count = [&](std::uint64_t testbed::RelayCounters::*field) {
+      return c ? std::to_string((*c).*field) : std::string("-");
+    };
+    relays.add_row(
+        {r.spine, std::to_string(r.session.session),
+         fmt::format("{} -> {}", r.session.source, r.session.destination),
+         r.running ? fmt::format("runs (pid {})", r.pid)
+                   : fmt::format("NOT RUNNING ({})", r.detail),
+         count(&testbed::RelayCounters::frames), count(&testbed::RelayCounters::truncated),
+         count(&testbed::RelayCounters::dropped), count(&testbed::RelayCounters::send_errors)});
+  }
+  out += relays.render();
+  return out;
+}
+
+}  // namespace
 
 std::string render_status_text(const testbed::StatusResult& s) {
   if (s.phase == "none" && s.stray_namespaces.empty())
@@ -104,6 +146,7 @@ std::string render_status_text(const testbed::StatusResult& s) {
         out += fmt::format("  {:<8} {}\n", ns.spec.name,
                            ns.slurm_state ? *ns.slurm_state : "NOT A NODE slurmctld knows");
   }
+  out += render_relays_text(s);
   for (const auto& stray : s.stray_namespaces)
     out += fmt::format("stray namespace {} carries the id but is not in the state file\n", stray);
   return out;

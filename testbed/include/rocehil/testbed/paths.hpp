@@ -31,6 +31,15 @@ struct TestbedPaths {
     return run_dir() + "/" + ns.netns + ".sshd.log";
   }
 
+  // A spine's remote mirror relay (mirror_relay.hpp): its pid, and the counters it rewrites
+  // every second.
+  std::string relay_pid(const Namespace& ns) const {
+    return run_dir() + "/" + ns.netns + ".mirror-relay.pid";
+  }
+  std::string relay_counters(const Namespace& ns) const {
+    return run_dir() + "/" + ns.netns + ".mirror-relay.json";
+  }
+
   // The switches' SNMP agents and every namespace's lldpd (snmp_files.hpp, lldp_files.hpp). The
   // secrets are generated at the first `up` and kept across down/up, like the ssh keys.
   std::string snmp_dir() const { return dir + "/snmp"; }

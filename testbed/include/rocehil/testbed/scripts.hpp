@@ -42,6 +42,11 @@ std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const Tes
 std::string namespace_nft_ruleset(const Namespace& ns, const Topology& t,
                                   const TestbedOptions& options);
 
+// `nft -f` for a remote mirror (--mirror-mode erspan, erspan2, gre): in the capture namespace,
+// a drop of IP protocol 47 on input; in a spine, a drop of everything its relay's interface
+// receives, once the relay's packet socket has read it. Empty for a local mirror and elsewhere.
+std::string mirror_nft_ruleset(const Namespace& ns, const Topology& t);
+
 // tbf burst in bytes: a millisecond at the rate, never below two frames.
 long long burst_bytes(int mbps, int mtu);
 

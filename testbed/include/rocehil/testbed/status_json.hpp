@@ -8,7 +8,8 @@ namespace rocehil::testbed {
 
 // `rocehil testbed status --json`: per namespace its name, role, rack, addresses, sshd (hosts,
 // capture), snmpd (switches), lldpd with its neighbours (hosts, switches) and interfaces, each
-// with the link and far end it connects to (schema_version 1).
+// with the link and far end it connects to; the mirror mode and, for a remote one, each spine's
+// relay with its counters (schema_version 1).
 nlohmann::json status_json(const StatusResult& status);
 
 // `rocehil testbed up --json` and `down --json`.

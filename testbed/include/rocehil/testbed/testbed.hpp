@@ -9,6 +9,7 @@
 
 #include "rocehil/testbed/lldp_files.hpp"
 #include "rocehil/testbed/options.hpp"
+#include "rocehil/testbed/relay_counters.hpp"
 #include "rocehil/testbed/ssh_files.hpp"
 #include "rocehil/testbed/topology.hpp"
 
@@ -55,6 +56,17 @@ struct InterfaceStatus {
   std::optional<MirrorSession> mirror;  // set on capture interfaces
 };
 
+// A spine's remote mirror relay, as its pid file and counters file tell.
+struct RelayStatus {
+  std::string spine;
+  std::string netns;
+  RemoteMirror session;
+  bool running = false;
+  int pid = 0;                            // from the pid file, 0 without one
+  std::string detail;                     // why it is not running
+  std::optional<RelayCounters> counters;  // as it last wrote them
+};
+
 struct NamespaceStatus {
   Namespace spec;
   bool exists = false;
@@ -77,11 +89,14 @@ struct StatusResult {
   std::vector<NamespaceStatus> namespaces;
   std::vector<std::string> stray_namespaces;  // carry the id but are not in the topology
   bool bridge_exists = false;
-  bool slurm = false;         // brought up with --slurm
-  std::string slurm_conf;     // --slurm: the SLURM_CONF clients use
-  std::string slurm_problem;  // --slurm: why sinfo could not tell
-  // Every namespace and interface exists, every sshd and snmpd answers, every lldpd runs and,
-  // with --slurm, every node is known to slurmctld and responding (idle, allocated or drained).
+  MirrorMode mirror_mode = MirrorMode::local;
+  std::vector<RelayStatus> relays;  // remote mirror modes: one per spine
+  bool slurm = false;               // brought up with --slurm
+  std::string slurm_conf;           // --slurm: the SLURM_CONF clients use
+  std::string slurm_problem;        // --slurm: why sinfo could not tell
+  // Every namespace and interface exists, every sshd and snmpd answers, every lldpd and mirror
+  // relay runs and, with --slurm, every node is known to slurmctld and responding (idle, allocated
+  // or drained).
   bool healthy() const;
 };
 

@@ -19,7 +19,7 @@ enum class LinkKind {
   host,    // host NIC <-> leaf
   uplink,  // leaf <-> spine
   mgmt,    // management bridge in the root namespace <-> any namespace (ssh, SNMP)
-  mirror,  // spine mirror port <-> capture namespace
+  mirror,  // spine mirror port <-> capture namespace, or <-> its relay (remote mirrors)
 };
 std::string_view to_string(LinkKind kind);
 
@@ -63,12 +63,26 @@ struct Link {
   int mbps = 0;  // shaped rate, 0 for unshaped
 };
 
+// A remote mirror session (MirrorMode other than local): the spine's relay reads the copies
+// from `relay_interface` and sends each, encapsulated, from `source` to `destination`.
+struct RemoteMirror {
+  MirrorMode mode = MirrorMode::erspan3;
+  int session = 0;                 // ERSPAN session ID, GRE key: the spine's number
+  std::string source;              // the spine's management address
+  std::string destination;         // the capture namespace's management address
+  std::string relay_interface;     // in the spine: the far end of `MirrorSession::target`
+  std::vector<std::string> ports;  // in the spine: the mirrored ports, toward l1, l2, ...
+  int truncate = 0;                // bytes of each frame kept, 0 for all that fits
+};
+
 // A capture interface and the spine links whose frames it receives, like a SPAN session.
 struct MirrorSession {
   std::string spine;               // s1
-  std::string interface;           // in the capture namespace
+  std::string interface;           // in the capture namespace: where the copies arrive
   std::vector<std::string> links;  // l1-s1, l2-s1, ...
   MirrorDirection direction = MirrorDirection::spine_to_leaf;
+  std::string target;                  // in the spine: where tc mirred sends the copies
+  std::optional<RemoteMirror> remote;  // unset for a local mirror
 };
 
 struct Topology {
@@ -88,7 +102,10 @@ struct Topology {
 // leaf r to spine s is 198.18.(100+s).(2r) on the leaf and .(2r+1) on the spine; management is
 // the /23 198.19.`mgmt_octet`.0 (K, even) with the root namespace at .K.1, the capture namespace
 // at .K.2, host i at .K.(10+i) (past .K.255 into .(K+1).0), leaf r at .(K+1).(100+r) and spine s
-// at .(K+1).(200+s). `options` must be valid and carry its id.
+// at .(K+1).(200+s). A local mirror is a veth from spine s (ID-cap) to the capture namespace
+// (ID-m<s>); a remote one a veth pair inside the spine (ID-span, where copies go, and ID-relay,
+// which its relay reads) whose copies reach the capture namespace's management interface.
+// `options` must be valid and carry its id.
 Topology build_topology(const TestbedOptions& options, int mgmt_octet);
 
 // Who runs what on the management network: sshd (and slurmd) in hosts and the capture
