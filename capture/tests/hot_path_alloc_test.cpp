@@ -11,6 +11,7 @@
 #include "rocehil/capture/analyzer.hpp"
 #include "rocehil/capture/file_source.hpp"
 #include "rocehil/capture/frame_builder.hpp"
+#include "rocehil/capture/mirror_builder.hpp"
 #include "rocehil/capture/pcap_writer.hpp"
 #include "rocehil/common/roce_wire.hpp"
 
@@ -32,12 +33,13 @@ std::vector<std::uint8_t> mac_control_frame(std::size_t n) {
   }
 }
 
-// A pcap of `frames` records over 64 flows, CNPs, ACKs and PFC mixed in, all within one second.
-std::vector<std::uint8_t> sample_capture(std::size_t frames) {
+// A pcap of `frames` records over 64 flows, CNPs, ACKs and PFC mixed in, all within one second;
+// `remote`: each frame as two spines' ERSPAN III sessions send it, time-stamped by the switch.
+std::vector<std::uint8_t> sample_capture(std::size_t frames, bool remote = false) {
   std::vector<std::uint8_t> out;
   const std::string path = ::testing::TempDir() + "/hot_path.pcap";
   {
-    PcapWriter w(path, FileFormat::pcap_ns, 128);
+    PcapWriter w(path, FileFormat::pcap_ns, remote ? 256 : 128);
     RoceFrame f;
     f.payload_size = 1024;
     for (std::size_t i = 0; i < frames; ++i) {
@@ -47,7 +49,17 @@ std::vector<std::uint8_t> sample_capture(std::size_t frames) {
       std::vector<std::uint8_t> bytes = i % 97 == 0   ? mac_control_frame(i / 97)
                                         : i % 13 == 0 ? build(cnp_frame(f.dst, f.src, 7))
                                                       : build(f);
-      w.write(1'000'000'000 + i * 100, bytes);
+      const std::uint64_t ts = 1'000'000'000 + i * 100;
+      if (remote) {
+        MirrorWrap m;
+        m.kind = MirrorKind::erspan3;
+        m.src.bytes[15] = static_cast<std::uint8_t>(201 + i % 2);
+        m.session_id = static_cast<std::uint16_t>(1 + i % 2);
+        m.sequence = static_cast<std::uint32_t>(i / 2);
+        m.timestamp = static_cast<std::uint32_t>(ts / 100);
+        bytes = wrap_mirror(m, bytes);
+      }
+      w.write(ts, bytes);
     }
     w.close();
   }
@@ -70,8 +82,10 @@ std::size_t analyse(Analyzer& analyzer, FileSource& source) {
   return frames;
 }
 
-TEST(HotPath, ReadingAndAnalysingAllocateNothingOnceTablesHaveRoom) {
-  const std::vector<std::uint8_t> capture = sample_capture(20'000);
+class HotPath : public ::testing::TestWithParam<bool> {};
+
+TEST_P(HotPath, ReadingAndAnalysingAllocateNothingOnceTablesHaveRoom) {
+  const std::vector<std::uint8_t> capture = sample_capture(20'000, GetParam());
   AnalyzerOptions options;
   options.spine_macs = {MacAddress{0x02, 0, 0, 0, 0, 0x11}};
   Analyzer analyzer(options);
@@ -96,7 +110,15 @@ TEST(HotPath, ReadingAndAnalysingAllocateNothingOnceTablesHaveRoom) {
   EXPECT_GT(a.pfc.priorities[3].paused_ns, 0);
   EXPECT_GT(a.pause_8023x.paused_ns, 0);
   EXPECT_GT(a.pfc.from_spine.frames, 0u);
+  if (GetParam()) {
+    EXPECT_EQ(a.mirror.frames, 2 * 20'000u);
+    ASSERT_EQ(a.mirror.sessions.size(), 2u);
+    EXPECT_EQ(a.mirror.sessions[0].switch_timed, 20'000u);  // half the frames, read twice
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(LocalAndRemoteMirrors, HotPath, ::testing::Bool(),
+                         [](const auto& test) { return test.param ? "erspan3" : "local"; });
 
 }  // namespace
 }  // namespace rocehil::capture
