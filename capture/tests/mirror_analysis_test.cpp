@@ -141,6 +141,9 @@ TEST(MirrorAnalysis, EveryWrapGivesTheFiguresOfTheFramesUnwrapped) {
         std::count_if(c.frames.begin(), c.frames.end(),
                       [](const Frame& f) { return f.link_type == link_type::ethernet; });
     EXPECT_EQ(j["mirror"]["frames"], ethernet);
+    std::uint64_t mirrored = 0;  // the frames' own wire lengths, as the local mirror had them
+    for (const Frame& f : c.frames) mirrored += f.link_type == link_type::ethernet ? f.wire_len : 0;
+    EXPECT_EQ(j["mirror"]["mirrored_bytes"], mirrored);
     EXPECT_EQ(j["mirror"]["malformed"], 0);
     EXPECT_EQ(j["mirror"]["lost"], 0);
     EXPECT_EQ(j["mirror"]["coverage"], 1.0);

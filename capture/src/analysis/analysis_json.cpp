@@ -143,11 +143,8 @@ json mirror_json(const Analysis::Mirrors& m) {
               {"vlans", counted_list("vlan", s.vlans)}};
     sessions.push_back(std::move(x));
   }
-  return {{"frames", m.frames},
-          {"malformed", m.malformed},
-          {"lost", m.lost()},
-          {"coverage", m.coverage()},
-          {"sessions", sessions}};
+  return {{"frames", m.frames}, {"malformed", m.malformed}, {"mirrored_bytes", m.mirrored_bytes},
+          {"lost", m.lost()},   {"coverage", m.coverage()}, {"sessions", sessions}};
 }
 
 json pfc_json(const Analysis::Pfc& pfc) {

@@ -194,6 +194,7 @@ void Analyzer::State::count_mirror(const Frame& f, Located& x) {
   }
   x.wire_len = mirrored_wire_len(f.data, x.layout);
   ++totals.mirror.frames;
+  totals.mirror.mirrored_bytes += x.wire_len;
   mirror_sessions.count(mirror, f.wire_len, timing, clock_offset_ns);
 }
 
@@ -406,6 +407,7 @@ void Analyzer::State::append_totals(const Analysis& b) {
   a.roce.truncated += b.roce.truncated;
   a.mirror.frames += b.mirror.frames;
   a.mirror.malformed += b.mirror.malformed;
+  a.mirror.mirrored_bytes += b.mirror.mirrored_bytes;
   a.roce.ecn_ce += b.roce.ecn_ce;
   a.roce.bytes += b.roce.bytes;
   a.roce.acks += b.roce.acks;

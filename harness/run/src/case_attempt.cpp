@@ -149,6 +149,7 @@ nlohmann::json captures_json(const std::vector<RunningCapture>& running,
                    {"frames", s.frames},
                    {"dropped_buffer", s.dropped_buffer},
                    {"dropped_interface", s.dropped_interface},
+                   {"lost_upstream", s.lost_upstream},
                    {"coverage", s.coverage},
                    {"analysis", analysis}});
   }
@@ -305,8 +306,13 @@ std::vector<MirrorBytes> mirror_bytes(const CaseContext& c,
   std::vector<MirrorBytes> out;
   for (std::size_t i = 0; i < running.size() && i < summaries.size(); ++i) {
     MirrorBytes m{running[i].point, std::nullopt};
+    // A remote mirror's tunnel packets are longer than the frames the switch mirrored: those are
+    // counted as the mirrored frames' own lengths.
     if (c.suite->capture.filter == "all") try {
-        m.bytes = nlohmann::json::parse(summaries[i].analysis_json).at("bytes").get<double>();
+        const auto analysis = nlohmann::json::parse(summaries[i].analysis_json);
+        const auto& mirror = analysis.at("mirror");
+        m.bytes = mirror.at("frames").get<double>() > 0 ? mirror.at("mirrored_bytes").get<double>()
+                                                        : analysis.at("bytes").get<double>();
       } catch (const std::exception&) {
         // capture_metrics has already said why this analysis cannot be read
       }

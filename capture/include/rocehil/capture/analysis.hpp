@@ -241,8 +241,10 @@ struct Analysis {
   // (their RoCE, CNP, PFC and PAUSE above; the wire bytes those frames had); `frames` and
   // `bytes` at the top count the tunnel packets as received.
   struct Mirrors {
-    std::uint64_t frames = 0;             // tunnel packets opened
-    std::uint64_t malformed = 0;          // broken tunnel headers (FrameKind::mirror_malformed)
+    std::uint64_t frames = 0;     // tunnel packets opened
+    std::uint64_t malformed = 0;  // broken tunnel headers (FrameKind::mirror_malformed)
+    // The wire lengths the mirrored frames had: what the mirrored ports' own octet counters count.
+    std::uint64_t mirrored_bytes = 0;
     std::vector<MirrorSession> sessions;  // by source, kind and id
     // Frames lost on the way from the switches, by GRE sequence numbers, over all sessions.
     std::uint64_t lost() const noexcept;
