@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
-
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/inventory/selection.hpp"
 
@@ -113,6 +111,7 @@ TEST(InventoryFile, LoadsWithTheInventoryLoader) {
   }
   ASSERT_EQ(inv.captures.size(), 3u);
   EXPECT_EQ(inv.captures[1].mirrors.switch_name, "s2");
+  EXPECT_FALSE(inv.captures[1].remote.has_value());  // a local mirror port
   EXPECT_DOUBLE_EQ(inv.captures[1].link_gbps, 0.4);
   EXPECT_EQ(inventory::select_hosts(inv, "label:gpu@1/rack").size(), 2u);
 }
@@ -143,24 +142,23 @@ TEST(InventoryFile, ARemoteMirrorArrivesOnTheCaptureServersManagementPort) {
   EXPECT_FALSE(YAML::Load(inventory_yaml(local, o, TestbedPaths{o.dir}))["captures"][0]["remote"]);
 }
 
-// The loader learns `remote:` in inventory/ (another change); until it does, it rejects the key
-// and this test says so rather than fail.
 TEST(InventoryFile, ARemoteMirrorLoadsWithTheInventoryLoader) {
   TestbedOptions o = five_hosts();
   o.mirror_mode = MirrorMode::gre;
   const Topology t = build_topology(o, 4);
   const auto loaded =
       inventory::parse_inventory(inventory_yaml(t, o, TestbedPaths{o.dir}), "tb.yaml");
-  if (loaded.diagnostics.size() == 3 &&
-      std::all_of(loaded.diagnostics.begin(), loaded.diagnostics.end(), [](const auto& d) {
-        return inventory::to_string(d).find("unknown key 'remote'") != std::string::npos;
-      }))
-    GTEST_SKIP() << "the inventory loader does not know capture points' 'remote' key yet";
   for (const auto& d : loaded.diagnostics) ADD_FAILURE() << inventory::to_string(d);
   ASSERT_TRUE(loaded.inventory.has_value());
   ASSERT_EQ(loaded.inventory->captures.size(), 3u);
-  EXPECT_EQ(loaded.inventory->captures[2].interface, "t1-mgmt");
-  EXPECT_EQ(loaded.inventory->captures[2].mirrors.switch_name, "s3");
+  for (std::size_t s = 0; s < 3; ++s) {
+    const inventory::CapturePoint& c = loaded.inventory->captures[s];
+    EXPECT_EQ(c.interface, "t1-mgmt");
+    EXPECT_EQ(c.mirrors.switch_name, "s" + std::to_string(s + 1));
+    ASSERT_TRUE(c.remote.has_value());
+    EXPECT_EQ(c.remote->session, s + 1);
+    EXPECT_EQ(c.remote->source, t.find(c.mirrors.switch_name)->mgmt_address);
+  }
 }
 
 TEST(InventoryFile, SpeedsAreWrittenAsStated) {

@@ -407,6 +407,10 @@ class Errors(unittest.TestCase):
         for args, expected in ((["--hosts", "2", "--racks", "3"], "--racks 3 is more than"),
                                (["--id", "Bad-Id"], "--id 'Bad-Id'"),
                                (["--mirror", "sideways"], "--mirror"),
+                               (["--mirror-mode", "span"], "--mirror-mode 'span'"),
+                               (["--mirror-truncate", "128"], "--mirror-truncate 128 needs"),
+                               (["--mirror-mode", "gre", "--mirror-truncate", "8"],
+                                "--mirror-truncate 8"),
                                (["--mtu", "100"], "--mtu 100")):
             r = rocehil("testbed", "up", "--dir", "/tmp/rocehil-bad", *args, check=False)
             self.assertEqual(r.returncode, 2, (args, r.stderr))
