@@ -19,6 +19,8 @@
 #include "rocehil/capture/analyzer.hpp"
 #include "rocehil/capture/file_source.hpp"
 #include "rocehil/capture/frame_builder.hpp"
+#include "rocehil/capture/mirror_builder.hpp"
+#include "rocehil/capture/open_live_source.hpp"
 #include "rocehil/capture/pcap_writer.hpp"
 #include "rocehil/common/error.hpp"
 
@@ -117,8 +119,26 @@ class DpdkEnvironment : public ::testing::Environment {
       ns.close();
     }
     // No -m: the backend's own default for --no-huge is under test.
+    // The same frames as two spines' ERSPAN II sessions send them to a collector: session 5
+    // carries each frame, session 6 (another spine) a copy of every other one.
+    erspan_file_ = dir_ + "/replay-erspan.pcap";
+    {
+      PcapWriter w(erspan_file_, FileFormat::pcap_us);
+      std::uint32_t sequence[2] = {0, 0};
+      for (std::size_t i = 0; i < records_.size(); ++i)
+        for (std::uint16_t session : {std::uint16_t{5}, std::uint16_t{6}}) {
+          if (session == 6 && i % 2 == 1) continue;
+          MirrorWrap m;
+          m.session_id = session;
+          m.src.bytes[15] = static_cast<std::uint8_t>(196 + session);
+          m.sequence = sequence[session - 5]++;
+          w.write(records_[i].ts_ns, wrap_mirror(m, records_[i].bytes));
+        }
+      w.close();
+    }
     eal_args_ = "--no-huge --no-pci --vdev=net_pcap0,rx_pcap=" + us_file_ +
                 " --vdev=net_pcap1,rx_pcap=" + ns_file_ +
+                " --vdev=net_pcap2,rx_pcap=" + erspan_file_ +
                 " --vdev=net_null0,size=100 --vdev=net_null1,no-rx=1";
     try {
       DpdkSourceOptions o;
@@ -134,7 +154,7 @@ class DpdkEnvironment : public ::testing::Environment {
     if (!dir_.empty()) fs::remove_all(dir_, ec);
   }
 
-  static inline std::string dir_, us_file_, ns_file_, eal_args_, eal_failure_;
+  static inline std::string dir_, us_file_, ns_file_, erspan_file_, eal_args_, eal_failure_;
   static inline std::vector<Record> records_;
 };
 
@@ -253,6 +273,51 @@ TEST(DpdkReplay, AnalysisEqualsTheFileReaderOnTheSameFile) {
     EXPECT_EQ(a, b);
     EXPECT_NE(a.find("\"flow_count\""), std::string::npos);
   }
+}
+
+// A collector's port receiving two spines' sessions: the capture point's session is taken, and
+// `roce` keeps the RoCE, PFC and PAUSE frames inside the tunnel, as on a local mirror port.
+TEST(DpdkReplay, ARemoteSessionIsTakenAndFilteredInsideTheTunnel) {
+  REQUIRE_EAL();
+  LiveSourceSpec spec;
+  spec.backend = "dpdk";
+  spec.iface = "net_pcap2";
+  spec.dpdk_args = DpdkEnvironment::eal_args_;
+  spec.filter = CaptureFilter::roce;
+  spec.remote = RemoteSessionSpec{.session = 5, .source = v4(198, 19, 1, 201)};
+  Analyzer remote;
+  {
+    auto source = open_live_source(spec);
+    Watchdog watchdog(*source, std::chrono::seconds(20));
+    std::vector<Frame> frames(32);
+    while (const std::size_t n = source->next_batch(frames))
+      remote.add(std::span<const Frame>(frames.data(), n));
+    EXPECT_FALSE(watchdog.disarm());
+  }
+  Analyzer local;
+  auto file = FileSource::open(DpdkEnvironment::us_file_);
+  std::vector<Frame> frames(32);
+  while (const std::size_t n = file->next_batch(frames))
+    local.add(std::span<const Frame>(frames.data(), n));
+  const Analysis r = remote.result();
+  const Analysis l = local.result();
+  // Everything but the UDP frame to another port, the ARP-sized frame and the jumbo.
+  EXPECT_EQ(r.frames, l.frames - 3);
+  EXPECT_EQ(r.roce.packets, l.roce.packets);
+  EXPECT_EQ(r.roce.by_opcode, l.roce.by_opcode);
+  EXPECT_EQ(r.cnp.by_dest_qp, l.cnp.by_dest_qp);
+  EXPECT_EQ(r.pfc.frames, l.pfc.frames);
+  EXPECT_EQ(r.pause_8023x.frames, l.pause_8023x.frames);
+  ASSERT_EQ(r.flows.size(), l.flows.size());
+  for (std::size_t i = 0; i < r.flows.size(); ++i) {
+    EXPECT_EQ(r.flows[i].key, l.flows[i].key);
+    EXPECT_EQ(r.flows[i].stats.bytes, l.flows[i].stats.bytes);
+  }
+  ASSERT_EQ(r.mirror.sessions.size(), 1u);
+  EXPECT_EQ(r.mirror.sessions[0].id, 5u);
+  // The frames the filter left out are gaps in the numbers this capture point saw, not losses
+  // on the way: the session's coverage is judged over the whole of it (filter all).
+  EXPECT_EQ(r.mirror.sessions[0].frames, r.frames);
 }
 
 TEST(DpdkReplay, SnapLengthCutsCaplenButNotTheWireLength) {
@@ -386,7 +451,7 @@ TEST(DpdkOpen, AnUnknownPortIsRefusedWithTheListOfPorts) {
 TEST(DpdkOpen, NoPortNameAmongSeveralPortsIsRefusedWithTheirNames) {
   REQUIRE_EAL();
   const std::string what = open_error(options(""));
-  EXPECT_NE(what.find("4 ports"), std::string::npos) << what;
+  EXPECT_NE(what.find("5 ports"), std::string::npos) << what;
   EXPECT_NE(what.find("net_null1"), std::string::npos) << what;
 }
 

@@ -45,8 +45,9 @@ class FramesSource final : public LiveSource {
   InterfaceInfo info_{.name = "eth9", .description = "test", .bpf_filter = "ip proto 47"};
 };
 
-MirrorWrap from(std::uint8_t spine, std::uint16_t session) {
+MirrorWrap from(std::uint8_t spine, std::uint16_t session, std::uint32_t sequence) {
   MirrorWrap w;
+  w.sequence = sequence;
   w.src = v4(198, 19, 1, static_cast<std::uint8_t>(200 + spine));
   w.session_id = session;
   return w;
@@ -58,29 +59,31 @@ std::vector<std::string> taken(CaptureFilter filter, RemoteSessionSpec spec) {
   const auto roce = build(write);
   const auto cnp = build(cnp_frame(v4(198, 18, 0, 2), v4(198, 18, 0, 1), 7));
   const auto pfc = build_pfc(0x08, {0, 0, 0, 100, 0, 0, 0, 0});
-  std::vector<std::uint8_t> arp(60, 0);
-  arp[12] = 0x08;
-  arp[13] = 0x06;
+  std::vector<std::uint8_t> arp_bytes(60, 0);
+  arp_bytes[12] = 0x08;
+  arp_bytes[13] = 0x06;
+  const std::vector<std::uint8_t> arp = arp_bytes;
   auto source = std::make_unique<FramesSource>();
   std::vector<std::string> names;
+  std::uint32_t sequence[3] = {0, 0, 0};  // per spine, and the GRE TEB mirror
   const auto add = [&](const std::string& name, std::vector<std::uint8_t> bytes) {
     source->add(std::move(bytes));
     names.push_back(name);
   };
   for (const std::uint8_t spine : {std::uint8_t{1}, std::uint8_t{2}}) {
     const std::string s = "s" + std::to_string(spine) + " ";
-    add(s + "roce", wrap_mirror(from(spine, spine), roce));
-    add(s + "cnp", wrap_mirror(from(spine, spine), cnp));
-    add(s + "pfc", wrap_mirror(from(spine, spine), pfc));
-    add(s + "arp", wrap_mirror(from(spine, spine), arp));
+    for (const auto& [what, frame] : {std::pair{"roce", &roce}, std::pair{"cnp", &cnp},
+                                      std::pair{"pfc", &pfc}, std::pair{"arp", &arp}})
+      add(s + what, wrap_mirror(from(spine, spine, sequence[spine - 1]++), *frame));
   }
   MirrorWrap teb;
   teb.kind = MirrorKind::gre_teb;
   teb.with_key = true;
   teb.key = 2;
+  teb.sequence = sequence[2]++;
   add("teb key 2 roce", wrap_mirror(teb, roce));
   add("local roce", roce);  // not a mirror at all
-  auto broken = wrap_mirror(from(2, 2), roce);
+  auto broken = wrap_mirror(from(2, 2, sequence[1]++), roce);
   broken[14 + 20 + 8] = 0x70;  // ERSPAN version 7
   add("s2 broken", broken);
 
@@ -93,6 +96,11 @@ std::vector<std::string> taken(CaptureFilter filter, RemoteSessionSpec spec) {
         if (out[i].ts_ns == 1'700'000'000'000'000'000ull + k) got.push_back(names[k]);
   EXPECT_EQ(session.counters().captured, got.size());
   EXPECT_EQ(session.counters().dropped_buffer, 3u);
+  EXPECT_TRUE(session.counters().upstream_counted);
+  EXPECT_EQ(session.thins_mirror_sessions(), filter != CaptureFilter::all);
+  // Every frame of the session was numbered in turn, so the numbers the filter left out are
+  // not losses.
+  EXPECT_EQ(session.counters().lost_upstream, 0u);
   return got;
 }
 

@@ -189,9 +189,13 @@ json pfc_json(const Analysis::Pfc& pfc) {
 json options_json(const AnalyzerOptions& o) {
   json spine_macs = json::array();
   for (const MacAddress& mac : o.spine_macs) spine_macs.push_back(to_string(mac));
-  return {{"link_gbps", o.link_gbps}, {"bin_ms", o.bin_ms},
-          {"storm_ms", o.storm_ms},   {"direction", to_string(o.direction)},
-          {"spine_macs", spine_macs}, {"switch_timestamps", o.switch_timestamps}};
+  return {{"link_gbps", o.link_gbps},
+          {"bin_ms", o.bin_ms},
+          {"storm_ms", o.storm_ms},
+          {"direction", to_string(o.direction)},
+          {"spine_macs", spine_macs},
+          {"switch_timestamps", o.switch_timestamps},
+          {"mirror_sequences", o.mirror_sequences}};
 }
 
 // Everything but the flows and the timeline bins: small, so a DOM is fine.

@@ -180,6 +180,7 @@ void Analyzer::State::locate(const Frame& f, Located& x) {
 // counted with set.
 void Analyzer::State::count_mirror(const Frame& f, Located& x) {
   read_mirror_header(f.data, f.caplen, x.layout, mirror);
+  mirror.has_sequence = mirror.has_sequence && options.mirror_sequences;
   FrameTiming timing = FrameTiming::capture;
   std::int64_t clock_offset_ns = 0;
   std::uint64_t at_switch = 0;

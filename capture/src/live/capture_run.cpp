@@ -175,6 +175,8 @@ CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>
   // file's window is its frames'.
   const bool live = !sources_.front()->replays_a_file();
   if (live) analyzer_options.window_start_ns = summary.start_ns;
+  for (const LiveSource* s : sources_)
+    if (s->thins_mirror_sessions()) analyzer_options.mirror_sequences = false;
   for (Worker& w : workers) {
     w.analyzer =
         n == 1 ? std::make_unique<Analyzer>(analyzer_options)
@@ -208,6 +210,8 @@ CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>
     summary.counters.dropped_buffer += c.dropped_buffer;
     summary.counters.dropped_interface += c.dropped_interface;
     summary.counters.moved += c.moved;
+    summary.counters.lost_upstream += c.lost_upstream;
+    summary.counters.upstream_counted = summary.counters.upstream_counted || c.upstream_counted;
     w.close(c, summary.start_ns, summary.end_ns);
     summary.files.insert(summary.files.end(), w.files.begin(), w.files.end());
     summary.files_deleted += w.files_deleted;
@@ -226,8 +230,10 @@ CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>
   }
   if (live) analyzer->set_window_end(summary.end_ns);
   summary.analysis = analyzer->result();
-  // A remote mirror session's losses before the collector are capture loss too.
-  summary.counters.lost_upstream = summary.analysis.mirror.lost();
+  // A remote mirror session's losses before the collector are capture loss too: as its source
+  // counted them over the whole session, else as the analysis found them.
+  if (!summary.counters.upstream_counted)
+    summary.counters.lost_upstream = summary.analysis.mirror.lost();
   return summary;
 }
 

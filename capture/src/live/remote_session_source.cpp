@@ -45,11 +45,11 @@ RemoteSessionSource::RemoteSessionSource(std::unique_ptr<LiveSource> tunnel_pack
 
 RemoteSessionSource::~RemoteSessionSource() = default;
 
-bool RemoteSessionSource::takes(const Frame& f) const noexcept {
+bool RemoteSessionSource::takes(const Frame& f) {
   if (f.link_type != link_type::ethernet) return false;
   const FrameLayout l = locate_layers(f.data, f.caplen);
   if (l.mirror == MirrorKind::none) return false;
-  MirrorHeader m;
+  MirrorHeader& m = header_;
   read_mirror_header(f.data, f.caplen, l, m);
   if (session_.source && m.outer_src != *session_.source) return false;
   // A broken tunnel header is kept: whoever it came from, it is the collector's to report.
@@ -60,6 +60,7 @@ bool RemoteSessionSource::takes(const Frame& f) const noexcept {
     const std::uint32_t id = m.kind == MirrorKind::gre_teb ? m.key : m.session_id;
     if (id != session_.session) return false;
   }
+  sessions_.count(m, f.wire_len, FrameTiming::capture, 0);
   if (filter_->any) return true;
   if (l.l2 == 0 || l.end <= l.l2) return false;  // no mirrored frame to judge (ERSPAN III IP)
   pcap_pkthdr header{};
@@ -87,6 +88,9 @@ void RemoteSessionSource::stop() noexcept {
 CaptureCounters RemoteSessionSource::counters() {
   CaptureCounters c = source_->counters();
   c.captured = handed_on_;
+  c.upstream_counted = true;
+  c.lost_upstream = 0;
+  for (const MirrorSession& s : sessions_.result()) c.lost_upstream += s.lost();
   return c;
 }
 
@@ -96,6 +100,10 @@ const InterfaceInfo& RemoteSessionSource::interface_info() const noexcept {
 
 bool RemoteSessionSource::replays_a_file() const noexcept {
   return source_->replays_a_file();
+}
+
+bool RemoteSessionSource::thins_mirror_sessions() const noexcept {
+  return !filter_->any;
 }
 
 }  // namespace rocehil::capture

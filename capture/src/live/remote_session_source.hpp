@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "analysis/mirror_sessions.hpp"
 #include "rocehil/capture/live_source.hpp"
 #include "rocehil/capture/open_live_source.hpp"
 
@@ -24,13 +25,15 @@ class RemoteSessionSource final : public LiveSource {
 
   std::size_t next_batch(std::span<Frame> out) override;
   void stop() noexcept override;
-  // The tunnel's source's counters, with `captured` the frames handed on.
+  // The tunnel's source's counters, with `captured` the frames handed on and `lost_upstream`
+  // the session's losses by its sequence numbers, over all its frames (the filter aside).
   CaptureCounters counters() override;
   const InterfaceInfo& interface_info() const noexcept override;
   bool replays_a_file() const noexcept override;
+  bool thins_mirror_sessions() const noexcept override;
 
-  // Whether `frame` is one this source hands on (for tests).
-  bool takes(const Frame& frame) const noexcept;
+  // Whether `frame` is one this source hands on (for tests); counts the session's frames.
+  bool takes(const Frame& frame);
 
  private:
   struct Filter;
@@ -39,6 +42,8 @@ class RemoteSessionSource final : public LiveSource {
   std::unique_ptr<Filter> filter_;
   InterfaceInfo info_;
   std::uint64_t handed_on_ = 0;
+  MirrorSessions sessions_;  // every frame of the session, before the filter
+  MirrorHeader header_;
 };
 
 }  // namespace rocehil::capture

@@ -63,6 +63,10 @@ struct AnalyzerOptions {
   // header carries one near the collector's clock (mirror_layout.hpp says how near); otherwise
   // every frame is timed when the collector captured it.
   bool switch_timestamps = true;
+  // Judge remote mirrors' GRE sequence numbers: off where frames of a session were left out
+  // before the analyzer saw them (a capture filter run inside the tunnel), so that their numbers
+  // are not taken for losses; the capture's source counts the losses over the whole session then.
+  bool mirror_sequences = true;
 };
 
 // A flow is (IP source, IP destination, BTH destination QP) over RoCE packets other than CNPs.

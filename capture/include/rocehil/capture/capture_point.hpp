@@ -29,6 +29,9 @@ struct CaptureCounters {
   // Frames a remote mirror session lost on the way from the switch, by its GRE sequence numbers
   // (known once the capture is analysed; 0 for a local mirror port).
   std::uint64_t lost_upstream = 0;
+  // Set by a source that takes one remote session out of what reaches it: it counted
+  // lost_upstream itself, over all of the session's frames, before any filter left some out.
+  bool upstream_counted = false;
   std::uint64_t dropped() const noexcept { return dropped_buffer + dropped_interface; }
   // captured / (captured + dropped + lost_upstream); 1 when nothing arrived at all.
   double coverage() const noexcept {

@@ -23,6 +23,9 @@ class LiveSource : public FrameSource {
   // True when the frames come from a file played back (DPDK net_pcap): their timestamps are the
   // file's, so the capture's own start and stop times say nothing about their window.
   virtual bool replays_a_file() const noexcept { return false; }
+  // True when the source leaves out some frames of a remote mirror session (a capture filter run
+  // inside the tunnel): the analyzer must not read the gaps in their sequence numbers as losses.
+  virtual bool thins_mirror_sessions() const noexcept { return false; }
 };
 
 }  // namespace rocehil::capture
