@@ -103,7 +103,6 @@ struct Analyzer::State {
   std::uint64_t frames_outside = 0;
   PauseTracker pauses;
   MirrorSessions mirror_sessions;
-  MirrorHeader mirror;            // the header of the mirror being counted
   SwitchClockCache switch_clock;  // spares a division per frame timed by its switch
   bool started = false;
   std::uint64_t start_ns = 0;
@@ -179,6 +178,8 @@ void Analyzer::State::locate(const Frame& f, Located& x) {
 // A remote mirror's frame: its session counted, and the time and length the mirrored frame is
 // counted with set.
 void Analyzer::State::count_mirror(const Frame& f, Located& x) {
+  // A local, so that the compiler keeps the fields in registers and drops those unread.
+  MirrorHeader mirror;
   read_mirror_header(f.data, f.caplen, x.layout, mirror);
   mirror.has_sequence = mirror.has_sequence && options.mirror_sequences;
   FrameTiming timing = FrameTiming::capture;

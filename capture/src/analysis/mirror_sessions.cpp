@@ -86,15 +86,6 @@ void MirrorSessions::count_sequence(MirrorSession& s, std::uint32_t sequence) {
   ++s.sequenced;
 }
 
-void MirrorSessions::count_switch_time(MirrorSession& s, const MirrorHeader& m,
-                                       std::int64_t clock_offset_ns) {
-  if (s.switch_timed == 0) s.min_clock_offset_ns = s.max_clock_offset_ns = clock_offset_ns;
-  s.min_clock_offset_ns = std::min(s.min_clock_offset_ns, clock_offset_ns);
-  s.max_clock_offset_ns = std::max(s.max_clock_offset_ns, clock_offset_ns);
-  s.granularity = m.granularity;
-  ++s.switch_timed;
-}
-
 void MirrorSessions::count_port(MirrorSession& s, std::uint32_t port) {
   count_in(s.ports, port, 1);
 }

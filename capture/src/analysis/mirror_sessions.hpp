@@ -5,6 +5,7 @@
 // A capture holds a handful of sessions, so they sit in a short vector searched from the last
 // one hit; it grows only when a session, port or VLAN is first seen.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -45,7 +46,13 @@ class MirrorSessions {
         count_sequence(*s, m.sequence);
       }
     }
-    if (timing == FrameTiming::switch_clock) count_switch_time(*s, m, clock_offset_ns);
+    if (timing == FrameTiming::switch_clock) {
+      if (s->switch_timed == 0) s->min_clock_offset_ns = s->max_clock_offset_ns = clock_offset_ns;
+      s->min_clock_offset_ns = std::min(s->min_clock_offset_ns, clock_offset_ns);
+      s->max_clock_offset_ns = std::max(s->max_clock_offset_ns, clock_offset_ns);
+      s->granularity = m.granularity;
+      ++s->switch_timed;
+    }
     s->clock_too_far += timing == FrameTiming::clock_too_far;
     if (m.port_index != 0 || m.kind == MirrorKind::erspan2) {
       if (!s->ports.empty() && s->ports.back().first == m.port_index) {
@@ -77,8 +84,6 @@ class MirrorSessions {
   MirrorSession& find(MirrorKind kind, const IpAddress& source, const IpAddress& collector,
                       bool has_id, std::uint32_t id);
   static void count_sequence(MirrorSession& s, std::uint32_t sequence);
-  static void count_switch_time(MirrorSession& s, const MirrorHeader& m,
-                                std::int64_t clock_offset_ns);
   static void count_port(MirrorSession& s, std::uint32_t port);
   static void count_vlan(MirrorSession& s, std::uint16_t vlan);
   std::vector<MirrorSession> sessions_;
