@@ -80,7 +80,9 @@ const std::vector<MetricInfo>& known_metrics() {
       {"ecmp_imbalance", "", "max / mean of the bytes on parallel uplinks (1 is even)", false,
        "two or more capture points (filter roce or all)",
        "two or more capture points (filter roce or all)"},
-      {"capture_coverage", "", "frames captured / (captured + dropped), lowest capture point",
+      {"capture_coverage", "",
+       "frames captured / (captured + dropped + lost upstream), lowest capture point; a remote "
+       "mirror's frames lost on the way from its switch count by GRE sequence numbers",
        false, "the capture points' drop counters", "the capture points' drop counters"},
       {"cnp_reconciliation", "",
        "CNPs the mirror ports saw / CNPs the NICs sent across racks (1: they agree)", false,
