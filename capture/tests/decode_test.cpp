@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "addresses.hpp"
+#include "decode_exact.hpp"
 #include "hex.hpp"
 #include "rocehil/capture/frame_builder.hpp"
 #include "rocehil/common/roce_wire.hpp"
@@ -10,15 +11,10 @@
 namespace rocehil::capture {
 namespace {
 
+using testing::decode;
 using testing::doc_v6;
 using testing::from_hex;
 using testing::v4;
-
-DecodedFrame decode(const std::vector<std::uint8_t>& bytes, std::size_t caplen = SIZE_MAX) {
-  DecodedFrame d;
-  decode_ethernet(bytes.data(), static_cast<std::uint32_t>(std::min(caplen, bytes.size())), d);
-  return d;
-}
 
 TEST(Decode, ScapyWriteOnlyWithReth) {
   const DecodedFrame d = decode(from_hex(testing::scapy_write_only));

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "addresses.hpp"
+#include "decode_exact.hpp"
 #include "frames/mirror_layout.hpp"
 #include "hex.hpp"
 #include "rocehil/capture/decode.hpp"
@@ -19,18 +20,10 @@
 namespace rocehil::capture {
 namespace {
 
+using testing::decode;
 using testing::doc_v6;
 using testing::from_hex;
 using testing::v4;
-
-// Decodes the first `caplen` bytes from a copy of exactly that many bytes.
-DecodedFrame decode(const std::vector<std::uint8_t>& bytes, std::size_t caplen = SIZE_MAX) {
-  const std::vector<std::uint8_t> exact(
-      bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(std::min(caplen, bytes.size())));
-  DecodedFrame d;
-  decode_ethernet(exact.data(), static_cast<std::uint32_t>(exact.size()), d);
-  return d;
-}
 
 // The mirrored frame's own fields, as decode_ethernet gives them for the frame itself.
 auto inner_fields(const DecodedFrame& d) {
