@@ -120,7 +120,6 @@ void MirrorSessions::append(const MirrorSessions& later) {
 void MirrorSessions::add(const MirrorSessions& other) {
   for (const MirrorSession& b : other.sessions_) {
     MirrorSession& a = find(b.kind, b.source, b.collector, b.has_id, b.id);
-    const bool shared = a.frames > 0;
     add_counts(a, b);
     if (b.sequenced == 0) continue;
     if (a.sequenced == 0) {
@@ -131,7 +130,6 @@ void MirrorSessions::add(const MirrorSessions& other) {
       a.sequenced = b.sequenced;
       continue;
     }
-    if (!shared) continue;
     // Two workers each saw part of one session: the frames it should have had are the span of
     // numbers both saw, those it had are both workers' frames.
     if (ahead(b.first_sequence, a.first_sequence)) a.first_sequence = b.first_sequence;

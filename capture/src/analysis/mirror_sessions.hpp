@@ -76,7 +76,6 @@ class MirrorSessions {
   // is normally on one worker (its frames share their outer addresses, which the kernel's fanout
   // hashes); one seen by several has its losses taken from the span of sequence numbers.
   void add(const MirrorSessions& other);
-  bool empty() const noexcept { return sessions_.empty(); }
   // Ordered by source address, kind and id.
   std::vector<MirrorSession> result() const;
 
