@@ -94,23 +94,36 @@ void MirrorSessions::count_vlan(MirrorSession& s, std::uint16_t vlan) {
   count_in(s.vlans, vlan, 1);
 }
 
+// `b`'s session merged into this set's: the counts added, and its sequence numbers taken over
+// whole when this set's had none. Returns the session when both numbered frames (the caller
+// joins the two runs of numbers), else nullptr.
+MirrorSession* MirrorSessions::merge(const MirrorSession& b) {
+  MirrorSession& a = find(b.kind, b.source, b.collector, b.has_id, b.id);
+  add_counts(a, b);
+  if (b.sequenced == 0) return nullptr;
+  if (a.sequenced == 0) {
+    a.first_sequence = b.first_sequence;
+    a.last_sequence = b.last_sequence;
+    a.gaps = b.gaps;
+    a.late = b.late;
+    a.sequenced = b.sequenced;
+    return nullptr;
+  }
+  return &a;
+}
+
 void MirrorSessions::append(const MirrorSessions& later) {
   for (const MirrorSession& b : later.sessions_) {
-    MirrorSession& a = find(b.kind, b.source, b.collector, b.has_id, b.id);
-    add_counts(a, b);
-    if (b.sequenced == 0) continue;
-    if (a.sequenced == 0) {
-      a.first_sequence = b.first_sequence;
-      a.last_sequence = b.last_sequence;
+    MirrorSession* joined = merge(b);
+    if (!joined) continue;
+    MirrorSession& a = *joined;
+    // The later part's first number is judged against this part's highest, as one pass does.
+    if (ahead(a.last_sequence + 1, b.first_sequence)) {
+      a.gaps += b.first_sequence - (a.last_sequence + 1);
     } else {
-      // The later part's first number is judged against this part's highest, as one pass does.
-      if (ahead(a.last_sequence + 1, b.first_sequence)) {
-        a.gaps += b.first_sequence - (a.last_sequence + 1);
-      } else {
-        ++a.late;
-      }
-      if (ahead(a.last_sequence, b.last_sequence)) a.last_sequence = b.last_sequence;
+      ++a.late;
     }
+    if (ahead(a.last_sequence, b.last_sequence)) a.last_sequence = b.last_sequence;
     a.gaps += b.gaps;
     a.late += b.late;
     a.sequenced += b.sequenced;
@@ -119,17 +132,9 @@ void MirrorSessions::append(const MirrorSessions& later) {
 
 void MirrorSessions::add(const MirrorSessions& other) {
   for (const MirrorSession& b : other.sessions_) {
-    MirrorSession& a = find(b.kind, b.source, b.collector, b.has_id, b.id);
-    add_counts(a, b);
-    if (b.sequenced == 0) continue;
-    if (a.sequenced == 0) {
-      a.first_sequence = b.first_sequence;
-      a.last_sequence = b.last_sequence;
-      a.gaps = b.gaps;
-      a.late = b.late;
-      a.sequenced = b.sequenced;
-      continue;
-    }
+    MirrorSession* joined = merge(b);
+    if (!joined) continue;
+    MirrorSession& a = *joined;
     // Two workers each saw part of one session: the frames it should have had are the span of
     // numbers both saw, those it had are both workers' frames.
     if (ahead(b.first_sequence, a.first_sequence)) a.first_sequence = b.first_sequence;

@@ -82,6 +82,7 @@ class MirrorSessions {
  private:
   MirrorSession& find(MirrorKind kind, const IpAddress& source, const IpAddress& collector,
                       bool has_id, std::uint32_t id);
+  MirrorSession* merge(const MirrorSession& b);
   static void count_sequence(MirrorSession& s, std::uint32_t sequence);
   static void count_port(MirrorSession& s, std::uint32_t port);
   static void count_vlan(MirrorSession& s, std::uint16_t vlan);
