@@ -143,8 +143,15 @@ json mirror_json(const Analysis::Mirrors& m) {
               {"vlans", counted_list("vlan", s.vlans)}};
     sessions.push_back(std::move(x));
   }
-  return {{"frames", m.frames}, {"malformed", m.malformed}, {"mirrored_bytes", m.mirrored_bytes},
-          {"lost", m.lost()},   {"coverage", m.coverage()}, {"sessions", sessions}};
+  // Losses are known only from sequence numbers: with none, null rather than a 0 never measured.
+  bool sequenced = false;
+  for (const MirrorSession& s : m.sessions) sequenced = sequenced || s.sequenced > 0;
+  return {{"frames", m.frames},
+          {"malformed", m.malformed},
+          {"mirrored_bytes", m.mirrored_bytes},
+          {"lost", sequenced ? json(m.lost()) : json(nullptr)},
+          {"coverage", sequenced ? json(m.coverage()) : json(nullptr)},
+          {"sessions", sessions}};
 }
 
 json pfc_json(const Analysis::Pfc& pfc) {
