@@ -13,6 +13,7 @@
 #include <set>
 
 #include "addresses.hpp"
+#include "mirror_samples.hpp"
 #include "mixed_capture.hpp"
 #include "rocehil/capture/analysis_json.hpp"
 #include "rocehil/capture/analyzer.hpp"
@@ -253,6 +254,59 @@ TEST(MirrorAnalysis, SwitchTimedFramesReportHowFarTheClocksWereApart) {
   EXPECT_EQ(s["timestamp_granularity"], "100ns");
   EXPECT_EQ(s["clock_offset_ns"]["min"], 2'500);
   EXPECT_EQ(s["clock_offset_ns"]["max"], 2'500);
+}
+
+// A session's frames are recognised by their headers after the first (mirror_template.hpp); a
+// frame among them carrying a tunnel in its mirrored frame is still malformed, and not counted
+// in the session.
+TEST(MirrorAnalysis, ATunnelInsideASessionsFrameIsMalformedAndOutsideTheSession) {
+  const Capture c = mixed();
+  const auto [wrapped, through] = send(c, Sender{erspan2_v4});
+  Capture with_nested;
+  std::size_t ethernet = 0;
+  for (std::size_t i = 0; i < wrapped.frames.size(); ++i) {
+    const Frame& f = wrapped.frames[i];
+    std::vector<std::uint8_t> bytes(f.data, f.data + f.wire_len);  // whole; f.caplen were kept
+    ethernet += f.link_type == link_type::ethernet;
+    if (i == 1000) {  // the session's own headers, twice
+      ASSERT_EQ(f.link_type, link_type::ethernet);
+      bytes = wrap_mirror(erspan2_v4(i), bytes);
+      with_nested.add(std::move(bytes), f.ts_ns);
+      continue;
+    }
+    with_nested.add(std::move(bytes), f.ts_ns, f.caplen, f.link_type);
+  }
+  const nlohmann::json j = analyse(with_nested)["mirror"];
+  EXPECT_EQ(j["malformed"], 1);
+  EXPECT_EQ(j["frames"], ethernet - 1);
+  EXPECT_EQ(j["sessions"][0]["frames"], ethernet - 1);
+  EXPECT_EQ(j["sessions"][0]["lost"], 1);  // its sequence number is inside the tunnel it carries
+}
+
+// Tunnel headers too long to be recognised by their bytes (IPv6 with 96 bytes of hop-by-hop
+// options) are read field by field, frame after frame: the same figures.
+TEST(MirrorAnalysis, SessionsWithLongHeadersAreReadFieldByField) {
+  const Capture c = mixed();
+  const auto [wrapped, through] = send(c, Sender{[](std::size_t) {
+                                         MirrorWrap w;
+                                         w.src = testing::doc_v6(0x5e);
+                                         w.dst = testing::doc_v6(0xc0);
+                                         return w;
+                                       }});
+  Capture long_headers;
+  for (const Frame& f : wrapped.frames) {
+    std::vector<std::uint8_t> bytes(f.data, f.data + f.wire_len);  // whole; f.caplen were kept
+    const bool ethernet = f.link_type == link_type::ethernet;
+    if (ethernet) bytes = testing::with_hop_by_hop(std::move(bytes), 96);
+    long_headers.add(std::move(bytes), f.ts_ns, ethernet ? f.caplen + 96 : f.caplen, f.link_type);
+  }
+  const nlohmann::json j = analyse(long_headers);
+  const nlohmann::json usual = analyse(wrapped);
+  EXPECT_EQ(figures(j), figures(analyse(c)));
+  EXPECT_EQ(j["mirror"]["frames"], usual["mirror"]["frames"]);
+  EXPECT_EQ(j["mirror"]["mirrored_bytes"], usual["mirror"]["mirrored_bytes"]);
+  EXPECT_EQ(j["mirror"]["sessions"][0]["sequenced"], usual["mirror"]["sessions"][0]["sequenced"]);
+  EXPECT_EQ(j["mirror"]["sessions"][0]["lost"], 0);
 }
 
 std::string one_pass(const Capture& c) {

@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <tuple>
 
 #include "addresses.hpp"
 #include "decode_exact.hpp"
 #include "frames/mirror_layout.hpp"
 #include "hex.hpp"
+#include "mirror_samples.hpp"
 #include "rocehil/capture/decode.hpp"
 #include "rocehil/capture/frame_builder.hpp"
 #include "rocehil/capture/mirror_builder.hpp"
@@ -22,7 +24,9 @@ namespace {
 
 using testing::decode;
 using testing::doc_v6;
+using testing::every_wrap;
 using testing::from_hex;
+using testing::sample_frames;
 using testing::v4;
 
 // The mirrored frame's own fields, as decode_ethernet gives them for the frame itself.
@@ -118,44 +122,6 @@ TEST(MirrorBuilder, WritesScapysBytes) {
   teb.key = 42;
   teb.sequence = 3;
   EXPECT_EQ(wrap_mirror(teb, frame), from_hex(testing::scapy_gre_teb));
-}
-
-// Frames of every kind the analyzer counts, each carried every way a mirror carries them.
-std::vector<std::vector<std::uint8_t>> sample_frames() {
-  RoceFrame write;
-  write.payload_size = 100;
-  RoceFrame tagged_v6;
-  tagged_v6.src = doc_v6(1);
-  tagged_v6.dst = doc_v6(2);
-  tagged_v6.vlans = {{0x8100, 300}};
-  tagged_v6.bth.opcode = wire::opcode::rc_acknowledge;
-  tagged_v6.aeth.syndrome = 0x61;
-  tagged_v6.ecn = wire::ecn_ce;
-  return {build(write), build(tagged_v6), build(cnp_frame(v4(198, 18, 0, 2), v4(198, 18, 0, 1), 7)),
-          build_pfc(0x08, {0, 0, 0, 0xffff, 0, 0, 0, 0}), build_pause(0x200)};
-}
-
-std::vector<MirrorWrap> every_wrap() {
-  std::vector<MirrorWrap> out;
-  for (MirrorKind kind :
-       {MirrorKind::erspan1, MirrorKind::erspan2, MirrorKind::erspan3, MirrorKind::gre_teb})
-    for (bool v6 : {false, true})
-      for (bool sequence : {false, true}) {
-        MirrorWrap w;
-        w.kind = kind;
-        w.with_sequence = sequence;
-        w.with_key = kind == MirrorKind::gre_teb && !sequence;
-        w.key = 9;
-        w.sequence = 77;
-        w.session_id = 12;
-        w.platform_id = sequence && kind == MirrorKind::erspan3 ? 1 : 0;
-        if (v6) {
-          w.src = doc_v6(0x5e);
-          w.dst = doc_v6(0xc0);
-        }
-        out.push_back(w);
-      }
-  return out;
 }
 
 TEST(MirrorDecode, EveryWrapOfEveryFrameDecodesAsTheFrameItself) {
@@ -360,6 +326,49 @@ TEST(SwitchTime, EachGranularityNearTheCaptureTime) {
   EXPECT_FALSE(switch_time_ns(m, capture, t));
   m.granularity = TimestampGranularity::platform;
   EXPECT_FALSE(switch_time_ns(m, capture, t));
+}
+
+// SwitchClock, frame after frame, gives what switch_time_ns() gives each frame on its own: across
+// period boundaries, with clocks near, far and exactly half a period apart, and granularity
+// changing under it.
+TEST(SwitchTime, TheClockOfASessionAgreesWithTheRuleFrameAfterFrame) {
+  std::mt19937_64 rng(11);
+  SwitchClock clock;
+  std::uint64_t capture = 1'764'158'400'000'000'000;
+  std::size_t timed = 0, not_timed = 0;
+  for (int run = 0; run < 8; ++run) {
+    MirrorHeader m;
+    m.has_timestamp = true;
+    m.granularity = static_cast<TimestampGranularity>(run % 3);
+    m.has_seconds = run == 5;
+    const std::uint64_t tick = mirror_wire::timestamp_unit(m.granularity).tick_ns;
+    const std::uint64_t period = mirror_wire::timestamp_unit(m.granularity).period_ns;
+    for (int i = 0; i < 20'000; ++i) {
+      // Steps that cross the 1588 second and, over a run, the 429 s of 100 ns units.
+      capture += rng() % (run == 1 ? 60'000'000'000 : 200'000'000);
+      std::int64_t skew = static_cast<std::int64_t>(rng() % 3'000'000'000) - 1'500'000'000;
+      if (i % 97 == 0) skew = 3'600'000'000'000;                       // an hour off: another clock
+      if (i % 89 == 0) skew = static_cast<std::int64_t>(period / 2);   // a tie
+      if (i % 83 == 0) skew = -static_cast<std::int64_t>(period / 2);  // the other tie
+      const std::uint64_t at_switch = capture + static_cast<std::uint64_t>(skew);
+      std::uint32_t timestamp = static_cast<std::uint32_t>(at_switch % period / tick);
+      if (i % 101 == 0 && m.granularity == TimestampGranularity::ieee1588)
+        timestamp = 1'000'000'000 + static_cast<std::uint32_t>(i);  // no such nanosecond
+      const auto seconds = static_cast<std::uint32_t>(at_switch / 1'000'000'000);
+      std::uint64_t want = 0, got = 0;
+      const bool by_rule = switch_time_ns(m, timestamp, seconds, capture, want);
+      ASSERT_EQ(clock.time_ns(m, timestamp, seconds, capture, got), by_rule)
+          << "run " << run << " frame " << i;
+      if (by_rule) {
+        ASSERT_EQ(got, want) << "run " << run << " frame " << i;
+        ++timed;
+      } else {
+        ++not_timed;
+      }
+    }
+  }
+  EXPECT_GT(timed, 100'000u);
+  EXPECT_GT(not_timed, 1'000u);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "analysis/request_psns.hpp"
 #include "frames/frame_layout.hpp"
 #include "frames/mirror_layout.hpp"
+#include "frames/mirror_template.hpp"
 #include "rocehil/common/roce_wire.hpp"
 #include "rocehil/common/units.hpp"
 
@@ -32,7 +33,9 @@ constexpr std::size_t source_mac_offset = 6;
 
 // The length a mirrored frame had on the wire: what the tunnel carried, or more where the switch
 // cut it and its IP header says how long it was.
-std::uint64_t mirrored_wire_len(const std::uint8_t* d, const FrameLayout& l) noexcept {
+// Inlined by force: called once per mirrored frame, and GCC would rather not.
+__attribute__((always_inline)) inline std::uint64_t mirrored_wire_len(
+    const std::uint8_t* d, const FrameLayout& l) noexcept {
   std::uint64_t len = l.carried;
   if (l.ip_version == 4) len = std::max<std::uint64_t>(len, l.l3 - l.l2 + load_be16(d + l.l3 + 2));
   if (l.ip_version == 6)
@@ -68,7 +71,7 @@ struct PauseEvent {
 
 // A frame whose layers are located and, for a flow's packet, whose table slot is on its way.
 // `ts_ns` and `wire_len` are what the frame is counted with: a remote mirror's are the mirrored
-// frame's (count() sets them as it opens the tunnel's header).
+// frame's (locate() sets them as it counts the frame in its session).
 struct Located {
   FrameLayout layout;
   V4Key v4;
@@ -103,7 +106,12 @@ struct Analyzer::State {
   std::uint64_t frames_outside = 0;
   PauseTracker pauses;
   MirrorSessions mirror_sessions;
-  SwitchClockCache switch_clock;  // spares a division per frame timed by its switch
+  // The last session seen, to recognise its next frames by their headers; its index and shape.
+  MirrorTemplate mirror_template;
+  std::size_t template_session = 0;
+  MirrorSessions::Shape template_shape;
+  bool template_timed = false;  // its ERSPAN III timestamps time its frames
+  SwitchClock switch_clock;
   bool started = false;
   std::uint64_t start_ns = 0;
   // The bin of the previous frame, [bin_lo, bin_hi): most frames fall in it and skip a division.
@@ -142,7 +150,10 @@ struct Analyzer::State {
                          std::uint8_t opcode, bool ce);
   void count_pfc(const Frame& f, const Located& x);
   void count_pause(const Frame& f, const Located& x);
-  void count_mirror(const Frame& f, Located& x);
+  void new_session_frame(const Frame& f, Located& x);
+  void count_mirror(const Frame& f, Located& x, const MirrorHeader& mirror,
+                    const MirrorSessions::Shape& shape, const MirrorFrameFields& v,
+                    MirrorSession& s, bool timed);
 
   void replay_pause(const PauseEvent& e) {
     if (e.pfc) {
@@ -157,10 +168,33 @@ struct Analyzer::State {
   void append_timeline(const State& b);
 };
 
-void Analyzer::State::locate(const Frame& f, Located& x) {
-  x.layout = f.link_type == link_type::ethernet ? locate_layers(f.data, f.caplen) : FrameLayout{};
+// Inlined by force into add()'s loop, as the compiler did while it was smaller.
+__attribute__((always_inline)) inline void Analyzer::State::locate(const Frame& f, Located& x) {
   x.ts_ns = f.ts_ns;
   x.wire_len = f.wire_len;
+  if (f.link_type != link_type::ethernet) {
+    x.layout = FrameLayout{};
+    return;
+  }
+  // A remote mirror's frames are counted here, in capture order as count() does. A frame of the
+  // session the template knows is opened without reading its tunnel field by field
+  // (mirror_template.hpp); locate_frame() is called from one place, so that it is inlined as
+  // for an unwrapped frame.
+  FrameLayout& l = x.layout;
+  const bool known_session = mirror_template.open(f.data, f.caplen, l);
+  if (!known_session) {
+    l = FrameLayout{};
+    l.end = f.caplen;
+  }
+  locate_frame(f.data, l);
+  if (known_session) {
+    // A tunnel inside the mirrored frame makes it malformed, and malformed is not counted.
+    if (l.kind != FrameKind::mirror_malformed)
+      count_mirror(f, x, mirror_template.header(), template_shape, mirror_template.read(f.data),
+                   mirror_sessions.session(template_session), template_timed);
+  } else if (opened_tunnel(l)) {
+    new_session_frame(f, x);
+  }
   if (x.layout.kind != FrameKind::roce || f.data[x.layout.bth] == w::opcode::cnp) return;
   const std::uint32_t dest_qp = bth_dest_qp(f.data + x.layout.bth);
   const std::uint8_t* ip = f.data + x.layout.l3;
@@ -175,18 +209,17 @@ void Analyzer::State::locate(const Frame& f, Located& x) {
   }
 }
 
-// A remote mirror's frame: its session counted, and the time and length the mirrored frame is
-// counted with set.
-void Analyzer::State::count_mirror(const Frame& f, Located& x) {
-  // A local, so that the compiler keeps the fields in registers and drops those unread.
-  MirrorHeader mirror;
-  read_mirror_header(f.data, f.caplen, x.layout, mirror);
-  mirror.has_sequence = mirror.has_sequence && options.mirror_sequences;
+// A remote mirror's frame, of session `s` (whose header is `mirror` but for `v`): the session
+// counted, and the time and length the mirrored frame is counted with set. `timed`: by the
+// switch's clock.
+__attribute__((always_inline)) inline void Analyzer::State::count_mirror(
+    const Frame& f, Located& x, const MirrorHeader& mirror, const MirrorSessions::Shape& shape,
+    const MirrorFrameFields& v, MirrorSession& s, bool timed) {
   FrameTiming timing = FrameTiming::capture;
   std::int64_t clock_offset_ns = 0;
   std::uint64_t at_switch = 0;
-  if (mirror.has_timestamp && options.switch_timestamps) {
-    if (switch_time_ns(mirror, f.ts_ns, at_switch, &switch_clock)) {
+  if (timed) {
+    if (switch_clock.time_ns(mirror, v.timestamp, v.seconds, f.ts_ns, at_switch)) {
       timing = FrameTiming::switch_clock;
       clock_offset_ns = static_cast<std::int64_t>(f.ts_ns - at_switch);
       x.ts_ns = at_switch;
@@ -195,14 +228,35 @@ void Analyzer::State::count_mirror(const Frame& f, Located& x) {
     }
   }
   x.wire_len = mirrored_wire_len(f.data, x.layout);
-  ++totals.mirror.frames;
-  totals.mirror.mirrored_bytes += x.wire_len;
-  mirror_sessions.count(mirror, f.wire_len, timing, clock_offset_ns);
+  totals.mirror.mirrored_bytes += x.wire_len;  // mirror.frames: its sessions' frames, in result()
+  MirrorSessions::count_frame(s, shape, v, f.wire_len, timing, clock_offset_ns);
+}
+
+// A tunnel whose session's headers are not the ones learned: its mirrored frame located, the
+// headers learned from it, and the frame counted (from its header read field by field where
+// too long to learn).
+void Analyzer::State::new_session_frame(const Frame& f, Located& x) {
+  locate_frame(f.data, x.layout);
+  if (x.layout.kind == FrameKind::mirror_malformed) return;
+  MirrorHeader mirror;
+  read_mirror_header(f.data, f.caplen, x.layout, mirror);
+  const std::size_t session = mirror_sessions.index_of(mirror);
+  const MirrorSessions::Shape shape = MirrorSessions::shape_of(mirror, options.mirror_sequences);
+  const bool timed = mirror.has_timestamp && options.switch_timestamps;
+  if (mirror_template.learn(f.data, f.caplen, x.layout)) {
+    template_session = session;
+    template_shape = shape;
+    template_timed = timed;
+    count_mirror(f, x, mirror_template.header(), shape, mirror_template.read(f.data),
+                 mirror_sessions.session(session), timed);
+  } else {
+    count_mirror(f, x, mirror, shape, frame_fields(mirror), mirror_sessions.session(session),
+                 timed);
+  }
 }
 
 void Analyzer::State::count(const Frame& f, Located& x) {
   const FrameLayout& l = x.layout;
-  if (l.mirror != MirrorKind::none && l.kind != FrameKind::mirror_malformed) count_mirror(f, x);
   Analysis& t = totals;
   if (t.frames == 0) t.first_ns = t.last_ns = x.ts_ns;
   if (!started) {  // a later part has its start already
@@ -407,7 +461,6 @@ void Analyzer::State::append_totals(const Analysis& b) {
   a.roce.packets += b.roce.packets;
   a.roce.malformed += b.roce.malformed;
   a.roce.truncated += b.roce.truncated;
-  a.mirror.frames += b.mirror.frames;
   a.mirror.malformed += b.mirror.malformed;
   a.mirror.mirrored_bytes += b.mirror.mirrored_bytes;
   a.roce.ecn_ce += b.roce.ecn_ce;
@@ -565,6 +618,7 @@ Analysis Analyzer::result() const {
   a.pfc.from_spine = pauses.from_spine;
 
   a.mirror.sessions = st.mirror_sessions.result();
+  for (const MirrorSession& s : a.mirror.sessions) a.mirror.frames += s.frames;
 
   a.cnp.by_dest_qp.reserve(st.cnp_by_qp.size());
   st.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "frames/mirror_layout.hpp"
 #include "rocehil/capture/analysis.hpp"
 #include "rocehil/capture/decode.hpp"
 
@@ -23,49 +24,83 @@ enum class FrameTiming : std::uint8_t {
 
 class MirrorSessions {
  public:
+  // What counting a session's frame needs to know beyond the frame's own fields: the same for
+  // every frame of the session, so that a caller counting many works it out once.
+  struct Shape {
+    bool sequenced = false;  // its sequence numbers are counted
+    bool vlans = false;      // ERSPAN II and III carry the mirrored frame's VLAN
+    bool erspan2 = false;    // carries a port index, 0 included (others: where not 0)
+    TimestampGranularity granularity = TimestampGranularity::us100;
+  };
+  // `count_sequences`: false where a filter thinned the session before the analyzer saw it.
+  static Shape shape_of(const MirrorHeader& m, bool count_sequences) noexcept {
+    Shape shape;
+    shape.sequenced = m.has_sequence && count_sequences;
+    shape.vlans = m.kind == MirrorKind::erspan2 || m.kind == MirrorKind::erspan3;
+    shape.erspan2 = m.kind == MirrorKind::erspan2;
+    shape.granularity = m.granularity;
+    return shape;
+  }
+
   // One tunnel packet (not malformed) of `wire_len` bytes as received. `clock_offset_ns` is the
   // capture time minus the switch time, for a frame timed by the switch.
-  // Inline: the per-frame path of a remote mirror (mirror_sessions.cpp has the rest).
   void count(const MirrorHeader& m, std::uint64_t wire_len, FrameTiming timing,
              std::int64_t clock_offset_ns) {
+    count_frame(session(index_of(m)), shape_of(m, true), frame_fields(m), wire_len, timing,
+                clock_offset_ns);
+  }
+  // The index of the session `m` belongs to: it stays the session's.
+  std::size_t index_of(const MirrorHeader& m) {
     const bool erspan = m.kind == MirrorKind::erspan2 || m.kind == MirrorKind::erspan3;
     const bool has_id = erspan || (m.kind == MirrorKind::gre_teb && m.has_key);
     const std::uint32_t id = erspan ? m.session_id : m.key;
-    MirrorSession* s = last_ < sessions_.size() ? &sessions_[last_] : nullptr;
-    if (!s || s->kind != m.kind || s->has_id != has_id || s->id != id ||
-        !(s->source == m.outer_src) || !(s->collector == m.outer_dst))
-      s = &find(m.kind, m.outer_src, m.outer_dst, has_id, id);
-    ++s->frames;
-    s->bytes += wire_len;
-    s->truncated += m.truncated;
-    if (m.has_sequence) {
-      if (s->sequenced > 0 && m.sequence == s->last_sequence + 1) {
-        s->last_sequence = m.sequence;
-        ++s->sequenced;
+    find(m.kind, m.outer_src, m.outer_dst, has_id, id);
+    return last_;
+  }
+  // Valid until the next index_of() of a session not seen before.
+  MirrorSession& session(std::size_t index) noexcept { return sessions_[index]; }
+
+  // count() of a frame of session `s`, of shape `shape`, whose headers carry `v`.
+  // Inline: the per-frame path of a remote mirror (mirror_sessions.cpp has the rest).
+  static void count_frame(MirrorSession& s, const Shape& shape, const MirrorFrameFields& v,
+                          std::uint64_t wire_len, FrameTiming timing,
+                          std::int64_t clock_offset_ns) {
+    // Counters that seldom change are written only when they do: stores, not instructions,
+    // bound this path.
+    ++s.frames;
+    s.bytes += wire_len;
+    if (v.truncated) ++s.truncated;
+    if (shape.sequenced) {
+      if (v.sequence == s.last_sequence + 1 && s.sequenced > 0) {
+        s.last_sequence = v.sequence;
+        ++s.sequenced;
       } else {
-        count_sequence(*s, m.sequence);
+        count_sequence(s, v.sequence);
       }
     }
     if (timing == FrameTiming::switch_clock) {
-      if (s->switch_timed == 0) s->min_clock_offset_ns = s->max_clock_offset_ns = clock_offset_ns;
-      s->min_clock_offset_ns = std::min(s->min_clock_offset_ns, clock_offset_ns);
-      s->max_clock_offset_ns = std::max(s->max_clock_offset_ns, clock_offset_ns);
-      s->granularity = m.granularity;
-      ++s->switch_timed;
+      if (s.switch_timed == 0) {
+        s.min_clock_offset_ns = s.max_clock_offset_ns = clock_offset_ns;
+        s.granularity = shape.granularity;
+      }
+      if (clock_offset_ns < s.min_clock_offset_ns) s.min_clock_offset_ns = clock_offset_ns;
+      if (clock_offset_ns > s.max_clock_offset_ns) s.max_clock_offset_ns = clock_offset_ns;
+      ++s.switch_timed;
+    } else if (timing == FrameTiming::clock_too_far) {
+      ++s.clock_too_far;
     }
-    s->clock_too_far += timing == FrameTiming::clock_too_far;
-    if (m.port_index != 0 || m.kind == MirrorKind::erspan2) {
-      if (!s->ports.empty() && s->ports.back().first == m.port_index) {
-        ++s->ports.back().second;
+    if (v.port_index != 0 || shape.erspan2) {
+      if (!s.ports.empty() && s.ports.back().first == v.port_index) {
+        ++s.ports.back().second;
       } else {
-        count_port(*s, m.port_index);
+        count_port(s, v.port_index);
       }
     }
-    if (erspan) {
-      if (!s->vlans.empty() && s->vlans.back().first == m.vlan) {
-        ++s->vlans.back().second;
+    if (shape.vlans) {
+      if (!s.vlans.empty() && s.vlans.back().first == v.vlan) {
+        ++s.vlans.back().second;
       } else {
-        count_vlan(*s, m.vlan);
+        count_vlan(s, v.vlan);
       }
     }
   }

@@ -148,12 +148,30 @@ inline void locate_ethernet(const std::uint8_t* d, std::uint32_t caplen, std::ui
 
 // Finds the layers of an Ethernet frame (without FCS) of which `caplen` bytes were captured.
 // A remote mirror's tunnel, once opened, is followed by its mirrored frame's layers.
-inline FrameLayout locate_layers(const std::uint8_t* d, std::uint32_t caplen) noexcept {
-  FrameLayout out;
+// Writes `out` in place: a copy of a layout just built field by field would wait on those
+// narrow stores.
+inline void locate_layers(const std::uint8_t* d, std::uint32_t caplen, FrameLayout& out) noexcept {
+  out = FrameLayout{};
   out.end = caplen;
   layout_detail::locate_ethernet(d, caplen, 0, out);
   if (out.l2 != 0 && out.kind == FrameKind::other)
     layout_detail::locate_ethernet(d, out.end, out.l2, out);
+}
+
+// locate_layers() in two steps, for a caller that opens a known tunnel itself
+// (MirrorTemplate::open): the layers of the Ethernet frame at out.l2, up to out.end, with
+// `out`'s tunnel fields as they are (none: out.l2 = 0 and out.end the capture's length).
+// Then, where that frame is a tunnel not yet opened (out.l2 != 0 and out.kind other),
+// locate_mirrored_frame() goes on inside it.
+inline void locate_frame(const std::uint8_t* d, FrameLayout& out) noexcept {
+  layout_detail::locate_ethernet(d, out.end, out.l2, out);
+}
+inline bool opened_tunnel(const FrameLayout& out) noexcept {
+  return out.l2 != 0 && out.kind == FrameKind::other;
+}
+inline FrameLayout locate_layers(const std::uint8_t* d, std::uint32_t caplen) noexcept {
+  FrameLayout out;
+  locate_layers(d, caplen, out);
   return out;
 }
 

@@ -9,6 +9,7 @@
 // Ethernet layer, so neither pass calls itself and both stay inlined in the analyzer's loop.
 // read_mirror_header() then reads what the tunnel headers say, for whoever needs it.
 
+#include <algorithm>
 #include <cstdint>
 
 #include "frames/frame_layout.hpp"
@@ -172,55 +173,110 @@ inline void read_mirror_header(const std::uint8_t* d, std::uint32_t caplen, cons
 // is another time base (uptime, unsynchronised): its timestamps are not used.
 inline constexpr std::uint64_t max_switch_clock_skew_ns = 1'000'000'000;
 
-// The last period a capture time fell in, so frames after it skip the division.
-struct SwitchClockCache {
-  std::uint64_t period = 0;
-  std::uint64_t start = 0;  // a multiple of period
-};
+namespace mirror_wire {
 
-inline bool switch_time_ns(const MirrorHeader& m, std::uint64_t capture_ns, std::uint64_t& out,
-                           SwitchClockCache* cache = nullptr) noexcept {
+// An ERSPAN III timestamp's tick in ns and the span its 32 bits cover (0, 0: not a time here).
+struct TimestampUnit {
+  std::uint64_t tick_ns = 0;
+  std::uint64_t period_ns = 0;
+};
+constexpr TimestampUnit timestamp_unit(TimestampGranularity g) noexcept {
+  switch (g) {
+    case TimestampGranularity::us100: return {100'000, (std::uint64_t{1} << 32) * 100'000};
+    case TimestampGranularity::ns100: return {100, (std::uint64_t{1} << 32) * 100};
+    case TimestampGranularity::ieee1588: return {1, 1'000'000'000};  // ns of a second
+    case TimestampGranularity::platform: break;
+  }
+  return {};
+}
+
+}  // namespace mirror_wire
+
+// The time of a frame of session `m` (its header: granularity, has_timestamp, has_seconds) whose
+// headers carry `timestamp` and `seconds`: the one nearest `capture_ns` that they allow, if
+// within max_switch_clock_skew_ns of it.
+inline bool switch_time_ns(const MirrorHeader& m, std::uint32_t timestamp, std::uint32_t seconds,
+                           std::uint64_t capture_ns, std::uint64_t& out) noexcept {
   if (!m.has_timestamp) return false;
+  const mirror_wire::TimestampUnit unit = mirror_wire::timestamp_unit(m.granularity);
+  if (unit.tick_ns == 0) return false;
+  if (m.granularity == TimestampGranularity::ieee1588 && timestamp >= 1'000'000'000) return false;
   std::uint64_t time = 0;
   if (m.granularity == TimestampGranularity::ieee1588 && m.has_seconds) {
-    if (m.timestamp >= 1'000'000'000) return false;
-    time = std::uint64_t{m.seconds} * 1'000'000'000 + m.timestamp;
+    time = std::uint64_t{seconds} * 1'000'000'000 + timestamp;
   } else {
-    std::uint64_t value = 0, period = 0;
-    switch (m.granularity) {
-      case TimestampGranularity::us100:
-        value = std::uint64_t{m.timestamp} * 100'000;
-        period = (std::uint64_t{1} << 32) * 100'000;
-        break;
-      case TimestampGranularity::ns100:
-        value = std::uint64_t{m.timestamp} * 100;
-        period = (std::uint64_t{1} << 32) * 100;
-        break;
-      case TimestampGranularity::ieee1588:
-        if (m.timestamp >= 1'000'000'000) return false;
-        value = m.timestamp;
-        period = 1'000'000'000;
-        break;
-      case TimestampGranularity::platform: return false;
-    }
-    std::uint64_t start = 0;
-    if (cache && cache->period == period && capture_ns - cache->start < period) {
-      start = cache->start;
-    } else {
-      start = capture_ns - capture_ns % period;
-      if (cache) *cache = {period, start};
-    }
-    time = start + value;
-    if (time > capture_ns && time - capture_ns > period / 2 && time >= period) {
+    const std::uint64_t period = unit.period_ns;
+    time = capture_ns - capture_ns % period + timestamp * unit.tick_ns;
+    const auto ahead = static_cast<std::int64_t>(time - capture_ns);
+    if (ahead > static_cast<std::int64_t>(period / 2) && time >= period) {
       time -= period;
-    } else if (time < capture_ns && capture_ns - time > period / 2) {
+    } else if (ahead < -static_cast<std::int64_t>(period / 2)) {
       time += period;
     }
   }
-  const std::uint64_t skew = time > capture_ns ? time - capture_ns : capture_ns - time;
+  const auto ahead = static_cast<std::int64_t>(time - capture_ns);
+  const auto skew = static_cast<std::uint64_t>(ahead < 0 ? -ahead : ahead);
   if (skew > max_switch_clock_skew_ns) return false;
   out = time;
   return true;
+}
+
+// switch_time_ns() for frame after frame: the start of the period the last frame's time fell in,
+// so that the next ones need neither a division nor the granularity's case. Any period start
+// giving a time closer to the capture time than half a period and the skew allowed gives the
+// one switch_time_ns() finds; anything else (a tie at exactly half a period included) is asked
+// of switch_time_ns().
+class SwitchClock {
+ public:
+  bool time_ns(const MirrorHeader& m, std::uint32_t timestamp, std::uint32_t seconds,
+               std::uint64_t capture_ns, std::uint64_t& out) noexcept {
+    if (m.granularity == granularity_ && timestamp < limit_) {
+      const std::uint64_t time = start_ + timestamp * tick_ns_;
+      const auto ahead = static_cast<std::int64_t>(time - capture_ns);
+      if (ahead < near_ && ahead > -near_) {
+        out = time;
+        return true;
+      }
+    }
+    if (!switch_time_ns(m, timestamp, seconds, capture_ns, out)) return false;
+    const mirror_wire::TimestampUnit unit = mirror_wire::timestamp_unit(m.granularity);
+    const bool whole_time = m.granularity == TimestampGranularity::ieee1588 && m.has_seconds;
+    granularity_ = whole_time ? none : m.granularity;
+    tick_ns_ = unit.tick_ns;
+    start_ = out - timestamp * unit.tick_ns;
+    near_ = static_cast<std::int64_t>(std::min(unit.period_ns / 2, max_switch_clock_skew_ns));
+    limit_ =
+        m.granularity == TimestampGranularity::ieee1588 ? 1'000'000'000 : std::uint64_t{1} << 32;
+    return true;
+  }
+
+ private:
+  static constexpr auto none = static_cast<TimestampGranularity>(0xff);
+  TimestampGranularity granularity_ = none;  // of the last frame timed; none: ask each time
+  std::uint64_t tick_ns_ = 0;
+  std::uint64_t start_ = 0;  // a period start: a multiple of the period
+  std::int64_t near_ = 0;
+  std::uint64_t limit_ = 0;  // timestamps from here on are no time (IEEE 1588: 10^9 ns)
+};
+
+inline bool switch_time_ns(const MirrorHeader& m, std::uint64_t capture_ns,
+                           std::uint64_t& out) noexcept {
+  return switch_time_ns(m, m.timestamp, m.seconds, capture_ns, out);
+}
+
+// The fields of a mirror's headers that change from frame to frame of one session; the rest of
+// a MirrorHeader stays as the session's first frame had it (mirror_template.hpp).
+struct MirrorFrameFields {
+  std::uint32_t sequence = 0;
+  std::uint32_t timestamp = 0;
+  std::uint32_t seconds = 0;
+  std::uint32_t port_index = 0;
+  std::uint16_t vlan = 0;
+  bool truncated = false;
+};
+
+inline MirrorFrameFields frame_fields(const MirrorHeader& m) noexcept {
+  return {m.sequence, m.timestamp, m.seconds, m.port_index, m.vlan, m.truncated};
 }
 
 }  // namespace rocehil::capture
