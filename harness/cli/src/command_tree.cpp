@@ -16,6 +16,7 @@
 #include "report_command.hpp"
 #include "run_command.hpp"
 #include "selftest_command.hpp"
+#include "settings_command.hpp"
 #include "suite_command.hpp"
 #include "switches_command.hpp"
 #include "testbed_command.hpp"
@@ -56,6 +57,7 @@ void add_commands(CLI::App& app, int& exit_code) {
   add_inventory_command(app, exit_code);
   add_switches_command(app, exit_code);
   add_suite_command(app, exit_code);
+  add_settings_command(app, exit_code);
   add_run_command(app, exit_code);
   add_history_command(app, exit_code);
   add_compare_command(app, exit_code);

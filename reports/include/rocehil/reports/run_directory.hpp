@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "rocehil/common/whole_file.hpp"
+
 namespace rocehil::reports {
 
 // "20261122T184501Z-smoke": when the run started (UTC) and the suite's name, with anything a
@@ -16,10 +18,9 @@ std::string iso_utc(std::int64_t unix_s);
 // reports/<run-id>/: made when the run starts. Every file is written whole, to a temporary name
 // then renamed over the old one, so a reader (or a run killed mid-write) never leaves half a
 // run.json behind.
-// `content` into `path` whole: written to path.partial, fsynced, renamed over `path`. A reader
-// (a browser, node_exporter's textfile collector) sees the old file or the new one, never half.
-// Throws rocehil::Error (exit 3) naming the file and the reason.
-void write_file_whole(const std::string& path, std::string_view content);
+// `content` into `path` whole (common/whole_file.hpp): a reader (a browser, node_exporter's
+// textfile collector) sees the old file or the new one, never half.
+using rocehil::write_file_whole;
 
 class RunDirectory {
  public:

@@ -1,0 +1,45 @@
+#pragma once
+
+// Changing a host's NIC settings as a run needs them: every change checked possible before any
+// is made, each one journaled before it is written and read back after; and everything put back
+// as it was, read back again, when the run is over (or by whoever finds the journal left).
+
+#include <string>
+#include <vector>
+
+#include "rocehil/settings/assignment.hpp"
+#include "rocehil/settings/journal.hpp"
+
+namespace rocehil::settings {
+
+class NicChanges {
+ public:
+  // The NICs' files under `root` ("/" on a host); the journal at `journal`; `host` names the
+  // host in messages and in the journal.
+  NicChanges(std::string root, std::string journal, std::string host);
+
+  // Throws rocehil::Error (bad input) naming host, netdev and setting for the first assignment
+  // a NIC cannot take (no such file, or set with a tool); changes nothing.
+  void check(const std::vector<Assignment>& wanted, const std::vector<std::string>& netdevs) const;
+
+  // Sets every assignment on every netdev, journal first. Values already in force are left
+  // alone and not journaled. Returns the changes made. On a write the driver refuses or a
+  // read-back that differs, puts back what it changed and throws rocehil::Error naming host,
+  // netdev, setting, wanted and found. Refuses (infrastructure) while a journal is on the host:
+  // restore() it first.
+  std::vector<JournalEntry> apply(const std::vector<Assignment>& wanted,
+                                  const std::vector<std::string>& netdevs, const std::string& run,
+                                  const std::string& started_at);
+
+  // Puts back, newest first, what the journal on the host says, reads each back, and removes the
+  // journal. Returns what was put back (nothing when there is no journal). Throws rocehil::Error
+  // naming what could not be put back; the journal then stays for another try.
+  std::vector<JournalEntry> restore();
+
+  const std::string& journal_path() const noexcept { return journal_; }
+
+ private:
+  std::string root_, journal_, host_;
+};
+
+}  // namespace rocehil::settings

@@ -1,0 +1,112 @@
+#include "rocehil/settings/nic_changes.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "rocehil/common/error.hpp"
+#include "rocehil/settings/nic_files.hpp"
+
+namespace rocehil::settings {
+
+namespace {
+
+// Writes `value` and reads it back; the error names what was found instead.
+void write_and_check(const std::string& host, const NicFiles& nic, const Setting& s,
+                     const std::string& value) {
+  nic.write(s, value);
+  const std::optional<std::string> found = nic.read(s);
+  if (found != value)
+    throw Error(ExitCode::infrastructure,
+                fmt::format("host '{}': {} {}: wrote {}, read back {} ({})", host, nic.netdev(),
+                            s.name, value, found.value_or("nothing"), nic.where(s)));
+}
+
+}  // namespace
+
+NicChanges::NicChanges(std::string root, std::string journal, std::string host)
+    : root_(std::move(root)), journal_(std::move(journal)), host_(std::move(host)) {}
+
+void NicChanges::check(const std::vector<Assignment>& wanted,
+                       const std::vector<std::string>& netdevs) const {
+  for (const std::string& netdev : netdevs) {
+    const NicFiles nic(root_, netdev);
+    for (const Assignment& a : wanted) {
+      std::string why_not;
+      if (!nic.has(*a.setting, &why_not))
+        throw input_error(fmt::format("{}: host '{}': cannot set {}: {}", a.origin, host_,
+                                      a.setting->name, why_not));
+    }
+  }
+}
+
+std::vector<JournalEntry> NicChanges::apply(const std::vector<Assignment>& wanted,
+                                            const std::vector<std::string>& netdevs,
+                                            const std::string& run, const std::string& started_at) {
+  if (const std::optional<Journal> left = load(journal_))
+    throw Error(ExitCode::infrastructure,
+                fmt::format("host '{}': {} holds the settings run {} changed and did not put "
+                            "back; restore them first ('rocehil settings restore')",
+                            host_, journal_, left->run));
+  check(wanted, netdevs);
+  Journal journal{host_, run, started_at, {}};
+  try {
+    for (const std::string& netdev : netdevs) {
+      const NicFiles nic(root_, netdev);
+      for (const Assignment& a : wanted) {
+        const std::string before = nic.read(*a.setting).value_or("");
+        if (before == a.value) continue;
+        journal.entries.push_back(
+            {std::string(a.setting->name), netdev, nic.where(*a.setting), before, a.value});
+        save(journal, journal_);  // before the change: a crash after it leaves the way back
+        write_and_check(host_, nic, *a.setting, a.value);
+      }
+    }
+  } catch (const Error& e) {
+    if (journal.entries.empty()) throw;
+    try {
+      restore();
+    } catch (const Error& again) {
+      throw Error(e.exit_code(), fmt::format("{}; and putting the values back failed too: {}",
+                                             e.what(), again.what()));
+    }
+    throw Error(e.exit_code(),
+                fmt::format("{} (what had been changed is back as it was)", e.what()));
+  }
+  return journal.entries;
+}
+
+std::vector<JournalEntry> NicChanges::restore() {
+  const std::optional<Journal> journal = load(journal_);
+  if (!journal) return {};
+  std::vector<std::string> failed;
+  std::vector<JournalEntry> restored;
+  for (auto e = journal->entries.rbegin(); e != journal->entries.rend(); ++e) {
+    const Setting* s = find(e->setting);
+    if (s == nullptr) {
+      failed.push_back(
+          fmt::format("{} {}: not a setting this rocehil knows", e->netdev, e->setting));
+      continue;
+    }
+    if (e->before.empty()) {  // nothing was read before: nothing to put back
+      continue;
+    }
+    try {
+      write_and_check(journal->host, NicFiles(root_, e->netdev), *s, e->before);
+      restored.push_back(*e);
+    } catch (const Error& err) {
+      failed.push_back(err.what());
+    }
+  }
+  if (!failed.empty())
+    throw Error(ExitCode::infrastructure,
+                fmt::format("host '{}': could not put back {} of the settings in {}: {}",
+                            journal->host, failed.size(), journal_, failed.front()));
+  if (std::remove(journal_.c_str()) != 0)
+    throw system_error(fmt::format("host '{}': settings are back, but {} could not be removed",
+                                   journal->host, journal_),
+                       errno);
+  return restored;
+}
+
+}  // namespace rocehil::settings

@@ -1,0 +1,161 @@
+// The catalogue: every setting well formed, names that are the files a real ConnectX host has,
+// values checked and written one way, unknown names answered with the nearest one.
+
+#include "rocehil/settings/catalogue.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "rocehil/common/error.hpp"
+#include "rocehil/settings/assignment.hpp"
+
+namespace rocehil::settings {
+namespace {
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(Catalogue, EverySettingIsWellFormedAndItsDefaultIsAValueItTakes) {
+  std::set<std::string_view> names;
+  for (const Setting& s : catalogue()) {
+    SCOPED_TRACE(std::string(s.name));
+    EXPECT_TRUE(names.insert(s.name).second) << "named twice";
+    EXPECT_FALSE(s.what.empty());
+    if (!s.default_.empty()) {
+      EXPECT_EQ(canonical_value(s, s.default_), std::string(s.default_));
+    }
+    if (s.kind == ValueKind::number) {
+      EXPECT_LE(s.min, s.max);
+    }
+    if (s.scope == Scope::nic) {
+      EXPECT_TRUE(!s.sysfs.empty() || !s.debugfs.empty() || !s.tool.empty())
+          << "no way to read or write it";
+    }
+    EXPECT_EQ(find(s.name), &s);
+  }
+  EXPECT_EQ(find("roce_rp.no_such"), nullptr);
+}
+
+// The files and debugfs names are those a ConnectX-6 host shows (the preflight probe's sample of
+// MLNX_OFED's sysfs ecn/ and of the upstream driver's cc_params, noted in that file).
+TEST(Catalogue, NamesAreTheFilesARealConnectXHostHas) {
+  const std::string probe = file_text(std::string(ROCEHIL_PROBE_DATA) + "/connectx_host.txt");
+  ASSERT_FALSE(probe.empty());
+  int sysfs = 0, debugfs = 0;
+  for (const Setting& s : catalogue()) {
+    if (s.kind != ValueKind::number || s.scope != Scope::nic || s.sysfs.rfind("ecn/", 0) != 0)
+      continue;
+    SCOPED_TRACE(std::string(s.name));
+    EXPECT_NE(probe.find("param " + std::string(s.sysfs.substr(4)) + " "), std::string::npos);
+    ++sysfs;
+    if (!s.debugfs.empty()) {
+      EXPECT_NE(probe.find("\n" + std::string(s.debugfs) + " "), std::string::npos);
+      ++debugfs;
+    }
+    // The name says where it lives: roce_rp.X is ecn/roce_rp/X.
+    EXPECT_EQ("ecn/" + std::string(s.name).replace(7, 1, "/"), s.sysfs);
+  }
+  EXPECT_GE(sysfs, 18);
+  EXPECT_GE(debugfs, 18);
+}
+
+// docs/settings.md has a row for every setting, with its default and soft column as the table says.
+TEST(Catalogue, TheDocsListEverySetting) {
+  const std::string docs = file_text(std::string(ROCEHIL_DOCS) + "/settings.md");
+  ASSERT_FALSE(docs.empty());
+  for (const Setting& s : catalogue()) {
+    SCOPED_TRACE(std::string(s.name));
+    const std::size_t row = docs.find("| `" + std::string(s.name) + "` |");
+    ASSERT_NE(row, std::string::npos);
+    const std::string line = docs.substr(row, docs.find('\n', row) - row);
+    const std::string shown_default = s.default_.empty() ? "-" : std::string(s.default_);
+    const std::string soft = s.scope != Scope::nic ? "-" : s.soft ? "yes" : "no";
+    EXPECT_NE(line.find(" | " + shown_default + " | " + soft + " | "), std::string::npos) << line;
+  }
+}
+
+TEST(Catalogue, ValuesAreCheckedAndWrittenOneWay) {
+  const Setting& gd = *find("roce_rp.rpg_gd");
+  EXPECT_EQ(canonical_value(gd, " 11 "), "11");
+  EXPECT_EQ(canonical_value(gd, "0"), "0");
+  for (const char* bad : {"16", "-1", "11x", "", "0x0b", "1e1"}) {
+    SCOPED_TRACE(bad);
+    try {
+      canonical_value(gd, bad);
+      ADD_FAILURE() << "taken";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), ExitCode::bad_input);
+      EXPECT_NE(std::string(e.what()).find("roce_rp.rpg_gd: '"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("0..15 (log2)"), std::string::npos) << e.what();
+    }
+  }
+  const Setting& enable = *find("roce_np.enable");
+  EXPECT_EQ(canonical_value(enable, "4, 3"), "3,4");
+  EXPECT_EQ(canonical_value(enable, "3,3"), "3");
+  EXPECT_EQ(canonical_value(enable, "NONE"), "none");
+  for (const char* bad : {"8", "3,", "", "34", "a"})
+    EXPECT_THROW(canonical_value(enable, bad), Error);
+  const Setting& trust = *find("trust");
+  EXPECT_EQ(canonical_value(trust, "DSCP"), "dscp");
+  EXPECT_THROW(canonical_value(trust, "both"), Error);
+  EXPECT_EQ(valid_values(trust), "dscp/pcp");
+  EXPECT_EQ(valid_values(*find("mtu")), "1280..9978 (bytes)");
+}
+
+TEST(Assignment, UnknownKeysGetTheNearestNameAndBadValuesTheirRange) {
+  const Assignment a = parse_assignment("roce_rp.rpg_time_reset=600");
+  EXPECT_EQ(a.setting, find("roce_rp.rpg_time_reset"));
+  EXPECT_EQ(a.value, "600");
+  EXPECT_EQ(a.origin, "--set");
+  try {
+    parse_assignment("roce_rp.rpg_time_rest=600");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "--set: unknown setting 'roce_rp.rpg_time_rest' (did you mean "
+                 "'roce_rp.rpg_time_reset'?)");
+  }
+  try {
+    assign("roce_np.cnp_dscp", "64", "suite.yaml:7:5");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "suite.yaml:7:5: roce_np.cnp_dscp: '64' is not a value it takes; it "
+                 "takes 0..63");
+  }
+  EXPECT_THROW(parse_assignment("mtu"), Error);
+  EXPECT_THROW(parse_assignment("=9000"), Error);
+  try {
+    parse_assignment("zzzzzz=1");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'rocehil settings list' shows them"), std::string::npos);
+  }
+}
+
+TEST(Assignment, TheCommandLineOverridesASuiteAndAKeyTwiceInOneListIsAnError) {
+  const std::vector<Assignment> suite = {assign("mtu", "9000", "s.yaml:3:3"),
+                                         assign("trust", "dscp", "s.yaml:4:3")};
+  const std::vector<Assignment> merged = merge(suite, {parse_assignment("mtu=4200")});
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0].value, "4200");
+  EXPECT_EQ(merged[0].origin, "--set");
+  EXPECT_EQ(merged[1].value, "dscp");
+  try {
+    merge({}, {parse_assignment("mtu=9000"), parse_assignment("mtu=4200")});
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "--set: mtu is given again (first at --set); give it once");
+  }
+}
+
+}  // namespace
+}  // namespace rocehil::settings
