@@ -44,8 +44,10 @@ TEST(Catalogue, EverySettingIsWellFormedAndItsDefaultIsAValueItTakes) {
   EXPECT_EQ(find("roce_rp.no_such"), nullptr);
 }
 
-// The files and debugfs names are those a ConnectX-6 host shows (the preflight probe's sample of
-// MLNX_OFED's sysfs ecn/ and of the upstream driver's cc_params, noted in that file).
+// The files and debugfs names are those of the preflight probe's ConnectX host sample
+// (harness/preflight/tests/data/probe/connectx_host.txt: MLNX_OFED's sysfs ecn/ on one port, the
+// upstream driver's cc_params on the other); the same names are the fields of the firmware's
+// congestion-control layout (include/linux/mlx5/mlx5_ifc.h, cong_control_r_roce_ecn_rp/np).
 TEST(Catalogue, NamesAreTheFilesARealConnectXHostHas) {
   const std::string probe = file_text(std::string(ROCEHIL_PROBE_DATA) + "/connectx_host.txt");
   ASSERT_FALSE(probe.empty());

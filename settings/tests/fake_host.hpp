@@ -1,8 +1,8 @@
 #pragma once
 
 // Test helper: a directory laid out like a ConnectX host's /sys: eth1 with MLNX_OFED's
-// ecn/roce_rp and ecn/roce_np files (the values a ConnectX-6 shows, from the preflight probe's
-// sample), eth2 with the upstream driver's debugfs cc_params instead, eth3 with neither.
+// ecn/roce_rp and ecn/roce_np files (values as in the preflight probe's ConnectX sample), eth2
+// with the upstream driver's debugfs cc_params instead, eth3 with neither.
 
 #include <unistd.h>
 
