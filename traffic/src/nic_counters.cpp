@@ -115,8 +115,9 @@ NicCounterSnapshot read_nic_counters(const NicRef& nic, const NicCounterOptions&
   s.nic = nic;
   s.at_ns = now_ns();
   if (!nic.rdma_device.empty()) {
-    const fs::path port = under(options.root, "/sys/class/infiniband") / nic.rdma_device / "ports" /
-                          std::to_string(nic.port);
+    const fs::path device = under(options.root, "/sys/class/infiniband") / nic.rdma_device;
+    if (std::ifstream in(device / "fw_ver"); in) std::getline(in, s.firmware);
+    const fs::path port = device / "ports" / std::to_string(nic.port);
     for (const char* source : {"counters", "hw_counters"})
       if (!read_directory(port / source, source, s.values))
         s.problems.push_back(fmt::format("{} port {} has no {}/ ({})", nic.rdma_device, nic.port,
@@ -149,16 +150,29 @@ NicCounterDelta counter_delta(const NicCounterSnapshot& before, const NicCounter
   d.seconds = static_cast<double>(after.at_ns - before.at_ns) / 1e9;
   for (const auto& p : before.problems) add_problem(d.problems, p);
   for (const auto& p : after.problems) add_problem(d.problems, p);
+  if (!before.firmware.empty() && !after.firmware.empty() && before.firmware != after.firmware)
+    d.device_reset =
+        fmt::format("its firmware changed from {} to {}", before.firmware, after.firmware);
   for (const auto& [key, then] : before.values) {
     const auto it = after.values.find(key);
     if (it == after.values.end()) continue;
     const std::uint64_t now = it->second;
-    if (now >= then)
+    if (now >= then) {
       d.deltas[key] = now - then;
-    else if (is_32bit_counter(key) && then <= 0xFFFFFFFFu)
-      d.deltas[key] = (std::uint64_t{1} << 32) - then + now;
-    else
+    } else if (is_32bit_counter(key) && then <= 0xFFFFFFFFu) {
+      d.deltas[key] = (std::uint64_t{1} << 32) - then + now;  // a wrap, unless the NIC reset
+    } else {
       d.reset.push_back(key);
+      // ethtool's list holds a few gauges besides its counters: only the device's own counters
+      // and the netdev's statistics say the NIC was reset.
+      if (d.device_reset.empty() && !key.starts_with("ethtool/"))
+        d.device_reset = fmt::format("{} went backwards, from {} to {}", key, then, now);
+    }
+  }
+  if (!d.device_reset.empty()) {
+    for (const auto& [key, delta] : d.deltas) d.reset.push_back(key);
+    d.deltas.clear();
+    std::sort(d.reset.begin(), d.reset.end());
   }
   return d;
 }

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -138,25 +139,73 @@ TEST_F(ConnectX6Sysfs, DeltasAreWhatChangedBetweenTheReadings) {
   EXPECT_GE(d.seconds, 0);
 }
 
-// A 32-bit queue counter passing 2^32 wraps and is unwrapped; a 64-bit one that goes backwards
-// was reset (a driver reload), which is no delta at all.
-TEST_F(ConnectX6Sysfs, A32BitQueueCounterWrapsAnythingElseBackwardsIsAReset) {
+// A 32-bit queue counter passing 2^32 wraps and is unwrapped, when nothing else says the NIC
+// was reset.
+TEST_F(ConnectX6Sysfs, A32BitQueueCounterThatWentBackwardsAloneWrapped) {
+  set(port() / "hw_counters" / "out_of_sequence", 0xFFFFFFF0u);
+  set(stats() / "tx_packets", 900);
+  const NicCounterSnapshot before = read();
+  set(port() / "hw_counters" / "out_of_sequence", 5);
+  set(stats() / "tx_packets", 1900);
+  const NicCounterDelta d = counter_delta(before, read());
+  EXPECT_EQ(d.deltas.at("hw_counters/out_of_sequence"), 0x15u);  // 16 to the wrap, then 5
+  EXPECT_EQ(d.deltas.at("statistics/tx_packets"), 1000u);
+  EXPECT_TRUE(d.reset.empty());
+  EXPECT_EQ(d.device_reset, "");
+  EXPECT_TRUE(is_32bit_counter("hw_counters/packet_seq_err"));
+  EXPECT_FALSE(is_32bit_counter("hw_counters/rp_cnp_handled"));
+  EXPECT_FALSE(is_32bit_counter("ethtool/out_of_sequence"));
+}
+
+// A 64-bit counter of the device or its netdev does not wrap: going backwards, it says the NIC
+// was reset (a driver reload), so the 32-bit one that went backwards with it was reset too, not
+// wrapped, and no counter's difference measures the case.
+TEST_F(ConnectX6Sysfs, A64BitCounterGoingBackwardsSaysTheNicWasResetAndNothingHasADelta) {
   set(port() / "hw_counters" / "out_of_sequence", 0xFFFFFFF0u);
   set(port() / "hw_counters" / "np_cnp_sent", 0xFFFFFFF0u);
+  set(port() / "hw_counters" / "rp_cnp_handled", 10);
   set(stats() / "tx_packets", 900);
   const NicCounterSnapshot before = read();
   set(port() / "hw_counters" / "out_of_sequence", 5);
   set(port() / "hw_counters" / "np_cnp_sent", 5);
+  set(port() / "hw_counters" / "rp_cnp_handled", 30);  // counted again from 0, past 10
   set(stats() / "tx_packets", 3);
   const NicCounterDelta d = counter_delta(before, read());
-  EXPECT_EQ(d.deltas.at("hw_counters/out_of_sequence"), 0x15u);  // 16 to the wrap, then 5
-  EXPECT_FALSE(d.deltas.contains("hw_counters/np_cnp_sent"));
-  EXPECT_FALSE(d.deltas.contains("statistics/tx_packets"));
-  EXPECT_EQ(d.reset,
-            (std::vector<std::string>{"hw_counters/np_cnp_sent", "statistics/tx_packets"}));
-  EXPECT_TRUE(is_32bit_counter("hw_counters/packet_seq_err"));
-  EXPECT_FALSE(is_32bit_counter("hw_counters/rp_cnp_handled"));
-  EXPECT_FALSE(is_32bit_counter("ethtool/out_of_sequence"));
+  EXPECT_EQ(d.device_reset, "hw_counters/np_cnp_sent went backwards, from 4294967280 to 5");
+  EXPECT_TRUE(d.deltas.empty());
+  EXPECT_EQ(d.reset.size(), before.values.size());
+  EXPECT_TRUE(std::is_sorted(d.reset.begin(), d.reset.end()));
+  EXPECT_NE(std::find(d.reset.begin(), d.reset.end(), "hw_counters/out_of_sequence"),
+            d.reset.end());
+  EXPECT_NE(std::find(d.reset.begin(), d.reset.end(), "hw_counters/rp_cnp_handled"), d.reset.end());
+}
+
+// New firmware (bisect --apply flashing a candidate) restarts every counter from zero: a
+// firmware version that changed says so even where every counter went up.
+TEST_F(ConnectX6Sysfs, AFirmwareChangeBetweenTheReadingsMeansNoDeltas) {
+  const fs::path fw = root_ / "sys/class/infiniband/mlx5_0/fw_ver";
+  std::ofstream(fw) << "28.39.1002\n";
+  set(port() / "hw_counters" / "np_cnp_sent", 10);
+  const NicCounterSnapshot before = read();
+  EXPECT_EQ(before.firmware, "28.39.1002");
+  std::ofstream(fw) << "28.40.1000\n";
+  set(port() / "hw_counters" / "np_cnp_sent", 50);
+  const NicCounterDelta d = counter_delta(before, read());
+  EXPECT_EQ(d.device_reset, "its firmware changed from 28.39.1002 to 28.40.1000");
+  EXPECT_TRUE(d.deltas.empty());
+  EXPECT_EQ(d.reset.size(), before.values.size());
+}
+
+// ethtool -S lists a few gauges among its counters: one of them going down alone is that
+// statistic's reset, not the NIC's.
+TEST(NicCounterDelta, AnEthtoolStatisticGoingDownAloneIsNotANicReset) {
+  NicCounterSnapshot before, after;
+  before.values = {{"ethtool/rx_cache_busy", 40}, {"hw_counters/np_cnp_sent", 5}};
+  after.values = {{"ethtool/rx_cache_busy", 12}, {"hw_counters/np_cnp_sent", 9}};
+  const NicCounterDelta d = counter_delta(before, after);
+  EXPECT_EQ(d.device_reset, "");
+  EXPECT_EQ(d.reset, std::vector<std::string>{"ethtool/rx_cache_busy"});
+  EXPECT_EQ(d.deltas.at("hw_counters/np_cnp_sent"), 4u);
 }
 
 // A counter only one reading has (a NIC that lacks it, a file that came or went) has no delta;

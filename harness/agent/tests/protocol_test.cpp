@@ -503,6 +503,7 @@ TEST(AgentProtocolWire, NicCounterDeltasRoundTripAndAreValidated) {
   d.deltas = {{"hw_counters/np_cnp_sent", 12}, {"statistics/rx_bytes", 18446744073709551615u}};
   d.reset = {"hw_counters/rp_cnp_handled"};
   d.problems = {"ethtool statistics of ens1f0np0: ETHTOOL_GSSET_INFO: Operation not supported"};
+  d.device_reset = "its firmware changed from 28.39.1002 to 28.40.1000";
   r.nics = {d};
   const std::string line = to_json_line(Reply{1, r});
   const ParsedReply p = parse_reply(line);
@@ -514,6 +515,7 @@ TEST(AgentProtocolWire, NicCounterDeltasRoundTripAndAreValidated) {
   EXPECT_EQ(back[0].deltas, d.deltas);
   EXPECT_EQ(back[0].reset, d.reset);
   EXPECT_EQ(back[0].problems, d.problems);
+  EXPECT_EQ(back[0].device_reset, d.device_reset);
   EXPECT_EQ(back[0].seconds, 2.5);
   const auto refused = [&](const std::string& from, const std::string& to) {
     std::string bad = line;

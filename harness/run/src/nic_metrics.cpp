@@ -66,6 +66,11 @@ std::optional<double> value_on(const NicMetric& m, const HostNic& h, std::string
       continue;
     }
     if (m.any_of) continue;
+    if (!h.delta.device_reset.empty()) {
+      why = fmt::format("{} {} was reset during the case ({}), so its counters have no delta",
+                        h.host, nic_name(h.delta.nic), h.delta.device_reset);
+      return std::nullopt;
+    }
     const bool reset =
         std::find(h.delta.reset.begin(), h.delta.reset.end(), counter) != h.delta.reset.end();
     const bool no_rdma = h.delta.nic.rdma_device.empty() &&
@@ -141,16 +146,19 @@ nlohmann::json nics_json(const std::vector<HostNic>& nics) {
       std::string why;
       if (const auto v = value_on(metric, h, why)) metrics[metric.key] = *v;
     }
-    out.push_back({{"host", h.host},
-                   {"device", h.delta.nic.rdma_device},
-                   {"port", h.delta.nic.port},
-                   {"netdev", h.delta.nic.netdev},
-                   {"seconds", h.delta.seconds},
-                   {"metrics", metrics},
-                   {"deltas", deltas},
-                   {"counters_read", h.delta.deltas.size()},
-                   {"reset", h.delta.reset},
-                   {"problems", h.delta.problems}});
+    out.push_back(
+        {{"host", h.host},
+         {"device", h.delta.nic.rdma_device},
+         {"port", h.delta.nic.port},
+         {"netdev", h.delta.nic.netdev},
+         {"seconds", h.delta.seconds},
+         {"metrics", metrics},
+         {"deltas", deltas},
+         {"counters_read", h.delta.deltas.size()},
+         {"reset", h.delta.reset},
+         {"device_reset", h.delta.device_reset.empty() ? nlohmann::json(nullptr)
+                                                       : nlohmann::json(h.delta.device_reset)},
+         {"problems", h.delta.problems}});
   }
   return out;
 }

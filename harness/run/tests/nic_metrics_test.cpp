@@ -72,6 +72,24 @@ TEST(NicMetrics, OneNicWithoutTheCounterMakesItAbsentNamingHostNicAndCounter) {
   EXPECT_NE(g.results[0].evaluation.detail.find("h2 mlx5_0"), std::string::npos);
 }
 
+// A NIC reset during the case (new firmware, a driver reload) has no counter deltas at all: every
+// metric over its counters is absent, saying why, and a threshold on it grades error.
+TEST(NicMetrics, ANicResetDuringTheCaseLeavesItsMetricsAbsentSayingWhy) {
+  HostNic flashed = connectx("h2", 4, 0);
+  for (const auto& [counter, delta] : flashed.delta.deltas) flashed.delta.reset.push_back(counter);
+  flashed.delta.deltas.clear();
+  flashed.delta.device_reset = "its firmware changed from 28.39.1002 to 28.40.1000";
+  const suites::Measured m = nic_metrics({connectx("h1", 12, 0), flashed});
+  EXPECT_FALSE(m.values.contains("nic_cnps_sent"));
+  EXPECT_EQ(m.unmeasured.at("nic_cnps_sent"),
+            "h2 mlx5_0 port 1 (ens1f0np0) was reset during the case (its firmware changed from "
+            "28.39.1002 to 28.40.1000), so its counters have no delta");
+  EXPECT_FALSE(m.values.contains("nic_retransmits"));
+  const auto g = suites::grade({*suites::parse_threshold("nic_cnps_sent > 0").threshold}, m.values,
+                               {}, m.unmeasured);
+  EXPECT_EQ(g.verdict, suites::Verdict::error);
+}
+
 // soft on a veth: no RDMA device, no pause counters; the netdev's statistics are its bytes.
 TEST(NicMetrics, AVethUnderSoftHasBytesAndNothingElse) {
   HostNic veth{"h1", {}};

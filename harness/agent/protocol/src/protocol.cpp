@@ -629,7 +629,8 @@ struct Describe<traffic::NicCounterDelta> {
         field("deltas", at<&S::deltas>, Custom<std::map<std::string, std::uint64_t>>{read_deltas},
               Presence::required),
         field("reset", at<&S::reset>, List<Printable>{{128, false}, 0, max_nic_counters}),
-        field("problems", at<&S::problems>, List<Printable>{{1000, false}, 0, 64})};
+        field("problems", at<&S::problems>, List<Printable>{{1000, false}, 0, 64}),
+        field("device_reset", at<&S::device_reset>, Printable{300, true})};
     return f;
   }
 };

@@ -29,6 +29,7 @@ struct NicRef {
 struct NicCounterSnapshot {
   NicRef nic;
   std::int64_t at_ns = 0;  // wall clock, Unix ns
+  std::string firmware;    // <root>/sys/class/infiniband/DEV/fw_ver; empty without a device
   std::map<std::string, std::uint64_t> values;
   std::vector<std::string> problems;  // a source that could not be read, and why
 };
@@ -48,11 +49,19 @@ struct NicCounterDelta {
   std::map<std::string, std::uint64_t> deltas;  // counters read both times
   std::vector<std::string> reset;     // went backwards (a driver reload): no delta, named here
   std::vector<std::string> problems;  // both readings', without repeats
+  // Why the NIC is known to have been reset between the readings (its firmware changed, or a
+  // 64-bit counter went backwards); empty when nothing says so. Then no counter has a delta:
+  // each one read both times is in `reset`, since one that counted again from zero past its old
+  // value would give a delta as wrong as one that went backwards.
+  std::string device_reset;
 };
 
 // after - before for every counter in both. mlx5's queue counters are 32 bits wide (the kernel
-// reads them from a 32-bit firmware field), so one of those that went backwards wrapped once and
-// is unwrapped; any other counter that went backwards was reset and is listed in `reset`.
+// reads them from a 32-bit firmware field), so one of those that went backwards either wrapped
+// once or was reset with the NIC, which its value alone cannot tell. What else the NIC shows
+// decides: a firmware version that changed, or a 64-bit counter of the device or its netdev that
+// went backwards (neither wraps), means the NIC was reset (device_reset); otherwise the 32-bit
+// counter wrapped and is unwrapped. Any other counter that went backwards was reset.
 NicCounterDelta counter_delta(const NicCounterSnapshot& before, const NicCounterSnapshot& after);
 
 // Whether `key` ("hw_counters/out_of_sequence") is one of mlx5's 32-bit queue counters.
