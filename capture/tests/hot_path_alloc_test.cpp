@@ -2,6 +2,7 @@
 // operator new in the process while a capture is read and analysed a second time.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "allocation_counter.hpp"
 
@@ -37,7 +38,9 @@ std::vector<std::uint8_t> mac_control_frame(std::size_t n) {
 // `remote`: each frame as two spines' ERSPAN III sessions send it, time-stamped by the switch.
 std::vector<std::uint8_t> sample_capture(std::size_t frames, bool remote = false) {
   std::vector<std::uint8_t> out;
-  const std::string path = ::testing::TempDir() + "/hot_path.pcap";
+  // A name of its own: ctest -j runs the two parameters at once.
+  const std::string path = ::testing::TempDir() + "/hot_path_" + std::to_string(::getpid()) +
+                           (remote ? "_remote" : "_local") + ".pcap";
   {
     PcapWriter w(path, FileFormat::pcap_ns, remote ? 256 : 128);
     RoceFrame f;
