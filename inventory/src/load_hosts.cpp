@@ -14,7 +14,7 @@ namespace rocehil::inventory::detail {
 void Loader::read_host(const YAML::Node& entry) {
   const MapReader m(ctx_, entry, "host entry",
                     {"name", "address", "ssh", "agent", "provider", "launcher", "rack", "labels",
-                     "netns", "nics"});
+                     "netns", "nics", "settings"});
   if (!m.ok()) return;
   const YAML::Node name_node = m.require("name", "gpu001");
   if (!name_node.IsDefined()) return;
@@ -46,6 +46,10 @@ void Loader::read_host(const YAML::Node& entry) {
   base.provider = inv_.defaults.provider;
   base.launcher = inv_.defaults.launcher;
   base.where = location_of(name_node);
+  base.settings = inv_.defaults.settings;
+  if (const auto s = m.get("settings"); s.IsDefined())
+    base.settings =
+        settings::merge(base.settings, read_settings_map(ctx_, s, owner + ": settings"));
   if (const auto s = m.get("ssh"); s.IsDefined()) {
     const auto defaults_options = base.ssh.options;
     base.ssh.options.clear();

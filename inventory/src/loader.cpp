@@ -175,13 +175,15 @@ std::optional<Inventory> Loader::load(const YAML::Node& root) {
 }
 
 void Loader::read_defaults(const YAML::Node& n) {
-  const MapReader m(
-      ctx_, n, "defaults",
-      {"ssh", "agent", "provider", "launcher", "link_gbps", "gid_index", "port", "snmp"});
+  const MapReader m(ctx_, n, "defaults",
+                    {"ssh", "agent", "provider", "launcher", "link_gbps", "gid_index", "port",
+                     "snmp", "settings"});
   if (!m.ok()) return;
   Defaults& d = inv_.defaults;
   if (const auto s = m.get("ssh"); s.IsDefined()) read_ssh(ctx_, s, "defaults", d.ssh);
   if (const auto s = m.get("snmp"); s.IsDefined()) d.snmp = read_snmp(ctx_, s, "defaults");
+  if (const auto s = m.get("settings"); s.IsDefined())
+    d.settings = read_settings_map(ctx_, s, "defaults: settings");
   if (const auto a = m.get("agent"); a.IsDefined())
     if (const auto v = read_agent(ctx_, a, "defaults: agent")) d.agent = *v;
   if (const auto p = m.get("provider"); p.IsDefined())

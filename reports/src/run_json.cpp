@@ -81,6 +81,7 @@ nlohmann::json to_json(const RunRecord& run) {
       {"suite", {{"file", run.suite_file}, {"name", run.suite_name}, {"text", run.suite_text}}},
       {"inventory",
        {{"file", run.inventory_file}, {"text", run.inventory_text}, {"preflight", run.preflight}}},
+      {"settings", run.fabric_settings},
       {"interrupted", run.interrupted},
       {"exit_code", run.exit_code ? nlohmann::json(*run.exit_code) : nlohmann::json(nullptr)},
       {"summary",

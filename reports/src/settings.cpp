@@ -60,6 +60,19 @@ Settings settings_of(const RunRecord& run) {
     if (!name.is_string()) continue;
     host_settings(s, name.get<std::string>(), member(h, "facts"));
   }
+  // What the run set, as read back after setting it: "set h1 eth1 roce_rp.rpg_time_reset" ->
+  // "55", "set switches switch.ecn_mark_mbps" -> "150". (The preflight's values above were read
+  // before the run set these.)
+  for (const auto& v : list(run.fabric_settings, "in_force")) {
+    const nlohmann::json &host = member(v, "host"), &netdev = member(v, "netdev"),
+                         &name = member(v, "name"), &value = member(v, "value");
+    if (!host.is_string() || !netdev.is_string() || !name.is_string() || !value.is_string())
+      continue;
+    const std::string where = host.get<std::string>().empty()
+                                  ? std::string("switches")
+                                  : host.get<std::string>() + " " + netdev.get<std::string>();
+    s["set " + where + " " + name.get<std::string>()] = value.get<std::string>();
+  }
   return s;
 }
 

@@ -8,8 +8,8 @@
 #include <charconv>
 #include <vector>
 
+#include "rocehil/common/edit_distance.hpp"
 #include "rocehil/common/error.hpp"
-#include "rocehil/inventory/yaml_reader.hpp"
 
 namespace rocehil::settings {
 
@@ -84,7 +84,8 @@ Setting mtu_setting() {
   s.unit = "bytes";
   s.sysfs = "mtu";
   s.tool = "ip link set dev DEV mtu N";
-  s.soft = true;
+  // The soft provider's path MTU is its run's `mtu` (what a QP is set up with), not a netdev's.
+  s.soft = false;
   s.default_ = "1500";
   s.what = "the netdev's MTU; RoCE's active MTU follows it (9000 gives path MTU 4096)";
   return s;
@@ -226,7 +227,7 @@ std::string_view nearest(std::string_view name) noexcept {
   std::string_view best;
   std::size_t best_distance = 4;  // farther than 3 edits is no suggestion
   for (const Setting& s : table()) {
-    const std::size_t d = inventory::edit_distance(name, s.name);
+    const std::size_t d = edit_distance(name, s.name);
     if (d < best_distance) {
       best = s.name;
       best_distance = d;

@@ -82,8 +82,9 @@ class SuiteReader {
   explicit SuiteReader(LoadContext& ctx) : ctx_(ctx) {}
 
   std::optional<Suite> read(const YAML::Node& root) {
-    MapReader top(ctx_, root, "the suite",
-                  {"schema_version", "name", "description", "defaults", "capture", "tests"});
+    MapReader top(
+        ctx_, root, "the suite",
+        {"schema_version", "name", "description", "defaults", "capture", "settings", "tests"});
     if (!top.ok()) return std::nullopt;
     Suite suite;
     if (const auto v = inventory::read_int(ctx_, top.require("schema_version", "1"),
@@ -104,6 +105,9 @@ class SuiteReader {
       if (m.ok()) read_settings(m, "defaults", defaults);
     }
     if (const auto c = top.get("capture"); c.IsDefined()) read_capture(c, suite.capture);
+    // The fabric settings the run applies before its first case.
+    if (const auto f = top.get("settings"); f.IsDefined())
+      suite.settings = inventory::read_settings_map(ctx_, f, "settings");
     const YAML::Node tests = top.require("tests", "a list of tests");
     if (tests.IsDefined() && !tests.IsSequence()) {
       ctx_.error(tests, "tests must be a list: one '- name: ...' entry per test");

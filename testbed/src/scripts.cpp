@@ -82,6 +82,15 @@ long long burst_bytes(int mbps, int mtu) {
   return std::max(per_ms, 2LL * (mtu + 18));
 }
 
+std::string tbf_qdisc(int mbps, int mtu) {
+  // 5 ms of queue at the rate before tail drop: a deep-buffer switch port, scaled down.
+  return fmt::format("tbf rate {}mbit burst {} latency 5ms", mbps, burst_bytes(mbps, mtu));
+}
+
+std::string ecn_table_name(std::string_view id) {
+  return fmt::format("rocehil_{}", id);
+}
+
 long long ecn_mark_packets_per_second(int mbps) {
   const long long bits = static_cast<long long>(mbps) * 1'000'000;
   return std::max(1LL, (bits / 8 + ecn_mark_packet_bytes / 2) / ecn_mark_packet_bytes);
@@ -95,9 +104,7 @@ std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const Tes
   std::string out;
   for (const auto& i : ns.interfaces) {
     if (i.mbps <= 0) continue;
-    // 5 ms of queue at the rate before tail drop: a deep-buffer switch port, scaled down.
-    out += fmt::format("qdisc add dev {} root tbf rate {}mbit burst {} latency 5ms\n", i.name,
-                       i.mbps, burst_bytes(i.mbps, o.mtu));
+    out += fmt::format("qdisc add dev {} root {}\n", i.name, tbf_qdisc(i.mbps, o.mtu));
   }
   if (ns.role != Role::spine) return out;
   std::string mirror_port;
@@ -126,7 +133,7 @@ std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const Tes
 std::string namespace_nft_ruleset(const Namespace& ns, const Topology& t,
                                   const TestbedOptions& options) {
   if (!options.ecn || (ns.role != Role::leaf && ns.role != Role::spine)) return {};
-  std::string out = fmt::format("table ip rocehil_{} {{\n", t.id);
+  std::string out = fmt::format("table ip {} {{\n", ecn_table_name(t.id));
   out += "  chain ecn_marking {\n    type filter hook postrouting priority 0; policy accept;\n";
   for (const auto& i : ns.interfaces) {
     if (!is_fabric(i)) continue;  // the mirror port carries copies, management no RoCE

@@ -194,6 +194,13 @@ std::vector<DeviceInfo> list_devices() {
 std::unique_ptr<Provider> make_provider(std::string_view name, const ProviderOptions& options) {
   if (name == "soft") return soft::make_soft_provider(options);
   if (name == "verbs") {
+    // A NIC's congestion settings are its own files, set before the run; taking them here too
+    // would let two values for one setting meet.
+    if (!options.soft_settings.empty())
+      throw input_error(fmt::format(
+          "the verbs provider takes no congestion settings at setup ({} given): they are the "
+          "NIC's, set through rocehil run --set",
+          options.soft_settings.front().name));
 #if ROCEHIL_HAVE_VERBS
     return verbs::make_verbs_provider(options);
 #else

@@ -300,6 +300,54 @@ TEST_F(SoftLoopback, CongestionExperiencedBringsCnpsAndARateCut) {
   EXPECT_LT(requester.rate_gbps, 100.0);
 }
 
+// The CNP interval given by name: every CE mark answered at 0, one CNP for the whole transfer at
+// ten seconds.
+TEST(SoftSettingsOnTheWire, TheCnpIntervalIsTheOneGiven) {
+  for (const std::int64_t interval_us : {std::int64_t{0}, std::int64_t{10'000'000}}) {
+    ProviderOptions po;
+    po.address = "127.0.0.1";
+    po.soft_settings = {{"roce_np.min_time_between_cnps", interval_us}};
+    auto provider = make_provider("soft", po);
+    auto cq = provider->create_cq(64);
+    QpOptions o;
+    o.traffic_class = (26 << 2) | 0x3;  // sent CE-marked
+    auto a = provider->create_qp(*cq, o), b = provider->create_qp(*cq, o);
+    a->connect(b->local_endpoint());
+    b->connect(a->local_endpoint());
+    const MemoryRegion src = provider->register_memory(1 << 17);
+    const MemoryRegion dst = provider->register_memory(1 << 17);
+    SendRequest wr{.wr_id = 1,
+                   .opcode = Opcode::write,
+                   .local = &src,
+                   .length = 1 << 17,
+                   .remote_address = dst.remote_address,
+                   .rkey = dst.rkey};
+    ASSERT_EQ(a->post_send({&wr, 1}), PostResult::ok);
+    std::array<Completion, 4> done{};
+    std::size_t n = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (n == 0 && std::chrono::steady_clock::now() < deadline) n = cq->poll(done);
+    ASSERT_EQ(n, 1u);
+    const QpCounters responder = b->counters();
+    ASSERT_GE(responder.ce_received, 128u);
+    if (interval_us == 0)
+      EXPECT_EQ(responder.cnps_sent, responder.ce_received);
+    else
+      EXPECT_EQ(responder.cnps_sent, 1u);
+  }
+}
+
+TEST(SoftSettingsOnTheWire, VerbsTakesNone) {
+  ProviderOptions po;
+  po.soft_settings = {{"roce_rp.rpg_gd", 9}};
+  try {
+    make_provider("verbs", po);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("roce_rp.rpg_gd"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(SoftLoopback, PostingChecksItsArguments) {
   QpOptions o;
   o.max_send_wr = 2;

@@ -15,6 +15,7 @@
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/perftest/child_process.hpp"
+#include "settings_task.hpp"
 
 namespace rocehil::agent {
 
@@ -112,6 +113,11 @@ void AgentSession::handle(const Request& request) {
             on_stop(id);
           } else if constexpr (std::is_same_v<T, PerftestRequest>) {
             on_perftest(id, body);
+          } else if constexpr (std::is_same_v<T, SettingsRequest>) {
+            // A setting changed under running traffic would make the case measure two fabrics.
+            if (state_ == State::running)
+              return error(id, "settings: a workload is running; send stop first");
+            emit_(Reply{id, handle_settings(body, host_settings_places())});
           }  // capture requests were handled above
         },
         request.body);
@@ -135,10 +141,17 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
 
   nic_ = nic_for(setup);
   nic_before_.reset();
-  provider_ = traffic::make_provider(setup.provider, {.device = setup.device,
-                                                      .port = setup.port,
-                                                      .gid_index = setup.gid_index,
-                                                      .address = setup.address});
+  // The soft provider takes the settings applied to its address (settings_task.hpp); a NIC has
+  // its own in force already.
+  provider_ = traffic::make_provider(
+      setup.provider,
+      {.device = setup.device,
+       .port = setup.port,
+       .gid_index = setup.gid_index,
+       .address = setup.address,
+       .soft_settings = setup.provider == "soft"
+                            ? soft_settings_for(setup.address, host_settings_places())
+                            : std::vector<traffic::SoftSetting>{}});
   if (setup.workload == Workload::collective) {
     collective_ = std::make_unique<AgentCollective>(*provider_, setup);
     state_ = State::ready;

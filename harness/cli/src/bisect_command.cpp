@@ -12,6 +12,7 @@
 #include "rocehil/common/error.hpp"
 #include "rocehil/run/bisect.hpp"
 #include "run_printer.hpp"
+#include "testbed_links.hpp"
 
 namespace rocehil::cli {
 
@@ -92,7 +93,8 @@ void add_bisect_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "bisect",
       "Find the first bad candidate (firmware version, DCQCN or PFC setting, link rate) of an "
-      "ordered list: apply one with your command, run the suite, halve the range, repeat.");
+      "ordered list: apply one (as a fabric setting with --set, or with your command), run the "
+      "suite, halve the range, repeat.");
   cmd->add_option("--suite,-s", o->bisect.run.suite_file, "The suite to run at each step")
       ->required();
   cmd->add_option("--inventory,-i", o->bisect.run.inventory_file, "The inventory file")->required();
@@ -100,10 +102,14 @@ void add_bisect_command(CLI::App& app, int& exit_code) {
                   "One candidate per line, in order: the first known good, the last known bad "
                   "('#' comments)")
       ->required();
+  cmd->add_option("--set", o->bisect.set,
+                  "The candidate is a fabric setting's value (rocehil settings list): set on every "
+                  "host the suite uses (or the testbed's switches) for the step's run, read back, "
+                  "recorded in its run.json and put back after it")
+      ->type_name("KEY={candidate}");
   cmd->add_option("--apply", o->bisect.apply,
                   "The command that puts a candidate in place, run with sh; {candidate} is "
-                  "replaced by the candidate, quoted")
-      ->required();
+                  "replaced by the candidate, quoted (firmware: the site's flashing command)");
   cmd->add_option("--only", o->bisect.run.only, "Run only these cases of the suite (a glob)");
   add_host_options(cmd, o->hosts);
   cmd->add_option("--reports", o->bisect.run.reports_dir, "Where run directories go")
@@ -121,6 +127,9 @@ void add_bisect_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", o->json, "Print the result as JSON (schema_version 1)");
   cmd->footer(R"(
 Examples:
+  rocehil bisect -s nightly.yaml -i fabric.yaml --candidates gd.txt --set roce_rp.rpg_gd={candidate}
+  rocehil bisect -s suites/smoke.yaml -i /tmp/tb/inventory.yaml --only 'incast*' \
+      --candidates marks.txt --set switch.ecn_mark_mbps={candidate}
   rocehil bisect -s nightly.yaml -i fabric.yaml --candidates fw.txt \
       --apply 'ansible-playbook flash.yml -e version={candidate}'
   salloc -N 8 rocehil bisect -s nightly.yaml -i fabric.yaml --hosts slurm --launcher slurm ...
@@ -132,10 +141,15 @@ give tests 'repeats' when one run can be noisy. Runs take ceil(log2(candidates -
 and every step's verdict go to the run history as they happen: when a bisection is killed, run
 the same command again and it goes on from the recorded steps ('--restart' begins anew). A run
 that cannot measure (exit 3) stops the bisection, so a broken host is not taken for a bad
-candidate. Exit status: 0 found, 2 bad input, 3 --apply or a run failed, or interrupted.)");
+candidate. With --set every candidate is checked a value the setting takes before the first run,
+and the fabric's settings after the bisection (finished or killed and resumed) are those before
+it. After a firmware change (--apply) NIC counters that went backwards are reported as reset,
+never as deltas.
+Exit status: 0 found, 2 bad input, 3 --apply or a run failed, or interrupted.)");
   cmd->callback([o, &exit_code] {
     o->bisect.run.timeout = std::chrono::seconds(o->timeout_s);
     apply_host_flags(o->hosts, o->bisect.run);
+    o->bisect.run.fabric_links = testbed_links_for(o->bisect.run.inventory_file);
     BisectPrinter printer(o->json);
     exit_code = print_outcome(run::run_bisect(o->bisect, catch_interrupts(), printer), o->json);
   });

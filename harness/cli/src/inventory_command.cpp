@@ -22,8 +22,11 @@
 #include "rocehil/preflight/inventory_check.hpp"
 #include "rocehil/preflight/inventory_discover.hpp"
 #include "rocehil/preflight/switch_check.hpp"
+#include "rocehil/run/fabric_settings.hpp"
 #include "rocehil/switches/cabling.hpp"
+#include "settings_text.hpp"
 #include "switches_text.hpp"
+#include "testbed_links.hpp"
 #include "text_table.hpp"
 
 namespace rocehil::cli {
@@ -127,6 +130,84 @@ int show(const InventoryOptions& o) {
   return 0;
 }
 
+// The fabric settings of the hosts that answered: journals a killed run left put back (said),
+// then the inventory's declared settings against the values in force. Returns the exit status
+// its findings give (0, 1 a difference, 3 a host that could not be read or put back).
+struct SettingsFindings {
+  std::vector<run::SettingsRestored> restored;
+  std::vector<run::SettingDifference> differences;
+  std::vector<std::string> errors;
+  int code() const {
+    if (!errors.empty()) return static_cast<int>(ExitCode::infrastructure);
+    return differences.empty() ? 0 : static_cast<int>(ExitCode::threshold_failed);
+  }
+};
+
+SettingsFindings check_settings(const InventoryOptions& o, const inv::Inventory& inventory,
+                                const preflight::CheckReport& report) {
+  SettingsFindings out;
+  std::vector<run::SettingsHost> hosts;
+  std::vector<std::string> declared;
+  for (const auto& h : report.hosts) {
+    if (h.verdict == preflight::HostVerdict::unreachable) continue;
+    const inv::Host* host = inventory.find_host(h.host);
+    if (host == nullptr) continue;
+    hosts.push_back({host, std::string(inv::to_string(host->provider))});
+    for (const auto& a : host->settings)
+      if (std::find(declared.begin(), declared.end(), a.setting->name) == declared.end())
+        declared.emplace_back(a.setting->name);
+  }
+  run::FabricSettings fabric(hosts, testbed_links_for(o.file), nullptr,
+                             std::chrono::seconds(std::max(5, static_cast<int>(o.timeout_s))));
+  try {
+    out.restored = fabric.restore_left();
+  } catch (const Error& e) {
+    // Without root no run of this user's can have left a journal; say it only when the
+    // inventory declares settings to compare (which need the same access).
+    if (e.exit_code() != ExitCode::bad_input || !declared.empty()) out.errors.push_back(e.what());
+  }
+  if (declared.empty() || !out.errors.empty()) return out;
+  try {
+    out.differences = run::declared_differences(hosts, fabric.read(declared));
+  } catch (const Error& e) {
+    out.errors.push_back(e.what());
+  }
+  return out;
+}
+
+nlohmann::json to_json(const SettingsFindings& f) {
+  nlohmann::json restored = nlohmann::json::array();
+  for (const auto& r : f.restored) {
+    nlohmann::json changes = nlohmann::json::array();
+    for (const auto& c : r.changes)
+      changes.push_back(
+          {{"netdev", c.netdev}, {"name", c.name}, {"was", c.wanted}, {"put_back", c.before}});
+    restored.push_back({{"host", r.host}, {"left_by", r.left_by}, {"changes", changes}});
+  }
+  nlohmann::json differences = nlohmann::json::array();
+  for (const auto& d : f.differences)
+    differences.push_back({{"host", d.host},
+                           {"netdev", d.netdev},
+                           {"name", d.name},
+                           {"declared", d.declared},
+                           {"origin", d.origin},
+                           {"in_force", d.in_force ? nlohmann::json(*d.in_force) : nullptr}});
+  return {{"restored", restored}, {"differences", differences}, {"errors", f.errors}};
+}
+
+std::string render_settings_text(const SettingsFindings& f) {
+  std::string out;
+  for (const auto& r : f.restored) out += left_restored_line(r) + "\n";
+  for (const auto& d : f.differences)
+    out +=
+        fmt::format("settings: {} {}: declared {} ({}), {}\n",
+                    d.host.empty() ? "switches" : d.host + (d.netdev.empty() ? "" : " " + d.netdev),
+                    d.name, d.declared, d.origin,
+                    d.in_force ? "in force " + *d.in_force : std::string("not on its NICs"));
+  for (const auto& e : f.errors) out += fmt::format("settings: {}\n", e);
+  return out;
+}
+
 int check(const InventoryOptions& o) {
   const inv::Inventory inventory = inv::load_inventory(o.file);
   const auto hosts = inv::select_hosts(inventory, remote::selection_with_slurm_nodes(o.hosts));
@@ -147,16 +228,21 @@ int check(const InventoryOptions& o) {
   // The switches' part: their SNMP agents, the ports links name, and LLDP against links.
   std::optional<preflight::SwitchCheckReport> switch_report;
   if (!o.no_switches) switch_report = preflight::check_switches(inventory);
+  const SettingsFindings settings = check_settings(o, inventory, report);
   if (o.json) {
     nlohmann::json j = to_json(report);
     if (switch_report) j["switches"] = preflight::to_json(*switch_report);
+    j["settings"] = to_json(settings);
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("{}", render_check_text(report));
     if (switch_report) fmt::print("\n{}", render_switch_check_text(*switch_report));
+    if (const std::string text = render_settings_text(settings); !text.empty())
+      fmt::print("\n{}", text);
   }
-  const int hosts_code = preflight::check_exit_code(report);
-  return switch_report ? worse(hosts_code, preflight::check_exit_code(*switch_report)) : hosts_code;
+  int code = worse(preflight::check_exit_code(report), settings.code());
+  if (switch_report) code = worse(code, preflight::check_exit_code(*switch_report));
+  return code;
 }
 
 // `discover --links-from INVENTORY`: the inventory's `links` as its switches' LLDP sees them.
@@ -316,6 +402,9 @@ Selection: TERM[,TERM...] (union); TERM is ATOM[&ATOM...] (intersection) with an
       "\nSwitches with 'snmp:' settings are checked too, all at once: their agent answers, every\n"
       "port the links name exists (ifName, ifDescr or ifAlias), and LLDP hears on each port\n"
       "the neighbour the links say; a swapped, missing or extra cable is named with both ends.\n"
+      "Fabric settings: a journal a killed run left on a host is put back first (and said);\n"
+      "then every setting the inventory declares (settings: under defaults or a host) is read\n"
+      "on each host that answered, and each NIC where it differs is listed (exit 1).\n"
       "Exit codes: 0 every host ok or soft only, 1 a check failed, 2 bad inventory or\n"
       "selection, 3 a host or switch unreachable (the others are still checked).");
   c->callback([o, &exit_code] { exit_code = check(*o); });

@@ -2,12 +2,15 @@
 
 #include <memory>
 
+#include <fmt/format.h>
 #include "deploy_options.hpp"
 #include "host_options.hpp"
 #include "interrupt.hpp"
 #include "rocehil/remote/host_ssh.hpp"
 #include "rocehil/run/suite_run.hpp"
+#include "rocehil/settings/assignment.hpp"
 #include "run_printer.hpp"
+#include "testbed_links.hpp"
 
 namespace rocehil::cli {
 
@@ -19,7 +22,8 @@ struct RunCliOptions {
   int timeout_s = 30;
   bool json = false;
   HostFlags hosts;
-  std::string drain_tag;  // --drain-failed; empty: no draining
+  std::string drain_tag;         // --drain-failed; empty: no draining
+  std::vector<std::string> set;  // --set KEY=VALUE
 };
 
 // The command as it could be typed again, for run.json.
@@ -31,6 +35,8 @@ std::string command_line(const run::SuiteRunOptions& o, const DeployFlags& deplo
   if (!o.hosts.empty()) words.insert(words.end(), {"--hosts", o.hosts});
   if (o.launcher) words.insert(words.end(), {"--launcher", std::string(to_string(*o.launcher))});
   if (o.drain_tag) words.insert(words.end(), {"--drain-failed", *o.drain_tag});
+  for (const auto& a : o.settings)
+    words.insert(words.end(), {"--set", fmt::format("{}={}", a.setting->name, a.value)});
   for (const auto& w : deploy_words(deploy)) words.push_back(w);
   words.insert(words.end(), {"--timeout", std::to_string(o.timeout.count()), "--fanout",
                              std::to_string(o.fanout)});
@@ -76,6 +82,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", o->json,
                 "Print run.json (schema_version 1) instead of the text; the files are written "
                 "either way");
+  cmd->add_option("--set", o->set,
+                  "Set a fabric setting for this run, by name (rocehil settings list): on every "
+                  "host the run uses (its NICs, or the soft provider's own), or the testbed's "
+                  "switches; read back before the first case, put back after the last. "
+                  "Repeatable; overrides the suite's settings:")
+      ->type_name("KEY=VALUE");
   cmd->add_flag("--no-switches{false}", o->run.switches,
                 "Do not poll the switches (those with snmp settings) before and after each case");
   cmd->footer(R"(
@@ -83,6 +95,7 @@ Examples:
   rocehil run suites/smoke.yaml --inventory /tmp/tb/inventory.yaml
   rocehil run nightly.yaml -i fabric.yaml --only 'allreduce/*' --reports /srv/rocehil/reports
   rocehil suite cases nightly.yaml        (what will run, before running it)
+  rocehil run smoke.yaml -i fabric.yaml --set roce_np.min_time_between_cnps=8 --set roce_rp.rpg_gd=9
 
 What happens: the suite is checked against the inventory (every problem at once, with its line);
 every host it uses is preflighted over ssh; then each case runs: captures start, agents start on
@@ -93,6 +106,12 @@ run.json, then graded. A threshold with 'retry: N' runs a
 failing case again up to N times. A host that fails a phase makes that case ERROR, naming the
 host and the phase, and the run goes on. Ctrl-C stops agents and captures, writes what was
 measured and exits 3.
+Settings (--set, the suite's settings:) are applied before the first case on every host the run
+uses, each journaled on the host first and read back; a host without the setting, a write the
+driver refuses or a read-back that differs stops the run before traffic, naming host and setting,
+with whatever was changed put back. After the run, on an error and on Ctrl-C, every change is put
+back and read back. A journal left by a controller that was killed is put back by the next run
+(and by rocehil settings restore). They are in run.json ("settings") and in compare.
 A test marked 'expect: fail' injects a fault the harness must catch: its failure counts as a pass,
 and a pass as a failure.
 Exit status: 0 the fabric qualified, 1 a threshold failed, 2 bad suite, inventory or options,
@@ -104,6 +123,9 @@ Exit status: 0 the fabric qualified, 1 a threshold failed, 2 bad suite, inventor
     const DeployChoice deploy = resolve_deploy(o->deploy);
     o->run.deploy = deploy.mode;
     o->run.deploy_packages = deploy.packages;
+    for (const auto& text : o->set) o->run.settings.push_back(settings::parse_assignment(text));
+    o->run.settings = settings::merge({}, o->run.settings);
+    o->run.fabric_links = testbed_links_for(o->run.inventory_file);
     o->run.command_line = command_line(o->run, o->deploy);
     RunPrinter printer(o->json ? RunPrinter::Stdout::json : RunPrinter::Stdout::text);
     exit_code = run::run_suite(o->run, catch_interrupts(), printer);

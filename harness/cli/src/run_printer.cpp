@@ -7,6 +7,7 @@
 #include "preflight_text.hpp"
 #include "rocehil/reports/run_json.hpp"
 #include "run_text.hpp"
+#include "settings_text.hpp"
 
 namespace rocehil::cli {
 
@@ -81,6 +82,31 @@ void RunPrinter::test_ended() {
 
 void RunPrinter::history_not_updated(const std::string& why) {
   fmt::print(stderr, "rocehil run: the run history was not updated: {}\n", why);
+}
+
+// Settings changed on the fabric are said on stderr whatever the mode, like drained nodes: they
+// are what the run did to the cluster.
+void RunPrinter::settings_left_restored(const run::SettingsRestored& restored) {
+  fmt::print(stderr, "rocehil run: {}\n", left_restored_line(restored));
+}
+
+void RunPrinter::settings_applied(const std::vector<run::SettingInForce>& in_force) {
+  fmt::print(stderr, "rocehil run: {}\n", in_force_line(in_force));
+}
+
+void RunPrinter::settings_failed(const std::string& why) {
+  fmt::print(stderr, "rocehil run: settings: {}\n", why);
+}
+
+void RunPrinter::settings_restored(const std::vector<run::SettingsRestored>& restored) {
+  fmt::print(stderr, "rocehil run: {}\n", restored_line(restored));
+}
+
+void RunPrinter::settings_not_restored(const std::string& why) {
+  fmt::print(stderr,
+             "rocehil run: settings NOT put back: {} (the journal on the host keeps them: "
+             "rocehil settings restore -i INVENTORY)\n",
+             why);
 }
 
 // On stderr: the verdicts are on stdout (text or JSON), and what the run did to the cluster is

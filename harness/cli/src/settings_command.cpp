@@ -6,7 +6,13 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "rocehil/common/error.hpp"
+#include "rocehil/inventory/load.hpp"
+#include "rocehil/inventory/selection.hpp"
+#include "rocehil/run/fabric_settings.hpp"
 #include "rocehil/settings/catalogue.hpp"
+#include "settings_text.hpp"
+#include "testbed_links.hpp"
 #include "text_table.hpp"
 
 namespace rocehil::cli {
@@ -56,6 +62,95 @@ int list(bool json) {
   return 0;
 }
 
+struct HostCommandOptions {
+  std::string inventory_file;
+  std::string hosts;  // a selection; empty: every host
+  int timeout_s = 30;
+  bool json = false;
+  std::vector<std::string> names;  // show: the settings to read; empty: every one
+};
+
+run::FabricSettings settings_on_hosts(const HostCommandOptions& o,
+                                      const inventory::Inventory& inv) {
+  std::vector<run::SettingsHost> hosts;
+  if (o.hosts.empty()) {
+    for (const inventory::Host& h : inv.hosts)
+      hosts.push_back({&h, std::string(inventory::to_string(h.provider))});
+  } else {
+    for (const inventory::Host* h : inventory::select_hosts(inv, o.hosts))
+      hosts.push_back({h, std::string(inventory::to_string(h->provider))});
+  }
+  return run::FabricSettings(std::move(hosts), testbed_links_for(o.inventory_file), nullptr,
+                             std::chrono::seconds(o.timeout_s));
+}
+
+nlohmann::ordered_json changes_json(const std::vector<agent::SettingChange>& changes) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const agent::SettingChange& c : changes)
+    out.push_back(
+        {{"netdev", c.netdev}, {"name", c.name}, {"was", c.wanted}, {"put_back", c.before}});
+  return out;
+}
+
+int restore(const HostCommandOptions& o) {
+  const inventory::Inventory inv = inventory::load_inventory(o.inventory_file);
+  run::FabricSettings fabric = settings_on_hosts(o, inv);
+  const std::vector<run::SettingsRestored> restored = fabric.restore_left();
+  if (o.json) {
+    nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
+    for (const run::SettingsRestored& r : restored)
+      hosts.push_back(
+          {{"host", r.host}, {"left_by", r.left_by}, {"changes", changes_json(r.changes)}});
+    fmt::print("{}\n", nlohmann::ordered_json{{"schema_version", 1}, {"restored", hosts}}.dump(2));
+    return 0;
+  }
+  for (const run::SettingsRestored& r : restored) fmt::print("{}\n", left_restored_line(r));
+  if (restored.empty()) fmt::print("no journal was left on any host: nothing to put back\n");
+  return 0;
+}
+
+int show(const HostCommandOptions& o) {
+  std::vector<std::string> names = o.names;
+  for (const std::string& n : names)
+    if (settings::find(n) == nullptr) {
+      const std::string_view near = settings::nearest(n);
+      throw input_error(near.empty()
+                            ? fmt::format("unknown setting '{}' (rocehil settings list)", n)
+                            : fmt::format("unknown setting '{}' (did you mean '{}'?)", n, near));
+    }
+  if (names.empty())
+    for (const settings::Setting& s : settings::catalogue()) names.emplace_back(s.name);
+  const inventory::Inventory inv = inventory::load_inventory(o.inventory_file);
+  run::FabricSettings fabric = settings_on_hosts(o, inv);
+  const std::vector<run::SettingInForce> values = fabric.read(names);
+  if (o.json) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const run::SettingInForce& v : values)
+      list.push_back(
+          {{"host", v.host}, {"netdev", v.netdev}, {"name", v.name}, {"value", v.value}});
+    fmt::print("{}\n", nlohmann::ordered_json{{"schema_version", 1}, {"values", list}}.dump(2));
+    return 0;
+  }
+  TextTable table({{"host", TextTable::Align::left},
+                   {"netdev", TextTable::Align::left},
+                   {"setting", TextTable::Align::left},
+                   {"value", TextTable::Align::left}});
+  for (const run::SettingInForce& v : values)
+    table.add_row(
+        {v.host.empty() ? "switches" : v.host, v.netdev.empty() ? "-" : v.netdev, v.name, v.value});
+  fmt::print("{}", table.render());
+  return 0;
+}
+
+void add_host_command_options(CLI::App* cmd, HostCommandOptions& o) {
+  cmd->add_option("--inventory,-i", o.inventory_file, "The inventory file")->required();
+  cmd->add_option("--hosts", o.hosts, "Only these hosts (a selection: h1,h2 or rack=r1)");
+  cmd->add_option("--timeout", o.timeout_s, "Seconds each host's agent may take to answer")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  cmd->add_flag("--json", o.json, "Print JSON (schema_version 1)");
+}
+
 }  // namespace
 
 void add_settings_command(CLI::App& app, int& exit_code) {
@@ -72,6 +167,32 @@ void add_settings_command(CLI::App& app, int& exit_code) {
       "soft provider takes the same names ('soft' yes). switch.* are the testbed's switches.\n"
       "Example: rocehil settings list --json | jq '.settings[].name'");
   list_cmd->callback([json, &exit_code] { exit_code = list(*json); });
+
+  auto restore_options = std::make_shared<HostCommandOptions>();
+  CLI::App* restore_cmd = settings_cmd->add_subcommand(
+      "restore",
+      "Put back the settings a run left changed (its controller killed): from each host's "
+      "journal, read back");
+  add_host_command_options(restore_cmd, *restore_options);
+  restore_cmd->footer(
+      "\nEvery host keeps a journal of what a run changed, written before each change\n"
+      "(/run/rocehil/settings/HOST.json). A run puts its changes back itself; one whose\n"
+      "controller was killed leaves the journal, and the next run, selftest or inventory check\n"
+      "puts it back. This does it now. Needs root on the hosts (or passwordless sudo).\n"
+      "Example: rocehil settings restore -i fabric.yaml\n"
+      "Exit status: 0 done (or nothing to do), 2 bad input, 3 a host could not be put back.");
+  restore_cmd->callback([restore_options, &exit_code] { exit_code = restore(*restore_options); });
+
+  auto show_options = std::make_shared<HostCommandOptions>();
+  CLI::App* show_cmd = settings_cmd->add_subcommand(
+      "show", "The settings in force on the inventory's hosts (and a testbed's switches)");
+  add_host_command_options(show_cmd, *show_options);
+  show_cmd->add_option("names", show_options->names, "The settings to read; default: every one");
+  show_cmd->footer(
+      "\nRead through each host's agent as a run sets them: a NIC's sysfs or debugfs files, the\n"
+      "soft provider's own; a setting a NIC does not have is not listed.\n"
+      "Example: rocehil settings show -i fabric.yaml roce_rp.rpg_time_reset roce_np.enable");
+  show_cmd->callback([show_options, &exit_code] { exit_code = show(*show_options); });
 }
 
 }  // namespace rocehil::cli

@@ -1,15 +1,22 @@
 #include "testbed_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/testbed/fabric_settings.hpp"
 #include "rocehil/testbed/snmp_pass.hpp"
 #include "rocehil/testbed/status_json.hpp"
 #include "rocehil/testbed/testbed.hpp"
@@ -76,6 +83,104 @@ void add_snmp_counters_command(CLI::App* testbed, int& exit_code) {
   });
 }
 
+// KEY=VALUE with a whole number of Mb/s; throws rocehil::Error (bad input) naming the argument.
+std::pair<std::string, int> parse_setting(const std::string& argument) {
+  const auto equals = argument.find('=');
+  if (equals == std::string::npos || equals == 0)
+    throw input_error(
+        fmt::format("'{}' is not KEY=VALUE; for example switch.uplink_mbps=200", argument));
+  const std::string value = argument.substr(equals + 1);
+  int mbps = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), mbps);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size())
+    throw input_error(fmt::format("{}: '{}' is not a whole number of Mb/s", argument, value));
+  return {argument.substr(0, equals), mbps};
+}
+
+// `testbed settings` and `testbed set`: the switches' settings of a running testbed, as the
+// kernel holds them.
+void add_settings_commands(CLI::App* testbed, int& exit_code) {
+  auto dir = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* settings = testbed->add_subcommand(
+      "settings",
+      "The switch settings in force in a running testbed, read from its namespaces' nftables "
+      "rules and tbf qdiscs, as KEY=VALUE (Mb/s)");
+  settings->add_option("--dir", *dir, "The testbed's directory, as given to 'testbed up'")
+      ->required();
+  settings->add_flag("--json", *json, "Print JSON (schema_version 1) instead of text");
+  settings->footer(R"(
+Example, on a testbed brought up with the defaults:
+  rocehil testbed settings --dir /tmp/tb
+  switch.ecn_mark_mbps=300
+  switch.uplink_mbps=400
+  switch.host_mbps=1000
+0 is an unshaped link; a testbed brought up with --no-ecn has no switch.ecn_mark_mbps. It exits 3
+naming the namespace and port when ports disagree. Change them with 'rocehil testbed set'.)");
+  settings->callback([dir, json, &exit_code] {
+    const auto in_force = testbed::read_fabric_settings(*dir);
+    if (*json) {
+      print_json({{"schema_version", 1}, {"settings", in_force}});
+    } else {
+      for (const auto name : testbed::fabric_setting_names())
+        if (const auto it = in_force.find(std::string(name)); it != in_force.end())
+          fmt::print("{}={}\n", it->first, it->second);
+    }
+    exit_code = 0;
+  });
+
+  auto set_dir = std::make_shared<std::string>();
+  auto assignments = std::make_shared<std::vector<std::string>>();
+  CLI::App* set = testbed->add_subcommand(
+      "set",
+      "Change switch settings of a running testbed in every leaf, spine and host namespace they "
+      "live in, record them in its state, and read them back from the kernel");
+  set->add_option("KEY=VALUE", *assignments,
+                  "switch.ecn_mark_mbps (1-100000), switch.uplink_mbps or switch.host_mbps "
+                  "(0-100000, 0 unshaped), in Mb/s")
+      ->required();
+  set->add_option("--dir", *set_dir, "The testbed's directory, as given to 'testbed up'")
+      ->required();
+  set->footer(R"(
+Example: mark CE above 150 Mb/s, shape leaf-spine links at 200 Mb/s, unshape host links:
+  rocehil testbed set switch.ecn_mark_mbps=150 switch.uplink_mbps=200 switch.host_mbps=0 \
+      --dir /tmp/tb
+The ECN rules are replaced in one nftables transaction per switch, the tbf qdiscs with tc; it
+exits 3 with "KEY: wanted X, found Y" when the kernel does not hold what was set.)");
+  set->callback([set_dir, assignments, &exit_code] {
+    std::vector<std::pair<std::string, int>> wanted;
+    testbed::TestbedOptions check;  // names and ranges, all before the first change
+    for (const auto& a : *assignments) {
+      wanted.push_back(parse_setting(a));
+      check = testbed::with_fabric_setting(check, wanted.back().first, wanted.back().second);
+    }
+    // The ECN rate first: on a --no-ecn testbed it is refused before anything else changes.
+    std::stable_partition(wanted.begin(), wanted.end(),
+                          [](const auto& w) { return w.first == testbed::ecn_mark_setting; });
+    std::map<std::string, int> last;
+    for (const auto& [key, value] : wanted) {
+      testbed::apply_fabric_setting(*set_dir, key, value);
+      last[key] = value;
+    }
+    const auto in_force = testbed::read_fabric_settings(*set_dir);
+    std::vector<std::string> wrong;
+    for (const auto name : testbed::fabric_setting_names()) {
+      const auto set_to = last.find(std::string(name));
+      if (set_to == last.end()) continue;
+      const auto& [key, value] = *set_to;
+      const auto found = in_force.find(key);
+      const std::string text = found == in_force.end() ? "none" : found->second;
+      if (text != std::to_string(value))
+        wrong.push_back(fmt::format("{}: wanted {}, found {}", key, value, text));
+      else
+        fmt::print("{}={}\n", key, text);
+    }
+    if (!wrong.empty())
+      throw Error(ExitCode::infrastructure, fmt::format("{}", fmt::join(wrong, "; ")));
+    exit_code = 0;
+  });
+}
+
 }  // namespace
 
 void add_testbed_command(CLI::App& app, int& exit_code) {
@@ -90,6 +195,7 @@ Rehearse a suite or an inventory before touching hardware:
   rocehil testbed up --dir /tmp/tb              4 hosts, 2 racks, 2 spines
   ssh -F /tmp/tb/ssh/config h1 ip -br addr       log in to a host namespace
   rocehil testbed status --dir /tmp/tb --json    what exists, whether each sshd answers
+  rocehil testbed settings --dir /tmp/tb         ECN and shaping rates in force ('set' them)
   rocehil testbed down --dir /tmp/tb             remove everything it made
 
 Addresses come only from 198.18.0.0/15: RoCEv2 traffic on 198.18.0.0/16 (rack r's hosts are
@@ -205,6 +311,7 @@ namespace's, 198.19.K.2; the inventory's capture points say so (remote: session,
     exit_code = result.healthy() ? 0 : static_cast<int>(ExitCode::infrastructure);
   });
 
+  add_settings_commands(testbed, exit_code);
   add_snmp_counters_command(testbed, exit_code);
   add_mirror_relay_command(testbed, exit_code);
 }

@@ -12,6 +12,7 @@
 #include "rocehil/reports/bisection.hpp"
 #include "rocehil/reports/run_directory.hpp"
 #include "rocehil/reports/settings.hpp"
+#include "rocehil/settings/assignment.hpp"
 
 namespace rocehil::run {
 
@@ -25,16 +26,22 @@ class Bisect {
       : o_(o), interrupt_(interrupt), events_(events) {
     candidates_ = reports::parse_candidates(read_file(o.candidates_file, "candidates file"),
                                             o.candidates_file);
-    if (o.apply.find("{candidate}") == std::string::npos)
+    if (o.apply.empty() && o.set.empty())
+      throw input_error(
+          "bisect: say how a candidate is applied: --set KEY={candidate} for a fabric setting "
+          "(rocehil settings list), or --apply 'CMD {candidate}' for anything else (firmware)");
+    if (!o.apply.empty() && o.apply.find("{candidate}") == std::string::npos)
       throw input_error(
           fmt::format("--apply '{}' has no {{candidate}}: say where the candidate "
                       "goes, e.g. --apply 'fwupdate --version {{candidate}}'",
                       o.apply));
+    if (!o.set.empty()) check_set();
     // What defines the search names it: the same command resumes it; any change starts anew.
-    out_.id = reports::content_hash(fmt::format("{}\n\x1f{}\n\x1f{}\n\x1f{}\n\x1f{}",
-                                                read_file(o.run.suite_file, "suite"),
-                                                read_file(o.run.inventory_file, "inventory"),
-                                                fmt::join(candidates_, "\n"), o.apply, o.run.only));
+    // (--set joins the definition only when given, so that earlier --apply searches resume.)
+    out_.id = reports::content_hash(
+        fmt::format("{}\n\x1f{}\n\x1f{}\n\x1f{}\n\x1f{}{}", read_file(o.run.suite_file, "suite"),
+                    read_file(o.run.inventory_file, "inventory"), fmt::join(candidates_, "\n"),
+                    o.apply, o.run.only, o.set.empty() ? std::string() : "\n\x1f--set " + o.set));
     out_.history =
         o.run.history_file.empty() ? o.run.reports_dir + "/history.db" : o.run.history_file;
   }
@@ -89,21 +96,43 @@ class Bisect {
   }
 
  private:
+  // --set KEY={candidate}: a known setting, and every candidate a value it takes, before
+  // anything is run.
+  void check_set() {
+    const auto eq = o_.set.find('=');
+    if (eq == std::string::npos || o_.set.substr(eq + 1) != "{candidate}")
+      throw input_error(fmt::format(
+          "--set '{}' must be KEY={{candidate}}, e.g. --set switch.ecn_mark_mbps={{candidate}}",
+          o_.set));
+    set_key_ = o_.set.substr(0, eq);
+    for (std::size_t i = 0; i < candidates_.size(); ++i)
+      (void)settings::assign(set_key_, candidates_[i],
+                             fmt::format("{} line {}", o_.candidates_file, i + 1));
+  }
+
   Step run_candidate(std::size_t index, int step, int& exit_code) {
     Step s{
         .step = step, .index = index, .candidate = candidates_[index], .run_id = {}, .bad = false};
-    const std::string command = apply_command(o_.apply, s.candidate);
-    events_.applying(step, s.candidate, command);
-    const remote::CommandResult applied = remote::run_command(
-        {"sh", "-c", command}, {.timeout = std::chrono::seconds(o_.apply_timeout_s),
-                                .max_output = 1 << 20,
-                                .stdin_file = {}});
-    if (!applied.succeeded())
-      throw Error(ExitCode::infrastructure,
-                  fmt::format("bisect: --apply for '{}' failed ({}); nothing was run for it. Run "
-                              "the same command again to resume",
-                              s.candidate, applied.reason()));
     SuiteRunOptions run = o_.run;
+    if (!o_.apply.empty()) {
+      const std::string command = apply_command(o_.apply, s.candidate);
+      events_.applying(step, s.candidate, command);
+      const remote::CommandResult applied = remote::run_command(
+          {"sh", "-c", command}, {.timeout = std::chrono::seconds(o_.apply_timeout_s),
+                                  .max_output = 1 << 20,
+                                  .stdin_file = {}});
+      if (!applied.succeeded())
+        throw Error(ExitCode::infrastructure,
+                    fmt::format("bisect: --apply for '{}' failed ({}); nothing was run for it. "
+                                "Run the same command again to resume",
+                                s.candidate, applied.reason()));
+    }
+    if (!set_key_.empty()) {
+      // The step's run sets it, reads it back, records it in its run.json and puts it back.
+      events_.applying(step, s.candidate, fmt::format("--set {}={}", set_key_, s.candidate));
+      run.settings =
+          settings::merge(run.settings, {settings::assign(set_key_, s.candidate, "bisect --set")});
+    }
     run.command_line = fmt::format("rocehil bisect ... (step {}, candidate {})", step,
                                    remote::shell_quote(s.candidate));
     exit_code = run_suite(run, interrupt_, events_.run_events(), &s.run_id);
@@ -120,6 +149,7 @@ class Bisect {
   const std::atomic<bool>& interrupt_;
   BisectEvents& events_;
   std::vector<std::string> candidates_;
+  std::string set_key_;  // --set's KEY; empty without --set
   BisectOutcome out_;
 };
 

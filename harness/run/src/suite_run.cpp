@@ -115,7 +115,14 @@ class Run {
                          .hosts = hosts_.size(),
                          .directory = directory_->path()});
     if (!preflight()) return finish();
-    run_cases();
+    if (!apply_settings()) return finish();
+    try {
+      run_cases();
+    } catch (...) {
+      restore_settings();
+      throw;
+    }
+    restore_settings();
     return finish();
   }
 
@@ -229,6 +236,80 @@ class Run {
     return !preflight_failed_;
   }
 
+  // The provider a host's traffic uses in this run: the tests' own, else the inventory's.
+  std::string provider_on(const inventory::Host& h) const {
+    for (const auto& tc : cases_)
+      if (const std::string& p = suite_.tests[tc.test].settings.provider; !p.empty()) return p;
+    return std::string(inventory::to_string(h.provider));
+  }
+
+  // Journals a killed controller left are put back first, whether or not this run sets
+  // anything: a fabric left changed would be measured as if it were the site's. Then the suite's
+  // and --set's settings, read back; a failure stops the run before traffic (exit 2 or 3), with
+  // whatever had been changed put back.
+  bool apply_settings() {
+    const std::vector<settings::Assignment> wanted = settings::merge(suite_.settings, o_.settings);
+    std::vector<SettingsHost> hosts;
+    for (const auto* h : hosts_) hosts.push_back({h, provider_on(*h)});
+    fabric_settings_ =
+        std::make_unique<FabricSettings>(std::move(hosts), o_.fabric_links, nullptr, o_.timeout);
+    try {
+      for (const SettingsRestored& r : fabric_settings_->restore_left())
+        events_.settings_left_restored(r);
+    } catch (const Error& e) {
+      // A user who cannot be root cannot have left a journal; without settings to set, the run
+      // goes on.
+      if (wanted.empty() && e.exit_code() == ExitCode::bad_input) {
+        fabric_settings_.reset();
+        return true;
+      }
+      return settings_failed(e);
+    }
+    if (wanted.empty()) {
+      fabric_settings_.reset();
+      return true;
+    }
+    try {
+      fabric_settings_->apply(wanted, record_.run_id);
+    } catch (const Error& e) {
+      record_.fabric_settings = settings_json(wanted, *fabric_settings_);
+      return settings_failed(e);
+    }
+    record_.fabric_settings = settings_json(wanted, *fabric_settings_);
+    record_.fabric_settings["restored"] = false;
+    save();
+    events_.settings_applied(fabric_settings_->in_force());
+    return true;
+  }
+
+  bool settings_failed(const Error& e) {
+    settings_error_ = static_cast<int>(e.exit_code());
+    if (record_.fabric_settings.is_null()) record_.fabric_settings = nlohmann::json::object();
+    record_.fabric_settings["error"] = e.what();
+    save();
+    settings_stopped_run_ = true;
+    fabric_settings_.reset();
+    events_.settings_failed(e.what());
+    return false;
+  }
+
+  // Everything the run changed, put back and read back; said either way, never thrown (the
+  // results are on disk already).
+  void restore_settings() {
+    if (!fabric_settings_) return;
+    try {
+      const std::vector<SettingsRestored> restored = fabric_settings_->restore();
+      record_.fabric_settings["restored"] = true;
+      events_.settings_restored(restored);
+    } catch (const Error& e) {
+      record_.fabric_settings["restore_error"] = e.what();
+      settings_error_ = static_cast<int>(ExitCode::infrastructure);
+      events_.settings_not_restored(e.what());
+    }
+    save();
+    fabric_settings_.reset();
+  }
+
   void run_cases() {
     MultiplexDir multiplex;
     multiplex_ = &multiplex;
@@ -291,6 +372,10 @@ class Run {
     for (const auto& c : record_.cases) outcomes.push_back(c.outcome);
     int code = suites::run_exit_code(outcomes, record_.interrupted);
     if (preflight_failed_) code = static_cast<int>(ExitCode::infrastructure);
+    if (settings_stopped_run_)
+      code = settings_error_;
+    else if (settings_error_ != 0)
+      code = std::max(code, settings_error_);
     record_.exit_code = code;
     record_.finished_at = reports::iso_utc(unix_s_now());
     save();
@@ -319,6 +404,9 @@ class Run {
   const MultiplexDir* multiplex_ = nullptr;
   bool preflight_failed_ = false;
   std::unique_ptr<SwitchPolling> switch_polling_;
+  std::unique_ptr<FabricSettings> fabric_settings_;
+  int settings_error_ = 0;             // the exit status a settings failure gives the run
+  bool settings_stopped_run_ = false;  // they could not be set: no case ran
 };
 
 }  // namespace

@@ -52,15 +52,13 @@ namespace {
 
 // Socket buffers deep enough for a burst of a few thousand MTU packets.
 constexpr int socket_buffer_bytes = 8 << 20;
-// CNPs carry DSCP 48 (CNP_DSCP), not-ECT.
-constexpr std::uint8_t cnp_traffic_class = 48 << 2;
-
 }  // namespace
 
 SoftProvider::SoftProvider(const ProviderOptions& options)
     : address_(options.address.empty() ? "127.0.0.1" : options.address),
-      receiver_(SocketAddress::parse(address_, wire::roce_v2_udp_port), cnp_traffic_class,
-                socket_buffer_bytes),
+      congestion_(congestion_from(options.soft_settings)),
+      receiver_(SocketAddress::parse(address_, wire::roce_v2_udp_port),
+                congestion_.cnp_traffic_class, socket_buffer_bytes),
       batch_(std::make_unique<ReceiveBatch>()) {
   // QPNs and keys start at random points so that two runs, or two providers talking to each
   // other, do not reuse each other's numbers.

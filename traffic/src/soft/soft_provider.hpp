@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "rocehil/traffic/provider.hpp"
+#include "soft/soft_congestion.hpp"
 #include "soft/udp_socket.hpp"
 
 namespace rocehil::traffic::soft {
@@ -31,7 +32,7 @@ class SoftCq final : public CompletionQueue {
 // RoCEv2 in user space over UDP sockets. All RoCEv2 packets go to UDP port 4791 of the peer's
 // address, so one socket per provider receives for every QP (demultiplexed by BTH destination
 // QP), while each QP sends from its own socket: its own UDP source port, the ECMP entropy.
-// CNPs leave from the receiving socket with DSCP 48, as ConnectX sends them by default.
+// CNPs leave from the receiving socket with the CNP DSCP (48 unless set, as ConnectX's default).
 class SoftProvider final : public Provider {
  public:
   explicit SoftProvider(const ProviderOptions& options);
@@ -45,6 +46,7 @@ class SoftProvider final : public Provider {
 
   // Used by QPs.
   const std::string& address() const { return address_; }
+  const SoftCongestion& congestion() const noexcept { return congestion_; }
   const MemoryRegion* find_rkey(std::uint32_t rkey) const noexcept;
   UdpSocket& control_socket() { return receiver_; }
   void forget(SoftQp* qp) noexcept;
@@ -55,7 +57,8 @@ class SoftProvider final : public Provider {
 
  private:
   std::string address_;
-  UdpSocket receiver_;  // bound to address:4791
+  SoftCongestion congestion_;  // before receiver_: its DSCP is the CNPs'
+  UdpSocket receiver_;         // bound to address:4791
   std::unique_ptr<ReceiveBatch> batch_;
   std::vector<MemoryRegion> regions_;
   std::vector<SoftQp*> qps_;  // sorted by QPN

@@ -20,14 +20,6 @@ bool valid_mtu(std::uint32_t mtu) {
   return mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096;
 }
 
-DcqcnParameters rate_parameters() {
-  DcqcnParameters p;
-  // The soft provider has no line rate of its own: start unlimited at a rate no veth reaches, so
-  // only CNPs bring it down.
-  p.line_rate_mbps = 100'000;
-  return p;
-}
-
 }  // namespace
 
 SoftQp::SoftQp(SoftProvider& provider, SoftCq& cq, const QpOptions& options, std::uint32_t qpn,
@@ -44,9 +36,9 @@ SoftQp::SoftQp(SoftProvider& provider, SoftCq& cq, const QpOptions& options, std
       acked_until_(initial_psn),
       highest_sent_psn_(initial_psn),
       retries_left_(options.retry_count),
-      rate_(rate_parameters()),
+      rate_(provider.congestion().rate),
       rq_(std::max<std::uint32_t>(options.max_recv_wr, 1)),
-      cnp_limiter_(CnpLimiter::default_interval_ns) {
+      cnp_limiter_(provider.congestion().cnp_interval_ns) {
   if (!valid_mtu(options.mtu))
     throw input_error(
         fmt::format("MTU {} is not a RoCE MTU; use 256, 512, 1024, 2048 or 4096", options.mtu));

@@ -23,6 +23,7 @@
 #include "rocehil/agent/qp_counters_json.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/perftest/command.hpp"
+#include "rocehil/settings/catalogue.hpp"
 #include "rocehil/traffic/collective.hpp"
 
 namespace rocehil::agent {
@@ -47,12 +48,21 @@ constexpr std::string_view version_fix =
 
 // The op names, in the order of the alternatives of RequestBody and ReplyBody: an op's index is
 // its variant index, so parsing and writing share one table.
-constexpr std::string_view request_ops[] = {"hello", "setup",         "connect",      "start",
-                                            "stop",  "capture_start", "capture_stop", "perftest"};
-constexpr std::string_view reply_ops[] = {
-    "hello",           "setup", "connected",       "started",         "stats",
-    "results",         "error", "capture_started", "capture_summary", "perftest_listening",
-    "perftest_results"};
+constexpr std::string_view request_ops[] = {"hello",        "setup",    "connect",
+                                            "start",        "stop",     "capture_start",
+                                            "capture_stop", "perftest", "settings"};
+constexpr std::string_view reply_ops[] = {"hello",
+                                          "setup",
+                                          "connected",
+                                          "started",
+                                          "stats",
+                                          "results",
+                                          "error",
+                                          "capture_started",
+                                          "capture_summary",
+                                          "perftest_listening",
+                                          "perftest_results",
+                                          "settings"};
 static_assert(std::size(request_ops) == std::variant_size_v<RequestBody>);
 static_assert(std::size(reply_ops) == std::variant_size_v<ReplyBody>);
 
@@ -90,6 +100,10 @@ constexpr std::string_view transport_names[] = {"rc", "ud"};  // in traffic::QpT
 constexpr std::string_view perftest_tool_names[] = {"write_bw",  "read_bw",  "send_bw",
                                                     "write_lat", "read_lat", "send_lat"};
 constexpr std::string_view engine_names[] = {"rocehil", "perftest"};
+constexpr std::string_view settings_action_names[] = {"apply", "restore", "read",
+                                                      "check"};  // enum order
+constexpr std::size_t max_settings_addresses = 16;
+constexpr std::size_t max_settings_values = 256;
 constexpr traffic::Opcode opcode_values[] = {traffic::Opcode::send, traffic::Opcode::write,
                                              traffic::Opcode::write_with_imm,
                                              traffic::Opcode::read};
@@ -830,6 +844,121 @@ struct Describe<PerftestResultsEvent> {
   }
 };
 
+// A name the settings catalogue knows, so that a misspelt one is refused before any host is
+// asked (with the nearest known name).
+std::string setting_name(const Value& v) {
+  std::string name = printable(v, 64, false);
+  if (settings::find(name) == nullptr) {
+    const std::string_view near = settings::nearest(name);
+    v.fail(near.empty() ? std::string("is not a setting rocehil knows (rocehil settings list)")
+                        : fmt::format("is not a setting rocehil knows; did you mean '{}'?", near));
+  }
+  return name;
+}
+
+// The host's name as the inventory gives it; it names the host's journal file, so nothing that
+// could leave the journal directory.
+std::string host_name(const Value& v) {
+  std::string name = printable(v, 128, false);
+  const bool ok = name.front() != '.' && name.front() != '-' &&
+                  std::all_of(name.begin(), name.end(), [](char c) {
+                    return is_ascii_alnum(c) || c == '.' || c == '_' || c == '-';
+                  });
+  if (!ok) v.fail("must be a host name: letters, digits, '.', '_' and '-', not first '.' or '-'");
+  return name;
+}
+
+template <>
+struct Describe<SettingValue> {
+  using S = SettingValue;
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("name", at<&S::name>, Custom<std::string>{setting_name}, Presence::required),
+        field_when(
+            "value", at<&S::value>, Printable{64, false},
+            [](const S& s) { return !s.value.empty(); }, Presence::extra),
+        field_when(
+            "netdev", at<&S::netdev>, Custom<std::string>{interface_name},
+            [](const S& s) { return !s.netdev.empty(); }, Presence::extra)};
+    return f;
+  }
+};
+
+template <>
+struct Describe<SettingsRequest> {
+  using S = SettingsRequest;
+  static const auto& fields() {
+    static const auto f =
+        std::tuple{field("action", at<&S::action>,
+                         EnumChoice<SettingsAction>{settings_action_names}, Presence::required),
+                   field("host", at<&S::host>, Custom<std::string>{host_name}, Presence::required),
+                   field("provider", at<&S::provider>, Choice{provider_names}),
+                   field("addresses", at<&S::addresses>,
+                         List<Custom<std::string>>{{ip_address}, 1, max_settings_addresses},
+                         Presence::required),
+                   field("run", at<&S::run>, Printable{256, true}),
+                   field("values", at<&S::values>,
+                         List<Nested<SettingValue>>{{Strictness::strict}, 0, max_settings_values})};
+    return f;
+  }
+  static void check(const Object& o, S& s);
+};
+
+template <>
+struct Describe<SettingChange> {
+  using S = SettingChange;
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("name", at<&S::name>, Custom<std::string>{setting_name}, Presence::required),
+        field("netdev", at<&S::netdev>, Printable{64, true}), field("where", at<&S::where>, Text{}),
+        field("before", at<&S::before>, Text{}), field("wanted", at<&S::wanted>, Text{})};
+    return f;
+  }
+};
+
+template <>
+struct Describe<SettingsReply> {
+  using S = SettingsReply;
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("action", at<&S::action>, EnumChoice<SettingsAction>{settings_action_names},
+              Presence::required),
+        field("changes", at<&S::changes>, List<Nested<SettingChange>>{{Strictness::strict}}),
+        field("journal_found", at<&S::journal_found>, Bool{}),
+        field("journal_run", at<&S::journal_run>, Text{}),
+        field("values", at<&S::values>, List<Nested<SettingValue>>{{Strictness::strict}})};
+    return f;
+  }
+};
+
+// Each action's own fields: apply's values given and valid (in the catalogue's canonical form,
+// so what is journaled and compared is one spelling), read's only named, restore's none.
+void Describe<SettingsRequest>::check(const Object& o, SettingsRequest& s) {
+  const auto values = o.get("values");
+  switch (s.action) {
+    case SettingsAction::apply:
+    case SettingsAction::check:
+      if (s.values.empty())
+        reject(fmt::format("settings: action \"{}\" needs 'values' (name and value)",
+                           to_string(s.action)));
+      for (std::size_t i = 0; i < s.values.size(); ++i) try {
+          s.values[i].value =
+              settings::canonical_value(*settings::find(s.values[i].name), s.values[i].value);
+        } catch (const Error& e) {
+          values->at(i).fail(e.what());
+        }
+      break;
+    case SettingsAction::read:
+      for (std::size_t i = 0; i < s.values.size(); ++i)
+        if (!s.values[i].value.empty())
+          values->at(i).fail("a read names settings; it gives no values");
+      break;
+    case SettingsAction::restore:
+      if (!s.values.empty()) reject("settings: action \"restore\" takes no 'values'");
+      break;
+  }
+}
+
 void Describe<SetupRequest>::check(const Object& o, SetupRequest& s) {
   if (auto v = o.get("udp_sports")) {
     const std::size_t n = v->array();
@@ -987,6 +1116,11 @@ std::string_view to_string(Workload workload) {
   const auto i = static_cast<std::size_t>(workload);
   return i < std::size(workload_names) ? workload_names[i] : "?";
 }
+std::string_view to_string(SettingsAction action) {
+  const auto i = static_cast<std::size_t>(action);
+  return i < std::size(settings_action_names) ? settings_action_names[i] : "?";
+}
+
 std::string_view to_string(Role role) {
   const auto i = static_cast<std::size_t>(role);
   return i < std::size(role_names) ? role_names[i] : "?";

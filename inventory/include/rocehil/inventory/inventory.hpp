@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "rocehil/settings/assignment.hpp"
+
 namespace rocehil::inventory {
 
 // Where a value came from in the inventory file, 1-based, for messages that point at it.
@@ -63,6 +65,9 @@ struct Host {
   std::vector<std::string> labels;
   std::string netns;  // the testbed's namespace behind this host; informative
   std::vector<Nic> nics;
+  // The fabric settings this host is declared to run with (defaults' settings, then its own):
+  // `inventory check` lists where the NICs differ. Nothing sets them from here.
+  std::vector<settings::Assignment> settings;
   SourceLocation where;  // the entry it came from (a range entry gives many hosts one place)
 };
 
@@ -156,7 +161,8 @@ struct Defaults {
   double link_gbps = 0;
   int gid_index = -1;
   int port = 1;
-  std::optional<SnmpSettings> snmp;  // what a switch without its own `snmp` uses
+  std::optional<SnmpSettings> snmp;            // what a switch without its own `snmp` uses
+  std::vector<settings::Assignment> settings;  // what every host is declared to run with
 };
 
 struct Inventory {

@@ -14,13 +14,14 @@
 #include <string_view>
 #include <vector>
 
+#include "rocehil/common/edit_distance.hpp"
 #include "rocehil/inventory/inventory.hpp"
 #include "rocehil/inventory/load.hpp"
+#include "rocehil/settings/assignment.hpp"
 
 namespace rocehil::inventory {
 
-// Levenshtein distance: how many one-character edits turn a into b (for "did you mean").
-std::size_t edit_distance(std::string_view a, std::string_view b);
+using rocehil::edit_distance;
 
 // A user's value as it may appear in a message: at most `limit` characters, control characters
 // escaped and other bytes outside ASCII as '?', so every message stays one printable line.
@@ -76,5 +77,11 @@ std::optional<std::vector<std::string>> read_string_list(LoadContext& ctx, const
 // One of `choices`.
 std::optional<std::string> read_choice(LoadContext& ctx, const YAML::Node& n, std::string_view what,
                                        std::initializer_list<std::string_view> choices);
+
+// A map of fabric settings by the settings catalogue's names (`roce_rp.rpg_time_reset: 55`,
+// priorities also as a list: `roce_np.enable: [3, 4]`), each checked (name, value) and kept with
+// where it was given ("FILE:LINE:COLUMN"). Problems are reported to `ctx` as `WHAT: ...`.
+std::vector<settings::Assignment> read_settings_map(LoadContext& ctx, const YAML::Node& n,
+                                                    std::string_view what);
 
 }  // namespace rocehil::inventory

@@ -63,6 +63,10 @@ struct RunRecord {
   std::string inventory_file;
   std::string inventory_text;
   nlohmann::json preflight = nlohmann::json::object();  // per host: reachable, facts, problems
+  // The fabric settings the run set (--set, the suite's settings:): asked (name, value, origin),
+  // in_force (host, netdev, name, value as read back), changes (before, after), restored. Null
+  // when the run set none.
+  nlohmann::json fabric_settings = nullptr;
   std::vector<CaseRecord> cases;
   bool interrupted = false;
   std::optional<int> exit_code;  // set when the run is over

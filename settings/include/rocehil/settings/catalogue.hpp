@@ -41,8 +41,8 @@ struct Setting {
   std::string_view debugfs;
   // Set through a tool rather than a file ("mlnx_qos or dcb", "ip link"); empty: a file.
   std::string_view tool;
-  // The soft provider has a counterpart: a DcqcnParameters field, its CNP interval or DSCP, the
-  // netdev's MTU. (It has no priorities: the per-priority enables are NIC-only.)
+  // The soft provider takes it (traffic/include/rocehil/traffic/soft_settings.hpp): a DCQCN
+  // parameter, its CNP interval or DSCP. (It has no priorities: the enables are NIC-only.)
   bool soft = false;
   bool needs_root = true;  // writing it needs root (or passwordless sudo)
   // What ConnectX firmware ships (or the testbed starts with); empty where sites differ and

@@ -9,32 +9,33 @@
 #include <string>
 
 #include "rocehil/settings/catalogue.hpp"
+#include "rocehil/settings/target.hpp"
 
 namespace rocehil::settings {
 
-class NicFiles {
+class NicFiles final : public Target {
  public:
   // `netdev` under `root` ("/" or a directory ending without '/').
   NicFiles(std::string root, std::string netdev);
 
   // Whether `s` is a file on this NIC (sysfs first, then debugfs); if not, `why_not` says so for
   // an error message ("eth1 has no ecn/roce_rp/ in sysfs and no mlx5 cc_params in debugfs").
-  bool has(const Setting& s, std::string* why_not = nullptr) const;
+  bool has(const Setting& s, std::string* why_not = nullptr) const override;
 
   // The value in force, canonical (canonical_value()); nullopt where has() is false. Throws
   // rocehil::Error (infrastructure) when a file that is there cannot be read or holds what the
   // setting does not take, naming the file.
-  std::optional<std::string> read(const Setting& s) const;
+  std::optional<std::string> read(const Setting& s) const override;
 
   // Writes `canonical` (canonical_value() of `s`). Throws rocehil::Error (infrastructure) naming
   // the file and the driver's errno when the write is refused; a setting has() is false for is
   // bad input.
-  void write(const Setting& s, const std::string& canonical) const;
+  void write(const Setting& s, const std::string& canonical) const override;
 
   // The file or directory `s` lives in on this NIC, for messages and journals; empty if none.
-  std::string where(const Setting& s) const;
+  std::string where(const Setting& s) const override;
 
-  const std::string& netdev() const noexcept { return netdev_; }
+  const std::string& netdev() const noexcept override { return netdev_; }
 
  private:
   std::string sysfs_path(const Setting& s) const;    // "" when the setting has no sysfs file

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rocehil/inventory/load.hpp"
+#include "rocehil/settings/assignment.hpp"
 #include "rocehil/suites/threshold.hpp"
 
 namespace rocehil::suites {
@@ -96,6 +97,9 @@ struct Suite {
   std::string description;
   std::string file;
   CaptureDefaults capture;
+  // `settings:`: the fabric settings set before the first case and put back after the last
+  // (rocehil run --set adds to and overrides them).
+  std::vector<settings::Assignment> settings;
   std::vector<SuiteTest> tests;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rocehil/testbed/options.hpp"
@@ -49,6 +50,13 @@ std::string mirror_nft_ruleset(const Namespace& ns, const Topology& t);
 
 // tbf burst in bytes: a millisecond at the rate, never below two frames.
 long long burst_bytes(int mbps, int mtu);
+
+// "tbf rate ...": the shaper of a port at `mbps` (> 0), as `up` adds it and `testbed set`
+// replaces it, so the two never shape differently.
+std::string tbf_qdisc(int mbps, int mtu);
+
+// "rocehil_<id>": the ECN marking table, in each leaf's and spine's namespace.
+std::string ecn_table_name(std::string_view id);
 
 inline constexpr int ecn_mark_packet_bytes = 1068;
 long long ecn_mark_packets_per_second(int mbps);

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "rocehil/traffic/soft_settings.hpp"
+
 namespace rocehil::traffic {
 
 // The one interface where hardware enters the traffic engine (design: "Interfaces where hardware
@@ -186,6 +188,9 @@ struct ProviderOptions {
   std::uint8_t port = 1;
   int gid_index = -1;   // verbs: -1 picks the RoCEv2 GID carrying `address`
   std::string address;  // the local IP traffic uses (soft: the address sockets bind)
+  // soft: its DCQCN, CNP interval and CNP DSCP by ConnectX's names (soft_settings.hpp); a name
+  // not given keeps the provider's default. verbs: must be empty, a NIC's are in its own files.
+  std::vector<SoftSetting> soft_settings;
 };
 
 class Provider {

@@ -2,8 +2,9 @@
 
 // `rocehil bisect`: binary search over ordered candidates (firmware versions, DCQCN or PFC
 // settings, link rates) for the first one that makes the suite fail. Each step applies a
-// candidate with the user's command, runs the suite, and is recorded in the run history before
-// the next, so a bisection that is killed resumes where it stopped when started again.
+// candidate with the user's command or as a fabric setting (--set KEY={candidate}, put back after
+// the step's run), runs the suite, and is recorded in the run history before the next, so a
+// bisection that is killed resumes where it stopped when started again.
 
 #include <atomic>
 #include <cstddef>
@@ -19,7 +20,11 @@ namespace rocehil::run {
 struct BisectOptions {
   SuiteRunOptions run;
   std::string candidates_file;  // one per line, the first known good, the last known bad
-  std::string apply;            // sh command with {candidate}
+  std::string apply;            // sh command with {candidate}; empty: none
+  // KEY={candidate}: the candidate as a fabric setting (settings catalogue), applied to every
+  // host (or the testbed's switches) for its step's run and put back after it; empty: none.
+  // At least one of apply and set.
+  std::string set;
   int apply_timeout_s = 600;
   bool restart = false;  // forget this bisection's recorded steps
 };

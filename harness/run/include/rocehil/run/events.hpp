@@ -7,6 +7,7 @@
 #include "rocehil/preflight/preflight.hpp"
 #include "rocehil/reports/run_record.hpp"
 #include "rocehil/run/drain.hpp"
+#include "rocehil/run/fabric_settings.hpp"
 
 namespace rocehil::run {
 
@@ -45,6 +46,13 @@ class RunEvents {
   virtual void test_ended() {}
   // The run is on disk; only its row in the history is missing.
   virtual void history_not_updated(const std::string& /*why*/) {}
+  // Fabric settings (fabric_settings.hpp): journals a killed controller left, put back before
+  // the run; the run's settings applied (read back) and, at its end, put back (or why not).
+  virtual void settings_left_restored(const SettingsRestored& /*restored*/) {}
+  virtual void settings_applied(const std::vector<SettingInForce>& /*in_force*/) {}
+  virtual void settings_failed(const std::string& /*why*/) {}  // the run stops before traffic
+  virtual void settings_restored(const std::vector<SettingsRestored>& /*restored*/) {}
+  virtual void settings_not_restored(const std::string& /*why*/) {}
   // run.json, junit.xml and report.html are written; `directory` is where.
   // --drain-failed: what was drained (or scontrol's refusal) and the failures naming no node.
   virtual void nodes_drained(const std::vector<DrainResult>& /*drained*/,

@@ -10,6 +10,8 @@
 #include "rocehil/inventory/inventory.hpp"
 #include "rocehil/preflight/deploy.hpp"
 #include "rocehil/run/events.hpp"
+#include "rocehil/run/fabric_settings.hpp"
+#include "rocehil/settings/assignment.hpp"
 
 namespace rocehil::run {
 
@@ -36,6 +38,12 @@ struct SuiteRunOptions {
   std::size_t fanout = 32;           // hosts preflighted at once
   // Poll the switches that have snmp settings before and after each case (--no-switches: no).
   bool switches = true;
+  // --set KEY=VALUE: fabric settings over the suite's `settings:` (the later wins), applied to
+  // every host the run uses before its first case and put back after its last.
+  std::vector<settings::Assignment> settings;
+  // The testbed's switches when the inventory is a testbed's (the command line knows); unset,
+  // a switch.* setting is refused.
+  std::optional<FabricLinkAccess> fabric_links;
   std::string command_line;
 };
 

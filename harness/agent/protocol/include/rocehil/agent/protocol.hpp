@@ -30,6 +30,8 @@ namespace rocehil::agent {
 //   capture_stop          -> capture_summary (frames, drops, coverage, files, the analysis)
 //   perftest {...}        -> perftest_listening (server, once perftest listens), then
 //                            perftest_results when perftest exits; stop ends it early
+//   settings {action,...} -> settings (apply: journaled and read back; restore: from the host's
+//                            journal; read: the values in force), never while traffic runs
 // Captures run beside traffic, one at a time, on the host wired to a mirror port.
 // A request that is not valid JSON, has an unknown op, an unknown field, a wrong type, a number
 // out of range or arrives in the wrong state gets an `error` reply naming the field and the fix;
@@ -175,9 +177,37 @@ perftest::CommandOptions perftest_options(const PerftestRequest& request);
 // The controller waits that long, and its reply timeout, for the results.
 double perftest_time_limit_s(const PerftestRequest& request);
 
+// A fabric setting by the settings catalogue's name, with a value in its canonical form.
+struct SettingValue {
+  std::string name;    // "roce_rp.rpg_time_reset"
+  std::string value;   // "300"; in a read request: empty
+  std::string netdev;  // in a reply: the NIC it was read on; in a request: empty (every NIC)
+  bool operator==(const SettingValue&) const = default;
+};
+
+enum class SettingsAction : std::uint8_t {
+  apply,    // journal, write and read back `values` on every NIC of `addresses`
+  restore,  // put back what the host's journal says and remove it (nothing: no journal)
+  read,     // the values in force of `values`' names
+  check,    // whether every NIC can take `values` (names and values), changing nothing
+};
+std::string_view to_string(SettingsAction action);
+
+// The NICs of a host are named by their RoCE addresses; the agent finds their netdevs. With the
+// soft provider the settings are the provider's own files for that address (the provider reads
+// them at setup), under the same names.
+struct SettingsRequest {
+  SettingsAction action = SettingsAction::read;
+  std::string host;  // the inventory's name of the host: its journal's, and messages'
+  std::string provider = "verbs";
+  std::vector<std::string> addresses;  // 1..16
+  std::string run;                     // apply: the run (or bisection step) changing them
+  std::vector<SettingValue> values;    // apply, check: names and values; read: names
+};
+
 using RequestBody =
     std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest, StopRequest,
-                 CaptureStartRequest, CaptureStopRequest, PerftestRequest>;
+                 CaptureStartRequest, CaptureStopRequest, PerftestRequest, SettingsRequest>;
 
 struct Request {
   std::optional<std::uint64_t> id;
@@ -345,9 +375,29 @@ struct PerftestResultsEvent {
 };
 inline constexpr std::size_t max_perftest_output_bytes = 4096;
 
+// One change made (apply) or undone (restore): a journal entry.
+struct SettingChange {
+  std::string name;
+  std::string netdev;
+  std::string where;   // the file or tool written through
+  std::string before;  // in force before the change
+  std::string wanted;  // written by the change
+  bool operator==(const SettingChange&) const = default;
+};
+
+struct SettingsReply {
+  SettingsAction action = SettingsAction::read;
+  std::vector<SettingChange> changes;  // apply: made, in order; restore: put back, newest first
+  bool journal_found = false;          // restore: a journal was there
+  std::string journal_run;             // restore: the run that had left it
+  // The values in force after the action, read back from the NIC: apply's and read's names on
+  // every NIC (a name a NIC does not have is missing here, never given a value).
+  std::vector<SettingValue> values;
+};
+
 using ReplyBody = std::variant<HelloReply, SetupReply, ConnectedReply, StartedReply, StatsEvent,
                                ResultsEvent, ErrorReply, CaptureStartedReply, CaptureSummaryEvent,
-                               PerftestListeningReply, PerftestResultsEvent>;
+                               PerftestListeningReply, PerftestResultsEvent, SettingsReply>;
 
 struct Reply {
   std::optional<std::uint64_t> id;

@@ -1,4 +1,4 @@
-#include "rocehil/settings/nic_changes.hpp"
+#include "rocehil/settings/journaled_changes.hpp"
 
 #include <fmt/format.h>
 
@@ -12,37 +12,47 @@ namespace rocehil::settings {
 namespace {
 
 // Writes `value` and reads it back; the error names what was found instead.
-void write_and_check(const std::string& host, const NicFiles& nic, const Setting& s,
+void write_and_check(const std::string& host, const Target& target, const Setting& s,
                      const std::string& value) {
-  nic.write(s, value);
-  const std::optional<std::string> found = nic.read(s);
+  target.write(s, value);
+  const std::optional<std::string> found = target.read(s);
   if (found != value)
     throw Error(ExitCode::infrastructure,
-                fmt::format("host '{}': {} {}: wrote {}, read back {} ({})", host, nic.netdev(),
-                            s.name, value, found.value_or("nothing"), nic.where(s)));
+                fmt::format("host '{}': {}{}: wanted {}, found {} ({})", host,
+                            target.netdev().empty() ? "" : target.netdev() + " ", s.name, value,
+                            found.value_or("nothing"), target.where(s)));
 }
 
 }  // namespace
 
-NicChanges::NicChanges(std::string root, std::string journal, std::string host)
-    : root_(std::move(root)), journal_(std::move(journal)), host_(std::move(host)) {}
+JournaledChanges::JournaledChanges(TargetFor target_for, std::string journal, std::string host)
+    : target_for_(std::move(target_for)), journal_(std::move(journal)), host_(std::move(host)) {}
 
-void NicChanges::check(const std::vector<Assignment>& wanted,
-                       const std::vector<std::string>& netdevs) const {
+JournaledChanges::JournaledChanges(std::string root, std::string journal, std::string host)
+    : JournaledChanges(
+          [root = std::move(root)](const std::string& netdev) -> std::unique_ptr<Target> {
+            return std::make_unique<NicFiles>(root, netdev);
+          },
+          std::move(journal), std::move(host)) {}
+
+void JournaledChanges::check(const std::vector<Assignment>& wanted,
+                             const std::vector<std::string>& netdevs) const {
   for (const std::string& netdev : netdevs) {
-    const NicFiles nic(root_, netdev);
+    const std::unique_ptr<Target> target = target_for_(netdev);
     for (const Assignment& a : wanted) {
       std::string why_not;
-      if (!nic.has(*a.setting, &why_not))
-        throw input_error(fmt::format("{}: host '{}': cannot set {}: {}", a.origin, host_,
-                                      a.setting->name, why_not));
+      if (!target->has(*a.setting, &why_not))
+        throw input_error(fmt::format("{}{}host '{}': cannot set {}: {}", a.origin,
+                                      a.origin.empty() ? "" : ": ", host_, a.setting->name,
+                                      why_not));
     }
   }
 }
 
-std::vector<JournalEntry> NicChanges::apply(const std::vector<Assignment>& wanted,
-                                            const std::vector<std::string>& netdevs,
-                                            const std::string& run, const std::string& started_at) {
+std::vector<JournalEntry> JournaledChanges::apply(const std::vector<Assignment>& wanted,
+                                                  const std::vector<std::string>& netdevs,
+                                                  const std::string& run,
+                                                  const std::string& started_at) {
   if (const std::optional<Journal> left = load(journal_))
     throw Error(ExitCode::infrastructure,
                 fmt::format("host '{}': {} holds the settings run {} changed and did not put "
@@ -52,14 +62,14 @@ std::vector<JournalEntry> NicChanges::apply(const std::vector<Assignment>& wante
   Journal journal{host_, run, started_at, {}};
   try {
     for (const std::string& netdev : netdevs) {
-      const NicFiles nic(root_, netdev);
+      const std::unique_ptr<Target> target = target_for_(netdev);
       for (const Assignment& a : wanted) {
-        const std::string before = nic.read(*a.setting).value_or("");
+        const std::string before = target->read(*a.setting).value_or("");
         if (before == a.value) continue;
         journal.entries.push_back(
-            {std::string(a.setting->name), netdev, nic.where(*a.setting), before, a.value});
+            {std::string(a.setting->name), netdev, target->where(*a.setting), before, a.value});
         save(journal, journal_);  // before the change: a crash after it leaves the way back
-        write_and_check(host_, nic, *a.setting, a.value);
+        write_and_check(host_, *target, *a.setting, a.value);
       }
     }
   } catch (const Error& e) {
@@ -76,7 +86,7 @@ std::vector<JournalEntry> NicChanges::apply(const std::vector<Assignment>& wante
   return journal.entries;
 }
 
-std::vector<JournalEntry> NicChanges::restore() {
+std::vector<JournalEntry> JournaledChanges::restore() {
   const std::optional<Journal> journal = load(journal_);
   if (!journal) return {};
   std::vector<std::string> failed;
@@ -92,7 +102,7 @@ std::vector<JournalEntry> NicChanges::restore() {
       continue;
     }
     try {
-      write_and_check(journal->host, NicFiles(root_, e->netdev), *s, e->before);
+      write_and_check(journal->host, *target_for_(e->netdev), *s, e->before);
       restored.push_back(*e);
     } catch (const Error& err) {
       failed.push_back(err.what());

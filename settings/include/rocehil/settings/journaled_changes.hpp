@@ -1,22 +1,31 @@
 #pragma once
 
-// Changing a host's NIC settings as a run needs them: every change checked possible before any
-// is made, each one journaled before it is written and read back after; and everything put back
-// as it was, read back again, when the run is over (or by whoever finds the journal left).
+// Changing settings as a run needs them, on a host's NICs or a testbed's switches: every change
+// checked possible before any is made, each one journaled before it is written and read back
+// after; and everything put back as it was, read back again, when the run is over (or by whoever
+// finds the journal left).
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "rocehil/settings/assignment.hpp"
 #include "rocehil/settings/journal.hpp"
+#include "rocehil/settings/target.hpp"
 
 namespace rocehil::settings {
 
-class NicChanges {
+class JournaledChanges {
  public:
-  // The NICs' files under `root` ("/" on a host); the journal at `journal`; `host` names the
-  // host in messages and in the journal.
-  NicChanges(std::string root, std::string journal, std::string host);
+  // What a journal entry's netdev names ("" for what is not a NIC).
+  using TargetFor = std::function<std::unique_ptr<Target>(const std::string& netdev)>;
+
+  // The targets `target_for` gives; the journal at `journal`; `host` names the host (or the
+  // switches) in messages and in the journal.
+  JournaledChanges(TargetFor target_for, std::string journal, std::string host);
+  // The NICs' files under `root` ("/" on a host).
+  JournaledChanges(std::string root, std::string journal, std::string host);
 
   // Throws rocehil::Error (bad input) naming host, netdev and setting for the first assignment
   // a NIC cannot take (no such file, or set with a tool); changes nothing.
@@ -39,7 +48,8 @@ class NicChanges {
   const std::string& journal_path() const noexcept { return journal_; }
 
  private:
-  std::string root_, journal_, host_;
+  TargetFor target_for_;
+  std::string journal_, host_;
 };
 
 }  // namespace rocehil::settings

@@ -1,7 +1,7 @@
 // Applying and putting back a host's NIC settings: checked before any change, journaled before
 // each, read back after; put back from the journal by the run or by whoever finds it.
 
-#include "rocehil/settings/nic_changes.hpp"
+#include "rocehil/settings/journaled_changes.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,13 +18,13 @@ using testing::FakeHost;
 struct Changes {
   FakeHost host;
   std::string journal = host.file("run/rocehil/settings/h1.json");
-  NicChanges changes{host.root(), journal, "h1"};
+  JournaledChanges changes{host.root(), journal, "h1"};
   std::vector<Assignment> wanted = {assign("roce_rp.rpg_time_reset", "600", "--set"),
                                     assign("roce_np.enable", "3,4", "--set"),
                                     assign("mtu", "9000", "--set")};
 };
 
-TEST(NicChanges, AppliesJournalFirstAndPutsBackFromTheJournal) {
+TEST(JournaledChanges, AppliesJournalFirstAndPutsBackFromTheJournal) {
   Changes c;
   const auto made = c.changes.apply(c.wanted, {"eth1"}, "run-1", "2026-11-26T18:15:00Z");
   // mtu was 9000 already: left alone, not journaled.
@@ -46,7 +46,7 @@ TEST(NicChanges, AppliesJournalFirstAndPutsBackFromTheJournal) {
   EXPECT_TRUE(c.changes.restore().empty());  // nothing left to do
 }
 
-TEST(NicChanges, AHostWithoutTheSettingStopsBeforeAnyChange) {
+TEST(JournaledChanges, AHostWithoutTheSettingStopsBeforeAnyChange) {
   Changes c;
   try {
     c.changes.apply(c.wanted, {"eth1", "eth3"}, "run-1", "t");
@@ -64,7 +64,7 @@ TEST(NicChanges, AHostWithoutTheSettingStopsBeforeAnyChange) {
 }
 
 // A write the kernel refuses half way: what was changed before it is put back.
-TEST(NicChanges, ARefusedWritePutsBackWhatWasChanged) {
+TEST(JournaledChanges, ARefusedWritePutsBackWhatWasChanged) {
   if (!std::filesystem::exists("/proc/sys/net/ipv4/tcp_ecn")) GTEST_SKIP() << "no tcp_ecn sysctl";
   Changes c;
   const std::string gd = c.host.file("sys/class/net/eth1/ecn/roce_rp/rpg_gd");
@@ -88,10 +88,10 @@ TEST(NicChanges, ARefusedWritePutsBackWhatWasChanged) {
 
 // A controller killed after changing the settings leaves its journal: the next one refuses to
 // change anything on top of it, and restore() puts the values back.
-TEST(NicChanges, AJournalLeftBehindIsRestoredNotBuiltOn) {
+TEST(JournaledChanges, AJournalLeftBehindIsRestoredNotBuiltOn) {
   Changes c;
   c.changes.apply(c.wanted, {"eth1"}, "killed-run", "t");
-  NicChanges next(c.host.root(), c.journal, "h1");
+  JournaledChanges next(c.host.root(), c.journal, "h1");
   try {
     next.apply(c.wanted, {"eth1"}, "next-run", "t");
     ADD_FAILURE();

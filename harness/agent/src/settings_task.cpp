@@ -1,0 +1,223 @@
+#include "settings_task.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "rocehil/common/error.hpp"
+#include "rocehil/settings/assignment.hpp"
+#include "rocehil/settings/journaled_changes.hpp"
+#include "rocehil/settings/nic_files.hpp"
+#include "rocehil/traffic/nic_counters.hpp"
+
+namespace rocehil::agent {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string iso_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+bool is_soft(const SettingsRequest& r) {
+  return r.provider == "soft";
+}
+
+std::string root_for(const SettingsRequest& r, std::string_view address,
+                     const SettingsPlaces& places) {
+  return is_soft(r) ? (fs::path(places.soft_dir) / std::string(address)).string() : places.nic_root;
+}
+
+// The soft provider's files for one address, with its own defaults where a file is missing:
+// laid out as a ConnectX host's sysfs, so that one NicFiles reads, writes and restores both.
+void make_soft_files(const std::string& root, const std::string& netdev) {
+  for (const traffic::SoftSetting& d : traffic::soft_setting_defaults()) {
+    const settings::Setting* s = settings::find(d.name);
+    if (s == nullptr || s->sysfs.empty())
+      throw Error(ExitCode::infrastructure,
+                  fmt::format("soft provider setting {} is not in the settings catalogue; "
+                              "this rocehil is inconsistent",
+                              d.name));
+    const fs::path file = fs::path(root) / "sys/class/net" / netdev / std::string(s->sysfs);
+    if (fs::exists(file)) continue;
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    std::ofstream out(file);
+    out << d.value << '\n';
+    if (!out.flush())
+      throw system_error(fmt::format("cannot write the soft provider's {}", file.string()), errno);
+  }
+}
+
+struct Nic {
+  std::string address, netdev, root;
+};
+
+// The NICs named by the request's addresses, all under one root (a host's provider is one).
+std::vector<Nic> nics_of(const SettingsRequest& r, const SettingsPlaces& places) {
+  std::vector<Nic> nics;
+  for (const std::string& address : r.addresses) {
+    const std::string netdev = places.netdev_of(address);
+    if (netdev.empty())
+      throw input_error(fmt::format(
+          "host '{}': no interface holds {}; the inventory's nic ip must be this host's", r.host,
+          address));
+    nics.push_back({address, netdev, root_for(r, address, places)});
+    if (is_soft(r) && r.action != SettingsAction::restore)
+      make_soft_files(nics.back().root, netdev);
+  }
+  return nics;
+}
+
+std::vector<SettingValue> read_values(const std::vector<Nic>& nics,
+                                      const std::vector<SettingValue>& names) {
+  std::vector<SettingValue> out;
+  for (const Nic& nic : nics) {
+    const settings::NicFiles files(nic.root, nic.netdev);
+    for (const SettingValue& n : names) {
+      const settings::Setting* s = settings::find(n.name);
+      if (s == nullptr) continue;  // the protocol refused it already
+      if (auto value = files.read(*s)) out.push_back({n.name, std::move(*value), nic.netdev});
+    }
+  }
+  return out;
+}
+
+SettingChange change_of(const settings::JournalEntry& e) {
+  return {e.setting, e.netdev, e.where, e.before, e.wanted};
+}
+
+// One root's changes: a host's NICs under "/" share one journal; the soft provider keeps a root
+// (and journal) per address.
+struct Part {
+  settings::JournaledChanges changes;
+  std::vector<std::string> netdevs;
+};
+
+std::vector<Part> parts_of(const SettingsRequest& r, const std::vector<Nic>& nics,
+                           const SettingsPlaces& places) {
+  std::vector<Part> parts;
+  if (!is_soft(r)) {
+    Part p{{places.nic_root, settings::journal_path(places.journal_dir, r.host), r.host}, {}};
+    for (const Nic& n : nics) p.netdevs.push_back(n.netdev);
+    parts.push_back(std::move(p));
+    return parts;
+  }
+  for (const Nic& n : nics)
+    parts.push_back(
+        {{n.root, settings::journal_path(places.journal_dir, r.host + ".soft-" + n.address),
+          r.host},
+         {n.netdev}});
+  return parts;
+}
+
+std::vector<settings::Assignment> wanted_of(const SettingsRequest& r) {
+  std::vector<settings::Assignment> wanted;
+  for (const SettingValue& v : r.values) wanted.push_back(settings::assign(v.name, v.value, ""));
+  return wanted;
+}
+
+SettingsReply apply(const SettingsRequest& r, const std::vector<Nic>& nics,
+                    std::vector<Part>& parts) {
+  SettingsReply reply;
+  reply.action = r.action;
+  const std::vector<settings::Assignment> wanted = wanted_of(r);
+  for (Part& p : parts) p.changes.check(wanted, p.netdevs);  // every NIC can, before any change
+  const std::string started = iso_now();
+  std::size_t done = 0;
+  try {
+    for (; done < parts.size(); ++done)
+      for (const settings::JournalEntry& e :
+           parts[done].changes.apply(wanted, parts[done].netdevs, r.run, started))
+        reply.changes.push_back(change_of(e));
+  } catch (const Error& e) {
+    for (std::size_t i = 0; i < done; ++i) parts[i].changes.restore();
+    throw;
+  }
+  reply.values = read_values(nics, r.values);
+  return reply;
+}
+
+SettingsReply restore(const SettingsRequest& r, std::vector<Part>& parts) {
+  SettingsReply reply;
+  reply.action = r.action;
+  for (Part& p : parts) {
+    const std::optional<settings::Journal> journal = settings::load(p.changes.journal_path());
+    if (!journal) continue;
+    reply.journal_found = true;
+    reply.journal_run = journal->run;
+    for (const settings::JournalEntry& e : p.changes.restore())
+      reply.changes.push_back(change_of(e));
+  }
+  return reply;
+}
+
+}  // namespace
+
+SettingsPlaces host_settings_places() {
+  SettingsPlaces p;
+  p.netdev_of = [](std::string_view address) { return traffic::netdev_with_address(address); };
+  return p;
+}
+
+SettingsReply handle_settings(const SettingsRequest& r, const SettingsPlaces& places) {
+  const std::vector<Nic> nics = nics_of(r, places);
+  std::vector<Part> parts = parts_of(r, nics, places);
+  switch (r.action) {
+    case SettingsAction::apply: return apply(r, nics, parts);
+    case SettingsAction::restore: {
+      // Whatever provider left a journal, a restore puts it back: the soft one's too.
+      SettingsRequest other = r;
+      other.provider = is_soft(r) ? "verbs" : "soft";
+      std::vector<Part> others = parts_of(other, nics_of(other, places), places);
+      SettingsReply reply = restore(r, parts);
+      SettingsReply more = restore(other, others);
+      reply.journal_found = reply.journal_found || more.journal_found;
+      if (reply.journal_run.empty()) reply.journal_run = more.journal_run;
+      reply.changes.insert(reply.changes.end(), more.changes.begin(), more.changes.end());
+      return reply;
+    }
+    case SettingsAction::check: {
+      const std::vector<settings::Assignment> wanted = wanted_of(r);
+      for (Part& p : parts) p.changes.check(wanted, p.netdevs);
+      SettingsReply reply;
+      reply.action = r.action;
+      return reply;
+    }
+    case SettingsAction::read: {
+      SettingsReply reply;
+      reply.action = r.action;
+      reply.values = read_values(nics, r.values);
+      return reply;
+    }
+  }
+  throw Error(ExitCode::infrastructure, "settings: unknown action");
+}
+
+std::vector<traffic::SoftSetting> soft_settings_for(std::string_view address,
+                                                    const SettingsPlaces& places) {
+  const fs::path root = fs::path(places.soft_dir) / std::string(address);
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return {};
+  const std::string netdev = places.netdev_of(address);
+  if (netdev.empty()) return {};
+  const settings::NicFiles files(root.string(), netdev);
+  std::vector<traffic::SoftSetting> out;
+  for (const traffic::SoftSetting& d : traffic::soft_setting_defaults()) {
+    const settings::Setting* s = settings::find(d.name);
+    if (s == nullptr) continue;
+    if (const std::optional<std::string> value = files.read(*s))
+      out.push_back({d.name, std::stoll(*value)});
+  }
+  return out;
+}
+
+}  // namespace rocehil::agent

@@ -1,0 +1,28 @@
+#include "testbed_links.hpp"
+
+#include <filesystem>
+
+#include "rocehil/testbed/fabric_settings.hpp"
+#include "rocehil/testbed/paths.hpp"
+#include "rocehil/testbed/state.hpp"
+
+namespace rocehil::cli {
+
+std::optional<run::FabricLinkAccess> testbed_links_for(const std::string& inventory_file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::absolute(inventory_file, ec).parent_path();
+  const testbed::TestbedPaths paths{dir.string()};
+  if (ec || !fs::exists(paths.state(), ec)) return std::nullopt;
+  const std::optional<testbed::TestbedState> state = testbed::read_state(paths.state());
+  if (!state) return std::nullopt;
+  const std::string d = paths.dir;
+  return run::FabricLinkAccess{
+      .name =
+          "testbed-" + (state->options.id.empty() ? dir.filename().string() : state->options.id),
+      .read = [d] { return testbed::read_fabric_settings(d); },
+      .write = [d](std::string_view setting,
+                   int value) { testbed::apply_fabric_setting(d, setting, value); }};
+}
+
+}  // namespace rocehil::cli

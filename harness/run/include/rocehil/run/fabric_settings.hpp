@@ -1,0 +1,121 @@
+#pragma once
+
+// The controller's side of fabric settings: a run's (or a bisection step's) settings applied to
+// every host through its agent and to the testbed's switches, each read back; every change put
+// back at the end; and journals left by a controller that was killed found and put back first.
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rocehil/agent/protocol.hpp"
+#include "rocehil/inventory/inventory.hpp"
+#include "rocehil/remote/host_ssh.hpp"
+#include "rocehil/settings/assignment.hpp"
+#include "rocehil/settings/journaled_changes.hpp"
+
+namespace rocehil::run {
+
+// The switches' settings (catalogue scope fabric_link): the testbed's, through functions the
+// command line gives (run does not build fabrics). Unset: the inventory is not a testbed's.
+struct FabricLinkAccess {
+  std::string name;  // for messages and journals: "testbed tb1"
+  std::function<std::map<std::string, std::string>()> read;
+  std::function<void(std::string_view setting, int value)> write;
+};
+
+// A host whose settings a run changes, and the provider its traffic uses there.
+struct SettingsHost {
+  const inventory::Host* host = nullptr;
+  std::string provider;  // "verbs" or "soft"
+};
+
+// A value in force, as read back: host and netdev empty for the fabric's links.
+struct SettingInForce {
+  std::string host, netdev, name, value;
+  bool operator==(const SettingInForce&) const = default;
+};
+
+// A change made or undone on one host ("" for the fabric's links).
+struct HostSettingChange {
+  std::string host;
+  agent::SettingChange change;
+};
+
+// What a restore found and put back on one host.
+struct SettingsRestored {
+  std::string host;
+  std::string left_by;  // the run that left the journal
+  std::vector<agent::SettingChange> changes;
+};
+
+class FabricSettings {
+ public:
+  FabricSettings(std::vector<SettingsHost> hosts, std::optional<FabricLinkAccess> links,
+                 const remote::SshMultiplex* multiplex, std::chrono::seconds timeout,
+                 std::string journal_dir = {});
+  ~FabricSettings();
+  FabricSettings(const FabricSettings&) = delete;
+  FabricSettings& operator=(const FabricSettings&) = delete;
+
+  // Puts back what journals left on the hosts (and for the switches) say. Returns one entry per
+  // host that had one. Throws rocehil::Error naming the host when one cannot be put back.
+  std::vector<SettingsRestored> restore_left();
+
+  // Every host and the switches checked able to take `wanted` (nothing changed otherwise), then
+  // changed, journaled on each host before each change and read back. On any failure what was
+  // changed anywhere is put back, and the error (naming host, setting, wanted and found) thrown.
+  void apply(const std::vector<settings::Assignment>& wanted, const std::string& run);
+
+  // Puts back everything apply() changed, reading each value back. Safe to call twice; tries
+  // every host before throwing for the first that failed.
+  std::vector<SettingsRestored> restore();
+
+  // The values in force after apply(), as read back; the changes it made.
+  const std::vector<SettingInForce>& in_force() const noexcept { return in_force_; }
+  const std::vector<HostSettingChange>& changes() const noexcept { return changes_; }
+  bool changed_anything() const noexcept { return !changed_hosts_.empty() || links_changed_; }
+
+  // The values in force of `names` on every host (nic settings) and the switches (fabric_link
+  // settings); a host or NIC without one is left out.
+  std::vector<SettingInForce> read(const std::vector<std::string>& names);
+
+ private:
+  agent::SettingsReply ask(const SettingsHost& h, agent::SettingsRequest request);
+  std::vector<SettingsRestored> restore_links();
+  settings::JournaledChanges link_changes() const;
+
+  std::vector<SettingsHost> hosts_;
+  std::optional<FabricLinkAccess> links_;
+  const remote::SshMultiplex* multiplex_;
+  std::chrono::seconds timeout_;
+  std::string journal_dir_;
+  std::vector<const SettingsHost*> changed_hosts_;
+  bool links_changed_ = false;
+  std::vector<SettingInForce> in_force_;
+  std::vector<HostSettingChange> changes_;
+};
+
+// A declared setting (the inventory's `settings:`) that is not what is in force.
+struct SettingDifference {
+  std::string host;                     // "" for the testbed's switches
+  std::string netdev;                   // "" when the setting is on none of the host's NICs
+  std::string name, declared, origin;   // origin: "fabric.yaml:9:5"
+  std::optional<std::string> in_force;  // absent: the host's NICs do not have it
+};
+// Every host's declared settings against the values read on it (FabricSettings::read of the
+// declared names); a switch setting is compared once.
+std::vector<SettingDifference> declared_differences(const std::vector<SettingsHost>& hosts,
+                                                    const std::vector<SettingInForce>& in_force);
+
+// `--set` and a suite's settings as run.json keeps them: what was asked (with where), the values
+// in force, the changes made.
+nlohmann::json settings_json(const std::vector<settings::Assignment>& wanted,
+                             const FabricSettings& applied);
+
+}  // namespace rocehil::run

@@ -1,0 +1,324 @@
+#include "rocehil/run/fabric_settings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "agent_conversation.hpp"
+#include "rocehil/common/error.hpp"
+#include "rocehil/remote/agent_link.hpp"
+#include "rocehil/settings/journal.hpp"
+
+namespace rocehil::run {
+
+namespace {
+
+// Settings need root. The agent is started through this fixed script (no word of it comes from
+// the inventory; the agent's path is its $0): as itself when root, through passwordless sudo
+// otherwise, and with a marker the controller recognises when neither is possible.
+constexpr std::string_view not_root_marker = "rocehil-settings: not root, no passwordless sudo";
+constexpr std::string_view as_root_script =
+    "if [ \"$(id -u)\" -eq 0 ]; then exec \"$0\" agent; fi; "
+    "if sudo -n true 2>/dev/null; then exec sudo -n \"$0\" agent; fi; "
+    "echo 'rocehil-settings: not root, no passwordless sudo' >&2; exit 77";
+
+std::vector<std::string> addresses_of(const inventory::Host& h) {
+  std::vector<std::string> out;
+  for (const inventory::Nic& n : h.nics)
+    if (!n.ip.empty()) out.push_back(n.ip);
+  return out;
+}
+
+std::string sanitized(std::string_view name) {
+  std::string out;
+  for (const char c : name)
+    out +=
+        (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '-';
+  return out;
+}
+
+// The testbed's switches as a settings target: read as a whole, written one setting at a time.
+class LinkTarget final : public settings::Target {
+ public:
+  explicit LinkTarget(const FabricLinkAccess& links) : links_(links) {}
+  bool has(const settings::Setting& s, std::string* why_not) const override {
+    if (s.scope == settings::Scope::fabric_link && links_.read().contains(std::string(s.name)))
+      return true;
+    if (why_not != nullptr)
+      *why_not = s.scope != settings::Scope::fabric_link
+                     ? "it is a NIC's setting, not the switches'"
+                     : "it is not in force there (a testbed brought up with --no-ecn has no ECN "
+                       "marking)";
+    return false;
+  }
+  std::optional<std::string> read(const settings::Setting& s) const override {
+    const auto now = links_.read();
+    const auto it = now.find(std::string(s.name));
+    if (it == now.end()) return std::nullopt;
+    return it->second;
+  }
+  void write(const settings::Setting& s, const std::string& canonical) const override {
+    links_.write(s.name, std::stoi(canonical));
+  }
+  std::string where(const settings::Setting&) const override { return links_.name; }
+  const std::string& netdev() const noexcept override { return none_; }
+
+ private:
+  const FabricLinkAccess& links_;
+  std::string none_;
+};
+
+}  // namespace
+
+settings::JournaledChanges FabricSettings::link_changes() const {
+  const FabricLinkAccess& links = *links_;
+  return settings::JournaledChanges(
+      [&links](const std::string&) { return std::make_unique<LinkTarget>(links); },
+      settings::journal_path(journal_dir_, sanitized(links.name)), links.name);
+}
+
+FabricSettings::FabricSettings(std::vector<SettingsHost> hosts,
+                               std::optional<FabricLinkAccess> links,
+                               const remote::SshMultiplex* multiplex, std::chrono::seconds timeout,
+                               std::string journal_dir)
+    : hosts_(std::move(hosts)),
+      links_(std::move(links)),
+      multiplex_(multiplex),
+      timeout_(timeout),
+      journal_dir_(journal_dir.empty() ? std::string(settings::default_journal_dir)
+                                       : std::move(journal_dir)) {
+  std::erase_if(hosts_, [](const SettingsHost& h) { return addresses_of(*h.host).empty(); });
+}
+
+FabricSettings::~FabricSettings() = default;
+
+agent::SettingsReply FabricSettings::ask(const SettingsHost& h, agent::SettingsRequest request) {
+  const inventory::Host& host = *h.host;
+  request.host = host.name;
+  request.provider = h.provider;
+  request.addresses = addresses_of(host);
+  remote::AgentCommand command = remote::host_command(
+      host, {"/bin/sh", "-c", std::string(as_root_script), host.agent}, multiplex_);
+  command.name = host.name;
+  try {
+    std::unique_ptr<remote::AgentLink> link = remote::launch_agent(command);
+    link->send(agent::Request{1, agent::HelloRequest{}});
+    conversation::check_protocol(*link,
+                                 conversation::expect<agent::HelloReply>(*link, "hello", timeout_));
+    link->send(agent::Request{2, request});
+    agent::SettingsReply reply = conversation::expect<agent::SettingsReply>(
+        *link, fmt::format("settings {}", agent::to_string(request.action)), timeout_);
+    link->close_input();
+    return reply;
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    if (message.find(not_root_marker) != std::string::npos)
+      throw input_error(fmt::format(
+          "host '{}': changing fabric settings needs root, and its ssh user is not root and has "
+          "no passwordless sudo; log in as root (the inventory's ssh user) or allow "
+          "passwordless sudo for {}",
+          host.name, host.agent));
+    // The agent's own words name host and setting; drop the conversation's preamble.
+    const std::string preamble = fmt::format("agent on {} refused settings {}: ", host.name,
+                                             agent::to_string(request.action));
+    if (message.starts_with(preamble)) throw Error(e.exit_code(), message.substr(preamble.size()));
+    throw;
+  }
+}
+
+std::vector<SettingsRestored> FabricSettings::restore_links() {
+  std::vector<SettingsRestored> out;
+  if (!links_) return out;
+  settings::JournaledChanges changes = link_changes();
+  const std::optional<settings::Journal> journal = settings::load(changes.journal_path());
+  if (!journal) return out;
+  SettingsRestored restored{links_->name, journal->run, {}};
+  for (const settings::JournalEntry& e : changes.restore())
+    restored.changes.push_back({e.setting, e.netdev, e.where, e.before, e.wanted});
+  out.push_back(std::move(restored));
+  return out;
+}
+
+std::vector<SettingsRestored> FabricSettings::restore_left() {
+  std::vector<SettingsRestored> out;
+  for (const SettingsHost& h : hosts_) {
+    agent::SettingsRequest r;
+    r.action = agent::SettingsAction::restore;
+    const agent::SettingsReply reply = ask(h, r);
+    if (reply.journal_found) out.push_back({h.host->name, reply.journal_run, reply.changes});
+  }
+  for (SettingsRestored& r : restore_links()) out.push_back(std::move(r));
+  return out;
+}
+
+void FabricSettings::apply(const std::vector<settings::Assignment>& wanted,
+                           const std::string& run) {
+  std::vector<settings::Assignment> nic, link;
+  for (const settings::Assignment& a : wanted)
+    (a.setting->scope == settings::Scope::nic ? nic : link).push_back(a);
+  if (!link.empty() && !links_)
+    throw input_error(fmt::format(
+        "{}: {} is a setting of the testbed's switches, and this inventory is not a testbed's "
+        "(no testbed.json beside it); a real switch's configuration is the site's to change",
+        link.front().origin, link.front().setting->name));
+  const auto request = [&](agent::SettingsAction action) {
+    agent::SettingsRequest r;
+    r.action = action;
+    r.run = run;
+    for (const settings::Assignment& a : nic)
+      r.values.push_back({std::string(a.setting->name), a.value, ""});
+    return r;
+  };
+  // Every host can take every setting before any is changed.
+  if (!nic.empty())
+    for (const SettingsHost& h : hosts_) {
+      try {
+        ask(h, request(agent::SettingsAction::check));
+      } catch (const Error& e) {
+        // Name where the setting was asked for: the first origin of the one refused.
+        std::string origin;
+        for (const settings::Assignment& a : nic)
+          if (std::string(e.what()).find(a.setting->name) != std::string::npos) {
+            origin = a.origin;
+            break;
+          }
+        throw Error(e.exit_code(),
+                    origin.empty() ? e.what() : fmt::format("{}: {}", origin, e.what()));
+      }
+    }
+  if (!link.empty()) link_changes().check(link, {""});
+  try {
+    if (!nic.empty())
+      for (const SettingsHost& h : hosts_) {
+        changed_hosts_.push_back(&h);  // before: a failure halfway changed some of it
+        const agent::SettingsReply reply = ask(h, request(agent::SettingsAction::apply));
+        for (const agent::SettingChange& c : reply.changes) changes_.push_back({h.host->name, c});
+        for (const agent::SettingValue& v : reply.values)
+          in_force_.push_back({h.host->name, v.netdev, v.name, v.value});
+      }
+    if (!link.empty()) {
+      settings::JournaledChanges changes = link_changes();
+      links_changed_ = true;  // before: a failure halfway changed some of it
+      for (const settings::JournalEntry& e : changes.apply(link, {""}, run, ""))
+        changes_.push_back({"", {e.setting, "", e.where, e.before, e.wanted}});
+      const std::unique_ptr<settings::Target> now = std::make_unique<LinkTarget>(*links_);
+      for (const settings::Assignment& a : link)
+        in_force_.push_back(
+            {"", "", std::string(a.setting->name), now->read(*a.setting).value_or("")});
+    }
+  } catch (const Error& e) {
+    try {
+      restore();
+    } catch (const Error& again) {
+      throw Error(e.exit_code(), fmt::format("{}; and putting the values back failed too: {}",
+                                             e.what(), again.what()));
+    }
+    throw Error(e.exit_code(),
+                fmt::format("{} (every setting changed is back as it was)", e.what()));
+  }
+}
+
+std::vector<SettingsRestored> FabricSettings::restore() {
+  std::vector<SettingsRestored> out;
+  std::vector<std::string> failed;
+  for (const SettingsHost* h : changed_hosts_) {
+    try {
+      agent::SettingsRequest r;
+      r.action = agent::SettingsAction::restore;
+      const agent::SettingsReply reply = ask(*h, r);
+      out.push_back({h->host->name, reply.journal_run, reply.changes});
+    } catch (const Error& e) {
+      failed.push_back(e.what());
+    }
+  }
+  changed_hosts_.clear();
+  if (links_changed_) {
+    try {
+      for (SettingsRestored& r : restore_links()) out.push_back(std::move(r));
+      links_changed_ = false;
+    } catch (const Error& e) {
+      failed.push_back(e.what());
+    }
+  }
+  if (!failed.empty())
+    throw Error(ExitCode::infrastructure,
+                failed.size() == 1
+                    ? failed.front()
+                    : fmt::format("{} (and {} more)", failed.front(), failed.size() - 1));
+  return out;
+}
+
+std::vector<SettingInForce> FabricSettings::read(const std::vector<std::string>& names) {
+  std::vector<SettingInForce> out;
+  agent::SettingsRequest r;
+  r.action = agent::SettingsAction::read;
+  std::vector<std::string> link_names;
+  for (const std::string& n : names) {
+    const settings::Setting* s = settings::find(n);
+    if (s == nullptr) continue;
+    if (s->scope == settings::Scope::nic)
+      r.values.push_back({n, "", ""});
+    else
+      link_names.push_back(n);
+  }
+  if (!r.values.empty())
+    for (const SettingsHost& h : hosts_)
+      for (const agent::SettingValue& v : ask(h, r).values)
+        out.push_back({h.host->name, v.netdev, v.name, v.value});
+  if (!link_names.empty() && links_) {
+    const auto now = links_->read();
+    for (const std::string& n : link_names)
+      if (const auto it = now.find(n); it != now.end()) out.push_back({"", "", n, it->second});
+  }
+  return out;
+}
+
+std::vector<SettingDifference> declared_differences(const std::vector<SettingsHost>& hosts,
+                                                    const std::vector<SettingInForce>& in_force) {
+  std::vector<SettingDifference> out;
+  std::vector<std::string> switch_names_done;
+  for (const SettingsHost& h : hosts)
+    for (const settings::Assignment& a : h.host->settings) {
+      const std::string name(a.setting->name);
+      const bool on_switches = a.setting->scope == settings::Scope::fabric_link;
+      // A host without a RoCE NIC (a capture host) has no NIC settings to compare.
+      if (!on_switches && addresses_of(*h.host).empty()) continue;
+      if (on_switches) {
+        if (std::find(switch_names_done.begin(), switch_names_done.end(), name) !=
+            switch_names_done.end())
+          continue;
+        switch_names_done.push_back(name);
+      }
+      const std::string host = on_switches ? std::string() : h.host->name;
+      bool seen = false;
+      for (const SettingInForce& v : in_force) {
+        if (v.host != host || v.name != name) continue;
+        seen = true;
+        if (v.value != a.value) out.push_back({host, v.netdev, name, a.value, a.origin, v.value});
+      }
+      if (!seen) out.push_back({host, "", name, a.value, a.origin, std::nullopt});
+    }
+  return out;
+}
+
+nlohmann::json settings_json(const std::vector<settings::Assignment>& wanted,
+                             const FabricSettings& applied) {
+  nlohmann::json asked = nlohmann::json::array();
+  for (const settings::Assignment& a : wanted)
+    asked.push_back({{"name", a.setting->name}, {"value", a.value}, {"origin", a.origin}});
+  nlohmann::json in_force = nlohmann::json::array();
+  for (const SettingInForce& v : applied.in_force())
+    in_force.push_back(
+        {{"host", v.host}, {"netdev", v.netdev}, {"name", v.name}, {"value", v.value}});
+  nlohmann::json changes = nlohmann::json::array();
+  for (const HostSettingChange& c : applied.changes())
+    changes.push_back({{"host", c.host},
+                       {"netdev", c.change.netdev},
+                       {"name", c.change.name},
+                       {"before", c.change.before},
+                       {"after", c.change.wanted}});
+  return {{"asked", asked}, {"in_force", in_force}, {"changes", changes}};
+}
+
+}  // namespace rocehil::run

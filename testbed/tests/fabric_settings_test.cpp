@@ -1,0 +1,220 @@
+#include "rocehil/testbed/fabric_settings.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "rocehil/common/error.hpp"
+#include "rocehil/testbed/scripts.hpp"
+
+namespace rocehil::testbed {
+namespace {
+
+// The testbed the captures in tests/data/fabric_settings come from (SOURCES.md there).
+TestbedOptions captured_options() {
+  TestbedOptions o;
+  o.dir = "/tmp/fs-tb";
+  o.id = "t5dfb";
+  o.hosts = 2;
+  o.racks = 2;
+  o.spines = 1;
+  return o;
+}
+
+Topology captured_topology(const TestbedOptions& o = captured_options()) {
+  return build_topology(o, 64);
+}
+
+std::string data(const std::string& name) {
+  const std::string path = std::string(ROCEHIL_TESTBED_DATA) + "/fabric_settings/" + name;
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// What `read_fabric_settings` would have read in each namespace of the captured testbed.
+FabricReadings readings(const std::string& nft_capture, const std::string& tc_capture) {
+  FabricReadings r;
+  for (const auto& ns : captured_topology().namespaces) {
+    if (is_switch(ns)) r.nft[ns.netns] = data(nft_capture + "/" + ns.name + ".nft.json");
+    r.tc[ns.netns] = data(tc_capture + "/" + ns.name + ".tc.json");
+  }
+  return r;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(FabricSettings, EcnMarkRateRoundTripsEveryMbps) {
+  for (int mbps = 1; mbps <= 100'000; ++mbps)
+    ASSERT_EQ(ecn_mark_mbps_of(ecn_mark_packets_per_second(mbps)), mbps) << mbps;
+}
+
+TEST(FabricSettings, EcnMarkRateNoValueWritesHasNoMbps) {
+  EXPECT_EQ(ecn_mark_packets_per_second(300), 35112);
+  EXPECT_EQ(ecn_mark_mbps_of(35113), std::nullopt);  // between 300 and 301 Mb/s
+  EXPECT_EQ(ecn_mark_mbps_of(0), std::nullopt);
+  EXPECT_EQ(ecn_mark_mbps_of(ecn_mark_packets_per_second(100'000) + 117), std::nullopt);
+  EXPECT_EQ(ecn_mark_mbps_of(1LL << 62), std::nullopt);
+}
+
+TEST(FabricSettings, TbfRateIsBytesPerSecondOfWholeMbps) {
+  EXPECT_EQ(tbf_mbps_of(125'000'000), 1000);           // tc: rate 1Gbit
+  EXPECT_EQ(tbf_mbps_of(12'500'000'000ULL), 100'000);  // above 32 bits: tbf's rate64
+  EXPECT_EQ(tbf_mbps_of(125'001), std::nullopt);
+  EXPECT_EQ(tbf_mbps_of(0), std::nullopt);
+}
+
+TEST(FabricSettings, ParsesEcnLimitsByPortFromNftJson) {
+  const auto limits = parse_ecn_mark_limits(data("defaults/l1.nft.json"), "rocehil_t5dfb");
+  EXPECT_EQ(limits, (std::map<std::string, long long>{{"t5dfb-h1", 35112}, {"t5dfb-s1", 35112}}));
+  EXPECT_TRUE(parse_ecn_mark_limits(data("defaults/l1.nft.json"), "rocehil_other").empty());
+}
+
+TEST(FabricSettings, LimitThatIsNotPacketsPerSecondIsAnError) {
+  std::string bytes = data("defaults/l1.nft.json");
+  const std::string per = "\"per\": \"second\"";
+  bytes.replace(bytes.find(per), per.size(), "\"per\": \"second\", \"rate_unit\": \"bytes\"");
+  EXPECT_NE(error_of([&] { parse_ecn_mark_limits(bytes, "rocehil_t5dfb"); }).find("t5dfb-h1"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_ecn_mark_limits("table ip x {", "x"); }).find("nft printed"),
+            std::string::npos);
+}
+
+TEST(FabricSettings, ParsesRootTbfRatesAndSkipsOtherQdiscs) {
+  // The spine's uplinks also carry the mirror's clsact; its mirror and management ports none.
+  EXPECT_EQ(
+      parse_tbf_rates(data("defaults/s1.tc.json")),
+      (std::map<std::string, std::uint64_t>{{"t5dfb-l1", 50'000'000}, {"t5dfb-l2", 50'000'000}}));
+  EXPECT_TRUE(parse_tbf_rates(data("defaults/cap.tc.json")).empty());
+  EXPECT_TRUE(parse_tbf_rates("[]").empty());
+  EXPECT_NE(error_of([] { parse_tbf_rates("{}"); }).find("tc printed"), std::string::npos);
+}
+
+TEST(FabricSettings, DefaultsReadBackAsUpSetThem) {
+  const auto in_force = fabric_settings_in_force(captured_topology(), captured_options(),
+                                                 readings("defaults", "defaults"));
+  EXPECT_EQ(in_force, (std::map<std::string, std::string>{{"switch.ecn_mark_mbps", "300"},
+                                                          {"switch.uplink_mbps", "400"},
+                                                          {"switch.host_mbps", "1000"}}));
+}
+
+TEST(FabricSettings, SetValuesReadBackFromTheKernel) {
+  // Captured after `rocehil testbed set switch.ecn_mark_mbps=150 switch.uplink_mbps=200
+  // switch.host_mbps=0`: no tbf left on host links reads as 0.
+  const auto in_force = fabric_settings_in_force(captured_topology(), captured_options(),
+                                                 readings("changed", "changed"));
+  EXPECT_EQ(in_force, (std::map<std::string, std::string>{{"switch.ecn_mark_mbps", "150"},
+                                                          {"switch.uplink_mbps", "200"},
+                                                          {"switch.host_mbps", "0"}}));
+}
+
+TEST(FabricSettings, OnePortChangedByHandIsAnErrorNamingItAndTheOthers) {
+  // l1's tbf toward s1 at 200 Mb/s; the three other uplink ports at 400.
+  const std::string tc = error_of([] {
+    fabric_settings_in_force(captured_topology(), captured_options(),
+                             readings("defaults", "one_port_changed"));
+  });
+  EXPECT_EQ(tc,
+            "switch.uplink_mbps is not the same on every port: rocehil-t5dfb-l1 t5dfb-s1 has 200, "
+            "rocehil-t5dfb-l2 t5dfb-s1 has 400 (as 3 of 4 ports do); set it again with 'rocehil "
+            "testbed set switch.uplink_mbps=N --dir /tmp/fs-tb'");
+  // s1's rule toward l2 at 150 Mb/s, the five other ports' at 300.
+  const std::string nft = error_of([] {
+    fabric_settings_in_force(captured_topology(), captured_options(),
+                             readings("one_port_changed", "defaults"));
+  });
+  EXPECT_NE(nft.find("switch.ecn_mark_mbps is not the same on every port: rocehil-t5dfb-s1 "
+                     "t5dfb-l2 has 150, rocehil-t5dfb-l1 t5dfb-h1 has 300 (as 5 of 6 ports do)"),
+            std::string::npos)
+      << nft;
+}
+
+TEST(FabricSettings, NoEcnTestbedHasNoMarkingRate) {
+  TestbedOptions o = captured_options();
+  o.ecn = false;
+  FabricReadings r = readings("defaults", "defaults");
+  r.nft.clear();  // a --no-ecn testbed has no table to read
+  const auto in_force = fabric_settings_in_force(captured_topology(o), o, r);
+  EXPECT_FALSE(in_force.contains("switch.ecn_mark_mbps"));
+  EXPECT_EQ(in_force.at("switch.uplink_mbps"), "400");
+}
+
+TEST(FabricSettings, PortWithoutItsRuleIsAnError) {
+  FabricReadings r = readings("defaults", "defaults");
+  r.nft["rocehil-t5dfb-l1"] = R"({"nftables": [{"metainfo": {"version": "1.0.6"}}]})";
+  EXPECT_NE(error_of([&] {
+              fabric_settings_in_force(captured_topology(), captured_options(), r);
+            }).find("rocehil-t5dfb-l1: table rocehil_t5dfb has no ECN marking rule for t5dfb-h1"),
+            std::string::npos);
+}
+
+TEST(FabricSettings, WithSettingChecksNameRangeAndEcn) {
+  const TestbedOptions o = captured_options();
+  EXPECT_EQ(with_fabric_setting(o, "switch.ecn_mark_mbps", 150).ecn_mark_mbps, 150);
+  EXPECT_EQ(with_fabric_setting(o, "switch.uplink_mbps", 0).uplink_mbps, 0);
+  EXPECT_EQ(with_fabric_setting(o, "switch.host_mbps", 100'000).host_mbps, 100'000);
+  const auto bad = [&](std::string_view name, int value) {
+    try {
+      with_fabric_setting(o, name, value);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), ExitCode::bad_input);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(bad("ecn_mark_mbps", 150),
+            "'ecn_mark_mbps' is not a testbed switch setting; the testbed sets "
+            "switch.ecn_mark_mbps, switch.uplink_mbps, switch.host_mbps");
+  EXPECT_EQ(bad("switch.ecn_mark_mbps", 0),
+            "switch.ecn_mark_mbps=0: out of range; it takes 1 to 100000 (Mb/s)");
+  EXPECT_EQ(bad("switch.uplink_mbps", 100'001),
+            "switch.uplink_mbps=100001: out of range; it takes 0 to 100000 (Mb/s), 0 unshaped");
+  EXPECT_EQ(bad("switch.host_mbps", -1),
+            "switch.host_mbps=-1: out of range; it takes 0 to 100000 (Mb/s), 0 unshaped");
+  TestbedOptions no_ecn = o;
+  no_ecn.ecn = false;
+  EXPECT_THROW(with_fabric_setting(no_ecn, "switch.ecn_mark_mbps", 150), Error);
+  EXPECT_EQ(with_fabric_setting(no_ecn, "switch.uplink_mbps", 200).uplink_mbps, 200);
+}
+
+TEST(FabricSettings, EcnReplaceIsOneTransactionOfUpsRuleset) {
+  const TestbedOptions o = with_fabric_setting(captured_options(), "switch.ecn_mark_mbps", 150);
+  const Topology t = captured_topology(o);
+  const std::string batch = ecn_marking_replace_batch(*t.find("s1"), t, o);
+  EXPECT_EQ(batch, "add table ip rocehil_t5dfb\ndelete table ip rocehil_t5dfb\n" +
+                       namespace_nft_ruleset(*t.find("s1"), t, o));
+  EXPECT_NE(batch.find("limit rate over 17556/second burst 17 packets"), std::string::npos);
+  EXPECT_EQ(ecn_marking_replace_batch(*t.find("h1"), t, o), "");
+}
+
+TEST(FabricSettings, ShapingReplaceUsesUpsTbfAndDeletesOnlyExistingOnes) {
+  const TestbedOptions o = with_fabric_setting(captured_options(), "switch.uplink_mbps", 200);
+  const Topology t = captured_topology(o);
+  const std::string l1 = shaping_replace_batch(*t.find("l1"), LinkKind::uplink, o.mtu, {});
+  EXPECT_EQ(l1, "qdisc replace dev t5dfb-s1 root tbf rate 200mbit burst 25000 latency 5ms\n");
+  // The same qdisc `up` adds for that rate, word for word.
+  const std::string up = namespace_tc_batch(*t.find("l1"), t, o);
+  EXPECT_NE(up.find("qdisc add dev t5dfb-s1 root tbf rate 200mbit burst 25000 latency 5ms\n"),
+            std::string::npos)
+      << up;
+
+  const TestbedOptions unshaped = with_fabric_setting(captured_options(), "switch.host_mbps", 0);
+  const Topology u = captured_topology(unshaped);
+  EXPECT_EQ(shaping_replace_batch(*u.find("l1"), LinkKind::host, o.mtu, {"t5dfb-h1", "t5dfb-s1"}),
+            "qdisc del dev t5dfb-h1 root\n");
+  EXPECT_EQ(shaping_replace_batch(*u.find("h1"), LinkKind::host, o.mtu, {}), "");
+}
+
+}  // namespace
+}  // namespace rocehil::testbed
