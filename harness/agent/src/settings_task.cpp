@@ -1,5 +1,7 @@
 #include "settings_task.hpp"
 
+#include "qos_tools.hpp"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -59,7 +61,16 @@ void make_soft_files(const std::string& root, const std::string& netdev) {
 
 struct Nic {
   std::string address, netdev, root;
+  bool soft = false;
 };
+
+// What a NIC's settings are read and written through: the soft provider's files alone; a
+// host's NIC files and its QoS tools.
+std::unique_ptr<settings::Target> target_of(const std::string& root, const std::string& netdev,
+                                            bool soft) {
+  if (soft) return std::make_unique<settings::NicFiles>(root, netdev);
+  return std::make_unique<HostNic>(root, netdev);
+}
 
 // The NICs named by the request's addresses, all under one root (a host's provider is one).
 std::vector<Nic> nics_of(const SettingsRequest& r, const SettingsPlaces& places) {
@@ -70,7 +81,7 @@ std::vector<Nic> nics_of(const SettingsRequest& r, const SettingsPlaces& places)
       throw input_error(fmt::format(
           "host '{}': no interface holds {}; the inventory's nic ip must be this host's", r.host,
           address));
-    nics.push_back({address, netdev, root_for(r, address, places)});
+    nics.push_back({address, netdev, root_for(r, address, places), is_soft(r)});
     if (is_soft(r) && r.action != SettingsAction::restore)
       make_soft_files(nics.back().root, netdev);
   }
@@ -81,11 +92,12 @@ std::vector<SettingValue> read_values(const std::vector<Nic>& nics,
                                       const std::vector<SettingValue>& names) {
   std::vector<SettingValue> out;
   for (const Nic& nic : nics) {
-    const settings::NicFiles files(nic.root, nic.netdev);
+    const std::unique_ptr<settings::Target> target = target_of(nic.root, nic.netdev, nic.soft);
     for (const SettingValue& n : names) {
       const settings::Setting* s = settings::find(n.name);
       if (s == nullptr) continue;  // the protocol refused it already
-      if (auto value = files.read(*s)) out.push_back({n.name, std::move(*value), nic.netdev});
+      if (!target->has(*s)) continue;
+      if (auto value = target->read(*s)) out.push_back({n.name, std::move(*value), nic.netdev});
     }
   }
   return out;
@@ -106,7 +118,10 @@ std::vector<Part> parts_of(const SettingsRequest& r, const std::vector<Nic>& nic
                            const SettingsPlaces& places) {
   std::vector<Part> parts;
   if (!is_soft(r)) {
-    Part p{{places.nic_root, settings::journal_path(places.journal_dir, r.host), r.host}, {}};
+    const std::string root = places.nic_root;
+    Part p{{[root](const std::string& netdev) { return target_of(root, netdev, false); },
+            settings::journal_path(places.journal_dir, r.host), r.host},
+           {}};
     for (const Nic& n : nics) p.netdevs.push_back(n.netdev);
     parts.push_back(std::move(p));
     return parts;

@@ -158,7 +158,8 @@ SettingsFindings check_settings(const InventoryOptions& o, const inv::Inventory&
         declared.emplace_back(a.setting->name);
   }
   run::FabricSettings fabric(hosts, testbed_links_for(o.file), nullptr,
-                             std::chrono::seconds(std::max(5, static_cast<int>(o.timeout_s))));
+                             std::chrono::seconds(std::max(5, static_cast<int>(o.timeout_s))), "",
+                             o.fanout);
   try {
     out.restored = fabric.restore_left();
   } catch (const Error& e) {

@@ -8,6 +8,7 @@
 #include "agent_conversation.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/agent_link.hpp"
+#include "rocehil/remote/fan_out.hpp"
 #include "rocehil/settings/journal.hpp"
 
 namespace rocehil::run {
@@ -81,13 +82,14 @@ settings::JournaledChanges FabricSettings::link_changes() const {
 FabricSettings::FabricSettings(std::vector<SettingsHost> hosts,
                                std::optional<FabricLinkAccess> links,
                                const remote::SshMultiplex* multiplex, std::chrono::seconds timeout,
-                               std::string journal_dir)
+                               std::string journal_dir, std::size_t fanout)
     : hosts_(std::move(hosts)),
       links_(std::move(links)),
       multiplex_(multiplex),
       timeout_(timeout),
       journal_dir_(journal_dir.empty() ? std::string(settings::default_journal_dir)
-                                       : std::move(journal_dir)) {
+                                       : std::move(journal_dir)),
+      fanout_(fanout) {
   std::erase_if(hosts_, [](const SettingsHost& h) { return addresses_of(*h.host).empty(); });
 }
 
@@ -140,15 +142,42 @@ std::vector<SettingsRestored> FabricSettings::restore_links() {
   return out;
 }
 
+std::vector<FabricSettings::Answer> FabricSettings::ask_all(
+    const std::vector<const SettingsHost*>& hosts, const agent::SettingsRequest& request) {
+  std::vector<Answer> answers(hosts.size());
+  remote::fan_out(hosts.size(), fanout_, [&](std::size_t i) {
+    try {
+      answers[i].reply = ask(*hosts[i], request);
+    } catch (const Error& e) {
+      answers[i].code = e.exit_code();
+      answers[i].error = e.what();
+    } catch (const std::exception& e) {
+      answers[i].code = ExitCode::infrastructure;
+      answers[i].error = fmt::format("host '{}': {}", hosts[i]->host->name, e.what());
+    }
+  });
+  return answers;
+}
+
+std::vector<const SettingsHost*> FabricSettings::all_hosts() const {
+  std::vector<const SettingsHost*> out;
+  for (const SettingsHost& h : hosts_) out.push_back(&h);
+  return out;
+}
+
 std::vector<SettingsRestored> FabricSettings::restore_left() {
   std::vector<SettingsRestored> out;
-  for (const SettingsHost& h : hosts_) {
-    agent::SettingsRequest r;
-    r.action = agent::SettingsAction::restore;
-    const agent::SettingsReply reply = ask(h, r);
-    if (reply.journal_found) out.push_back({h.host->name, reply.journal_run, reply.changes});
+  agent::SettingsRequest r;
+  r.action = agent::SettingsAction::restore;
+  const std::vector<const SettingsHost*> hosts = all_hosts();
+  const std::vector<Answer> answers = ask_all(hosts, r);
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    if (!answers[i].reply) throw Error(answers[i].code, answers[i].error);
+    if (answers[i].reply->journal_found)
+      out.push_back(
+          {hosts[i]->host->name, answers[i].reply->journal_run, answers[i].reply->changes});
   }
-  for (SettingsRestored& r : restore_links()) out.push_back(std::move(r));
+  for (SettingsRestored& left : restore_links()) out.push_back(std::move(left));
   return out;
 }
 
@@ -170,42 +199,45 @@ void FabricSettings::apply(const std::vector<settings::Assignment>& wanted,
       r.values.push_back({std::string(a.setting->name), a.value, ""});
     return r;
   };
+  const std::vector<const SettingsHost*> hosts = all_hosts();
   // Every host can take every setting before any is changed.
-  if (!nic.empty())
-    for (const SettingsHost& h : hosts_) {
-      try {
-        ask(h, request(agent::SettingsAction::check));
-      } catch (const Error& e) {
-        // Name where the setting was asked for: the first origin of the one refused.
-        std::string origin;
-        for (const settings::Assignment& a : nic)
-          if (std::string(e.what()).find(a.setting->name) != std::string::npos) {
-            origin = a.origin;
-            break;
-          }
-        throw Error(e.exit_code(),
-                    origin.empty() ? e.what() : fmt::format("{}: {}", origin, e.what()));
-      }
+  if (!nic.empty()) {
+    const std::vector<Answer> checked = ask_all(hosts, request(agent::SettingsAction::check));
+    for (const Answer& a : checked) {
+      if (a.reply) continue;
+      // Name where the setting was asked for: the origin of the one refused.
+      std::string origin;
+      for (const settings::Assignment& n : nic)
+        if (a.error.find(n.setting->name) != std::string::npos) {
+          origin = n.origin;
+          break;
+        }
+      throw Error(a.code, origin.empty() ? a.error : fmt::format("{}: {}", origin, a.error));
     }
+  }
   if (!link.empty()) link_changes().check(link, {""});
   try {
-    if (!nic.empty())
-      for (const SettingsHost& h : hosts_) {
-        changed_hosts_.push_back(&h);  // before: a failure halfway changed some of it
-        const agent::SettingsReply reply = ask(h, request(agent::SettingsAction::apply));
-        for (const agent::SettingChange& c : reply.changes) changes_.push_back({h.host->name, c});
-        for (const agent::SettingValue& v : reply.values)
-          in_force_.push_back({h.host->name, v.netdev, v.name, v.value});
+    if (!nic.empty()) {
+      // Marked before: a host that fails halfway has changed some of it.
+      changed_hosts_ = hosts;
+      const std::vector<Answer> applied = ask_all(hosts, request(agent::SettingsAction::apply));
+      for (std::size_t i = 0; i < hosts.size(); ++i) {
+        if (!applied[i].reply) throw Error(applied[i].code, applied[i].error);
+        for (const agent::SettingChange& c : applied[i].reply->changes)
+          changes_.push_back({hosts[i]->host->name, c});
+        for (const agent::SettingValue& v : applied[i].reply->values)
+          in_force_.push_back({hosts[i]->host->name, v.netdev, v.name, v.value});
       }
+    }
     if (!link.empty()) {
       settings::JournaledChanges changes = link_changes();
       links_changed_ = true;  // before: a failure halfway changed some of it
       for (const settings::JournalEntry& e : changes.apply(link, {""}, run, ""))
         changes_.push_back({"", {e.setting, "", e.where, e.before, e.wanted}});
-      const std::unique_ptr<settings::Target> now = std::make_unique<LinkTarget>(*links_);
+      const LinkTarget now(*links_);
       for (const settings::Assignment& a : link)
         in_force_.push_back(
-            {"", "", std::string(a.setting->name), now->read(*a.setting).value_or("")});
+            {"", "", std::string(a.setting->name), now.read(*a.setting).value_or("")});
     }
   } catch (const Error& e) {
     try {
@@ -222,15 +254,15 @@ void FabricSettings::apply(const std::vector<settings::Assignment>& wanted,
 std::vector<SettingsRestored> FabricSettings::restore() {
   std::vector<SettingsRestored> out;
   std::vector<std::string> failed;
-  for (const SettingsHost* h : changed_hosts_) {
-    try {
-      agent::SettingsRequest r;
-      r.action = agent::SettingsAction::restore;
-      const agent::SettingsReply reply = ask(*h, r);
-      out.push_back({h->host->name, reply.journal_run, reply.changes});
-    } catch (const Error& e) {
-      failed.push_back(e.what());
-    }
+  agent::SettingsRequest r;
+  r.action = agent::SettingsAction::restore;
+  const std::vector<Answer> answers = ask_all(changed_hosts_, r);
+  for (std::size_t i = 0; i < changed_hosts_.size(); ++i) {
+    if (answers[i].reply)
+      out.push_back({changed_hosts_[i]->host->name, answers[i].reply->journal_run,
+                     answers[i].reply->changes});
+    else
+      failed.push_back(answers[i].error);
   }
   changed_hosts_.clear();
   if (links_changed_) {
@@ -262,10 +294,15 @@ std::vector<SettingInForce> FabricSettings::read(const std::vector<std::string>&
     else
       link_names.push_back(n);
   }
-  if (!r.values.empty())
-    for (const SettingsHost& h : hosts_)
-      for (const agent::SettingValue& v : ask(h, r).values)
-        out.push_back({h.host->name, v.netdev, v.name, v.value});
+  if (!r.values.empty()) {
+    const std::vector<const SettingsHost*> hosts = all_hosts();
+    const std::vector<Answer> answers = ask_all(hosts, r);
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+      if (!answers[i].reply) throw Error(answers[i].code, answers[i].error);
+      for (const agent::SettingValue& v : answers[i].reply->values)
+        out.push_back({hosts[i]->host->name, v.netdev, v.name, v.value});
+    }
+  }
   if (!link_names.empty() && links_) {
     const auto now = links_->read();
     for (const std::string& n : link_names)

@@ -210,6 +210,23 @@ class SettingsTest(unittest.TestCase):
             self.assertTrue(settings["restored"])
         self.assert_fabric_as_before()
 
+    def test_ctrl_c_puts_everything_back(self):
+        suite = self.write_file("s.yaml", INCAST_SUITE)
+        reports = os.path.join(self.work, "reports")
+        proc = subprocess.Popen([ROCEHIL, "run", suite, "-i", TB["inventory"], "--reports",
+                                 reports, "--set", "switch.ecn_mark_mbps=150"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertTrue(wait_for(lambda: f"testbed-{TB['id']}.json" in journals(), 120))
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 3, out + err)
+        with open(glob.glob(os.path.join(reports, "*", "run.json"))[0]) as f:
+            record = json.load(f)
+        self.assertTrue(record["interrupted"])
+        self.assertTrue(record["settings"]["restored"], record["settings"])
+        self.assertIn("settings put back and read back", err)
+        self.assert_fabric_as_before()
+
     def test_a_host_without_the_setting_stops_the_run_before_any_change(self):
         suite = self.write_file("s.yaml", INCAST_SUITE)
         reports = os.path.join(self.work, "reports")

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rocehil/agent/protocol.hpp"
+#include "rocehil/common/error.hpp"
 #include "rocehil/inventory/inventory.hpp"
 #include "rocehil/remote/host_ssh.hpp"
 #include "rocehil/settings/assignment.hpp"
@@ -58,7 +59,7 @@ class FabricSettings {
  public:
   FabricSettings(std::vector<SettingsHost> hosts, std::optional<FabricLinkAccess> links,
                  const remote::SshMultiplex* multiplex, std::chrono::seconds timeout,
-                 std::string journal_dir = {});
+                 std::string journal_dir = {}, std::size_t fanout = 32);
   ~FabricSettings();
   FabricSettings(const FabricSettings&) = delete;
   FabricSettings& operator=(const FabricSettings&) = delete;
@@ -86,7 +87,17 @@ class FabricSettings {
   std::vector<SettingInForce> read(const std::vector<std::string>& names);
 
  private:
+  // One host's answer, or why there is none.
+  struct Answer {
+    std::optional<agent::SettingsReply> reply;
+    ExitCode code = ExitCode::infrastructure;
+    std::string error;
+  };
   agent::SettingsReply ask(const SettingsHost& h, agent::SettingsRequest request);
+  // Every host asked, `fanout` at a time; answers in the hosts' order.
+  std::vector<Answer> ask_all(const std::vector<const SettingsHost*>& hosts,
+                              const agent::SettingsRequest& request);
+  std::vector<const SettingsHost*> all_hosts() const;
   std::vector<SettingsRestored> restore_links();
   settings::JournaledChanges link_changes() const;
 
@@ -95,6 +106,7 @@ class FabricSettings {
   const remote::SshMultiplex* multiplex_;
   std::chrono::seconds timeout_;
   std::string journal_dir_;
+  std::size_t fanout_;
   std::vector<const SettingsHost*> changed_hosts_;
   bool links_changed_ = false;
   std::vector<SettingInForce> in_force_;
