@@ -34,6 +34,12 @@ std::string journal_path(std::string_view dir, std::string_view host) {
   return fmt::format("{}/{}.json", dir, host);
 }
 
+bool is_journal_of(std::string_view file_name, std::string_view host) {
+  if (!file_name.ends_with(".json") || !file_name.starts_with(host)) return false;
+  const std::string_view rest = file_name.substr(host.size());
+  return rest == ".json" || rest.starts_with(".soft-");
+}
+
 nlohmann::json to_json(const Journal& journal) {
   nlohmann::json entries = nlohmann::json::array();
   for (const JournalEntry& e : journal.entries)

@@ -60,4 +60,13 @@ TEST(Journal, ABrokenJournalIsAnErrorNamingTheFile) {
 }
 
 }  // namespace
+TEST(Journal, AJournalsFileNameSaysWhoseItIs) {
+  EXPECT_TRUE(is_journal_of("h1.json", "h1"));
+  EXPECT_TRUE(is_journal_of("h1.soft-198.18.1.11.json", "h1"));
+  EXPECT_FALSE(is_journal_of("h10.json", "h1"));
+  EXPECT_FALSE(is_journal_of("h1.json.tmp", "h1"));
+  EXPECT_FALSE(is_journal_of("testbed-tb1.json", "h1"));
+  EXPECT_EQ(journal_path("/run/rocehil/settings", "h1"), "/run/rocehil/settings/h1.json");
+}
+
 }  // namespace rocehil::settings

@@ -86,6 +86,42 @@ TEST(JournaledChanges, ARefusedWritePutsBackWhatWasChanged) {
   EXPECT_FALSE(std::filesystem::exists(c.journal));
 }
 
+// A NIC whose firmware takes a write but keeps its own value (it clamps the rate-increase timer
+// at 100 us here): a fault no file on this machine makes, so a Target stands in for the NIC.
+class ClampingNic final : public Target {
+ public:
+  explicit ClampingNic(std::string* value) : value_(value) {}
+  bool has(const Setting&, std::string*) const override { return true; }
+  std::optional<std::string> read(const Setting&) const override { return *value_; }
+  void write(const Setting&, const std::string& canonical) const override {
+    *value_ = std::to_string(std::min(std::stoll(canonical), 100LL));
+  }
+  std::string where(const Setting&) const override { return "clamping firmware"; }
+  const std::string& netdev() const noexcept override { return netdev_; }
+
+ private:
+  std::string* value_;
+  std::string netdev_ = "eth1";
+};
+
+TEST(JournaledChanges, AReadBackThatDiffersNamesHostSettingWantedAndFoundAndPutsBack) {
+  FakeHost host;
+  std::string value = "55";
+  JournaledChanges changes(
+      [&value](const std::string&) { return std::make_unique<ClampingNic>(&value); },
+      host.file("journal/h1.json"), "h1");
+  try {
+    changes.apply({assign("roce_rp.rpg_time_reset", "300", "--set")}, {"eth1"}, "r", "t");
+    ADD_FAILURE() << "applied";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "host 'h1': eth1 roce_rp.rpg_time_reset: wanted 300, found 100 (clamping firmware) "
+              "(what had been changed is back as it was)");
+  }
+  EXPECT_EQ(value, "55");
+  EXPECT_FALSE(std::filesystem::exists(host.file("journal/h1.json")));
+}
+
 // A controller killed after changing the settings leaves its journal: the next one refuses to
 // change anything on top of it, and restore() puts the values back.
 TEST(JournaledChanges, AJournalLeftBehindIsRestoredNotBuiltOn) {

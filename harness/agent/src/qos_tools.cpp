@@ -9,8 +9,8 @@
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/perftest/child_process.hpp"
-#include "rocehil/preflight/host_facts.hpp"
 #include "rocehil/settings/nic_files.hpp"
+#include "rocehil/settings/qos_output.hpp"
 
 namespace rocehil::agent {
 
@@ -23,13 +23,6 @@ std::array<bool, 8> priorities_of(const std::string& canonical) {
   for (std::size_t i = 0; i < canonical.size(); ++i)
     if (canonical[i] >= '0' && canonical[i] <= '7') on[canonical[i] - '0'] = true;
   return on;
-}
-
-std::string canonical_of(const std::array<bool, 8>& on) {
-  std::string out;
-  for (int p = 0; p < 8; ++p)
-    if (on[p]) out += fmt::format("{}{}", out.empty() ? "" : ",", p);
-  return out.empty() ? "none" : out;
 }
 
 ToolRun run_for_real(const std::vector<std::string>& words) {
@@ -72,13 +65,10 @@ std::vector<std::string> qos_show_words(std::string_view tool, const std::string
 
 std::optional<std::string> qos_value(std::string_view tool, std::string_view setting,
                                      const std::string& netdev, std::string_view output) {
-  // The preflight's probe sections, as its script writes them: one parser for both.
-  const preflight::HostFacts facts = preflight::parse_probe_output(
-      fmt::format("@@ netdev {}\n@@ {} {}\n{}\n", netdev, tool, netdev, output));
-  if (facts.netdevs.empty()) return std::nullopt;
-  const preflight::NetdevFacts& n = facts.netdevs.front();
-  if (setting == "pfc" && n.pfc) return canonical_of(*n.pfc);
-  if (setting == "trust" && !n.trust.empty()) return n.trust;
+  (void)netdev;  // each tool prints one device's
+  if (tool == "mlnx_qos" && setting == "pfc") return settings::pfc_in_mlnx_qos(output);
+  if (tool == "mlnx_qos" && setting == "trust") return settings::trust_in_mlnx_qos(output);
+  if (tool == "dcb" && setting == "pfc") return settings::pfc_in_dcb(output);
   return std::nullopt;
 }
 

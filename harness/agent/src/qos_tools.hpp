@@ -2,8 +2,8 @@
 
 // PFC and the trust mode, set through the tools the preflight snapshot reads them with:
 // mlnx_qos (MLNX_OFED: both) when it is on the host, else dcb (iproute2: PFC only). Their output
-// is read by the preflight's own parser, so a setting reads back exactly as a run's snapshot
-// shows it.
+// is read by settings/qos_output.hpp, held to the preflight's own parser by a test, so a setting
+// reads back as a run's snapshot shows it.
 
 #include <functional>
 #include <memory>

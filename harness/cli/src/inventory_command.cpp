@@ -23,6 +23,7 @@
 #include "rocehil/preflight/inventory_discover.hpp"
 #include "rocehil/preflight/switch_check.hpp"
 #include "rocehil/run/fabric_settings.hpp"
+#include "rocehil/settings/journal.hpp"
 #include "rocehil/switches/cabling.hpp"
 #include "settings_text.hpp"
 #include "switches_text.hpp"
@@ -150,6 +151,12 @@ SettingsFindings check_settings(const InventoryOptions& o, const inv::Inventory&
   std::vector<std::string> declared;
   for (const auto& h : report.hosts) {
     if (h.verdict == preflight::HostVerdict::unreachable) continue;
+    // Settings are read through the agent: not where it is missing or another version (the
+    // agent check says so, with --deploy as the fix).
+    if (std::any_of(h.items.begin(), h.items.end(), [](const preflight::CheckItem& i) {
+          return i.name == "agent" && i.status == preflight::CheckStatus::fail;
+        }))
+      continue;
     const inv::Host* host = inventory.find_host(h.host);
     if (host == nullptr) continue;
     hosts.push_back({host, std::string(inv::to_string(host->provider))});
@@ -161,7 +168,13 @@ SettingsFindings check_settings(const InventoryOptions& o, const inv::Inventory&
                              std::chrono::seconds(std::max(5, static_cast<int>(o.timeout_s))), "",
                              o.fanout);
   try {
-    out.restored = fabric.restore_left();
+    out.restored = fabric.restore_left([&report](const inv::Host& h) {
+      for (const auto& c : report.hosts)
+        if (c.host == h.name && c.facts)
+          for (const std::string& j : c.facts->settings_journals)
+            if (settings::is_journal_of(j, h.name)) return true;
+      return false;
+    });
   } catch (const Error& e) {
     // Without root no run of this user's can have left a journal; say it only when the
     // inventory declares settings to compare (which need the same access).

@@ -117,6 +117,8 @@ set -f
 for n in $rdma_netdevs; do probe_netdev "$n"; done
 set +f
 if command -v nvidia-smi >/dev/null 2>&1; then echo "@@ nvidia_smi"; $t nvidia-smi topo -m 2>/dev/null | cap 200; fi
+echo "@@ settings_journals"
+for j in /run/rocehil/settings/*.json; do [ -e "$j" ] && echo "${j##*/}"; done | cap 100
 exit 0
 )SH";
 
@@ -213,6 +215,8 @@ class Parser {
       dcb_line(l);
     } else if (section_ == "nvidia_smi") {
       nvidia_line(raw);
+    } else if (section_ == "settings_journals") {
+      f_.settings_journals.emplace_back(l);
     } else {
       note(l);
     }
@@ -565,6 +569,7 @@ nlohmann::json to_json(const HostFacts& f) {
                    {"agent_version", f.agent_version},
                    {"agent_problem", f.agent_problem},
                    {"nvidia_smi", f.nvidia_smi},
+                   {"settings_journals", f.settings_journals},
                    {"notes", f.notes},
                    {"apt", f.apt},
                    {"packages", f.packages}};

@@ -165,11 +165,14 @@ std::vector<const SettingsHost*> FabricSettings::all_hosts() const {
   return out;
 }
 
-std::vector<SettingsRestored> FabricSettings::restore_left() {
+std::vector<SettingsRestored> FabricSettings::restore_left(
+    const std::function<bool(const inventory::Host&)>& journal_on) {
   std::vector<SettingsRestored> out;
   agent::SettingsRequest r;
   r.action = agent::SettingsAction::restore;
-  const std::vector<const SettingsHost*> hosts = all_hosts();
+  std::vector<const SettingsHost*> hosts = all_hosts();
+  if (journal_on)
+    std::erase_if(hosts, [&](const SettingsHost* h) { return !journal_on(*h->host); });
   const std::vector<Answer> answers = ask_all(hosts, r);
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     if (!answers[i].reply) throw Error(answers[i].code, answers[i].error);

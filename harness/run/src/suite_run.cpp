@@ -23,6 +23,7 @@
 #include "rocehil/reports/run_json.hpp"
 #include "rocehil/run/drain.hpp"
 #include "rocehil/run/suite_check.hpp"
+#include "rocehil/settings/journal.hpp"
 #include "rocehil/suites/suite.hpp"
 #include "switch_polling.hpp"
 
@@ -231,6 +232,10 @@ class Run {
           return h.verdict == preflight::HostVerdict::unreachable ||
                  h.verdict == preflight::HostVerdict::failed;
         }));
+    for (const auto& h : report.hosts)
+      if (h.facts)
+        for (const std::string& j : h.facts->settings_journals)
+          if (settings::is_journal_of(j, h.host)) hosts_with_journals_.insert(h.host);
     events_.preflight_ended(report, bad);
     preflight_failed_ = bad != 0;
     return !preflight_failed_;
@@ -254,7 +259,10 @@ class Run {
     fabric_settings_ =
         std::make_unique<FabricSettings>(std::move(hosts), o_.fabric_links, nullptr, o_.timeout);
     try {
-      for (const SettingsRestored& r : fabric_settings_->restore_left())
+      const auto journal_on = [this](const inventory::Host& h) {
+        return hosts_with_journals_.contains(h.name);
+      };
+      for (const SettingsRestored& r : fabric_settings_->restore_left(journal_on))
         events_.settings_left_restored(r);
     } catch (const Error& e) {
       // A user who cannot be root cannot have left a journal; without settings to set, the run
@@ -405,8 +413,9 @@ class Run {
   bool preflight_failed_ = false;
   std::unique_ptr<SwitchPolling> switch_polling_;
   std::unique_ptr<FabricSettings> fabric_settings_;
-  int settings_error_ = 0;             // the exit status a settings failure gives the run
-  bool settings_stopped_run_ = false;  // they could not be set: no case ran
+  std::set<std::string> hosts_with_journals_;  // the preflight found a settings journal there
+  int settings_error_ = 0;                     // the exit status a settings failure gives the run
+  bool settings_stopped_run_ = false;          // they could not be set: no case ran
 };
 
 }  // namespace

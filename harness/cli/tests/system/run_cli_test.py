@@ -375,11 +375,12 @@ class RunTest(unittest.TestCase):
             self.assertEqual(n["problems"], [])  # the ETHTOOL_GSTATS ioctl worked on the veth
             for key, value in after[host].items():
                 # The kernel's own counters over the whole run: the case's traffic and, at most,
-                # a neighbour probe or two outside its window.
+                # two frames outside its window: a neighbour probe (~90 bytes) or an LLDP frame
+                # from the leaf's lldpd (one of 183 bytes was seen here).
                 delta = value - before[host][key]
                 ours = n["deltas"].get(f"statistics/{key}", 0)
                 print(f"  {host} {key}: kernel {delta}, rocehil {ours}", file=sys.stderr)
-                slack = 2 if key.endswith("packets") else 2 * 90
+                slack = 2 if key.endswith("packets") else 2 * 400
                 self.assertLessEqual(abs(delta - ours), slack, (host, key, delta, ours))
                 self.assertGreater(ours, 0, (host, key))
             self.assertEqual(n["metrics"]["nic_tx_bytes"], n["deltas"]["statistics/tx_bytes"])

@@ -36,6 +36,9 @@ struct Journal {
 
 // DIR/HOST.json: hosts that share a file system (the testbed's namespaces) keep one each.
 std::string journal_path(std::string_view dir, std::string_view host);
+// Whether a journal's file name is `host`'s: "HOST.json", or its soft provider's
+// "HOST.soft-ADDRESS.json".
+bool is_journal_of(std::string_view file_name, std::string_view host);
 
 nlohmann::json to_json(const Journal& journal);
 // Throws rocehil::Error (infrastructure) naming `source` and the field when `j` is not a journal.

@@ -66,7 +66,10 @@ class FabricSettings {
 
   // Puts back what journals left on the hosts (and for the switches) say. Returns one entry per
   // host that had one. Throws rocehil::Error naming the host when one cannot be put back.
-  std::vector<SettingsRestored> restore_left();
+  // `journal_on`, when given, says which hosts have one (the preflight lists them): only those
+  // are asked.
+  std::vector<SettingsRestored> restore_left(
+      const std::function<bool(const inventory::Host&)>& journal_on = {});
 
   // Every host and the switches checked able to take `wanted` (nothing changed otherwise), then
   // changed, journaled on each host before each change and read back. On any failure what was
