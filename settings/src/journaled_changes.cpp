@@ -74,14 +74,7 @@ std::vector<JournalEntry> JournaledChanges::apply(const std::vector<Assignment>&
     }
   } catch (const Error& e) {
     if (journal.entries.empty()) throw;
-    try {
-      restore();
-    } catch (const Error& again) {
-      throw Error(e.exit_code(), fmt::format("{}; and putting the values back failed too: {}",
-                                             e.what(), again.what()));
-    }
-    throw Error(e.exit_code(),
-                fmt::format("{} (what had been changed is back as it was)", e.what()));
+    throw_after_putting_back(e, [this] { restore(); });
   }
   return journal.entries;
 }
@@ -117,6 +110,17 @@ std::vector<JournalEntry> JournaledChanges::restore() {
                                    journal->host, journal_),
                        errno);
   return restored;
+}
+
+void throw_after_putting_back(const Error& failure, const std::function<void()>& put_back) {
+  try {
+    put_back();
+  } catch (const Error& again) {
+    throw Error(failure.exit_code(), fmt::format("{}; and putting the values back failed too: {}",
+                                                 failure.what(), again.what()));
+  }
+  throw Error(failure.exit_code(),
+              fmt::format("{} (what had been changed is back as it was)", failure.what()));
 }
 
 }  // namespace rocehil::settings

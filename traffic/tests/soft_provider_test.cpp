@@ -17,11 +17,37 @@ namespace {
 
 class SoftLoopback : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { start_provider(); }
+
+  // A provider with `settings` (soft_settings.hpp); the one before, its QPs and CQ gone first
+  // (it holds the RoCEv2 port).
+  void start_provider(std::vector<SoftSetting> settings = {}) {
+    a.reset();
+    b.reset();
+    cq.reset();
+    provider.reset();
     ProviderOptions o;
     o.address = "127.0.0.1";
+    o.soft_settings = std::move(settings);
     provider = make_provider("soft", o);
     cq = provider->create_cq(1024);
+  }
+
+  // One WRITE of `bytes` from a to b whose packets leave marked CE (the ECN bits of the TOS), as
+  // if a switch had marked them; true once it completed.
+  bool write_ce_marked(std::uint32_t bytes) {
+    QpOptions o;
+    o.traffic_class = (26 << 2) | 0x3;
+    connect_pair(o);
+    const MemoryRegion src = provider->register_memory(bytes);
+    const MemoryRegion dst = provider->register_memory(bytes);
+    SendRequest wr{.wr_id = 1,
+                   .opcode = Opcode::write,
+                   .local = &src,
+                   .length = bytes,
+                   .remote_address = dst.remote_address,
+                   .rkey = dst.rkey};
+    return a->post_send({&wr, 1}) == PostResult::ok && wait_for(1).size() == 1;
   }
 
   void connect_pair(QpOptions options = {}) {
@@ -272,21 +298,8 @@ TEST_F(SoftLoopback, NoResponderRunsOutOfRetries) {
 }
 
 TEST_F(SoftLoopback, CongestionExperiencedBringsCnpsAndARateCut) {
-  // Packets leave marked CE (the ECN bits of the TOS), as if a switch had marked them: the
-  // responder must notify and the requester must slow down.
-  QpOptions o;
-  o.traffic_class = (26 << 2) | 0x3;
-  connect_pair(o);
-  const MemoryRegion src = provider->register_memory(1 << 18);
-  const MemoryRegion dst = provider->register_memory(1 << 18);
-  SendRequest wr{.wr_id = 1,
-                 .opcode = Opcode::write,
-                 .local = &src,
-                 .length = 1 << 18,
-                 .remote_address = dst.remote_address,
-                 .rkey = dst.rkey};
-  ASSERT_EQ(a->post_send({&wr, 1}), PostResult::ok);
-  ASSERT_EQ(wait_for(1).size(), 1u);
+  // The responder must notify and the requester must slow down.
+  ASSERT_TRUE(write_ce_marked(1 << 18));
   const QpCounters responder = b->counters(), requester = a->counters();
   EXPECT_GE(responder.ce_received, 256u);
   EXPECT_GE(responder.cnps_sent, 1u);
@@ -302,32 +315,10 @@ TEST_F(SoftLoopback, CongestionExperiencedBringsCnpsAndARateCut) {
 
 // The CNP interval given by name: every CE mark answered at 0, one CNP for the whole transfer at
 // ten seconds.
-TEST(SoftSettingsOnTheWire, TheCnpIntervalIsTheOneGiven) {
+TEST_F(SoftLoopback, TheCnpIntervalIsTheOneGivenByName) {
   for (const std::int64_t interval_us : {std::int64_t{0}, std::int64_t{10'000'000}}) {
-    ProviderOptions po;
-    po.address = "127.0.0.1";
-    po.soft_settings = {{"roce_np.min_time_between_cnps", interval_us}};
-    auto provider = make_provider("soft", po);
-    auto cq = provider->create_cq(64);
-    QpOptions o;
-    o.traffic_class = (26 << 2) | 0x3;  // sent CE-marked
-    auto a = provider->create_qp(*cq, o), b = provider->create_qp(*cq, o);
-    a->connect(b->local_endpoint());
-    b->connect(a->local_endpoint());
-    const MemoryRegion src = provider->register_memory(1 << 17);
-    const MemoryRegion dst = provider->register_memory(1 << 17);
-    SendRequest wr{.wr_id = 1,
-                   .opcode = Opcode::write,
-                   .local = &src,
-                   .length = 1 << 17,
-                   .remote_address = dst.remote_address,
-                   .rkey = dst.rkey};
-    ASSERT_EQ(a->post_send({&wr, 1}), PostResult::ok);
-    std::array<Completion, 4> done{};
-    std::size_t n = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (n == 0 && std::chrono::steady_clock::now() < deadline) n = cq->poll(done);
-    ASSERT_EQ(n, 1u);
+    start_provider({{"roce_np.min_time_between_cnps", interval_us}});
+    ASSERT_TRUE(write_ce_marked(1 << 17));
     const QpCounters responder = b->counters();
     ASSERT_GE(responder.ce_received, 128u);
     if (interval_us == 0)

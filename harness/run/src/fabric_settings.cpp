@@ -243,14 +243,7 @@ void FabricSettings::apply(const std::vector<settings::Assignment>& wanted,
             {"", "", std::string(a.setting->name), now.read(*a.setting).value_or("")});
     }
   } catch (const Error& e) {
-    try {
-      restore();
-    } catch (const Error& again) {
-      throw Error(e.exit_code(), fmt::format("{}; and putting the values back failed too: {}",
-                                             e.what(), again.what()));
-    }
-    throw Error(e.exit_code(),
-                fmt::format("{} (every setting changed is back as it was)", e.what()));
+    settings::throw_after_putting_back(e, [this] { restore(); });
   }
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "rocehil/common/error.hpp"
 #include "rocehil/settings/assignment.hpp"
 #include "rocehil/settings/journal.hpp"
 #include "rocehil/settings/target.hpp"
@@ -51,5 +52,10 @@ class JournaledChanges {
   TargetFor target_for_;
   std::string journal_, host_;
 };
+
+// Throws `failure` again once `put_back` has run, saying that what had been changed is back as it
+// was, or, when putting back failed too, both errors.
+[[noreturn]] void throw_after_putting_back(const Error& failure,
+                                           const std::function<void()>& put_back);
 
 }  // namespace rocehil::settings
