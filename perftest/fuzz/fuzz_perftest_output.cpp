@@ -41,8 +41,8 @@ void check(const char* parser, const pt::ParseResult& r) {
   if (rep.bw.has_value() == rep.lat.has_value())
     fail(parser, "report with both or neither of bw and lat", rep.layout);
   if (rep.layout.empty()) fail(parser, "report without a layout", "");
-  if (rep.bw &&
-      !(valid(rep.bw->peak_gbps) && valid(rep.bw->average_gbps) && valid(rep.bw->msg_rate_mpps)))
+  if (rep.bw && !(valid(rep.bw->peak_gbps.value_or(0)) && valid(rep.bw->average_gbps) &&
+                  valid(rep.bw->msg_rate_mpps)))
     fail(parser, "bandwidth NaN, infinite or negative", rep.layout);
   if (rep.lat) {
     const pt::LatRow& l = *rep.lat;

@@ -254,7 +254,7 @@ std::optional<BwRow> bandwidth(Fields& f) {
                            : 1.0;
   return BwRow{.bytes = *bytes,
                .iterations = *iterations,
-               .peak_gbps = *peak * scale,
+               .peak_gbps = *peak > 0 ? std::optional<double>(*peak * scale) : std::nullopt,
                .average_gbps = *average * scale,
                .msg_rate_mpps = *rate};
 }

@@ -284,9 +284,10 @@ void fill_result(const Header& h, const Row& row, Report& r) {
   if (h.kind == Kind::bandwidth) {
     const double scale = h.mebibytes ? mib_to_gbps(1.0) : 1.0;
     r.layout = h.mebibytes ? "perftest stdout table (MB/sec)" : "perftest stdout table (Gb/sec)";
+    const double peak = row.get(Column::bw_peak).value_or(0) * scale;
     r.bw = BwRow{.bytes = row.bytes,
                  .iterations = row.iterations,
-                 .peak_gbps = row.get(Column::bw_peak).value_or(0) * scale,
+                 .peak_gbps = peak > 0 ? std::optional<double>(peak) : std::nullopt,
                  .average_gbps = row.get(Column::bw_average).value_or(0) * scale,
                  .msg_rate_mpps = row.get(Column::msg_rate).value_or(0)};
     return;

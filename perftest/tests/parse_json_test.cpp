@@ -37,7 +37,7 @@ TEST(ParseJson, WriteBwV45BareKeysGbps) {
   EXPECT_FALSE(r.lat);
   EXPECT_EQ(r.bw->bytes, 65536u);
   EXPECT_EQ(r.bw->iterations, 5000u);
-  EXPECT_DOUBLE_EQ(r.bw->peak_gbps, 392.38);
+  EXPECT_DOUBLE_EQ(r.bw->peak_gbps.value_or(-1), 392.38);
   EXPECT_DOUBLE_EQ(r.bw->average_gbps, 392.34);
   EXPECT_DOUBLE_EQ(r.bw->msg_rate_mpps, 0.748336);
 }
@@ -47,7 +47,7 @@ TEST(ParseJson, MebibytesInferredFromMsgRate) {
   EXPECT_EQ(r.connection, "UD");
   ASSERT_TRUE(r.bw);
   EXPECT_EQ(r.bw->bytes, 4096u);
-  EXPECT_DOUBLE_EQ(r.bw->peak_gbps, 7301.40 * 1048576.0 * 8.0 / 1e9);
+  EXPECT_DOUBLE_EQ(r.bw->peak_gbps.value_or(-1), 7301.40 * 1048576.0 * 8.0 / 1e9);
   EXPECT_DOUBLE_EQ(r.bw->average_gbps, 6170.13 * 1048576.0 * 8.0 / 1e9);
   EXPECT_DOUBLE_EQ(r.bw->msg_rate_mpps, 1.579554);
 }

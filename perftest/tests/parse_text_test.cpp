@@ -42,7 +42,7 @@ TEST(ParseText, WriteBwGbpsWithWarningBeforeRow) {
   EXPECT_FALSE(r.lat);
   EXPECT_EQ(r.bw->bytes, 65536u);
   EXPECT_EQ(r.bw->iterations, 5000u);
-  EXPECT_DOUBLE_EQ(r.bw->peak_gbps, 392.38);
+  EXPECT_DOUBLE_EQ(r.bw->peak_gbps.value_or(-1), 392.38);
   EXPECT_DOUBLE_EQ(r.bw->average_gbps, 392.34);
   EXPECT_DOUBLE_EQ(r.bw->msg_rate_mpps, 0.748336);
 }
@@ -53,7 +53,7 @@ TEST(ParseText, ReadBwGbps) {
   ASSERT_TRUE(r.bw);
   EXPECT_EQ(r.bw->bytes, 65536u);
   EXPECT_EQ(r.bw->iterations, 1000u);
-  EXPECT_DOUBLE_EQ(r.bw->peak_gbps, 328.64);
+  EXPECT_DOUBLE_EQ(r.bw->peak_gbps.value_or(-1), 328.64);
   EXPECT_DOUBLE_EQ(r.bw->average_gbps, 328.61);
   EXPECT_DOUBLE_EQ(r.bw->msg_rate_mpps, 0.626777);
 }
@@ -65,7 +65,7 @@ TEST(ParseText, SendBwMibPerSecConvertedToGbps) {
   ASSERT_TRUE(r.bw);
   EXPECT_EQ(r.bw->bytes, 65536u);
   EXPECT_EQ(r.bw->iterations, 1000u);
-  EXPECT_DOUBLE_EQ(r.bw->peak_gbps, mib(46567.34));
+  EXPECT_DOUBLE_EQ(r.bw->peak_gbps.value_or(-1), mib(46567.34));
   EXPECT_DOUBLE_EQ(r.bw->average_gbps, mib(46557.03));
   EXPECT_NEAR(r.bw->average_gbps, 390.55, 0.01);  // 46557.03 * 2^20 * 8 / 1e9
   EXPECT_DOUBLE_EQ(r.bw->msg_rate_mpps, 0.744912);
@@ -78,7 +78,7 @@ TEST(ParseText, WriteBwDurationMbPerSecOlderBanner) {
   EXPECT_EQ(r.mtu, 1024u);
   ASSERT_TRUE(r.bw);
   EXPECT_EQ(r.bw->iterations, 24777100u);
-  EXPECT_DOUBLE_EQ(r.bw->peak_gbps, 0.0);
+  EXPECT_FALSE(r.bw->peak_gbps.has_value());  // "BW peak 0.00": not measured
   EXPECT_DOUBLE_EQ(r.bw->average_gbps, mib(10322.23));
   EXPECT_DOUBLE_EQ(r.bw->msg_rate_mpps, 0.165156);
 }
@@ -90,7 +90,7 @@ TEST(ParseText, SendBwUdAllSizesTakesTheLastRow) {
   ASSERT_TRUE(r.bw);
   EXPECT_EQ(r.bw->bytes, 4096u);
   EXPECT_EQ(r.bw->iterations, 1000u);
-  EXPECT_DOUBLE_EQ(r.bw->peak_gbps, mib(7301.40));
+  EXPECT_DOUBLE_EQ(r.bw->peak_gbps.value_or(-1), mib(7301.40));
   EXPECT_DOUBLE_EQ(r.bw->average_gbps, mib(6170.13));
   EXPECT_DOUBLE_EQ(r.bw->msg_rate_mpps, 1.579554);
 }
@@ -104,7 +104,7 @@ TEST(ParseText, BidirectionalFourQps) {
   ASSERT_TRUE(r.bw);
   EXPECT_EQ(r.bw->bytes, 8388608u);
   EXPECT_EQ(r.bw->iterations, 20000u);
-  EXPECT_DOUBLE_EQ(r.bw->peak_gbps, 779.21);
+  EXPECT_DOUBLE_EQ(r.bw->peak_gbps.value_or(-1), 779.21);
   EXPECT_DOUBLE_EQ(r.bw->average_gbps, 779.21);
   EXPECT_DOUBLE_EQ(r.bw->msg_rate_mpps, 0.011611);
 }
@@ -116,7 +116,7 @@ TEST(ParseText, PostListWithoutLeadingDashes) {
   ASSERT_TRUE(r.bw);
   EXPECT_EQ(r.bw->bytes, 8u);
   EXPECT_EQ(r.bw->iterations, 224958464u);
-  EXPECT_DOUBLE_EQ(r.bw->peak_gbps, 0.0);
+  EXPECT_FALSE(r.bw->peak_gbps.has_value());  // "BW peak 0.00": not measured
   EXPECT_DOUBLE_EQ(r.bw->average_gbps, 0.48);
   EXPECT_DOUBLE_EQ(r.bw->msg_rate_mpps, 7.498617);
 }
@@ -204,7 +204,7 @@ TEST(ParseText, PerPortTableTakesTheFirstFiveColumns) {
       "0.085830              45.00            0.085830\n");
   ASSERT_TRUE(r.report) << r.error;
   ASSERT_TRUE(r.report->bw);
-  EXPECT_DOUBLE_EQ(r.report->bw->peak_gbps, 90.10);
+  EXPECT_DOUBLE_EQ(r.report->bw->peak_gbps.value_or(-1), 90.10);
   EXPECT_DOUBLE_EQ(r.report->bw->average_gbps, 90.00);
   EXPECT_DOUBLE_EQ(r.report->bw->msg_rate_mpps, 0.171661);
 }

@@ -146,6 +146,21 @@ TEST(AgentProtocolPerftest, ADurationLatencyRowKeepsItsMissingColumnsAbsent) {
   EXPECT_FALSE(back.p99_us);
 }
 
+TEST(AgentProtocolPerftest, APeakPerftestDidNotMeasureStaysAbsentOnTheWire) {
+  PerftestResultsEvent r = bw_results();
+  ASSERT_TRUE(r.report->bw->peak_gbps);
+  const auto with_peak = parse_reply(to_json_line(Reply{2, r}));
+  ASSERT_EQ(with_peak.error, "");
+  EXPECT_EQ(std::get<PerftestResultsEvent>(with_peak.reply->body).report->bw->peak_gbps,
+            r.report->bw->peak_gbps);
+  r.report->bw->peak_gbps.reset();
+  const std::string line = to_json_line(Reply{2, r});
+  EXPECT_EQ(line.find("peak_gbps"), std::string::npos) << line;
+  const ParsedReply parsed = parse_reply(line);
+  ASSERT_EQ(parsed.error, "");
+  EXPECT_FALSE(std::get<PerftestResultsEvent>(parsed.reply->body).report->bw->peak_gbps);
+}
+
 TEST(AgentProtocolPerftest, AReportWithBothOrNeitherRowIsRefused) {
   PerftestResultsEvent r = bw_results();
   r.report->lat = perftest::LatRow{};

@@ -35,9 +35,11 @@ std::string optional_us(const std::optional<double>& v) {
 
 std::string perftest_numbers(const perftest::Report& report) {
   if (report.bw)
-    return fmt::format("BW average {:.2f} Gb/s, peak {:.2f}, MsgRate {:.6f} Mpps ({} B x {})",
-                       report.bw->average_gbps, report.bw->peak_gbps, report.bw->msg_rate_mpps,
-                       report.bw->bytes, report.bw->iterations);
+    return fmt::format("BW average {:.2f} Gb/s, peak {}, MsgRate {:.6f} Mpps ({} B x {})",
+                       report.bw->average_gbps,
+                       report.bw->peak_gbps ? fmt::format("{:.2f}", *report.bw->peak_gbps)
+                                            : std::string("not measured"),
+                       report.bw->msg_rate_mpps, report.bw->bytes, report.bw->iterations);
   if (report.lat) {
     const perftest::LatRow& l = *report.lat;
     if (!l.typical_us && l.avg_us)  // a run by duration prints only these

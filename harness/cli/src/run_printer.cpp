@@ -26,7 +26,7 @@ void RunPrinter::run_started(const Start& s) {
 void RunPrinter::preflight_progress(std::size_t done, std::size_t total) {
   if (!preflight_bar_) {
     preflight_bar_.emplace("check", "hosts", total);
-    preflight_bar_->set_enabled(speaks());
+    preflight_bar_->set_enabled(speaks() && bars_);
   }
   preflight_bar_->update(done);
 }
@@ -54,7 +54,7 @@ void RunPrinter::preflight_ended(const preflight::CheckReport& report, std::size
 
 void RunPrinter::test_started(const std::string& test, std::size_t cases) {
   test_bar_.emplace(test, "cases", cases);
-  test_bar_->set_enabled(speaks());
+  test_bar_->set_enabled(speaks() && bars_);
   case_index_ = 0;
 }
 

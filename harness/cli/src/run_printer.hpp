@@ -1,6 +1,8 @@
 #pragma once
 
+#include <unistd.h>
 #include <cstddef>
+
 #include <optional>
 #include <string>
 
@@ -45,6 +47,8 @@ class RunPrinter final : public run::RunEvents {
 
   Stdout mode_;
   std::string inventory_file_;
+  // Bars only on a terminal: a log gets the one line per case that case_ended prints.
+  bool bars_ = isatty(STDERR_FILENO) != 0;
   std::optional<Progress> preflight_bar_;
   std::optional<Progress> test_bar_;
   std::size_t case_index_ = 0;

@@ -81,7 +81,7 @@ TEST_F(PerftestPair, TheServerGoesFirstAndItsPortReachesTheClient) {
   // The metrics are the fixture's numbers (write_bw_gbps_cx7.txt: BW average 392.34 Gb/s).
   const suites::Measured m = run::perftest_metrics(r);
   EXPECT_EQ(m.values.at("busbw_gbps"), r.client.results->report->bw->average_gbps);
-  EXPECT_EQ(m.values.at("perftest_bw_peak_gbps"), r.client.results->report->bw->peak_gbps);
+  EXPECT_EQ(m.values.at("perftest_bw_peak_gbps"), r.client.results->report->bw->peak_gbps.value());
   EXPECT_GT(m.values.at("busbw_gbps"), 0);
   EXPECT_TRUE(m.unmeasured.count("retransmits"));
   EXPECT_TRUE(m.unmeasured.count("data_errors"));
@@ -158,4 +158,26 @@ TEST_F(PerftestPair, AClientThatCannotConnectIsBlamedAndTheServerIsStopped) {
 }
 
 }  // namespace
+// perftest prints "BW peak 0.00" where it did not measure the peak (a run by duration): that is
+// no peak of 0, it is none, and a threshold on it grades error with the reason.
+TEST(PerftestMetrics, APeakPerftestDidNotMeasureIsAbsentWithTheReason) {
+  run::PerftestPairResult r;
+  r.client.name = "h1";
+  r.client.results.emplace();
+  r.client.results->report.emplace();
+  r.client.results->report->bw = perftest::BwRow{.bytes = 65536,
+                                                 .iterations = 24777100,
+                                                 .peak_gbps = std::nullopt,
+                                                 .average_gbps = 86.6,
+                                                 .msg_rate_mpps = 0.165156};
+  r.server.name = "h2";
+  r.server.results.emplace();
+  const suites::Measured m = run::perftest_metrics(r);
+  EXPECT_FALSE(m.values.count("perftest_bw_peak_gbps"));
+  ASSERT_TRUE(m.unmeasured.count("perftest_bw_peak_gbps"));
+  EXPECT_NE(m.unmeasured.at("perftest_bw_peak_gbps").find("did not measure the BW peak"),
+            std::string::npos);
+  EXPECT_EQ(m.values.at("perftest_bw_average_gbps"), 86.6);
+}
+
 }  // namespace rocehil::cli

@@ -762,7 +762,7 @@ struct Describe<perftest::BwRow> {
     static const auto f =
         std::tuple{field("bytes", at<&S::bytes>, Int<std::uint64_t>{0, max_u64}),
                    field("iterations", at<&S::iterations>, Int<std::uint64_t>{0, max_u64}),
-                   field("peak_gbps", at<&S::peak_gbps>, Finite{}),
+                   field("peak_gbps", at<&S::peak_gbps>, Finite{}, Presence::extra),
                    field("average_gbps", at<&S::average_gbps>, Finite{}),
                    field("msg_rate_mpps", at<&S::msg_rate_mpps>, Finite{})};
     return f;

@@ -25,7 +25,11 @@ struct BwRow {
   std::uint64_t iterations = 0;
   // In Gbit/s (1e9 bits) whatever the table's unit: perftest's MB/sec is MiB/s (2^20 bytes),
   // converted here, so a run without --report_gbits reads the same.
-  double peak_gbps = 0;
+  // Absent where perftest did not measure it: it then prints "BW peak won't be measured in this
+  // run" and a peak of exactly 0 (perftest_parameters.c: noPeak is turned on for runs by
+  // duration, a receiving server side that is not bidirectional, run_infinitely and more than
+  // 20000 iterations, or by -N; the peak is then computed as 0 * ...).
+  std::optional<double> peak_gbps;
   double average_gbps = 0;
   double msg_rate_mpps = 0;
 };
