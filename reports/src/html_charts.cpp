@@ -171,10 +171,13 @@ std::string qp_rates_chart(const std::string& id, const nlohmann::json& traffic)
     return fmt::format("{:#x}", static_cast<std::uint64_t>(number(q, "qpn").value_or(0)));
   };
   const nlohmann::json& collective = list(traffic, "cases");
+  std::size_t receive_only = 0;  // QPs the plan never sends on: idle by design, not drawn
   if (!collective.empty()) {
     for (const auto& r : list(collective[0], "per_rank"))
       for (const auto& q : list(r, "per_qp"))
-        if (const auto g = number(q, "gbps"))
+        if (const nlohmann::json& sends = member(q, "sends"); sends.is_boolean() && !sends)
+          ++receive_only;
+        else if (const auto g = number(q, "gbps"))
           bars.push_back({fmt::format("r{} -> r{} qp {}", number(r, "rank").value_or(-1),
                                       number(q, "peer").value_or(-1), qpn(q)),
                           *g});
@@ -187,10 +190,15 @@ std::string qp_rates_chart(const std::string& id, const nlohmann::json& traffic)
   // A latency test's QPs move too little to have a rate worth a chart.
   if (std::none_of(bars.begin(), bars.end(), [](const Bar& b) { return b.value > 0; })) return "";
   std::string note;
+  if (receive_only > 0)
+    note = fmt::format(
+        " ({} QPs that only receive by the plan, such as a ring's to its previous "
+        "rank, are not drawn)",
+        receive_only);
   if (bars.size() > max_qp_bars) {
     std::stable_sort(bars.begin(), bars.end(),
                      [](const Bar& a, const Bar& b) { return a.value < b.value; });
-    note = fmt::format(" (the {} slowest of {})", max_qp_bars, bars.size());
+    note += fmt::format(" (the {} slowest of {})", max_qp_bars, bars.size());
     bars.resize(max_qp_bars);
   }
   double sum = 0;

@@ -78,6 +78,24 @@ TEST(HtmlReport, EveryChartOfACaseWithCapturesAndACollective) {
   EXPECT_NE(html.find("suspect ranks 1"), std::string::npos);
 }
 
+// A ring's QPs to its previous rank carry nothing by design: left out of the rate chart and
+// counted under it; a QP the plan sends on that carried nothing stays, as the zero bar it is.
+TEST(HtmlReport, QpsThatOnlyReceiveByThePlanAreNotDrawnAsZeroBars) {
+  nlohmann::json run = sample_json();
+  auto& per_rank = run["cases"][0]["attempts"][0]["raw"]["traffic"]["cases"][0]["per_rank"];
+  per_rank[0]["per_qp"].push_back({{"qpn", 259}, {"peer", 1}, {"gbps", 0.0}, {"sends", false}});
+  per_rank[1]["per_qp"].push_back({{"qpn", 260}, {"peer", 0}, {"gbps", 0.0}, {"sends", false}});
+  per_rank[1]["per_qp"].push_back({{"qpn", 261}, {"peer", 0}, {"gbps", 0.0}, {"sends", true}});
+  const std::string html = html_report(run);
+  EXPECT_NE(html.find("qp 0x101"), std::string::npos);
+  EXPECT_NE(html.find("qp 0x105"), std::string::npos);  // sends by the plan, carried nothing
+  EXPECT_EQ(html.find("qp 0x103"), std::string::npos);
+  EXPECT_EQ(html.find("qp 0x104"), std::string::npos);
+  EXPECT_NE(html.find("(2 QPs that only receive by the plan, such as a ring&apos;s to its "
+                      "previous rank, are not drawn)"),
+            std::string::npos);
+}
+
 // The counters each host's NIC changed during the case, with the host named beside them, and
 // what could not be read; unchanged counters are left out (run.json keeps only non-zero ones).
 TEST(HtmlReport, NicCountersPerHostNonZeroOnlyWithResetsAndProblems) {

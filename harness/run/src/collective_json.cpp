@@ -1,6 +1,8 @@
 #include "rocehil/agent/qp_counters_json.hpp"
 #include "rocehil/run/result_json.hpp"
 
+#include <set>
+
 namespace rocehil::run {
 
 namespace {
@@ -8,12 +10,27 @@ namespace {
 using nlohmann::ordered_json;
 
 // The peer each of a rank's QPs faces: its plan's peers, qps each, in order.
-std::vector<int> qp_peers(const CollectiveCase& c, int rank) {
+// Each of a rank's QPs, in the agent's order (connection by connection, qps each): its peer,
+// and whether the plan ever sends on that connection (a ring's QPs to its previous rank only
+// receive: they carry nothing by design).
+struct QpRole {
+  int peer = -1;
+  bool sends = false;
+};
+
+std::vector<QpRole> qp_roles(const CollectiveCase& c, int rank) {
   const auto plan = traffic::make_plan(c.job.plan);
-  std::vector<int> peers, out;
+  std::vector<int> peers;
   plan->peers(rank, peers);
+  std::set<int> sends_to;
+  traffic::Step step;
+  for (int s = 0; s < plan->steps(rank); ++s) {
+    plan->step(rank, s, step);
+    for (const traffic::Transfer& t : step.sends) sends_to.insert(t.peer);
+  }
+  std::vector<QpRole> out;
   for (const int p : peers)
-    for (std::uint32_t q = 0; q < c.job.scaling.qps; ++q) out.push_back(p);
+    for (std::uint32_t q = 0; q < c.job.scaling.qps; ++q) out.push_back({p, sends_to.contains(p)});
   return out;
 }
 
@@ -83,12 +100,13 @@ nlohmann::json collective_json(const std::vector<CollectiveRankInfo>& ranks,
     ordered_json per_rank = ordered_json::array();
     for (std::size_t r = 0; r < c.results.size(); ++r) {
       const agent::ResultsEvent& res = c.results[r];
-      const std::vector<int> peers = qp_peers(c, static_cast<int>(r));
+      const std::vector<QpRole> roles = qp_roles(c, static_cast<int>(r));
       ordered_json qps = ordered_json::array();
       for (std::size_t q = 0; q < res.per_qp.size(); ++q) {
         const agent::QpResult& qp = res.per_qp[q];
         qps.push_back({{"qpn", qp.qpn},
-                       {"peer", q < peers.size() ? peers[q] : -1},
+                       {"peer", q < roles.size() ? roles[q].peer : -1},
+                       {"sends", q < roles.size() && roles[q].sends},
                        {"udp_sport", qp.udp_sport},
                        {"messages", qp.messages},
                        {"bytes", qp.bytes},

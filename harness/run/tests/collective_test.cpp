@@ -62,6 +62,12 @@ TEST(CollectiveJson, CarriesTheSummaryPeersAndCounters) {
   ASSERT_EQ(qps.size(), 4u);
   EXPECT_EQ(qps[0]["peer"], 1);
   EXPECT_EQ(qps[3]["peer"], 2);
+  // The ring sends to the next rank only: the QPs to the previous one carry nothing by design.
+  EXPECT_EQ(qps[0]["sends"], true);
+  EXPECT_EQ(qps[1]["sends"], true);
+  EXPECT_EQ(qps[2]["sends"], false);
+  EXPECT_EQ(qps[3]["sends"], false);
+  EXPECT_EQ(e["per_rank"][2]["per_qp"][0]["sends"], true);  // rank 2's next is rank 0
   EXPECT_EQ(e["per_rank"][0]["wait_ms_per_step"], nlohmann::json::array({1.0, 2.0}));
 }
 
