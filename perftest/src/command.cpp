@@ -75,6 +75,7 @@ void check(const CommandOptions& o) {
   if (o.traffic_class > 255)
     throw input_error(fmt::format("perftest traffic class {} is over 255 (it is the IP TOS byte)",
                                   o.traffic_class));
+  if (o.sl > 15) throw input_error(fmt::format("perftest service level {} is over 15", o.sl));
   if (o.inline_bytes < -1 || o.inline_bytes > max_inline_bytes)
     throw input_error(
         fmt::format("perftest inline size {} is out of range: 0..{}, or -1 for "
@@ -118,6 +119,7 @@ std::vector<std::string> command_words(const CommandOptions& o) {
   if (o.iterations != 0) add("-n", std::to_string(o.iterations));
   if (o.mtu != 0) add("-m", std::to_string(o.mtu));
   if (o.traffic_class >= 0) w.push_back(fmt::format("--tclass={}", o.traffic_class));
+  if (o.sl >= 0) w.push_back(fmt::format("--sl={}", o.sl));
   if (o.inline_bytes >= 0) add("-I", std::to_string(o.inline_bytes));
   if (o.bidirectional) w.push_back("-b");
   if (o.ud) add("-c", "UD");

@@ -21,6 +21,7 @@ CommandOptions write_bw_client() {
   o.seconds = 5;
   o.mtu = 4096;
   o.traffic_class = 106;
+  o.sl = 3;
   o.tcp_port = 40123;
   o.server = "198.18.1.2";
   o.json_file = "/tmp/rocehil-perftest-x/out.json";
@@ -29,29 +30,18 @@ CommandOptions write_bw_client() {
 
 TEST(PerftestCommand, ClientWordsCarryEverySettingAsItsOwnWord) {
   EXPECT_EQ(command_words(write_bw_client()),
-            (Words{"ib_write_bw",
-                   "-d",
-                   "mlx5_0",
-                   "-i",
-                   "1",
-                   "-x",
-                   "3",
-                   "-s",
-                   "65536",
-                   "-q",
-                   "8",
-                   "-t",
-                   "128",
-                   "-D",
-                   "5",
-                   "-m",
-                   "4096",
-                   "--tclass=106",
-                   "-p",
-                   "40123",
-                   "--report_gbits",
-                   "--out_json",
-                   "--out_json_file=/tmp/rocehil-perftest-x/out.json",
+            (Words{"ib_write_bw", "-d",
+                   "mlx5_0",      "-i",
+                   "1",           "-x",
+                   "3",           "-s",
+                   "65536",       "-q",
+                   "8",           "-t",
+                   "128",         "-D",
+                   "5",           "-m",
+                   "4096",        "--tclass=106",
+                   "--sl=3",      "-p",
+                   "40123",       "--report_gbits",
+                   "--out_json",  "--out_json_file=/tmp/rocehil-perftest-x/out.json",
                    "198.18.1.2"}));
 }
 

@@ -25,10 +25,7 @@ using inventory::shown;
 #define ROCEHIL_SETTING_KEYS                                                              \
   "hosts", "provider", "size", "qps", "strategy", "placement", "traffic_class", "opcode", \
       "transport", "memory", "duration_s", "iterations", "warmup", "repeats", "pipeline", \
-      "captures", "engine", "rounds"
-
-// The path MTU the agents' QPs use (SetupRequest::mtu's default), which bounds a UD message.
-constexpr std::uint64_t ud_max_message = 1024;
+      "captures", "engine", "rounds", "mtu", "tx_depth", "sl"
 
 // A typo in a sweep must not turn into a run of a month.
 constexpr std::size_t max_cases_per_test = 10000;
@@ -209,6 +206,17 @@ class SuiteReader {
     integer("repeats", s.repeats, 1, 100, "3");
     integer("pipeline", s.pipeline, 1, 1024, "8");
     integer("rounds", s.rounds, 1, 20, "3");
+    integer("tx_depth", s.tx_depth, 1, 4096, "128");
+    integer("sl", s.sl, 0, 7, "3");
+    if (const auto n = m.get("mtu"); n.IsDefined())
+      if (const auto v = inventory::read_int(ctx_, n, field("mtu"), 256, 4096, "4096")) {
+        if (*v != 256 && *v != 512 && *v != 1024 && *v != 2048 && *v != 4096)
+          ctx_.error(n, fmt::format("{} must be a RoCE path MTU: 256, 512, 1024, 2048 or 4096, "
+                                    "got {}",
+                                    field("mtu"), *v));
+        else
+          s.mtu = static_cast<std::uint32_t>(*v);
+      }
     if (const auto n = m.get("captures"); n.IsDefined())
       if (const auto v = inventory::read_string_list(ctx_, n, field("captures"))) {
         for (std::size_t i = 0; i < v->size(); ++i)
@@ -229,11 +237,11 @@ class SuiteReader {
       ctx_.error(at, fmt::format("{}: transport ud sends with opcode send, not {}", owner,
                                  t.settings.opcode));
     for (const auto size : t.settings.sizes)
-      if (size > ud_max_message)
+      if (size > t.settings.mtu)
         ctx_.error(m.get("size").IsDefined() ? m.get("size") : at,
                    fmt::format("{}: a UD message is one packet: size must be at most {} (the "
-                               "path MTU rocehil's QPs use), got {}",
-                               owner, ud_max_message, size));
+                               "test's path mtu), got {}",
+                               owner, t.settings.mtu, size));
   }
 
   // perftest runs bw and lat with the tools Debian ships: WRITE, READ or SEND, host memory.

@@ -192,11 +192,33 @@ TEST(Suite, UdIsBwSendOfOnePacketPerMessage) {
                 "s.yaml:6:16: test 'u': transport ud needs workload bw, not allreduce",
                 "s.yaml:6:16: test 'u': transport ud sends with opcode send, not write",
                 "s.yaml:7:11: test 'u': a UD message is one packet: size must be at most 1024 "
-                "(the path MTU rocehil's QPs use), got 2048"}));
+                "(the test's path mtu), got 2048"}));
   EXPECT_EQ(errors_of("schema_version: 1\nname: x\ntests:\n  - name: u\n"
                       "    workload: bw\n    transport: uc\n"),
             (std::vector<std::string>{
                 "s.yaml:6:16: test 'u': transport 'uc' is not one of rc, ud; use one of them"}));
+}
+
+// What a site must be able to set: the path MTU (UD's message bound with it), the send queue
+// depth and the service level, read and refused at their line.
+TEST(Suite, MtuTxDepthAndServiceLevelAreTheTests) {
+  const Suite s = parsed(
+      "schema_version: 1\nname: x\ndefaults: {mtu: 4096}\ntests:\n  - name: ud\n"
+      "    workload: bw\n    transport: ud\n    opcode: send\n    size: 4K\n"
+      "    tx_depth: 512\n    sl: 3\n  - name: rc\n    workload: bw\n");
+  EXPECT_EQ(s.tests[0].settings.mtu, 4096u);
+  EXPECT_EQ(s.tests[0].settings.tx_depth, 512u);
+  EXPECT_EQ(s.tests[0].settings.sl, 3);
+  EXPECT_EQ(s.tests[1].settings.mtu, 4096u);  // from defaults
+  EXPECT_EQ(s.tests[1].settings.tx_depth, 64u);
+  EXPECT_EQ(s.tests[1].settings.sl, 0);
+  EXPECT_EQ(errors_of("schema_version: 1\nname: x\ntests:\n  - name: u\n    workload: bw\n"
+                      "    mtu: 3000\n    sl: 8\n    tx_depth: 0\n"),
+            (std::vector<std::string>{
+                "s.yaml:6:10: test 'u': mtu must be a RoCE path MTU: 256, 512, 1024, 2048 or "
+                "4096, got 3000",
+                "s.yaml:7:9: test 'u': sl 8 is out of range; use 0-7",
+                "s.yaml:8:15: test 'u': tx_depth 0 is out of range; use 1-4096"}));
 }
 
 TEST(Suite, GpuMemoryIsForPointToPointTests) {

@@ -339,6 +339,21 @@ TEST(SoftSettingsOnTheWire, VerbsTakesNone) {
   }
 }
 
+TEST_F(SoftLoopback, AServiceLevelIsRefusedForThereIsNoVlanToCarryIt) {
+  QpOptions o;
+  o.sl = 3;
+  try {
+    a = provider->create_qp(*cq, o);
+    ADD_FAILURE() << "created";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sl 3: the soft provider sends untagged UDP"),
+              std::string::npos)
+        << e.what();
+  }
+  o.sl = 0;
+  EXPECT_NO_THROW(a = provider->create_qp(*cq, o));
+}
+
 TEST_F(SoftLoopback, PostingChecksItsArguments) {
   QpOptions o;
   o.max_send_wr = 2;

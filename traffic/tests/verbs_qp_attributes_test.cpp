@@ -91,6 +91,7 @@ TEST(VerbsQpAttributes, InitNamesThePortAndGrantsRemoteAccessWithLocalWrite) {
 TEST(VerbsQpAttributes, RtrAddressesTheRemoteOverRoceV2) {
   QpOptions options;
   options.traffic_class = 26 << 2 | 2;  // DSCP 26, ECT(0)
+  options.sl = 3;                       // the VLAN priority, for a fabric that trusts PCP
   const ibv_gid remote = gid_of("198.18.1.2");
   const Transition t = rc_to_rtr(options, connectx6(), peer(), remote);
   EXPECT_EQ(t.attr.qp_state, IBV_QPS_RTR);
@@ -103,6 +104,7 @@ TEST(VerbsQpAttributes, RtrAddressesTheRemoteOverRoceV2) {
   EXPECT_EQ(av.is_global, 1);  // RoCE: no LIDs, every packet carries the GRH's addresses
   EXPECT_EQ(av.grh.sgid_index, 3);
   EXPECT_EQ(av.grh.traffic_class, 26 << 2 | 2);
+  EXPECT_EQ(av.sl, 3);
   EXPECT_GT(av.grh.hop_limit, 1);  // routed across leaves and spines
   EXPECT_EQ(av.port_num, 1);
   EXPECT_EQ(0, std::memcmp(av.grh.dgid.raw, remote.raw, 16));

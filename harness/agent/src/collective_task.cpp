@@ -65,6 +65,7 @@ AgentCollective::AgentCollective(traffic::Provider& provider, const SetupRequest
                                               .mtu = setup.mtu,
                                               .max_inline = 0,
                                               .traffic_class = setup.traffic_class,
+                                              .sl = setup.sl,
                                               .udp_sport = ports[i],
                                               .retry_count = setup.retry_count,
                                               .ack_timeout_us = setup.ack_timeout_us}));

@@ -185,6 +185,7 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
         .mtu = setup.mtu,
         .max_inline = 0,
         .traffic_class = setup.traffic_class,
+        .sl = setup.sl,
         .udp_sport = setup.udp_sports.empty() ? std::uint16_t{0} : setup.udp_sports[i],
         .retry_count = setup.retry_count,
         .ack_timeout_us = setup.ack_timeout_us};

@@ -48,6 +48,7 @@ void expect_same(const SetupRequest& a, const SetupRequest& b) {
   EXPECT_EQ(a.tx_depth, b.tx_depth);
   EXPECT_EQ(a.mtu, b.mtu);
   EXPECT_EQ(a.traffic_class, b.traffic_class);
+  EXPECT_EQ(a.sl, b.sl);
   EXPECT_EQ(a.udp_sports, b.udp_sports);
   EXPECT_EQ(a.bidirectional, b.bidirectional);
   EXPECT_EQ(a.transport, b.transport);
@@ -216,6 +217,7 @@ TEST(AgentProtocolRoundTrip, SetupWithEveryFieldSet) {
   s.tx_depth = 128;
   s.mtu = 4096;
   s.traffic_class = 106;
+  s.sl = 3;
   s.udp_sports = {49152, 49153, 1, 65535};
   s.bidirectional = true;
   s.gpu = 7;
@@ -433,7 +435,7 @@ TEST(AgentProtocolWire, FieldNamesAndOrder) {
             R"({"v":1,"op":"setup","id":1,"provider":"soft","device":"","port":1,)"
             R"("gid_index":-1,"address":"10.0.0.1","workload":"bw","role":"client",)"
             R"("opcode":"write","qps":1,"message_bytes":65536,"tx_depth":64,"mtu":1024,)"
-            R"("traffic_class":0,"udp_sports":[],"bidirectional":false,"transport":"rc",)"
+            R"("traffic_class":0,"sl":0,"udp_sports":[],"bidirectional":false,"transport":"rc",)"
             R"("gpu":-1,"retry_count":7,)"
             R"("ack_timeout_us":4096})");
   EXPECT_EQ(
@@ -815,7 +817,7 @@ TEST(AgentProtocolRejects, SetupFields) {
           {R"({"v":1,"op":"setup"})", "setup: missing required field 'address'"},
           {s + R"("qsp":4})",
            "setup: unknown field 'qsp' (known: provider, device, port, gid_index, address, "
-           "workload, role, opcode, qps, message_bytes, tx_depth, mtu, traffic_class, "
+           "workload, role, opcode, qps, message_bytes, tx_depth, mtu, traffic_class, sl, "
            "udp_sports, bidirectional, transport, gpu, retry_count, ack_timeout_us, "
            "collective)"},
           {s + R"("qps":"4"})", R"(setup: field 'qps' must be an integer from 1 to 1024, got "4")"},

@@ -52,7 +52,9 @@ RankSettings rank_settings(const CaseContext& c) {
   return {.pattern = traffic::pattern_from_name(c.test->workload).value(),
           .placement = traffic::placement_from_name(tc.placement).value(),
           .provider = c.test->settings.provider,
-          .mtu = 1024,
+          .mtu = c.test->settings.mtu,
+          .tx_depth = c.test->settings.tx_depth,
+          .sl = c.test->settings.sl,
           .traffic_class = tc.traffic_class,
           .multiplex = c.multiplex};
 }

@@ -64,6 +64,8 @@ CollectiveRanks collective_ranks(const std::vector<const inventory::Host*>& host
     s.gid_index = p.nic->gid_index;
     s.address = p.nic->ip;
     s.mtu = settings.mtu;
+    s.tx_depth = settings.tx_depth;
+    s.sl = static_cast<std::uint8_t>(settings.sl);
     s.traffic_class = static_cast<std::uint8_t>(settings.traffic_class);
     if (out.provider.empty()) out.provider = s.provider;
     if (out.provider != s.provider) out.provider = "mixed";

@@ -42,6 +42,9 @@ agent::SetupRequest side_setup(const CaseContext& c, const inventory::Host& host
   s.qps = lat ? 1 : tc.qps;
   s.message_bytes = static_cast<std::uint32_t>(tc.size);
   s.traffic_class = static_cast<std::uint8_t>(tc.traffic_class);
+  s.mtu = c.test->settings.mtu;
+  s.tx_depth = c.test->settings.tx_depth;
+  s.sl = static_cast<std::uint8_t>(c.test->settings.sl);
   return s;
 }
 
@@ -75,9 +78,9 @@ agent::PerftestRequest perftest_side(const CaseContext& c, const inventory::Host
   // The TX depth and path MTU rocehil's own runs use, and no inline data (rocehil's agent posts
   // none; perftest's latency tests would inline small messages), so that the two engines run
   // the same test and a calibration compares like with like.
-  const agent::SetupRequest rocehil_defaults;
-  if (!lat) p.tx_depth = rocehil_defaults.tx_depth;
-  p.mtu = rocehil_defaults.mtu;
+  if (!lat) p.tx_depth = settings.tx_depth;
+  p.mtu = settings.mtu;
+  p.sl = settings.sl;
   if (p.tool != "read_bw") p.inline_bytes = 0;
   if (settings.transport == "ud") p.transport = traffic::QpType::ud;
   return p;

@@ -112,6 +112,11 @@ std::unique_ptr<QueuePair> SoftProvider::create_qp(CompletionQueue& cq, const Qp
   if (soft_cq == nullptr) throw input_error("create_qp: the CQ belongs to another provider");
   if (options.type != QpType::rc)
     throw input_error("the soft provider implements RC QPs; UD is not supported yet");
+  if (options.sl != 0)
+    throw input_error(fmt::format(
+        "sl {}: the soft provider sends untagged UDP, with no VLAN priority to set; sl is for "
+        "the verbs provider on a VLAN-tagged port",
+        options.sl));
   std::random_device random;
   const std::uint32_t qpn = next_qpn_++ & 0xffffffu;
   auto qp = std::make_unique<SoftQp>(*this, *soft_cq, options, qpn, random() & 0xffffffu);

@@ -114,8 +114,9 @@ Transition ud_to_rts(std::uint32_t sq_psn) {
 }
 
 ibv_ah_attr address_vector(const DeviceLimits& limits, const ibv_gid& remote_gid,
-                           std::uint8_t traffic_class) {
+                           std::uint8_t traffic_class, std::uint8_t sl) {
   ibv_ah_attr av{};
+  av.sl = sl;        // RoCE: the PCP of a VLAN-tagged port (mlx5 takes it from here)
   av.is_global = 1;  // RoCE always routes on the GRH; the LID is unused
   av.grh.dgid = remote_gid;
   av.grh.sgid_index = static_cast<std::uint8_t>(limits.gid_index);
@@ -147,7 +148,7 @@ Transition rc_to_rtr(const QpOptions& options, const DeviceLimits& limits, const
   t.attr.rq_psn = remote.psn & 0xffffff;
   t.attr.max_dest_rd_atomic = responder_resources(limits);
   t.attr.min_rnr_timer = min_rnr_timer;
-  t.attr.ah_attr = address_vector(limits, remote_gid, options.traffic_class);
+  t.attr.ah_attr = address_vector(limits, remote_gid, options.traffic_class, options.sl);
   t.mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
            IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
   return t;

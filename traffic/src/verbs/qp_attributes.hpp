@@ -76,7 +76,7 @@ Transition rc_to_rts(const QpOptions& options, const DeviceLimits& limits, const
                      std::uint32_t sq_psn);
 // The address vector of a RoCEv2 path (RC's IBV_QP_AV, UD's address handle): always global.
 ibv_ah_attr address_vector(const DeviceLimits& limits, const ibv_gid& remote_gid,
-                           std::uint8_t traffic_class);
+                           std::uint8_t traffic_class, std::uint8_t sl);
 
 // A CQ of `cqe` entries must hold a completion for every WR its QPs can have outstanding, or it
 // overruns: the CQ goes to an error state and every QP on it stops, which a run would report as

@@ -165,7 +165,7 @@ void VerbsQueuePair::connect_ud(const Endpoint& remote, const ibv_gid& gid) {
   });
   if (known == ud_remotes_.end()) {
     check_source_gid();
-    ibv_ah_attr av = address_vector(device_->limits, gid, options_.traffic_class);
+    ibv_ah_attr av = address_vector(device_->limits, gid, options_.traffic_class, options_.sl);
     ud_remotes_.push_back(UdRemote{gid, create_ah(device_->pd.get(), av, device_->name, qpn())});
     known = ud_remotes_.end() - 1;
   }

@@ -381,6 +381,7 @@ struct Describe<SetupRequest> {
         field("tx_depth", at<&S::tx_depth>, Int<std::uint32_t>{1, 4096}),
         field("mtu", at<&S::mtu>, Custom<std::uint32_t>{mtu}),
         field("traffic_class", at<&S::traffic_class>, Int<std::uint8_t>{0, 255}),
+        field("sl", at<&S::sl>, Int<std::uint8_t>{0, 7}),
         field("udp_sports", at<&S::udp_sports>, List<Int<std::uint16_t>>{{1, max_u16}},
               Presence::checked),
         field("bidirectional", at<&S::bidirectional>, Bool{}),
@@ -742,6 +743,7 @@ struct Describe<PerftestRequest> {
         field("iterations", at<&S::iterations>, Int<std::uint64_t>{0, 100'000'000}),
         field("mtu", at<&S::mtu>, Int<std::uint32_t>{0, 4096}),
         field("traffic_class", at<&S::traffic_class>, Int<int>{-1, 255}),
+        field("sl", at<&S::sl>, Int<int>{-1, 7}),
         field("inline_bytes", at<&S::inline_bytes>, Int<int>{-1, 912}),
         field("bidirectional", at<&S::bidirectional>, Bool{}),
         field("transport", at<&S::transport>, EnumChoice<traffic::QpType>{transport_names}),
@@ -1139,6 +1141,7 @@ perftest::CommandOptions perftest_options(const PerftestRequest& p) {
   o.iterations = p.iterations;
   o.mtu = p.mtu;
   o.traffic_class = p.traffic_class;
+  o.sl = p.sl;
   o.inline_bytes = p.inline_bytes;
   o.bidirectional = p.bidirectional;
   o.ud = p.transport == traffic::QpType::ud;

@@ -23,6 +23,7 @@ struct CommandOptions {
   std::uint64_t iterations = 0;  // -n; 0 with seconds 0: perftest's default
   std::uint32_t mtu = 0;         // -m; 0: the port's active MTU
   int traffic_class = -1;        // --tclass, the IP TOS byte in the GRH; -1: perftest's (0)
+  int sl = -1;                   // --sl, the service level (RoCE: the VLAN PCP); -1: perftest's (0)
   // -I: messages up to this size go inline in the WQE; -1: perftest's default (its latency
   // tests inline up to 220-236 B, its bandwidth tests nothing). WRITE and SEND only.
   int inline_bytes = -1;

@@ -40,6 +40,12 @@ struct TestSettings {
   int repeats = 1;                        // runs of each case, kept as samples
   int rounds = 3;  // calibrate_bw, calibrate_lat: rocehil and perftest runs each, interleaved
   int pipeline = 8;
+  // The QPs' path MTU (256, 512, 1024, 2048 or 4096; a UD message is one packet of at most this),
+  // the send queue depth (WRs in flight per QP), and the service level (RoCE: the VLAN priority,
+  // for fabrics that trust PCP rather than DSCP; verbs only). Both engines take them.
+  std::uint32_t mtu = 1024;
+  std::uint32_t tx_depth = 64;
+  int sl = 0;
   std::vector<std::string> captures;  // capture points (inventory names) running during the test
 };
 

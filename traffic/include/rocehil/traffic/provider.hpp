@@ -67,8 +67,12 @@ struct QpOptions {
   std::uint32_t mtu = 1024;
   std::uint32_t max_inline = 0;
   std::uint8_t traffic_class = 0;  // the IP TOS / traffic class byte: DSCP << 2 | ECN
-  std::uint16_t udp_sport = 0;     // 0: the provider picks (soft: an ephemeral port)
-  std::uint8_t retry_count = 7;    // transport retries before retry_exceeded, as ibv's retry_cnt
+  // The service level (ibv_ah_attr.sl): on RoCE the VLAN priority (PCP) of the packets, for a
+  // fabric whose switches trust PCP rather than DSCP. The soft provider sends untagged UDP and
+  // refuses any but 0.
+  std::uint8_t sl = 0;
+  std::uint16_t udp_sport = 0;   // 0: the provider picks (soft: an ephemeral port)
+  std::uint8_t retry_count = 7;  // transport retries before retry_exceeded, as ibv's retry_cnt
   // Time without progress before go-back-N. The default is what ibv timeout 14 means (4.096 us
   // x 2^14), perftest's default: shorter fires on a busy host whose responder is descheduled.
   std::uint32_t ack_timeout_us = 67108;

@@ -31,6 +31,8 @@ struct RankSettings {
   traffic::Placement placement = traffic::Placement::packed;
   std::string provider{};  // overrides every host's provider when set
   std::uint32_t mtu = 1024;
+  std::uint32_t tx_depth = 64;
+  int sl = 0;
   int traffic_class = 0;
   const remote::SshMultiplex* multiplex = nullptr;
 };

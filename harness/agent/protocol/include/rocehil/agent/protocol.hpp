@@ -80,6 +80,7 @@ struct SetupRequest {
   std::uint32_t tx_depth = 64;                      // 1..4096
   std::uint32_t mtu = 1024;                         // 256, 512, 1024, 2048 or 4096
   std::uint8_t traffic_class = 0;                   // IP TOS byte: DSCP << 2 | ECN
+  std::uint8_t sl = 0;                              // service level: the VLAN PCP (0-7)
   std::vector<std::uint16_t> udp_sports;            // empty, or one per QP, each 1..65535
   bool bidirectional = false;                       // bw: both sides send and serve
   // bw: rc, or ud (SEND of messages of one packet, message_bytes <= mtu; no udp_sports).
@@ -160,6 +161,7 @@ struct PerftestRequest {
   std::uint64_t iterations = 0;  // -n; 0 with seconds 0: perftest's default
   std::uint32_t mtu = 0;         // 0: the port's active MTU
   int traffic_class = -1;        // the IP TOS byte; -1: perftest's
+  int sl = -1;                   // the service level (VLAN PCP); -1: perftest's (0)
   int inline_bytes = -1;         // -I; -1: perftest's default; WRITE and SEND tools only
   bool bidirectional = false;
   traffic::QpType transport = traffic::QpType::rc;  // ud: send tools only
