@@ -114,6 +114,10 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
       }
     }
     const std::size_t got = cq.poll(wc);
+    if (got == 0 && !cq.failure().empty()) {
+      if (result.errors++ == 0) result.first_error = cq.failure();
+      break;
+    }
     const auto polled_at = Clock::now();
     std::uint64_t completed = 0;
     for (std::size_t i = 0; i < got; ++i) {
@@ -174,6 +178,7 @@ std::uint64_t serve(CompletionQueue& cq, std::vector<Connection>& connections,
   std::uint64_t received = 0;
   while (!stop.load(std::memory_order_relaxed)) {
     const std::size_t got = cq.poll(wc);
+    if (got == 0 && !cq.failure().empty()) break;  // the requester's side reports it
     std::uint64_t batch_messages = 0, batch_bytes = 0;
     for (std::size_t i = 0; i < got; ++i) {
       if (wc[i].opcode != Opcode::recv) continue;

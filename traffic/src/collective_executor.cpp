@@ -369,6 +369,10 @@ CollectiveResult CollectiveRunner::run(const CollectiveRun& length, const std::a
     const bool measured = st.iteration >= measure_from;
     ok = st.post_ready(result, measured);
     const std::size_t n = st.cq.poll(wc);
+    if (n == 0 && !st.cq.failure().empty()) {
+      st.fail(result, st.cq.failure());
+      break;
+    }
     for (std::size_t i = 0; ok && i < n; ++i) ok = st.on_completion(wc[i], result);
     // Waiting for a peer: after a run of empty polls let other threads run, which is what moves
     // the data when ranks share cores (the testbed puts several on one machine). An RNIC's

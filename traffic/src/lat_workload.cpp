@@ -20,6 +20,10 @@ bool wait_for(Opcode wanted, CompletionQueue& cq, LatResult& result,
   const auto give_up = Clock::now() + std::chrono::seconds(10);
   while (!stop.load(std::memory_order_relaxed) && Clock::now() < give_up) {
     const std::size_t n = cq.poll(wc);
+    if (n == 0 && !cq.failure().empty()) {
+      if (result.errors++ == 0) result.first_error = cq.failure();
+      return false;
+    }
     bool received = false;
     for (std::size_t i = 0; i < n; ++i) {
       if (wc[i].status != WcStatus::success) {

@@ -191,6 +191,11 @@ std::vector<DeviceInfo> list_devices() {
   return devices;
 }
 
+const std::string& CompletionQueue::failure() const noexcept {
+  static const std::string none;
+  return none;
+}
+
 std::unique_ptr<Provider> make_provider(std::string_view name, const ProviderOptions& options) {
   if (name == "soft") return soft::make_soft_provider(options);
   if (name == "verbs") {

@@ -130,6 +130,67 @@ TEST(BwWorkload, ABadKeyIsReportedNotHung) {
   EXPECT_NE(r.first_error.find("remote_access_error"), std::string::npos) << r.first_error;
 }
 
+// A CQ that breaks after `good` completions, as a verbs CQ does when ibv_poll_cq returns a
+// negative value (an overrun, a device error): a fault the soft provider cannot have, so this
+// wraps its CQ.
+class BreakingCq final : public CompletionQueue {
+ public:
+  BreakingCq(CompletionQueue& inner, std::size_t good) : inner_(inner), left_(good) {}
+  std::size_t poll(std::span<Completion> out) override {
+    if (!failure_.empty()) return 0;
+    const std::size_t n = inner_.poll(out.first(std::min(out.size(), left_)));
+    left_ -= n;
+    if (left_ == 0)
+      failure_ =
+          "mlx5_0: completion queue of 8192 entries failed: ibv_poll_cq "
+          "returned -5";
+    return n;
+  }
+  const std::string& failure() const noexcept override { return failure_; }
+
+ private:
+  CompletionQueue& inner_;
+  std::size_t left_;
+  std::string failure_;
+};
+
+TEST(BwWorkload, ACqThatFailsEndsTheRunWithItsError) {
+  Side a("127.0.0.1"), b("127.0.0.2");
+  connect(a, b, 1, 4096);
+  BreakingCq breaking(*a.cq, 10);
+  BwConfig config;
+  config.message_bytes = 4096;
+  config.iterations = 1000;
+  config.warmup_seconds = 0;
+  std::atomic<bool> stop{false};
+  std::thread responder([&] { serve(*b.cq, b.connections, config, stop); });
+  const BwResult r = run_bw_requester(breaking, a.connections, config, stop);
+  stop = true;
+  responder.join();
+  EXPECT_EQ(r.errors, 1u);
+  EXPECT_EQ(r.first_error,
+            "mlx5_0: completion queue of 8192 entries failed: ibv_poll_cq returned -5");
+  EXPECT_LE(r.messages, 10u);
+}
+
+TEST(LatWorkload, ACqThatFailsEndsThePingPongWithItsError) {
+  Side a("127.0.0.1"), b("127.0.0.2");
+  connect(a, b, 1, 64);
+  BreakingCq breaking(*a.cq, 20);
+  LatConfig config;
+  config.message_bytes = 64;
+  config.iterations = 2000;
+  config.warmup_iterations = 0;
+  std::atomic<bool> stop{false};
+  std::thread responder([&] { run_lat(*b.cq, b.connections[0], config, false, stop); });
+  const LatResult r = run_lat(breaking, a.connections[0], config, true, stop);
+  stop = true;
+  responder.join();
+  EXPECT_EQ(r.errors, 1u);
+  EXPECT_NE(r.first_error.find("ibv_poll_cq returned -5"), std::string::npos) << r.first_error;
+  EXPECT_LT(r.one_way.count(), 2000u);
+}
+
 TEST(LatWorkload, PingPongRecordsEveryIteration) {
   Side a("127.0.0.1"), b("127.0.0.2");
   connect(a, b, 1, 64);

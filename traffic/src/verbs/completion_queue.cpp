@@ -19,16 +19,21 @@ VerbsCompletionQueue::VerbsCompletionQueue(std::shared_ptr<DeviceContext> device
                                   device->name, max_cqe));
   }
   core_->cq = create_cq(device->context.get(), static_cast<int>(depth), device->name);
+  depth_ = depth;
   core_->device = std::move(device);
 }
 
 std::size_t VerbsCompletionQueue::poll(std::span<Completion> out) {
+  if (!failure_.empty()) return 0;
   std::size_t filled = 0;
   while (filled < out.size()) {
     // Never take more work completions than `out` has room for: each yields at most one.
     const std::size_t want = std::min(out.size() - filled, batch_.size());
     const int got = ibv_poll_cq(core_->cq.get(), static_cast<int>(want), batch_.data());
-    if (got <= 0) break;  // empty, or a CQ error (negative) that only a recreate would fix
+    if (got < 0 && failure_.empty())  // only a new CQ would clear it: say so once, poll no more
+      failure_ = fmt::format("{}: completion queue of {} entries failed: ibv_poll_cq returned {}",
+                             core_->device->name, depth_, got);
+    if (got <= 0) break;
     for (int i = 0; i < got; ++i) {
       const ibv_wc& wc = batch_[static_cast<std::size_t>(i)];
       const std::uint32_t index = work_id::qp_index(wc.wr_id);

@@ -40,11 +40,14 @@ class VerbsCompletionQueue final : public CompletionQueue {
   std::size_t poll(std::span<Completion> out) override;
 
   const std::shared_ptr<CqCore>& core() const noexcept { return core_; }
+  const std::string& failure() const noexcept override { return failure_; }
 
  private:
   static constexpr std::size_t batch_size = 32;
   std::shared_ptr<CqCore> core_;
   std::array<ibv_wc, batch_size> batch_{};
+  std::uint32_t depth_ = 0;
+  std::string failure_;  // set once, on the error path only
 };
 
 }  // namespace rocehil::traffic::verbs

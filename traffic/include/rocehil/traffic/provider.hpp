@@ -178,6 +178,11 @@ class CompletionQueue {
   // Fills `out` with up to out.size() completions; returns how many. Never blocks. On `soft` it
   // also drives the protocol (receives, ACKs, retransmission timers) of the QPs on this CQ.
   virtual std::size_t poll(std::span<Completion> out) = 0;
+  // What broke the CQ itself (verbs: ibv_poll_cq returned a negative value, an overrun or a
+  // device error only a new CQ would clear), naming the device, the CQ and the value; empty while
+  // nothing did. A workload that polls nothing checks it and ends at once with it as its error,
+  // rather than waiting out its silence timeout.
+  virtual const std::string& failure() const noexcept;
 };
 
 struct DeviceInfo {
