@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 
+#include "probe_samples.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/perftest/child_process.hpp"
 #include "rocehil/settings/journaled_changes.hpp"
@@ -19,17 +19,8 @@ using Words = std::vector<std::string>;
 
 // The lines of one section ("@@ mlnx_qos ens1f0np0") of the ConnectX probe sample.
 std::string probe_section(const std::string& header) {
-  std::ifstream in(std::string(ROCEHIL_PROBE_DATA) + "/connectx_host.txt");
-  std::string line, out;
-  bool inside = false;
-  while (std::getline(in, line)) {
-    if (line.starts_with("@@ ")) {
-      inside = line == header;
-      continue;
-    }
-    if (inside) out += line + "\n";
-  }
-  return out;
+  return preflight::testing::probe_section(preflight::testing::probe_sample("connectx_host.txt"),
+                                           header);
 }
 
 const settings::Setting& setting(std::string_view name) {
