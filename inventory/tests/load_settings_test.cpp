@@ -2,23 +2,15 @@
 // declared to run with, read with the catalogue's names and values and placed in the file.
 #include <gtest/gtest.h>
 
+#include "inventory_text.hpp"
+
 #include "rocehil/inventory/load.hpp"
 
 namespace rocehil::inventory {
 namespace {
 
-Inventory load_ok(const std::string& text) {
-  LoadResult r = parse_inventory(text, "f.yaml");
-  for (const auto& d : r.diagnostics) ADD_FAILURE() << to_string(d);
-  if (!r.inventory) throw std::runtime_error("did not load");
-  return std::move(*r.inventory);
-}
-
-std::vector<std::string> messages(const std::string& text) {
-  std::vector<std::string> out;
-  for (const auto& d : parse_inventory(text, "f.yaml").diagnostics) out.push_back(to_string(d));
-  return out;
-}
+using testing::load_ok;
+using testing::messages;
 
 // name=value@origin, so that a whole list is compared at once and a failure shows all of it.
 std::vector<std::string> listed(const std::vector<settings::Assignment>& list) {

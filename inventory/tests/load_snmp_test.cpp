@@ -1,28 +1,20 @@
 #include <gtest/gtest.h>
 
+#include "inventory_text.hpp"
+
 #include "rocehil/inventory/json.hpp"
 #include "rocehil/inventory/load.hpp"
 
 namespace rocehil::inventory {
 namespace {
 
+using testing::load_ok;
+using testing::messages;
+
 std::string with_switches(const std::string& defaults_snmp, const std::string& switches) {
   return "schema_version: 1\n" +
          (defaults_snmp.empty() ? std::string() : "defaults:\n  snmp: " + defaults_snmp + "\n") +
          "hosts:\n  - {name: h1, provider: soft}\nswitches:\n" + switches;
-}
-
-std::vector<std::string> messages(const std::string& text) {
-  std::vector<std::string> out;
-  for (const auto& d : parse_inventory(text, "f.yaml").diagnostics) out.push_back(to_string(d));
-  return out;
-}
-
-Inventory load_ok(const std::string& text) {
-  LoadResult r = parse_inventory(text, "f.yaml");
-  for (const auto& d : r.diagnostics) ADD_FAILURE() << to_string(d);
-  if (!r.inventory) throw std::runtime_error("did not load");
-  return std::move(*r.inventory);
 }
 
 TEST(LoadSnmp, DefaultsApplyAndASwitchReplacesThemWhole) {

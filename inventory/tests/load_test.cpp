@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "inventory_text.hpp"
+
 #include <filesystem>
 #include <fstream>
 
@@ -11,18 +13,8 @@
 namespace rocehil::inventory {
 namespace {
 
-Inventory load_ok(const std::string& text) {
-  LoadResult r = parse_inventory(text, "test.yaml");
-  for (const auto& d : r.diagnostics) ADD_FAILURE() << to_string(d);
-  if (!r.inventory) throw std::runtime_error("did not load");
-  return std::move(*r.inventory);
-}
-
-std::vector<std::string> messages(const std::string& text) {
-  std::vector<std::string> out;
-  for (const auto& d : parse_inventory(text, "f.yaml").diagnostics) out.push_back(to_string(d));
-  return out;
-}
+using testing::load_ok;
+using testing::messages;
 
 TEST(Load, LaunchersFromDefaultsAndHosts) {
   const Inventory inv = load_ok(R"(schema_version: 1

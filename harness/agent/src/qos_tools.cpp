@@ -64,8 +64,7 @@ std::vector<std::string> qos_show_words(std::string_view tool, const std::string
 }
 
 std::optional<std::string> qos_value(std::string_view tool, std::string_view setting,
-                                     const std::string& netdev, std::string_view output) {
-  (void)netdev;  // each tool prints one device's
+                                     std::string_view output) {
   if (tool == "mlnx_qos" && setting == "pfc") return settings::pfc_in_mlnx_qos(output);
   if (tool == "mlnx_qos" && setting == "trust") return settings::trust_in_mlnx_qos(output);
   if (tool == "dcb" && setting == "pfc") return settings::pfc_in_dcb(output);
@@ -106,7 +105,7 @@ std::optional<std::string> QosTools::read(const settings::Setting& s) const {
     throw Error(ExitCode::infrastructure,
                 fmt::format("{} failed (exit {}): {}", fmt::join(words, " "), shown.exit_code,
                             shown.err.empty() ? shown.out : shown.err));
-  if (auto value = qos_value(tool, s.name, netdev_, shown.out)) return value;
+  if (auto value = qos_value(tool, s.name, shown.out)) return value;
   throw Error(ExitCode::infrastructure,
               fmt::format("{} printed no {} for {}", fmt::join(words, " "), s.name, netdev_));
 }

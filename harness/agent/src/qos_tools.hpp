@@ -27,9 +27,9 @@ std::vector<std::string> qos_set_words(std::string_view tool, std::string_view s
                                        const std::string& netdev, const std::string& canonical);
 // The words that show them.
 std::vector<std::string> qos_show_words(std::string_view tool, const std::string& netdev);
-// `setting`'s canonical value in the tool's output; nullopt when the output does not say.
+// `setting`'s canonical value in the tool's output (one device's); nullopt when it does not say.
 std::optional<std::string> qos_value(std::string_view tool, std::string_view setting,
-                                     const std::string& netdev, std::string_view output);
+                                     std::string_view output);
 
 class QosTools final : public settings::Target {
  public:

@@ -43,12 +43,12 @@ TEST(QosTools, TheWordsSetWhatTheCanonicalValueSays) {
 TEST(QosTools, ValuesAreReadFromTheToolsOutputAsThePreflightReadsThem) {
   const std::string mlnx = probe_section("@@ mlnx_qos ens1f0np0");
   ASSERT_NE(mlnx.find("PFC configuration"), std::string::npos);
-  EXPECT_EQ(qos_value("mlnx_qos", "pfc", "ens1f0np0", mlnx), "3");
-  EXPECT_EQ(qos_value("mlnx_qos", "trust", "ens1f0np0", mlnx), "dscp");
+  EXPECT_EQ(qos_value("mlnx_qos", "pfc", mlnx), "3");
+  EXPECT_EQ(qos_value("mlnx_qos", "trust", mlnx), "dscp");
   const std::string dcb = probe_section("@@ dcb ens2f0np0");
-  EXPECT_EQ(qos_value("dcb", "pfc", "ens2f0np0", dcb), "none");
-  EXPECT_EQ(qos_value("dcb", "trust", "ens2f0np0", dcb), std::nullopt);
-  EXPECT_EQ(qos_value("mlnx_qos", "pfc", "eth1", "mlnx_qos: command failed\n"), std::nullopt);
+  EXPECT_EQ(qos_value("dcb", "pfc", dcb), "none");
+  EXPECT_EQ(qos_value("dcb", "trust", dcb), std::nullopt);
+  EXPECT_EQ(qos_value("mlnx_qos", "pfc", "mlnx_qos: command failed\n"), std::nullopt);
 }
 
 TEST(QosTools, ARealDcbOnADeviceWithoutDcbIsAnErrorInItsOwnWords) {
