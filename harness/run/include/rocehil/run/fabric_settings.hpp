@@ -83,7 +83,6 @@ class FabricSettings {
   // The values in force after apply(), as read back; the changes it made.
   const std::vector<SettingInForce>& in_force() const noexcept { return in_force_; }
   const std::vector<HostSettingChange>& changes() const noexcept { return changes_; }
-  bool changed_anything() const noexcept { return !changed_hosts_.empty() || links_changed_; }
 
   // The values in force of `names` on every host (nic settings) and the switches (fabric_link
   // settings); a host or NIC without one is left out.
