@@ -17,7 +17,7 @@ packages=(
   # capture tools the tests compare against, and the packet builder they use
   tshark tcpdump python3 python3-scapy python3-yaml
   # the virtual fabric, and what its tests check it with
-  iproute2 nftables openssh-server openssh-client procps iputils-ping util-linux
+  iproute2 nftables ethtool openssh-server openssh-client procps iputils-ping util-linux
   # the switches' view: SNMP agents and LLDP in the testbed's switches, net-snmp's tools the
   # tests read them with, and the library rocehil polls real switches with
   snmpd snmp lldpd libsnmp-dev

@@ -48,6 +48,14 @@ void Provider::read_region(const MemoryRegion& region, std::uint64_t offset,
   std::memcpy(bytes.data(), region.data + offset, bytes.size());
 }
 
+std::string_view to_string(RegionKind kind) {
+  switch (kind) {
+    case RegionKind::gpu_dmabuf: return "dma-buf";
+    case RegionKind::gpu_peer_memory: return "peer memory";
+    default: return "host";
+  }
+}
+
 std::string_view to_string(Opcode op) {
   switch (op) {
     case Opcode::send: return "send";

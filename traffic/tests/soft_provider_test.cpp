@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -21,7 +22,7 @@ class SoftLoopback : public ::testing::Test {
 
   // A provider with `settings` (soft_settings.hpp); the one before, its QPs and CQ gone first
   // (it holds the RoCEv2 port).
-  void start_provider(std::vector<SoftSetting> settings = {}) {
+  void start_provider(std::vector<SoftSetting> settings = {}, double port_gbps = 0) {
     a.reset();
     b.reset();
     cq.reset();
@@ -29,8 +30,20 @@ class SoftLoopback : public ::testing::Test {
     ProviderOptions o;
     o.address = "127.0.0.1";
     o.soft_settings = std::move(settings);
+    o.port_gbps = port_gbps;
     provider = make_provider("soft", o);
     cq = provider->create_cq(1024);
+  }
+
+  // A WRITE of `bytes` from the start of `src` to `dst` at `offset`.
+  static SendRequest write_of(const MemoryRegion& src, const MemoryRegion& dst, std::uint32_t bytes,
+                              std::uint64_t wr_id = 1, std::uint64_t offset = 0) {
+    return {.wr_id = wr_id,
+            .opcode = Opcode::write,
+            .local = &src,
+            .length = bytes,
+            .remote_address = dst.remote_address + offset,
+            .rkey = dst.rkey};
   }
 
   // One WRITE of `bytes` from a to b whose packets leave marked CE (the ECN bits of the TOS), as
@@ -41,12 +54,7 @@ class SoftLoopback : public ::testing::Test {
     connect_pair(o);
     const MemoryRegion src = provider->register_memory(bytes);
     const MemoryRegion dst = provider->register_memory(bytes);
-    SendRequest wr{.wr_id = 1,
-                   .opcode = Opcode::write,
-                   .local = &src,
-                   .length = bytes,
-                   .remote_address = dst.remote_address,
-                   .rkey = dst.rkey};
+    const SendRequest wr = write_of(src, dst, bytes);
     return a->post_send({&wr, 1}) == PostResult::ok && wait_for(1).size() == 1;
   }
 
@@ -311,6 +319,67 @@ TEST_F(SoftLoopback, CongestionExperiencedBringsCnpsAndARateCut) {
   EXPECT_GE(requester.rate_cuts, 1u);
   EXPECT_GE(requester.rate_gbps, 0.0);
   EXPECT_LT(requester.rate_gbps, 100.0);
+}
+
+// With the port's speed known, DCQCN starts there: the first cut leaves the QP below the port's
+// speed, not at half of 100 Gb/s.
+TEST_F(SoftLoopback, DcqcnCutsFromThePortSpeed) {
+  start_provider({}, 0.5);
+  ASSERT_TRUE(write_ce_marked(1 << 18));
+  const QpCounters requester = a->counters();
+  EXPECT_GE(requester.rate_cuts, 1u);
+  EXPECT_LT(requester.rate_gbps, 0.5);  // cut below the port, or released back to it (0)
+}
+
+// The port paces every QP of the provider together: two QPs writing at once take at least as
+// long as their bytes need at the port's speed. (A lower bound only: pacing can make a transfer
+// slower than the port, never faster, so a loaded machine cannot fail this.)
+TEST_F(SoftLoopback, APortSpeedPacesAllQpsTogether) {
+  constexpr double port_gbps = 0.5;
+  start_provider({}, port_gbps);
+  connect_pair();
+  auto c = provider->create_qp(*cq, {});
+  auto d = provider->create_qp(*cq, {});
+  c->connect(d->local_endpoint());
+  d->connect(c->local_endpoint());
+  constexpr std::uint32_t bytes = 1 << 20;
+  const MemoryRegion src = provider->register_memory(bytes);
+  const MemoryRegion dst = provider->register_memory(2 * bytes);
+  const SendRequest first = write_of(src, dst, bytes, 1);
+  const SendRequest second = write_of(src, dst, bytes, 2, bytes);
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_EQ(a->post_send({&first, 1}), PostResult::ok);
+  ASSERT_EQ(c->post_send({&second, 1}), PostResult::ok);
+  ASSERT_EQ(wait_for(2).size(), 2u);
+  const double elapsed_ns =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - started).count();
+  // The requests' datagrams with their Ethernet, IPv4 and UDP headers, less the credit an idle
+  // port lends (two 4 KiB-MTU packets: 134.4 us at this speed) and the last packet, whose time
+  // at the port need not be over when the completion arrives.
+  const std::uint64_t on_wire = a->counters().bytes_sent + a->counters().packets_sent * 42 +
+                                c->counters().bytes_sent + c->counters().packets_sent * 42;
+  const double last_packet_ns = (1024 + 28 + 42) * 8 / port_gbps;
+  const double credit_ns = 2 * 4200 * 8 / port_gbps;
+  EXPECT_GE(elapsed_ns, static_cast<double>(on_wire) * 8 / port_gbps - credit_ns - last_packet_ns);
+  EXPECT_GE(on_wire, 2u * bytes);
+}
+
+TEST_F(SoftLoopback, APortSpeedThatIsNoSpeedIsRefused) {
+  for (const double bad : {-1.0, std::nan("")}) {
+    ProviderOptions o;
+    o.address = "127.0.0.1";
+    o.port_gbps = bad;
+    a.reset();
+    b.reset();
+    cq.reset();
+    provider.reset();
+    try {
+      make_provider("soft", o);
+      ADD_FAILURE() << "port speed " << bad << " was taken";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a speed"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // The CNP interval given by name: every CE mark answered at 0, one CNP for the whole transfer at

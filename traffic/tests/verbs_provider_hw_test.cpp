@@ -7,6 +7,8 @@
 // ROCEHIL_VERBS_GPU (0).
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -312,6 +314,10 @@ TEST_F(VerbsHw, GpuMemoryTakesAnRdmaWrite) {
   const MemoryRegion source = provider_->register_memory(1 << 20);
   const MemoryRegion target = provider_->register_gpu_memory(gpu, 1 << 20);
   EXPECT_EQ(target.data, nullptr);
+  // dma-buf or peer memory, whichever served it; never host.
+  EXPECT_NE(target.kind, RegionKind::host);
+  EXPECT_EQ(source.kind, RegionKind::host);
+  RecordProperty("gpu_registration", std::string(to_string(target.kind)));
   fill_pattern(source, 13);
   const SendRequest write{.wr_id = 61,
                           .opcode = Opcode::write,

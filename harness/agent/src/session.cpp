@@ -151,7 +151,8 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
        .address = setup.address,
        .soft_settings = setup.provider == "soft"
                             ? soft_settings_for(setup.address, host_settings_places())
-                            : std::vector<traffic::SoftSetting>{}});
+                            : std::vector<traffic::SoftSetting>{},
+       .port_gbps = setup.link_gbps});
   if (setup.workload == Workload::collective) {
     collective_ = std::make_unique<AgentCollective>(*provider_, setup);
     state_ = State::ready;
@@ -284,6 +285,9 @@ void AgentSession::run_worker(StartRequest start) {
   ResultsEvent results;
   results.workload = setup_.workload;
   results.role = setup_.role;
+  // Every QP's buffer was registered the same way: the provider tries dma-buf before peer memory.
+  if (setup_.gpu >= 0 && !memory_.empty())
+    results.gpu_registration = std::string(traffic::to_string(memory_.front().kind));
   try {
     if (collective_) return publish(collective_->run(start, progress_, stop_), false);
     if (setup_.workload == Workload::lat) {

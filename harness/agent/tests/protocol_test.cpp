@@ -55,6 +55,7 @@ void expect_same(const SetupRequest& a, const SetupRequest& b) {
   EXPECT_EQ(a.gpu, b.gpu);
   EXPECT_EQ(a.retry_count, b.retry_count);
   EXPECT_EQ(a.ack_timeout_us, b.ack_timeout_us);
+  EXPECT_EQ(a.link_gbps, b.link_gbps);
   ASSERT_EQ(a.collective.has_value(), b.collective.has_value());
   if (!a.collective) return;
   EXPECT_EQ(a.collective->pattern, b.collective->pattern);
@@ -104,6 +105,7 @@ void expect_same(const ResultsEvent& a, const ResultsEvent& b) {
   EXPECT_EQ(a.messages_per_s, b.messages_per_s);
   EXPECT_EQ(a.errors, b.errors);
   EXPECT_EQ(a.first_error, b.first_error);
+  EXPECT_EQ(a.gpu_registration, b.gpu_registration);
   ASSERT_EQ(a.per_qp.size(), b.per_qp.size());
   for (std::size_t i = 0; i < a.per_qp.size(); ++i) {
     const QpResult& x = a.per_qp[i];
@@ -223,6 +225,7 @@ TEST(AgentProtocolRoundTrip, SetupWithEveryFieldSet) {
   s.gpu = 7;
   s.retry_count = 3;
   s.ack_timeout_us = 131072;
+  s.link_gbps = 0.1 + 0.2;  // a double with no short decimal form
   expect_same(request_round_trip<SetupRequest>(Request{11, s}), s);
 
   SetupRequest lat;
@@ -343,6 +346,7 @@ ResultsEvent full_results() {
   r.messages_per_s = 61725.5;
   r.errors = 2;
   r.first_error = "qp 0x11: retry_exceeded";
+  r.gpu_registration = "peer memory";
   QpResult q;
   q.qpn = 0xFFFFFF;
   q.udp_sport = 65535;
@@ -437,7 +441,7 @@ TEST(AgentProtocolWire, FieldNamesAndOrder) {
             R"("opcode":"write","qps":1,"message_bytes":65536,"tx_depth":64,"mtu":1024,)"
             R"("traffic_class":0,"sl":0,"udp_sports":[],"bidirectional":false,"transport":"rc",)"
             R"("gpu":-1,"retry_count":7,)"
-            R"("ack_timeout_us":4096})");
+            R"("ack_timeout_us":4096,"link_gbps":0.0})");
   EXPECT_EQ(
       to_json_line(Request{std::nullopt, ConnectRequest{{peer(5)}}}),
       R"({"v":1,"op":"connect","peers":[{"address":"192.0.2.10",)"
@@ -467,7 +471,7 @@ TEST(AgentProtocolWire, FieldNamesAndOrder) {
       R"("retransmitted_packets":5,"timeouts":6,"naks_sent":7,"naks_received":8,)"
       R"("cnps_sent":9,"cnps_handled":10,"ce_received":11,"out_of_sequence":12,"rate_cuts":14,)"
       R"("rate_gbps":13.25},"source_crc32":4294967295,"target_crc32":0}],)"
-      R"("latency":{"samples":1000,"min_us":1.25,"mean_us":2.5,"p50_us":2.25,)"
+      R"("gpu_registration":"peer memory","latency":{"samples":1000,"min_us":1.25,"mean_us":2.5,"p50_us":2.25,)"
       R"("p99_us":7.0,"p999_us":9.75,"max_us":1000000000.0,"histogram":[[1.5,3]]}})");
 }
 
@@ -818,7 +822,7 @@ TEST(AgentProtocolRejects, SetupFields) {
           {s + R"("qsp":4})",
            "setup: unknown field 'qsp' (known: provider, device, port, gid_index, address, "
            "workload, role, opcode, qps, message_bytes, tx_depth, mtu, traffic_class, sl, "
-           "udp_sports, bidirectional, transport, gpu, retry_count, ack_timeout_us, "
+           "udp_sports, bidirectional, transport, gpu, retry_count, ack_timeout_us, link_gbps, "
            "collective)"},
           {s + R"("qps":"4"})", R"(setup: field 'qps' must be an integer from 1 to 1024, got "4")"},
           {s + R"("qps":2.0})", "setup: field 'qps' must be an integer from 1 to 1024, got 2.0"},
@@ -853,6 +857,10 @@ TEST(AgentProtocolRejects, SetupFields) {
            "setup: field 'retry_count' must be an integer from 0 to 7, got 8"},
           {s + R"("ack_timeout_us":0})",
            "setup: field 'ack_timeout_us' must be an integer from 1 to 60000000, got 0"},
+          {s + R"("link_gbps":-1})",
+           "setup: field 'link_gbps' must be a number from 0 to 10000, got -1"},
+          {s + R"("link_gbps":10001})",
+           "setup: field 'link_gbps' must be a number from 0 to 10000, got 10001"},
           {s + R"("transport":"uc"})",
            R"(setup: field 'transport' must be "rc" or "ud", got "uc")"},
           {s + R"("transport":"ud","opcode":"write"})",
@@ -1102,6 +1110,8 @@ TEST(AgentProtocolRejects, Replies) {
            "setup: endpoints[0].qpn must be an integer from 1 to 16777215, got 16777216"},
           {R"({"v":1,"op":"setup","endpoints":[]})",
            "setup: field 'endpoints' must have 1 to 1024 entries (one per QP), got 0"},
+          {edited(results, R"("gpu_registration":"peer memory")", R"("gpu_registration":"dmabuf")"),
+           R"(results: field 'gpu_registration' must be "dma-buf" or "peer memory", got "dmabuf")"},
           {edited(results, R"("qpn":16777215)", R"("qpn":16777216)"),
            "results: per_qp[0].qpn must be an integer from 0 to 16777215, got 16777216"},
           {edited(results, R"("naks_sent":7)", R"("naks_sent":-7)"),
@@ -1124,10 +1134,10 @@ TEST(AgentProtocolRejects, Replies) {
            R"(results: field 'stopped' must be true or false, got "true")"},
           {edited(results, R"("latency":{)", R"("latency":null,"x":{)"),
            "results: unknown field 'x' (known: workload, role, stopped, seconds, messages, "
-           "bytes, gbps, messages_per_s, errors, first_error, per_qp, latency, collective, nics)"},
+           "bytes, gbps, messages_per_s, errors, first_error, per_qp, gpu_registration, latency, collective, nics)"},
           {edited(results, R"("latency":{)", R"("lat":{)"),
            "results: unknown field 'lat' (known: workload, role, stopped, seconds, messages, "
-           "bytes, gbps, messages_per_s, errors, first_error, per_qp, latency, collective, nics)"},
+           "bytes, gbps, messages_per_s, errors, first_error, per_qp, gpu_registration, latency, collective, nics)"},
           {std::string(100000, '{'),
            "JSON nested deeper than 16 levels at column 17: no agent protocol message nests that "
            "deep"},

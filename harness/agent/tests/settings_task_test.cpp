@@ -122,8 +122,12 @@ TEST(SettingsTask, TheSoftProvidersFilesStartAtItsDefaultsAndFeedItsSetup) {
   const auto given = soft_settings_for("198.18.1.11", p.places);
   EXPECT_EQ(given.size(), traffic::soft_setting_defaults().size());
   for (const traffic::SoftSetting& s : given) {
-    if (s.name == "roce_rp.rpg_min_dec_fac") EXPECT_EQ(s.value, 20);
-    if (s.name == "roce_np.min_time_between_cnps") EXPECT_EQ(s.value, 2);  // the soft default
+    if (s.name == "roce_rp.rpg_min_dec_fac") {
+      EXPECT_EQ(s.value, 20);
+    }
+    if (s.name == "roce_np.min_time_between_cnps") {
+      EXPECT_EQ(s.value, 2);  // the soft default
+    }
   }
   traffic::check_soft_settings(given);
   // The NIC's own files are untouched: the soft provider's are elsewhere.
@@ -134,8 +138,11 @@ TEST(SettingsTask, TheSoftProvidersFilesStartAtItsDefaultsAndFeedItsSetup) {
       handle_settings(request(SettingsAction::restore, "verbs", "198.18.1.11"), p.places);
   EXPECT_TRUE(restored.journal_found);
   ASSERT_EQ(restored.changes.size(), 1u);
-  for (const traffic::SoftSetting& s : soft_settings_for("198.18.1.11", p.places))
-    if (s.name == "roce_rp.rpg_min_dec_fac") EXPECT_EQ(s.value, 50);
+  for (const traffic::SoftSetting& s : soft_settings_for("198.18.1.11", p.places)) {
+    if (s.name == "roce_rp.rpg_min_dec_fac") {
+      EXPECT_EQ(s.value, 50);
+    }
+  }
 }
 
 TEST(SettingsTask, PriorityEnablesAreNotTheSoftProviders) {

@@ -42,6 +42,7 @@ struct ClientOptions {
   int tclass = 106;  // DSCP 26 (the common RoCE data class), ECT(0): markable by ECN
   std::uint32_t udp_sport = 0;
   double duration = 2, warmup = 0.2;
+  double link_gbps = 0;
   std::uint64_t iterations = 0;
   bool bidirectional = false;
   std::uint32_t stats_ms = 1000;
@@ -118,6 +119,7 @@ run::PointToPointConfig make_config(const ClientOptions& o) {
   c.message_bytes = o.size != 0 ? o.size : c.workload == agent::Workload::lat ? 8 : 65536;
   c.tx_depth = o.tx_depth;
   c.mtu = o.mtu;
+  c.link_gbps = o.link_gbps;
   c.traffic_class = static_cast<std::uint8_t>(o.tclass);
   c.bidirectional = o.bidirectional;
   if (o.udp_sport != 0) {
@@ -326,6 +328,11 @@ void add_traffic_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 4096));
   client->add_option("--mtu", o->mtu, "Path MTU: 256, 512, 1024, 2048 or 4096")
       ->check(CLI::IsMember({256, 512, 1024, 2048, 4096}));
+  client
+      ->add_option("--link-gbps", o->link_gbps,
+                   "soft: the NICs' port speed in Gb/s; both sides pace their QPs to it together "
+                   "and start DCQCN there (default 0: not known, QPs start at 100 Gb/s)")
+      ->check(CLI::Range(0.0, 10000.0));
   client
       ->add_option("--tclass", o->tclass,
                    "IP traffic class byte, DSCP << 2 | ECN (default 106: DSCP 26, ECT(0))")

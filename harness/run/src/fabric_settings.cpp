@@ -263,7 +263,7 @@ std::vector<SettingsRestored> FabricSettings::restore() {
   changed_hosts_.clear();
   if (links_changed_) {
     try {
-      for (SettingsRestored& r : restore_links()) out.push_back(std::move(r));
+      for (SettingsRestored& link : restore_links()) out.push_back(std::move(link));
       links_changed_ = false;
     } catch (const Error& e) {
       failed.push_back(e.what());

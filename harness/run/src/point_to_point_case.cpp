@@ -45,6 +45,7 @@ agent::SetupRequest side_setup(const CaseContext& c, const inventory::Host& host
   s.mtu = c.test->settings.mtu;
   s.tx_depth = c.test->settings.tx_depth;
   s.sl = static_cast<std::uint8_t>(c.test->settings.sl);
+  s.link_gbps = nic.link_gbps;
   return s;
 }
 

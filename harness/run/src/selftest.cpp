@@ -142,6 +142,25 @@ std::string bandwidth_numbers(const json& attempt) {
                      gbps ? number(*gbps) : "?", data_errors ? number(*data_errors) : "?");
 }
 
+// Which registration served each side's GPU memory, as its agent reported it: "through dma-buf
+// on both hosts", or each side's where they differ.
+std::string gpu_registrations(const json& attempt) {
+  const json& traffic = member(member(attempt, "raw"), "traffic");
+  const auto of = [&](const char* side) {
+    const json& results = member(member(traffic, side), "results");
+    return results.is_object() ? results.value("gpu_registration", std::string("not reported"))
+                               : std::string("not reported");
+  };
+  const std::string client = of("client"), server = of("server");
+  if (client == server && client == "not reported") return "registration not reported";
+  if (client == server) return fmt::format("through {} on both hosts", client);
+  return fmt::format("client through {}, server through {}", client, server);
+}
+
+std::string gpu_numbers(const json& attempt) {
+  return bandwidth_numbers(attempt) + ", " + gpu_registrations(attempt);
+}
+
 std::string soft_hosts(const SelftestSetup& s) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < s.hosts.size() && i < s.providers.size(); ++i)
@@ -314,7 +333,7 @@ SelftestCheck gpu_check(const json& run, const SelftestSetup& setup) {
     check.detail = fmt::format("hardware check: {} use the soft provider, which has no GPU memory",
                                soft_hosts(setup));
   } else {
-    check = from_case(run, check, bandwidth_numbers);
+    check = from_case(run, check, gpu_numbers);
     // Neither dma-buf nor peer memory could register the GPU's memory: the host cannot take the
     // check (its kernel, driver or module), which the message names; not a fabric failure.
     if (check.verdict == CheckVerdict::error &&

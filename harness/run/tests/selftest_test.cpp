@@ -248,8 +248,21 @@ TEST(Selftest, GpuMemoryIsItsCaseWhenBothHostsHaveAGpu) {
   run["cases"].push_back(passing_case("gpu_memory", {{"busbw_gbps", 180.0}, {"data_errors", 0}}));
   const SelftestCheck gpu = check(evaluate_selftest(run, verbs_pair()), "gpu_memory");
   EXPECT_EQ(gpu.verdict, CheckVerdict::pass);
-  EXPECT_EQ(gpu.detail, "180 Gbit/s, 0 data errors (every byte compared with what was sent)");
+  EXPECT_EQ(gpu.detail,
+            "180 Gbit/s, 0 data errors (every byte compared with what was sent), registration "
+            "not reported");
   json& g = case_of(run, "gpu_memory");
+  // The path that passed, as each side's agent reported it in its results.
+  json& traffic = g["attempts"][0]["raw"]["traffic"];
+  traffic["client"]["results"] = {{"gpu_registration", "dma-buf"}};
+  traffic["server"]["results"] = {{"gpu_registration", "dma-buf"}};
+  EXPECT_EQ(check(evaluate_selftest(run, verbs_pair()), "gpu_memory").detail,
+            "180 Gbit/s, 0 data errors (every byte compared with what was sent), through dma-buf "
+            "on both hosts");
+  traffic["server"]["results"]["gpu_registration"] = "peer memory";
+  EXPECT_NE(check(evaluate_selftest(run, verbs_pair()), "gpu_memory")
+                .detail.find("client through dma-buf, server through peer memory"),
+            std::string::npos);
   g["outcome"] = "error";
   g["attempts"][0]["error"] = {
       {"host", "h3"},

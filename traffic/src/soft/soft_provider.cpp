@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 
@@ -52,14 +53,37 @@ namespace {
 
 // Socket buffers deep enough for a burst of a few thousand MTU packets.
 constexpr int socket_buffer_bytes = 8 << 20;
+
+SoftCongestion congestion_at(const ProviderOptions& options) {
+  SoftCongestion c = congestion_from(options.soft_settings);
+  if (!std::isfinite(options.port_gbps) || options.port_gbps < 0)
+    throw input_error(fmt::format(
+        "soft provider: port speed {} Gb/s is not a speed; give a positive number, or 0 when "
+        "it is not known",
+        options.port_gbps));
+  if (options.port_gbps > 0) {
+    // DCQCN cuts from, and is released at, the port's speed, as on a NIC.
+    c.rate.line_rate_mbps = options.port_gbps * 1000.0;
+  }
+  return c;
+}
+
+// Ethernet (14), IPv4 (20) or IPv6 (40), and UDP (8) headers: what a shaper counts besides
+// the RoCEv2 datagram.
+std::uint32_t wire_overhead_bytes(const SocketAddress& local) {
+  return 14 + (local.ipv6() ? 40 : 20) + 8;
+}
+
 }  // namespace
 
 SoftProvider::SoftProvider(const ProviderOptions& options)
     : address_(options.address.empty() ? "127.0.0.1" : options.address),
-      congestion_(congestion_from(options.soft_settings)),
+      congestion_(congestion_at(options)),
       receiver_(SocketAddress::parse(address_, wire::roce_v2_udp_port),
                 congestion_.cnp_traffic_class, socket_buffer_bytes),
       batch_(std::make_unique<ReceiveBatch>()) {
+  if (options.port_gbps > 0)
+    port_ = PortPacer(options.port_gbps, wire_overhead_bytes(receiver_.local()));
   // QPNs and keys start at random points so that two runs, or two providers talking to each
   // other, do not reuse each other's numbers.
   std::random_device random;
@@ -160,7 +184,11 @@ void SoftProvider::progress() noexcept {
     }
     if (n < ReceiveBatch::capacity) break;
   }
-  for (SoftQp* qp : qps_) qp->progress(now);
+  // Each round another QP goes first, so a paced port is shared among them.
+  const std::size_t n = qps_.size();
+  if (n == 0) return;
+  const std::size_t first = first_to_send_++ % n;
+  for (std::size_t i = 0; i < n; ++i) qps_[(first + i) % n]->progress(now);
 }
 
 std::unique_ptr<Provider> make_soft_provider(const ProviderOptions& options) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "rocehil/traffic/provider.hpp"
+#include "soft/port_pacer.hpp"
 #include "soft/soft_congestion.hpp"
 #include "soft/udp_socket.hpp"
 
@@ -49,6 +50,7 @@ class SoftProvider final : public Provider {
   const SoftCongestion& congestion() const noexcept { return congestion_; }
   const MemoryRegion* find_rkey(std::uint32_t rkey) const noexcept;
   UdpSocket& control_socket() { return receiver_; }
+  PortPacer& port() noexcept { return port_; }
   void forget(SoftQp* qp) noexcept;
   std::uint64_t dropped_datagrams() const { return dropped_; }
 
@@ -62,6 +64,8 @@ class SoftProvider final : public Provider {
   std::unique_ptr<ReceiveBatch> batch_;
   std::vector<MemoryRegion> regions_;
   std::vector<SoftQp*> qps_;  // sorted by QPN
+  PortPacer port_;
+  std::size_t first_to_send_ = 0;  // turns at the port go round the QPs
   std::uint32_t next_qpn_;
   std::uint32_t next_key_;
   std::uint64_t dropped_ = 0;  // not RoCEv2, bad ICRC, or for no QP here

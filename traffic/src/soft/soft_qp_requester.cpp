@@ -44,7 +44,8 @@ std::uint8_t request_opcode(Opcode op, std::uint32_t index, std::uint32_t packet
 
 void SoftQp::transmit(std::uint64_t now) noexcept {
   while (cursor_wqe_ < sq_count_) {
-    if (now < next_send_ns_) return;  // paced by the current DCQCN rate
+    if (now < next_send_ns_) return;           // paced by the current DCQCN rate
+    if (!provider_.port().ready(now)) return;  // and by the port all QPs share
     SendWqe& w = wqe_at(cursor_wqe_);
     const std::uint32_t psn = wire::psn_add(w.first_psn, cursor_packet_);
     if (wire::psn_distance(oldest_unacked(), psn) >=
@@ -117,6 +118,7 @@ void SoftQp::send_request_packet(SendWqe& w, std::uint32_t index, std::uint64_t 
   const std::uint32_t wire_bytes =
       static_cast<std::uint32_t>(headers_size(h.bth.opcode) + payload.size() + 4);
   rate_.on_bytes_sent(wire_bytes, now);
+  provider_.port().on_sent(wire_bytes, now);
   if (rate_.limited()) next_send_ns_ = now + rate_.transmit_gap_ns(wire_bytes);
 }
 

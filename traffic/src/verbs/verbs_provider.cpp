@@ -58,6 +58,7 @@ MemoryRegion VerbsProvider::register_gpu_memory(int gpu, std::size_t length) {
   // SGEs and RETHs use device pointers as they would host addresses. The fd can be closed once
   // registered: the MR holds its own reference to the dma-buf.
   std::string dmabuf_failure;
+  RegionKind kind = RegionKind::gpu_dmabuf;
   try {
     const DmabufExport exported = registration.gpu->export_dmabuf();
     errno = 0;
@@ -88,8 +89,11 @@ MemoryRegion VerbsProvider::register_gpu_memory(int gpu, std::size_t length) {
                   error);
     }
     registration.mr = MemoryRegistration(mr);
+    kind = RegionKind::gpu_peer_memory;
   }
-  return remember(std::move(registration), nullptr, length, pointer);
+  MemoryRegion region = remember(std::move(registration), nullptr, length, pointer);
+  region.kind = kind;
+  return region;
 }
 
 const CudaMemory* VerbsProvider::gpu_memory(const MemoryRegion& region) const {

@@ -93,6 +93,8 @@ constexpr std::string_view counter_fields[] = {"packets_sent",
                                                "rate_gbps"};
 
 constexpr std::string_view provider_names[] = {"soft", "verbs"};
+// traffic::to_string(RegionKind) of the two GPU kinds.
+constexpr std::string_view gpu_registration_names[] = {"dma-buf", "peer memory"};
 constexpr std::string_view workload_names[] = {"bw", "lat", "collective"};  // Workload's order
 constexpr std::string_view role_names[] = {"client", "server"};             // Role's order
 constexpr std::string_view opcode_names[] = {"send", "write", "write_with_imm", "read"};
@@ -389,6 +391,7 @@ struct Describe<SetupRequest> {
         field("gpu", at<&S::gpu>, Int<int>{-1, 255}),
         field("retry_count", at<&S::retry_count>, Int<std::uint8_t>{0, 7}),
         field("ack_timeout_us", at<&S::ack_timeout_us>, Int<std::uint32_t>{1, 60'000'000}),
+        field("link_gbps", at<&S::link_gbps>, Number{0, false, 10000}),
         field("collective", at<&S::collective>, Nested<CollectiveSetup>{Strictness::lenient})};
     return f;
   }
@@ -668,6 +671,8 @@ struct Describe<ResultsEvent> {
         field("per_qp", at<&S::per_qp>,
               List<Nested<QpResult>>{{Strictness::strict}, 0, max_agent_qps, " (one per QP)"},
               Presence::required),
+        field("gpu_registration", at<&S::gpu_registration>, Choice{gpu_registration_names},
+              Presence::extra),
         // Only lat has a latency summary, only a collective its report, only a verbs NIC deltas.
         field("latency", at<&S::latency>, Nested<LatencySummary>{Strictness::strict},
               Presence::extra),

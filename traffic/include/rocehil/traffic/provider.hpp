@@ -38,6 +38,15 @@ enum class WcStatus : std::uint8_t {
 };
 std::string_view to_string(WcStatus status);
 
+// How a region's memory was registered with the NIC.
+enum class RegionKind : std::uint8_t {
+  host,             // host memory (ibv_reg_mr, or the soft provider's own)
+  gpu_dmabuf,       // GPU memory exported as a dma-buf (ibv_reg_dmabuf_mr)
+  gpu_peer_memory,  // GPU memory pinned through nvidia-peermem (ibv_reg_mr of the device pointer)
+};
+// "host", "dma-buf", "peer memory".
+std::string_view to_string(RegionKind kind);
+
 // Memory the provider can read, write and expose to peers.
 struct MemoryRegion {
   std::byte* data = nullptr;  // host address (GPU memory: nullptr, use the device pointer)
@@ -45,6 +54,7 @@ struct MemoryRegion {
   std::uint64_t remote_address = 0;  // what a peer puts in a RETH
   std::uint32_t lkey = 0;
   std::uint32_t rkey = 0;
+  RegionKind kind = RegionKind::host;
 };
 
 // What a peer needs to reach a QP, exchanged out of band (the agent protocol carries it).
@@ -200,6 +210,12 @@ struct ProviderOptions {
   // soft: its DCQCN, CNP interval and CNP DSCP by ConnectX's names (soft_settings.hpp); a name
   // not given keeps the provider's default. verbs: must be empty, a NIC's are in its own files.
   std::vector<SoftSetting> soft_settings;
+  // soft: the speed of the port `address` is on, in Gb/s (the inventory's link_gbps). It is the
+  // DCQCN line rate, and the rate the provider paces all its QPs' requests to together, as a NIC
+  // never sends faster than its port: without it a QP's window leaves at CPU speed and overflows
+  // the first shaped queue it meets. 0: not known; QPs start at 100 Gb/s and only CNPs slow
+  // them. verbs: ignored, the NIC knows its port.
+  double port_gbps = 0;
 };
 
 class Provider {

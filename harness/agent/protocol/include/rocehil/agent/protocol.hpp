@@ -90,6 +90,9 @@ struct SetupRequest {
   int gpu = -1;
   std::uint8_t retry_count = 7;          // 0..7
   std::uint32_t ack_timeout_us = 67108;  // 1..60,000,000; as verbs timeout 14
+  // soft: the speed of the NIC's port (the inventory's link_gbps), which the provider paces its
+  // QPs to and starts DCQCN at; 0: not known. verbs ignores it. [0, 10000].
+  double link_gbps = 0;
   // Required with workload "collective", refused otherwise. Then `qps` is per connection (each
   // peer of the rank gets that many), `message_bytes` is the collective's size, and setup
   // reports one endpoint per QP: peer by peer in ascending rank, qps each.
@@ -317,6 +320,9 @@ struct ResultsEvent {
   std::uint64_t errors = 0;
   std::string first_error;
   std::vector<QpResult> per_qp;
+  // bw, lat in GPU memory: how the NIC registered it, "dma-buf" or "peer memory"; absent for
+  // host memory.
+  std::optional<std::string> gpu_registration;
   std::optional<LatencySummary> latency;       // lat only
   std::optional<CollectiveReport> collective;  // collective only
   // What the NIC the traffic used counted from just before the start to the end of the work
