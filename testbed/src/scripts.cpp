@@ -88,7 +88,7 @@ std::string tbf_qdisc(int mbps, int mtu) {
 }
 
 std::vector<std::string> in_order_delivery_argv(const Namespace& ns, const Interface& i) {
-  if (i.kind == LinkKind::mgmt) return {};
+  if (i.kind != LinkKind::uplink && i.kind != LinkKind::mirror) return {};
   return {"ip", "netns", "exec", ns.netns, "ethtool", "-K", i.name, "gro", "on", "tso", "off"};
 }
 

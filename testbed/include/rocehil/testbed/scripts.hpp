@@ -62,7 +62,10 @@ std::string tbf_qdisc(int mbps, int mtu);
 // every few hundred packets at the spines, nothing lost, and each overtake cost the soft
 // transport a go-back-N. With GRO on, a veth receives through its NAPI ring, one FIFO per port;
 // the kernel puts forwarded packets on it only when the sending end does not segment (TSO off).
-// Empty for management ports, which carry only SSH and SNMP.
+// For uplinks and mirror links only: on that path veth counts a frame's bytes without its
+// Ethernet header, and a host NIC's counters must read as a NIC's (the tests hold them to the
+// QPs' bytes plus headers); the last hop to a host, where a fifth of the overtakes were seen,
+// keeps Linux's defaults. Management ports carry only SSH and SNMP.
 std::vector<std::string> in_order_delivery_argv(const Namespace& ns, const Interface& i);
 
 // "rocehil_<id>": the ECN marking table, in each leaf's and spine's namespace.
