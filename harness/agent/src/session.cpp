@@ -327,6 +327,15 @@ void AgentSession::run_worker(StartRequest start) {
 }
 
 void AgentSession::publish(ResultsEvent results, bool worker_continues) {
+  // Events since the last results: setup and the work this answers. (On the worker thread, as
+  // the soft provider's poll loop that finds them; verbs' reader keeps them behind a lock.)
+  if (provider_) {
+    std::vector<traffic::DeviceEvent> events = provider_->take_events();
+    results.events.insert(results.events.end(), std::make_move_iterator(events.begin()),
+                          std::make_move_iterator(events.end()));
+    if (results.events.size() > traffic::max_device_events)
+      results.events.resize(traffic::max_device_events);
+  }
   {
     const std::lock_guard lock(results_mutex_);
     published_ = std::move(results);

@@ -106,6 +106,7 @@ void expect_same(const ResultsEvent& a, const ResultsEvent& b) {
   EXPECT_EQ(a.errors, b.errors);
   EXPECT_EQ(a.first_error, b.first_error);
   EXPECT_EQ(a.gpu_registration, b.gpu_registration);
+  EXPECT_TRUE(a.events == b.events);
   ASSERT_EQ(a.per_qp.size(), b.per_qp.size());
   for (std::size_t i = 0; i < a.per_qp.size(); ++i) {
     const QpResult& x = a.per_qp[i];
@@ -398,6 +399,27 @@ TEST(AgentProtocolRoundTrip, ResultsWithLatencyAndWithout) {
   const auto back = reply_round_trip<ResultsEvent>(Reply{std::nullopt, bw});
   EXPECT_FALSE(back.latency.has_value());
   expect_same(back, bw);
+
+  // The device's events, as a port that went down and came back reports them.
+  bw.events = {{.at_ns = 1'764'000'000'123'456'789,
+                .device = "mlx5_0",
+                .kind = "port_error",
+                .detail = "port 1"},
+               {.at_ns = 1'764'000'001'000'000'000,
+                .device = "mlx5_0",
+                .kind = "port_active",
+                .detail = "port 1"}};
+  expect_same(reply_round_trip<ResultsEvent>(Reply{std::nullopt, bw}), bw);
+  const std::string line = to_json_line(Reply{std::nullopt, bw});
+  EXPECT_NE(line.find(R"("events":[{"at_ns":1764000000123456789,"device":"mlx5_0",)"
+                      R"("kind":"port_error","detail":"port 1"})"),
+            std::string::npos)
+      << line;
+  std::string bad = line;
+  bad.replace(bad.find(R"("kind":"port_error")"), 19, R"("kind":"")");
+  EXPECT_EQ(parse_reply(bad).error,
+            "results: events[0].kind must be non-empty printable ASCII on one line, at most 64 "
+            "characters, got \"\"");
 }
 
 TEST(AgentProtocolRoundTrip, ThousandQpsFitOnALine) {
@@ -1134,10 +1156,12 @@ TEST(AgentProtocolRejects, Replies) {
            R"(results: field 'stopped' must be true or false, got "true")"},
           {edited(results, R"("latency":{)", R"("latency":null,"x":{)"),
            "results: unknown field 'x' (known: workload, role, stopped, seconds, messages, "
-           "bytes, gbps, messages_per_s, errors, first_error, per_qp, gpu_registration, latency, collective, nics)"},
+           "bytes, gbps, messages_per_s, errors, first_error, per_qp, gpu_registration, latency, "
+           "collective, events, nics)"},
           {edited(results, R"("latency":{)", R"("lat":{)"),
            "results: unknown field 'lat' (known: workload, role, stopped, seconds, messages, "
-           "bytes, gbps, messages_per_s, errors, first_error, per_qp, gpu_registration, latency, collective, nics)"},
+           "bytes, gbps, messages_per_s, errors, first_error, per_qp, gpu_registration, latency, "
+           "collective, events, nics)"},
           {std::string(100000, '{'),
            "JSON nested deeper than 16 levels at column 17: no agent protocol message nests that "
            "deep"},

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "agent_conversation.hpp"
+#include "case_events.hpp"
 #include "case_traffic.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/agent_link.hpp"
@@ -256,6 +257,7 @@ TrafficOutcome run_collective(const CaseContext& c) {
   std::vector<int> peers;
   for (std::size_t r = 0; r < result.results.size() && r < ranks.hosts.size(); ++r) {
     for (const auto& d : result.results[r].nics) out.nics.push_back({ranks.hosts[r], d});
+    for (const auto& e : result.results[r].events) out.events.push_back({ranks.hosts[r], e});
     // The plan's peers of this rank, `qps` QPs each, in QP order.
     peers.clear();
     plan->peers(static_cast<int>(r), peers);
@@ -433,6 +435,8 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     attempt.metrics = measured.values;  // kept should a later phase fail
     attempt.unmeasured = measured.unmeasured;
     attempt.raw["traffic"] = std::move(traffic.raw);
+    if (!traffic.events.empty()) attempt.raw["device_events"] = device_events_json(traffic.events);
+    if (traffic.failure) blame_port_down(*traffic.failure, traffic.events);
     if (traffic.interrupted)
       throw PhaseFailure{{"", "interrupted", "stopped by a signal before the workload ended"}};
     if (traffic.failure) throw PhaseFailure{*traffic.failure};

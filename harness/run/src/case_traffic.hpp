@@ -47,9 +47,16 @@ auto in_phase(std::string_view phase, const std::string& host, Fn&& fn) {
   }
 }
 
+// An event a host's device raised during the case (agent::ResultsEvent::events).
+struct HostEvent {
+  std::string host;
+  traffic::DeviceEvent event;
+};
+
 struct TrafficOutcome {
   suites::Measured metrics;
-  std::vector<HostNic> nics;  // what each host's NIC counted
+  std::vector<HostNic> nics;      // what each host's NIC counted
+  std::vector<HostEvent> events;  // what each host's devices raised, as the agents reported
   std::vector<std::string> hosts;
   std::vector<CnpsSent> cnps_sent;  // for cnp_reconciliation
   std::string cnps_unknown;         // why cnps_sent could not be told

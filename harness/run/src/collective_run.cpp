@@ -254,6 +254,11 @@ int failing_rank(const CollectiveCase& c) {
       if (const auto it = nic.deltas.find("netdev/carrier_down_count");
           it != nic.deltas.end() && it->second > 0)
         votes[r] += static_cast<int>(c.results.size()) * 2;
+  // So is one whose device said its port went down (ibv_get_async_event, or a soft NIC's carrier).
+  for (std::size_t r = 0; r < c.results.size(); ++r)
+    for (const traffic::DeviceEvent& e : c.results[r].events)
+      if (e.kind == "port_error" || e.kind == "device_fatal")
+        votes[r] += static_cast<int>(c.results.size()) * 2;
   int best = -1;
   for (std::size_t r = 0; r < votes.size(); ++r)
     if (votes[r] > 0 && (best < 0 || votes[r] > votes[static_cast<std::size_t>(best)] ||

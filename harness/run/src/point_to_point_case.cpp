@@ -162,6 +162,8 @@ TrafficOutcome run_rocehil_case(const CaseContext& c) {
   out.metrics = point_to_point_metrics(result, config.client.provider);
   for (const auto& d : result.client.results.nics) out.nics.push_back({client_host.name, d});
   for (const auto& d : result.server.results.nics) out.nics.push_back({server_host.name, d});
+  for (const auto& e : result.client.results.events) out.events.push_back({client_host.name, e});
+  for (const auto& e : result.server.results.events) out.events.push_back({server_host.name, e});
   out.hosts = {client_host.name, server_host.name};
   for (const auto& [side, host, peer] :
        {std::tuple{&result.client, client_host.name, server_host.name},
@@ -234,6 +236,7 @@ TrafficOutcome run_calibration_case(const CaseContext& c) {
                                                              : nlohmann::json(value->second)},
                    {"traffic", std::move(o.raw)}});
     for (auto& n : o.nics) out.nics.push_back(std::move(n));
+    for (auto& e : o.events) out.events.push_back(std::move(e));
     out.seconds += o.seconds;
     if (const auto e = o.metrics.values.find("errors"); e != o.metrics.values.end())
       errors += e->second;

@@ -81,7 +81,8 @@ SoftProvider::SoftProvider(const ProviderOptions& options)
       congestion_(congestion_at(options)),
       receiver_(SocketAddress::parse(address_, wire::roce_v2_udp_port),
                 congestion_.cnp_traffic_class, socket_buffer_bytes),
-      batch_(std::make_unique<ReceiveBatch>()) {
+      batch_(std::make_unique<ReceiveBatch>()),
+      link_(address_) {
   if (options.port_gbps > 0)
     port_ = PortPacer(options.port_gbps, wire_overhead_bytes(receiver_.local()));
   // QPNs and keys start at random points so that two runs, or two providers talking to each
@@ -158,6 +159,7 @@ void SoftProvider::forget(SoftQp* qp) noexcept {
 
 void SoftProvider::progress() noexcept {
   const std::uint64_t now = now_ns();
+  link_.poll(now, events_);
   while (const std::size_t n = batch_->receive(receiver_)) {
     for (std::size_t i = 0; i < n; ++i) {
       const auto data = batch_->data(i);

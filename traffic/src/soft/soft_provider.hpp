@@ -4,7 +4,9 @@
 #include <memory>
 #include <vector>
 
+#include "device_events.hpp"
 #include "rocehil/traffic/provider.hpp"
+#include "soft/link_watch.hpp"
 #include "soft/port_pacer.hpp"
 #include "soft/soft_congestion.hpp"
 #include "soft/udp_socket.hpp"
@@ -44,6 +46,8 @@ class SoftProvider final : public Provider {
   void deregister_memory(const MemoryRegion& region) override;
   std::unique_ptr<CompletionQueue> create_cq(std::uint32_t depth) override;
   std::unique_ptr<QueuePair> create_qp(CompletionQueue& cq, const QpOptions& options) override;
+  // Carrier changes of the netdev its address is on, seen from the poll loop.
+  std::vector<DeviceEvent> take_events() override { return events_.take(); }
 
   // Used by QPs.
   const std::string& address() const { return address_; }
@@ -65,6 +69,8 @@ class SoftProvider final : public Provider {
   std::vector<MemoryRegion> regions_;
   std::vector<SoftQp*> qps_;  // sorted by QPN
   PortPacer port_;
+  LinkWatch link_;
+  DeviceEventLog events_;
   std::size_t first_to_send_ = 0;  // turns at the port go round the QPs
   std::uint32_t next_qpn_;
   std::uint32_t next_key_;

@@ -19,7 +19,10 @@ constexpr int access_flags =
 }  // namespace
 
 VerbsProvider::VerbsProvider(const ProviderOptions& options)
-    : device_(open_device(options)), psn_source_(std::random_device{}()) {}
+    : device_(open_device(options)),
+      async_events_(
+          std::make_unique<AsyncEventReader>(device_->context.get(), device_->name, events_)),
+      psn_source_(std::random_device{}()) {}
 
 // Registrations go first (member order), then this provider's share of the device; CQs and QPs
 // still alive keep the device open until they go.

@@ -9,7 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "device_events.hpp"
 #include "rocehil/traffic/provider.hpp"
+#include "verbs/async_events.hpp"
 #include "verbs/cuda_memory.hpp"
 #include "verbs/device.hpp"
 #include "verbs/handles.hpp"
@@ -53,6 +55,8 @@ class VerbsProvider final : public Provider {
   const CudaMemory* gpu_memory(const MemoryRegion& region) const;
 
   const DeviceContext& device() const noexcept { return *device_; }
+  // What the device raised since the last call (ibv_get_async_event, read since construction).
+  std::vector<DeviceEvent> take_events() override { return events_.take(); }
 
  private:
   struct Registration {
@@ -66,6 +70,8 @@ class VerbsProvider final : public Provider {
                         std::uint64_t io_address);
 
   std::shared_ptr<DeviceContext> device_;
+  DeviceEventLog events_;
+  std::unique_ptr<AsyncEventReader> async_events_;       // gone before the device and the log
   std::map<std::uint32_t, Registration> registrations_;  // by lkey
   std::mt19937 psn_source_;
 };

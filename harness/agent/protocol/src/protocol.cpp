@@ -654,6 +654,19 @@ struct Describe<traffic::NicCounterDelta> {
 };
 
 template <>
+struct Describe<traffic::DeviceEvent> {
+  using S = traffic::DeviceEvent;
+  static const auto& fields() {
+    static const auto f =
+        std::tuple{field("at_ns", at<&S::at_ns>, Int<std::int64_t>{0, max_i64}, Presence::required),
+                   field("device", at<&S::device>, Printable{64, false}, Presence::required),
+                   field("kind", at<&S::kind>, Printable{64, false}, Presence::required),
+                   field("detail", at<&S::detail>, Printable{300, true})};
+    return f;
+  }
+};
+
+template <>
 struct Describe<ResultsEvent> {
   using S = ResultsEvent;
   static const auto& fields() {
@@ -678,6 +691,11 @@ struct Describe<ResultsEvent> {
               Presence::extra),
         field("collective", at<&S::collective>, Nested<CollectiveReport>{Strictness::lenient},
               Presence::extra),
+        field_when(
+            "events", at<&S::events>,
+            List<Nested<traffic::DeviceEvent>>{
+                {Strictness::strict}, 0, traffic::max_device_events, " (the device's events)"},
+            [](const S& r) { return !r.events.empty(); }, Presence::extra),
         field_when(
             "nics", at<&S::nics>,
             List<Nested<traffic::NicCounterDelta>>{{Strictness::lenient}, 0, max_agent_nics},

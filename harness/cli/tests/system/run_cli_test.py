@@ -654,6 +654,14 @@ class RunTest(unittest.TestCase):
                f"attempt of {attempt['seconds']:.2f} s; h3's NIC: {h3}")
         self.assertGreaterEqual(nics["h3"], 1, why)
         self.assertEqual(sum(nics.values()), nics["h3"], why)
+        # And h3's soft NIC raised the port event, as an RNIC raises IBV_EVENT_PORT_ERR; the
+        # error says so.
+        events = attempt["raw"].get("device_events", [])
+        downs = [e for e in events if e["kind"] == "port_error"]
+        self.assertEqual({e["host"] for e in downs}, {"h3"}, f"{why}; events {events}")
+        self.assertEqual(downs[0]["detail"], "link set down", events)
+        self.assertGreaterEqual(downs[0]["at_ns"], attempt["start_ns"], events)
+        self.assertIn("h3: " + downs[0]["device"] + " reported port_error", error["message"])
 
     def test_an_unreachable_host_fails_the_preflight(self):
         with open(TB["inventory"]) as f:

@@ -195,6 +195,20 @@ class CompletionQueue {
   virtual const std::string& failure() const noexcept;
 };
 
+// Something a device reported on its own, outside any completion: verbs reads them with
+// ibv_get_async_event for the provider's whole life, the soft provider from its netdev's carrier.
+struct DeviceEvent {
+  std::int64_t at_ns = 0;  // when it was seen (wall clock, Unix ns)
+  std::string device;      // mlx5_0; soft: the netdev its address is on
+  // port_active, port_error, qp_fatal, qp_request_error, qp_access_error, cq_error,
+  // srq_error, gid_change, device_fatal, or another libibverbs event by its own short name.
+  std::string kind;
+  std::string detail;  // "port 1", "QP 0x1a2b", "carrier lost", ...
+  bool operator==(const DeviceEvent&) const = default;
+};
+// The most events a provider keeps between two take_events(); more are counted, not kept.
+inline constexpr std::size_t max_device_events = 64;
+
 struct DeviceInfo {
   std::string name;                    // mlx5_0, or "soft"
   std::string provider;                // verbs | soft
@@ -236,6 +250,9 @@ class Provider {
                            std::span<std::byte> bytes) const;
   virtual std::unique_ptr<CompletionQueue> create_cq(std::uint32_t depth) = 0;
   virtual std::unique_ptr<QueuePair> create_qp(CompletionQueue& cq, const QpOptions& options) = 0;
+  // The events the device raised since the last call, oldest first: at most max_device_events,
+  // the last of them saying how many more there were. Safe to call from any thread.
+  virtual std::vector<DeviceEvent> take_events() { return {}; }
 };
 
 // The providers this build has ("soft", and "verbs" when libibverbs was found) and the devices

@@ -329,6 +329,9 @@ struct ResultsEvent {
   // (traffic::NicCounterDelta, keys "hw_counters/np_cnp_sent", ...): at most max_agent_nics,
   // each at most max_nic_counters counters.
   std::vector<traffic::NicCounterDelta> nics;
+  // What the device raised on its own while the work ran (verbs: ibv_get_async_event; soft: its
+  // netdev's carrier), oldest first, at most traffic::max_device_events.
+  std::vector<traffic::DeviceEvent> events;
 };
 inline constexpr std::size_t max_agent_nics = 16;
 inline constexpr std::size_t max_nic_counters = 8192;
