@@ -154,6 +154,17 @@ class BreakingCq final : public CompletionQueue {
   std::string failure_;
 };
 
+// Runs `peer` on a thread while `run` runs here, then stops the peer; returns what `run` did.
+template <class Peer, class Run>
+auto beside_peer(Peer peer, Run run) {
+  std::atomic<bool> stop{false};
+  std::thread responder([&] { peer(stop); });
+  auto result = run(stop);
+  stop = true;
+  responder.join();
+  return result;
+}
+
 TEST(BwWorkload, ACqThatFailsEndsTheRunWithItsError) {
   Side a("127.0.0.1"), b("127.0.0.2");
   connect(a, b, 1, 4096);
@@ -162,11 +173,11 @@ TEST(BwWorkload, ACqThatFailsEndsTheRunWithItsError) {
   config.message_bytes = 4096;
   config.iterations = 1000;
   config.warmup_seconds = 0;
-  std::atomic<bool> stop{false};
-  std::thread responder([&] { serve(*b.cq, b.connections, config, stop); });
-  const BwResult r = run_bw_requester(breaking, a.connections, config, stop);
-  stop = true;
-  responder.join();
+  const BwResult r =
+      beside_peer([&](std::atomic<bool>& stop) { serve(*b.cq, b.connections, config, stop); },
+                  [&](std::atomic<bool>& stop) {
+                    return run_bw_requester(breaking, a.connections, config, stop);
+                  });
   EXPECT_EQ(r.errors, 1u);
   EXPECT_EQ(r.first_error,
             "mlx5_0: completion queue of 8192 entries failed: ibv_poll_cq returned -5");
@@ -181,11 +192,11 @@ TEST(LatWorkload, ACqThatFailsEndsThePingPongWithItsError) {
   config.message_bytes = 64;
   config.iterations = 2000;
   config.warmup_iterations = 0;
-  std::atomic<bool> stop{false};
-  std::thread responder([&] { run_lat(*b.cq, b.connections[0], config, false, stop); });
-  const LatResult r = run_lat(breaking, a.connections[0], config, true, stop);
-  stop = true;
-  responder.join();
+  const LatResult r = beside_peer(
+      [&](std::atomic<bool>& stop) { run_lat(*b.cq, b.connections[0], config, false, stop); },
+      [&](std::atomic<bool>& stop) {
+        return run_lat(breaking, a.connections[0], config, true, stop);
+      });
   EXPECT_EQ(r.errors, 1u);
   EXPECT_NE(r.first_error.find("ibv_poll_cq returned -5"), std::string::npos) << r.first_error;
   EXPECT_LT(r.one_way.count(), 2000u);
