@@ -89,7 +89,7 @@ Capture from a DPDK port needs the rocehil-dpdk package as well.")
 set(CPACK_DEBIAN_ROCEHIL_PACKAGE_DEPENDS "openssh-client")
 set(CPACK_DEBIAN_ROCEHIL_PACKAGE_RECOMMENDS "perftest, iproute2")
 set(CPACK_DEBIAN_ROCEHIL_PACKAGE_SUGGESTS
-    "rocehil-dpdk, tcpdump, tshark, nftables, ethtool, openssh-server")
+    "rocehil-dpdk, tcpdump, tshark, nftables, openssh-server")
 set(CPACK_DEBIAN_DPDK_PACKAGE_NAME rocehil-dpdk)
 set(CPACK_DEBIAN_DPDK_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_DPDK_DESCRIPTION

@@ -21,7 +21,6 @@ std::string_view package_of(std::string_view tool) {
       {"ssh-keygen", "openssh-client"},
       {"ssh", "openssh-client"},
       {"sysctl", "procps"},
-      {"ethtool", "ethtool"},
       {"munged", "munge"},
       {"slurmctld", "slurmctld"},
       {"slurmd", "slurmd"},

@@ -87,11 +87,6 @@ std::string tbf_qdisc(int mbps, int mtu) {
   return fmt::format("tbf rate {}mbit burst {} latency 5ms", mbps, burst_bytes(mbps, mtu));
 }
 
-std::vector<std::string> in_order_delivery_argv(const Namespace& ns, const Interface& i) {
-  if (i.kind != LinkKind::uplink && i.kind != LinkKind::mirror) return {};
-  return {"ip", "netns", "exec", ns.netns, "ethtool", "-K", i.name, "gro", "on", "tso", "off"};
-}
-
 std::string ecn_table_name(std::string_view id) {
   return fmt::format("rocehil_{}", id);
 }

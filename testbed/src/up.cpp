@@ -70,9 +70,7 @@ class Builder {
     report_(fmt::format("links: {} veth pairs, management bridge {} ({})", t_.links.size(),
                         t_.bridge, t_.mgmt_prefix));
     run_checked("creating links", {"ip", "-batch", "-"}, links_batch(t_));
-    report_(
-        "addresses, routes (ECMP on leaves), tbf shaping, mirrors, ECN marking, PFC counters, "
-        "in-order delivery");
+    report_("addresses, routes (ECMP on leaves), tbf shaping, mirrors, ECN marking, PFC counters");
     for (const auto& ns : t_.namespaces) configure(ns);
     const auto servers = start_sshds();
     wait_for_links();
@@ -98,9 +96,6 @@ class Builder {
     if (const auto mirror = mirror_nft_ruleset(ns, t_); !mirror.empty())
       run_checked(fmt::format("loading remote mirror rules in {}", ns.netns),
                   {"ip", "netns", "exec", ns.netns, "nft", "-f", "-"}, mirror);
-    for (const auto& i : ns.interfaces)
-      if (const auto argv = in_order_delivery_argv(ns, i); !argv.empty())
-        run_checked(fmt::format("setting in-order delivery on {} in {}", i.name, ns.netns), argv);
   }
 
   // The kernel reports a veth's operational state up to a second after both ends are up; wait,
@@ -190,8 +185,7 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
   if (options.id.empty()) options.id = derive_id(options.dir);
   validate(options);
   require_root("up");
-  require_tools(
-      {"ip", "tc", "nft", "sysctl", "ethtool", "sshd", "ssh-keygen", "snmpd", "lldpd", "lldpcli"});
+  require_tools({"ip", "tc", "nft", "sysctl", "sshd", "ssh-keygen", "snmpd", "lldpd", "lldpcli"});
   if (options.slurm) require_tools({"munged", "slurmctld", "slurmd", "sinfo"});
 
   const TestbedPaths paths{options.dir};

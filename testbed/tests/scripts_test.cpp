@@ -27,26 +27,6 @@ TEST(Scripts, EveryNamespaceIsAdded) {
   EXPECT_EQ(std::count(batch.begin(), batch.end(), '\n'), 9);
 }
 
-// Both ends of every uplink and mirror link deliver in order; host and management ports are left
-// as Linux made them.
-TEST(Scripts, UplinksAndMirrorLinksDeliverInOrder) {
-  Fabric f;
-  std::size_t ports = 0;
-  for (const auto& ns : f.t.namespaces)
-    for (const auto& i : ns.interfaces) {
-      const auto argv = in_order_delivery_argv(ns, i);
-      if (i.kind != LinkKind::uplink && i.kind != LinkKind::mirror) {
-        EXPECT_TRUE(argv.empty()) << i.name;
-        continue;
-      }
-      ++ports;
-      EXPECT_EQ(argv, (std::vector<std::string>{"ip", "netns", "exec", ns.netns, "ethtool", "-K",
-                                                i.name, "gro", "on", "tso", "off"}));
-    }
-  // 2 leaves x 2 spines, both ends; 2 mirror links, both ends.
-  EXPECT_EQ(ports, 2u * 2 * 2 + 2 * 2);
-}
-
 TEST(Scripts, VethEndsAreCreatedInTheirNamespaces) {
   Fabric f;
   const std::string batch = links_batch(f.t);

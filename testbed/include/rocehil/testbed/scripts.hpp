@@ -55,19 +55,6 @@ long long burst_bytes(int mbps, int mtu);
 // replaces it, so the two never shape differently.
 std::string tbf_qdisc(int mbps, int mtu);
 
-// The command that makes port `i` of `ns` deliver each flow's packets in order, as a switch port
-// does: `ethtool -K <port> gro on tso off` in the namespace. Without it a veth hands a packet to
-// the backlog of the CPU that sent it, and two packets of one flow that a shaper released on two
-// CPUs can overtake each other there: on this machine kind a packet arrived up to 4 places late
-// every few hundred packets at the spines, nothing lost, and each overtake cost the soft
-// transport a go-back-N. With GRO on, a veth receives through its NAPI ring, one FIFO per port;
-// the kernel puts forwarded packets on it only when the sending end does not segment (TSO off).
-// For uplinks and mirror links only: on that path veth counts a frame's bytes without its
-// Ethernet header, and a host NIC's counters must read as a NIC's (the tests hold them to the
-// QPs' bytes plus headers); the last hop to a host, where a fifth of the overtakes were seen,
-// keeps Linux's defaults. Management ports carry only SSH and SNMP.
-std::vector<std::string> in_order_delivery_argv(const Namespace& ns, const Interface& i);
-
 // "rocehil_<id>": the ECN marking table, in each leaf's and spine's namespace.
 std::string ecn_table_name(std::string_view id);
 
