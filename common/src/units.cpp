@@ -24,6 +24,39 @@ std::string format_bytes(double bytes) {
   return format_si(bytes, "B");
 }
 
+std::string format_count(double n) {
+  if (!std::isfinite(n) || n != std::floor(n) || std::fabs(n) >= 1e18)
+    return fmt::format("{:.4g}", n);
+  const auto whole = static_cast<long long>(n);
+  std::string digits = std::to_string(whole < 0 ? -whole : whole);
+  for (auto at = static_cast<std::ptrdiff_t>(digits.size()) - 3; at > 0; at -= 3)
+    digits.insert(static_cast<std::size_t>(at), ",");
+  return whole < 0 ? "-" + digits : digits;
+}
+
+std::string format_number(double v) {
+  if (!std::isfinite(v)) return fmt::format("{}", v);
+  if (v == std::floor(v) && std::fabs(v) < 1e18) return format_count(v);
+  const double a = std::fabs(v);
+  if (a >= 1e4) {
+    // Whole part grouped, one decimal: 10,890.5.
+    const double rounded = std::round(v * 10) / 10;
+    const double whole = std::trunc(rounded);
+    const int tenth = static_cast<int>(std::lround(std::fabs(rounded - whole) * 10));
+    const std::string head = format_count(whole);
+    return fmt::format("{}{}.{}", v < 0 && whole == 0 ? "-" : "", head, tenth);
+  }
+  if (a >= 1e-3) return fmt::format("{:.4g}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+std::string count_of(std::uint64_t n, std::string_view noun) {
+  if (n == 1) return fmt::format("1 {}", noun);
+  const bool sibilant =
+      noun.ends_with("s") || noun.ends_with("x") || noun.ends_with("ch") || noun.ends_with("sh");
+  return fmt::format("{} {}{}", n, noun, sibilant ? "es" : "s");
+}
+
 std::string format_duration_ns(double ns) {
   if (ns >= 1e9) return fmt::format("{:.3f} s", ns / 1e9);
   if (ns >= 1e6) return fmt::format("{:.3g} ms", ns / 1e6);

@@ -25,5 +25,35 @@ TEST(Units, Formatting) {
   EXPECT_EQ(format_duration_ns(1.2345e9), "1.234 s");
 }
 
+TEST(Units, CountsAreGroupedWholeNumbers) {
+  EXPECT_EQ(format_count(44329200), "44,329,200");
+  EXPECT_EQ(format_count(10890), "10,890");
+  EXPECT_EQ(format_count(999), "999");
+  EXPECT_EQ(format_count(1000), "1,000");
+  EXPECT_EQ(format_count(0), "0");
+  EXPECT_EQ(format_count(-1234567), "-1,234,567");
+  EXPECT_EQ(format_count(0.15432), "0.1543");
+}
+
+// What report.html, compare and history print: never an exponent for the numbers people read.
+TEST(Units, MeasuredNumbersReadWithoutExponents) {
+  EXPECT_EQ(format_number(4.43292e7), "44,329,200");
+  EXPECT_EQ(format_number(1.089e4), "10,890");
+  EXPECT_EQ(format_number(112200.25), "112,200.3");
+  EXPECT_EQ(format_number(10890.54), "10,890.5");
+  EXPECT_EQ(format_number(0.25), "0.25");
+  EXPECT_EQ(format_number(1.2345), "1.234");
+  EXPECT_EQ(format_number(2032), "2,032");
+  EXPECT_EQ(format_number(0.154321), "0.1543");
+  EXPECT_EQ(format_number(-3.5), "-3.5");
+}
+
+TEST(Units, ANounIsPluralUnlessThereIsOne) {
+  EXPECT_EQ(count_of(1, "host"), "1 host");
+  EXPECT_EQ(count_of(0, "host"), "0 hosts");
+  EXPECT_EQ(count_of(2, "case"), "2 cases");
+  EXPECT_EQ(count_of(3, "switch"), "3 switches");
+}
+
 }  // namespace
 }  // namespace rocehil

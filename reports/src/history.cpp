@@ -223,7 +223,7 @@ std::vector<History::RunRow> History::query_runs(const std::optional<std::string
               "COUNT(c.case_id), "
               "SUM(c.outcome IN ('pass', 'warn', 'expected_fail')), "
               "SUM(c.outcome IN ('fail', 'unexpected_pass')), "
-              "SUM(c.outcome = 'error'), SUM(c.outcome = 'not_run') "
+              "SUM(c.outcome = 'error'), SUM(c.outcome = 'not_run'), SUM(c.outcome = 'skipped') "
               "FROM runs r LEFT JOIN cases c ON c.run_id = r.run_id "
               "WHERE (?1 IS NULL OR r.suite = ?1) AND (?3 IS NULL OR r.run_id = ?3) "
               "GROUP BY r.run_id ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?2",
@@ -250,6 +250,7 @@ std::vector<History::RunRow> History::query_runs(const std::optional<std::string
     row.failed = static_cast<int>(q.integer(7));
     row.errors = static_cast<int>(q.integer(8));
     row.not_run = static_cast<int>(q.integer(9));
+    row.skipped = static_cast<int>(q.integer(10));
     out.push_back(std::move(row));
   }
   for (RunRow& row : out) row.headline = headline(row.run_id);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "json_view.hpp"
@@ -16,8 +17,6 @@ namespace rocehil::reports {
 
 namespace {
 
-// A bar this far above the mean of its chart is drawn as a warning (an overloaded spine).
-constexpr double imbalance_highlight = 1.25;
 // Past this many QPs the rate chart keeps the slowest: those are what a reader looks for.
 constexpr std::size_t max_qp_bars = 48;
 
@@ -95,11 +94,37 @@ std::string iteration_chart(const std::string& id, const nlohmann::json& traffic
   for (const auto& v : list(traffic_case, "iteration_us"))
     if (v.is_number()) d.samples.push_back(v.get<double>());
   if (d.samples.size() < 2) return "";
+  // A time axis reads in the unit of its values: 107 ms, not "107k" microseconds.
+  const double longest = *std::max_element(d.samples.begin(), d.samples.end());
+  if (longest >= 1e7) {
+    for (double& s : d.samples) s /= 1e6;
+    d.x_title = "iteration time (s)";
+  } else if (longest >= 1e4) {
+    for (double& s : d.samples) s /= 1e3;
+    d.x_title = "iteration time (ms)";
+  }
   return figure(distribution_chart(d),
                 "collective iteration time: the distribution over the measured iterations");
 }
 
-std::string capture_bytes_chart(const std::string& id, const nlohmann::json& captures) {
+// The case's graded ecmp_imbalance threshold, if it has one: its limit and verdict.
+struct ImbalanceGrade {
+  double limit = 0;
+  std::string verdict, text;
+};
+std::optional<ImbalanceGrade> imbalance_grade(const nlohmann::json& attempt) {
+  for (const auto& t : list(member(attempt, "grade"), "thresholds")) {
+    const std::string threshold = text(t, "threshold");
+    if (!threshold.starts_with("ecmp_imbalance")) continue;
+    const auto limit = number(t, "limit");
+    if (!limit) continue;
+    return ImbalanceGrade{*limit, text(t, "verdict"), threshold};
+  }
+  return std::nullopt;
+}
+
+std::string capture_bytes_chart(const std::string& id, const nlohmann::json& captures,
+                                const nlohmann::json& attempt) {
   BarChart chart{.title = id + ": RoCE bytes per capture point",
                  .value_title = "RoCEv2 bytes the mirror saw",
                  .value_unit = "B",
@@ -112,13 +137,25 @@ std::string capture_bytes_chart(const std::string& id, const nlohmann::json& cap
   }
   if (chart.bars.empty()) return "";
   const double mean = sum / static_cast<double>(chart.bars.size());
-  if (chart.bars.size() >= 2) {
+  std::string marks = "; no ecmp_imbalance threshold was graded, so no bar is marked";
+  // Marked as graded: red only where the case's own imbalance threshold was not met, and only the
+  // bars above its limit; a case that passed it shows none.
+  if (const auto g = imbalance_grade(attempt); g && chart.bars.size() >= 2) {
     chart.reference = mean;
-    for (Bar& b : chart.bars) b.highlight = b.value > imbalance_highlight * mean;
+    if (g->verdict == "pass") {
+      marks = fmt::format("; {} passed, so no bar is marked", g->text);
+    } else {
+      for (Bar& b : chart.bars) b.highlight = b.value > g->limit * mean;
+      marks = fmt::format(
+          "; red: above {:g} x the mean, the limit of {}, which this case did "
+          "not meet ({})",
+          g->limit, g->text, g->verdict);
+    }
   }
   return figure(bar_chart(chart),
                 "RoCE bytes per capture point; with one point per spine, unequal bars are ECMP "
-                "imbalance (orange: 25 % above the mean)");
+                "imbalance" +
+                    marks);
 }
 
 // The points' timelines on one clock: each starts at its own first frame.
@@ -262,7 +299,7 @@ std::string case_charts(const nlohmann::json& c) {
   std::string figures;
   if (const nlohmann::json& cases = list(traffic, "cases"); !cases.empty())
     figures += iteration_chart(id, cases[0]);
-  figures += capture_bytes_chart(id, captures);
+  figures += capture_bytes_chart(id, captures, *attempt);
   figures += timeline(id, captures);
   figures += qp_rates_chart(id, traffic);
   figures += pairwise_chart(id, traffic);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "json_view.hpp"
+#include "rocehil/common/units.hpp"
 #include "rocehil/reports/junit.hpp"
 
 namespace rocehil::reports {
@@ -26,9 +27,10 @@ std::string reconciliation_line(const char* what, const nlohmann::json& r) {
   const auto side = [&](const char* key) { return number(r, key); };
   if (const auto value = side("value"))
     return fmt::format(
-        "<li>{}: the mirror ports saw {:g}, the NICs counted {:g} on the mirrored "
-        "paths: {:.4g}</li>\n",
-        what, side("mirror").value_or(0), side("nics").value_or(0), *value);
+        "<li>{}: the mirror ports saw {}, the NICs counted {} on the mirrored "
+        "paths: {}</li>\n",
+        what, format_number(side("mirror").value_or(0)), format_number(side("nics").value_or(0)),
+        format_number(*value));
   return fmt::format("<li>{}: not reconciled: {}</li>\n", what, xml_escape(text(r, "unmeasured")));
 }
 
@@ -47,7 +49,8 @@ std::string nic_counters_table(const nlohmann::json& attempt) {
         rows += fmt::format(
             "<tr><td>{}</td><td>{}</td><td><code>{}</code></td>"
             "<td class=\"num\">{}</td></tr>\n",
-            first ? host : "", first ? nic : "", xml_escape(counter), delta.dump());
+            first ? host : "", first ? nic : "", xml_escape(counter),
+            format_number(delta.get<double>()));
         first = false;
       }
     }

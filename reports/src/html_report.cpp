@@ -9,7 +9,9 @@
 #include "html_nics.hpp"
 #include "html_switches.hpp"
 #include "json_view.hpp"
+#include "rocehil/common/units.hpp"
 #include "rocehil/reports/junit.hpp"
+#include "rocehil/suites/metrics.hpp"
 
 namespace rocehil::reports {
 
@@ -32,7 +34,8 @@ OutcomeLook look(const std::string& outcome) {
       {"error", {"ERROR (not measured)", "#8250df"}},
       {"expected_fail", {"failed as expected", "#1a7f37"}},
       {"unexpected_pass", {"UNEXPECTED PASS", "#cf222e"}},
-      {"not_run", {"not run", "#6e7781"}}};
+      {"not_run", {"not run", "#6e7781"}},
+      {"skipped", {"skipped", "#6e7781"}}};
   const auto it = looks.find(outcome);
   return it == looks.end() ? OutcomeLook{"?", "#6e7781"} : it->second;
 }
@@ -45,7 +48,7 @@ std::string badge(const std::string& outcome) {
 
 std::string number_text(const nlohmann::json& v) {
   if (!v.is_number()) return "-";
-  return fmt::format("{:.6g}", v.get<double>());
+  return format_number(v.get<double>());
 }
 
 constexpr const char* style = R"css(
@@ -77,6 +80,13 @@ std::string meta_section(const nlohmann::json& run) {
              member(run, "finished_at").is_string() ? text(run, "finished_at") : "not finished");
   out += row("rocehil", text(run, "rocehil_version"));
   out += row("command", text(run, "command_line"));
+  if (const nlohmann::json& b = member(run, "baseline"); b.is_object())
+    out += row("baseline",
+               text(b, "asked") == text(b, "run_id")
+                   ? fmt::format("run {} of {} (from {})", text(b, "run_id"), text(b, "started_at"),
+                                 text(b, "origin"))
+                   : fmt::format("run {} of {} ({} from {})", text(b, "run_id"),
+                                 text(b, "started_at"), text(b, "asked"), text(b, "origin")));
   const nlohmann::json& code = member(run, "exit_code");
   out += row("exit code", code.is_number() ? std::to_string(code.get<int>()) : "-");
   if (member(run, "interrupted").is_boolean() && member(run, "interrupted").get<bool>())
@@ -92,6 +102,7 @@ const nlohmann::json& last_attempt(const nlohmann::json& c) {
 
 // What a reader of the summary needs to know about a case that did not pass.
 std::string why(const nlohmann::json& c) {
+  if (const std::string reason = text(c, "skip_reason"); !reason.empty()) return reason;
   const nlohmann::json& a = last_attempt(c);
   const nlohmann::json& error = member(a, "error");
   if (error.is_object())
@@ -124,6 +135,17 @@ std::string summary_section(const nlohmann::json& run) {
   return out + "</table>\n";
 }
 
+// A threshold's measured value or limit with its metric's unit ("0.25 Gbit/s"), or "-".
+std::string with_unit(const nlohmann::json& v, const std::string& threshold) {
+  if (!v.is_number()) return "-";
+  const std::string metric = threshold.substr(0, threshold.find_first_of(" <>=!["));
+  const suites::MetricInfo* info = suites::find_metric(metric);
+  const std::string unit = info == nullptr ? std::string() : std::string(info->unit);
+  // "Gbit/s or us" (a calibration's) names no one unit; "ranks" and "frames" read as counts.
+  if (unit.empty() || unit.find(' ') != std::string::npos) return number_text(v);
+  return fmt::format("{} {}", number_text(v), unit);
+}
+
 std::string thresholds_table(const nlohmann::json& attempt) {
   const nlohmann::json& error = member(attempt, "error");
   if (error.is_object())
@@ -133,16 +155,17 @@ std::string thresholds_table(const nlohmann::json& attempt) {
   const nlohmann::json& thresholds = list(member(attempt, "grade"), "thresholds");
   if (thresholds.empty()) return "<p>no thresholds graded</p>\n";
   std::string out =
-      "<table>\n<tr><th>threshold</th><th>level</th><th>verdict</th><th>measured</th>"
+      "<table>\n<tr><th>threshold</th><th>verdict</th><th>if not met</th><th>measured</th>"
       "<th>limit</th><th>detail</th></tr>\n";
   for (const auto& t : thresholds) {
     const std::string verdict = text(t, "verdict");
     out += fmt::format(
-        "<tr><td><code>{}</code></td><td>{}</td><td class=\"{}\">{}</td><td class=\"num\">{}</td>"
+        "<tr><td><code>{}</code></td><td class=\"{}\">{}</td><td>{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td>{}</td></tr>\n",
-        esc(text(t, "threshold")), esc(text(t, "level")), esc(verdict), esc(verdict),
-        number_text(member(t, "measured")), number_text(member(t, "limit")),
-        esc(text(t, "detail")));
+        esc(text(t, "threshold")), esc(verdict), esc(verdict),
+        text(t, "level") == "warn" ? "warns" : "fails the case",
+        with_unit(member(t, "measured"), text(t, "threshold")),
+        with_unit(member(t, "limit"), text(t, "threshold")), esc(text(t, "detail")));
   }
   return out + "</table>\n";
 }
@@ -156,6 +179,8 @@ std::string case_section(const nlohmann::json& c) {
                             v.is_string() ? v.get<std::string>() : v.dump());
     out += fmt::format("<p>{}; hosts {}</p>\n", esc(params), esc(member(c, "hosts").dump()));
   }
+  if (const std::string reason = text(c, "skip_reason"); !reason.empty())
+    out += fmt::format("<p>skipped: {}</p>\n", esc(reason));
   const nlohmann::json& attempts = list(c, "attempts");
   for (std::size_t i = 0; i < attempts.size(); ++i) {
     const nlohmann::json& a = attempts[i];

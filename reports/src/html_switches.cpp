@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "json_view.hpp"
+#include "rocehil/common/units.hpp"
 #include "rocehil/reports/junit.hpp"
 
 namespace rocehil::reports {
@@ -12,7 +13,7 @@ namespace {
 // A counter cell: its value, or '-' where the switch does not serve it.
 std::string cell(const nlohmann::json& port, std::string_view key) {
   const auto v = number(port, key);
-  return v ? fmt::format("{:g}", *v) : "-";
+  return v ? format_number(*v) : "-";
 }
 
 double sum_of(const nlohmann::json& port, std::initializer_list<std::string_view> keys) {
@@ -28,7 +29,8 @@ std::string pfc_cell(const nlohmann::json& port, std::string_view key, bool serv
   const nlohmann::json& prios = list(port, key);
   for (std::size_t p = 0; p < prios.size() && p < 8; ++p)
     if (prios[p].is_number() && prios[p].get<double>() > 0)
-      out += fmt::format("{}p{} {:g}", out.empty() ? "" : ", ", p, prios[p].get<double>());
+      out += fmt::format("{}p{} {}", out.empty() ? "" : ", ", p,
+                         format_number(prios[p].get<double>()));
   return out.empty() ? "0" : out;
 }
 
@@ -37,9 +39,9 @@ std::string reconciliation_item(const char* what, const char* first, const char*
                                 const nlohmann::json& r) {
   if (!r.is_object()) return "";
   if (const auto value = number(r, "value"))
-    return fmt::format("<li>{}: {} {:g}, {} {:g}: {:.4g}</li>\n", what, first,
-                       number(r, first_key).value_or(0), second, number(r, second_key).value_or(0),
-                       *value);
+    return fmt::format("<li>{}: {} {}, {} {}: {}</li>\n", what, first,
+                       format_number(number(r, first_key).value_or(0)), second,
+                       format_number(number(r, second_key).value_or(0)), format_number(*value));
   return fmt::format("<li>{}: not reconciled: {}</li>\n", what, xml_escape(text(r, "unmeasured")));
 }
 
@@ -77,7 +79,7 @@ std::string switch_ports_table(const nlohmann::json& attempt) {
           "<td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
           name, xml_escape(text(p, "port")), cell(p, "in_octets"), cell(p, "out_octets"),
           cell(p, "in_discards"), cell(p, "out_discards"), cell(p, "queue_drops"),
-          errors > 0 ? fmt::format("{:g}", errors) : "0", rx, tx);
+          errors > 0 ? format_number(errors) : "0", rx, tx);
     }
   }
   std::string out =

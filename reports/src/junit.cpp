@@ -67,6 +67,9 @@ std::string testcase_xml(const RunRecord& run, const CaseRecord& c) {
           fmt::format("      <skipped message=\"{}\"/>\n",
                       xml_escape(run.interrupted ? "not run: the run was interrupted" : "not run"));
       break;
+    case suites::Outcome::skipped:
+      body += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(c.skip_reason));
+      break;
     case suites::Outcome::expected_fail:
     case suites::Outcome::pass:
     case suites::Outcome::warn: break;
@@ -114,7 +117,7 @@ std::string junit_xml(const RunRecord& run) {
   for (const auto& c : run.cases) {
     if (suites::is_failure(c.outcome)) ++failures;
     if (c.outcome == suites::Outcome::error) ++errors;
-    if (c.outcome == suites::Outcome::not_run) ++skipped;
+    if (c.outcome == suites::Outcome::not_run || c.outcome == suites::Outcome::skipped) ++skipped;
     for (const auto& a : c.attempts) seconds += a.seconds;
     cases += testcase_xml(run, c);
   }

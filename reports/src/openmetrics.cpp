@@ -82,9 +82,10 @@ std::string to_openmetrics(const History::RunSnapshot& run) {
   if (const auto t = unix_seconds(run.row.started_at))
     w.add("rocehil_run_start_time_seconds", "When the run started.", suite,
           static_cast<double>(*t));
-  std::map<std::string, int> by_outcome{{"pass", 0},   {"warn", 0},          {"fail", 0},
-                                        {"error", 0},  {"expected_fail", 0}, {"unexpected_pass", 0},
-                                        {"not_run", 0}};
+  std::map<std::string, int> by_outcome{{"pass", 0},          {"warn", 0},
+                                        {"fail", 0},          {"error", 0},
+                                        {"expected_fail", 0}, {"unexpected_pass", 0},
+                                        {"not_run", 0},       {"skipped", 0}};
   for (const auto& c : run.cases) ++by_outcome[c.outcome];
   for (const auto& [outcome, n] : by_outcome)
     w.add("rocehil_run_cases", "Test cases of the run by outcome.",

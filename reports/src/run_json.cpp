@@ -63,6 +63,8 @@ nlohmann::json to_json(const CaseRecord& c) {
           {"expect_fail", c.expect_fail},
           {"names", values_json(c.names)},
           {"outcome", std::string(suites::to_string(c.outcome))},
+          {"skip_reason",
+           c.skip_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.skip_reason)},
           {"attempts", attempts}};
 }
 
@@ -82,6 +84,7 @@ nlohmann::json to_json(const RunRecord& run) {
       {"inventory",
        {{"file", run.inventory_file}, {"text", run.inventory_text}, {"preflight", run.preflight}}},
       {"settings", run.fabric_settings},
+      {"baseline", run.baseline},
       {"interrupted", run.interrupted},
       {"exit_code", run.exit_code ? nlohmann::json(*run.exit_code) : nlohmann::json(nullptr)},
       {"summary",
@@ -92,6 +95,7 @@ nlohmann::json to_json(const RunRecord& run) {
         {"expected_fail", n.expected_fail},
         {"unexpected_pass", n.unexpected_pass},
         {"not_run", n.not_run},
+        {"skipped", n.skipped},
         {"text", summary_line(n)}}},
       {"cases", cases}};
 }

@@ -7,6 +7,7 @@
 namespace rocehil::reports {
 
 suites::Outcome outcome_of(const CaseRecord& c) {
+  if (!c.skip_reason.empty()) return suites::Outcome::skipped;
   if (c.attempts.empty()) return suites::Outcome::not_run;
   std::optional<suites::Verdict> worst;
   for (std::size_t i = 0; i < c.attempts.size(); ++i) {
@@ -30,6 +31,7 @@ OutcomeCounts count_outcomes(const RunRecord& run) {
       case suites::Outcome::expected_fail: ++n.expected_fail; break;
       case suites::Outcome::unexpected_pass: ++n.unexpected_pass; break;
       case suites::Outcome::not_run: ++n.not_run; break;
+      case suites::Outcome::skipped: ++n.skipped; break;
     }
   return n;
 }
@@ -48,6 +50,7 @@ std::string summary_line(const OutcomeCounts& n) {
   part(n.expected_fail, "failed as expected", "failed as expected");
   part(n.error, "could not be measured", "could not be measured");
   part(n.not_run, "not run", "not run");
+  part(n.skipped, "skipped", "skipped");
   return line.empty() ? "no test cases" : line;
 }
 

@@ -6,6 +6,7 @@
 
 #include "record_fixture.hpp"
 #include "rocehil/reports/run_json.hpp"
+#include "svg_axes.hpp"
 
 namespace rocehil::reports {
 namespace {
@@ -60,10 +61,52 @@ TEST(HtmlReport, SummaryThresholdsAndSnapshotAreOnThePage) {
   // The failing threshold with its measured value and limit, in the summary and the case.
   EXPECT_NE(html.find("fail: busbw_gbps &gt; 0.5 * link_gbps (measured 0.25, limit 0.5)"),
             std::string::npos);
-  EXPECT_NE(html.find("<td class=\"num\">0.25</td><td class=\"num\">0.5</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">0.25 Gbit/s</td><td class=\"num\">0.5 Gbit/s</td>"),
+            std::string::npos);
   EXPECT_NE(html.find("h3 in phase setup"), std::string::npos);
   EXPECT_NE(html.find("28.39.1002"), std::string::npos);  // firmware in the snapshot
   EXPECT_NE(html.find("<td>3</td><td>-</td><td>3</td>"), std::string::npos);  // ECN NP, RP, PFC
+}
+
+// The capture points' bars are marked as the case was graded: red above the case's own
+// ecmp_imbalance limit, and only when that threshold was not met; the caption says so in words.
+TEST(HtmlReport, ImbalanceBarsAreMarkedOnlyWhereTheThresholdWasNotMet) {
+  const auto page = [](const std::string& verdict) {
+    nlohmann::json run = sample_json();
+    run["cases"][0]["attempts"][0]["grade"]["thresholds"].push_back(
+        {{"threshold", "ecmp_imbalance <= 1.2"},
+         {"level", "warn"},
+         {"verdict", verdict},
+         {"measured", 1.5},
+         {"limit", 1.2},
+         {"detail", ""}});
+    return html_report(run);
+  };
+  const std::string red = std::string("fill=\"") + std::string(svg::kWarning) + "\"";
+  const std::string passed = page("pass"), warned = page("warn");
+  EXPECT_NE(passed.find("ecmp_imbalance &lt;= 1.2 passed, so no bar is marked"), std::string::npos);
+  EXPECT_NE(warned.find("red: above 1.2 x the mean, the limit of ecmp_imbalance &lt;= 1.2, which "
+                        "this case did not meet (warn)"),
+            std::string::npos);
+  // 3 MB against a mean of 2 MB: one bar above 1.2 x the mean, red only when not met.
+  EXPECT_EQ(count(warned, red), count(passed, red) + 1);
+  EXPECT_EQ(passed.find("orange"), std::string::npos);
+  // The threshold table says what an unmet threshold would do, not a "level: fail" beside a pass.
+  EXPECT_NE(warned.find("<th>if not met</th>"), std::string::npos);
+  EXPECT_EQ(warned.find("<th>level</th>"), std::string::npos);
+  EXPECT_NE(warned.find("<td>warns</td>"), std::string::npos);
+}
+
+// Times read in their own unit: 107 ms on a millisecond axis, not "107k" microseconds.
+TEST(HtmlReport, IterationTimesReadInTheUnitOfTheirSize) {
+  nlohmann::json run = sample_json();
+  EXPECT_NE(html_report(run).find("iteration time (us)"), std::string::npos);
+  run["cases"][0]["attempts"][0]["raw"]["traffic"]["cases"][0]["iteration_us"] = {107000, 112200,
+                                                                                  109000};
+  const std::string html = html_report(run);
+  EXPECT_NE(html.find("iteration time (ms)"), std::string::npos);
+  EXPECT_EQ(html.find("iteration time (us)"), std::string::npos);
+  EXPECT_EQ(html.find("112k"), std::string::npos);
 }
 
 TEST(HtmlReport, EveryChartOfACaseWithCapturesAndACollective) {
@@ -146,8 +189,8 @@ TEST(HtmlReport, SwitchPortsThatDroppedOrPausedAndSwitchesThatDidNotAnswer) {
     "switch_pfc": {"switches": 40, "nics": 40, "value": 1},
     "switch_mirror": {"mirror": 10, "switches": null, "unmeasured": "use capture filter: all"}})");
   const std::string html = html_report(run);
-  EXPECT_NE(html.find("<tr><td>l1</td><td>swp1</td><td class=\"num\">1000</td>"
-                      "<td class=\"num\">2000</td><td class=\"num\">0</td>"
+  EXPECT_NE(html.find("<tr><td>l1</td><td>swp1</td><td class=\"num\">1,000</td>"
+                      "<td class=\"num\">2,000</td><td class=\"num\">0</td>"
                       "<td class=\"num\">12</td><td class=\"num\">-</td>"
                       "<td class=\"num\">0</td><td>p3 40</td><td>0</td></tr>"),
             std::string::npos);

@@ -49,6 +49,28 @@ TEST(Junit, AnUnexpectedPassIsAFailure) {
   EXPECT_NE(xml.find("<failure type=\"expected_fail\""), std::string::npos);
 }
 
+// A case the hosts cannot take is skipped with its reason: not an error, and the exit status is
+// that of the cases that ran, so a CI job reading the file agrees with the command.
+TEST(Junit, ASkippedCaseIsSkippedWithItsReasonAndCountsForNothingElse) {
+  RunRecord run;
+  run.suite_name = "s";
+  run.cases.push_back(testing::graded_case("p2p_bw", {"busbw_gbps > 0"}, {{"busbw_gbps", 1.5}}));
+  CaseRecord ud;
+  ud.id = ud.test = "ud_send";
+  ud.skip_reason = "hardware check: h1 uses the soft provider, which implements RC only";
+  ud.outcome = outcome_of(ud);
+  EXPECT_EQ(ud.outcome, suites::Outcome::skipped);
+  run.cases.push_back(ud);
+  const std::string xml = junit_xml(run);
+  EXPECT_NE(xml.find("tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"1\""), std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<skipped message=\"hardware check: h1 uses the soft provider, which "
+                     "implements RC only\"/>"),
+            std::string::npos);
+  EXPECT_EQ(suites::run_exit_code({run.cases[0].outcome, ud.outcome}, false), 0);
+  EXPECT_EQ(summary_line(count_outcomes(run)), "1 passed, 1 skipped");
+}
+
 TEST(Junit, EscapesWhatXmlCannotHoldRaw) {
   EXPECT_EQ(xml_escape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
   EXPECT_EQ(xml_escape(std::string("x\0y\x1b\tz\n", 7)), "x?y?\tz\n");

@@ -233,6 +233,11 @@ std::string_view nearest(std::string_view name) noexcept {
       best_distance = d;
     }
   }
+  if (!best.empty() || name.size() < 4) return best;
+  // A name cut short ("switch.ecn_mark" for switch.ecn_mark_mbps) is too far in edits from the
+  // whole one, and still plainly meant it.
+  for (const Setting& s : table())
+    if (std::string_view(s.name).starts_with(name)) return s.name;
   return best;
 }
 

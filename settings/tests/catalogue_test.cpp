@@ -126,6 +126,14 @@ TEST(Assignment, UnknownKeysGetTheNearestNameAndBadValuesTheirRange) {
                  "'roce_rp.rpg_time_reset'?)");
   }
   try {
+    parse_assignment("switch.ecn_mark=200");  // cut short: too many edits, plainly meant
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "--set: unknown setting 'switch.ecn_mark' (did you mean "
+                 "'switch.ecn_mark_mbps'?)");
+  }
+  try {
     assign("roce_np.cnp_dscp", "64", "suite.yaml:7:5");
     ADD_FAILURE();
   } catch (const Error& e) {

@@ -44,6 +44,7 @@ std::string_view to_string(Outcome o) {
     case Outcome::expected_fail: return "expected_fail";
     case Outcome::unexpected_pass: return "unexpected_pass";
     case Outcome::not_run: return "not_run";
+    case Outcome::skipped: return "skipped";
   }
   return "error";
 }

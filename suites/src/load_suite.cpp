@@ -9,6 +9,7 @@
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/names.hpp"
 #include "rocehil/inventory/yaml_reader.hpp"
+#include "rocehil/suites/measurable.hpp"
 #include "rocehil/suites/metrics.hpp"
 #include "rocehil/suites/suite.hpp"
 #include "rocehil/traffic/collective.hpp"
@@ -79,9 +80,9 @@ class SuiteReader {
   explicit SuiteReader(LoadContext& ctx) : ctx_(ctx) {}
 
   std::optional<Suite> read(const YAML::Node& root) {
-    MapReader top(
-        ctx_, root, "the suite",
-        {"schema_version", "name", "description", "defaults", "capture", "settings", "tests"});
+    MapReader top(ctx_, root, "the suite",
+                  {"schema_version", "name", "description", "defaults", "capture", "settings",
+                   "baseline", "tests"});
     if (!top.ok()) return std::nullopt;
     Suite suite;
     if (const auto v = inventory::read_int(ctx_, top.require("schema_version", "1"),
@@ -105,6 +106,15 @@ class SuiteReader {
     // The fabric settings the run applies before its first case.
     if (const auto f = top.get("settings"); f.IsDefined())
       suite.settings = inventory::read_settings_map(ctx_, f, "settings");
+    if (const auto b = top.get("baseline"); b.IsDefined())
+      if (const auto v = inventory::read_string(ctx_, b, "baseline")) {
+        if (*v == last_qualified_baseline || inventory::is_valid_name(*v))
+          suite.baseline = *v;
+        else
+          ctx_.error(b, fmt::format("baseline '{}' is neither 'last-qualified' nor a run id "
+                                    "(rocehil history lists them)",
+                                    shown(*v)));
+      }
     const YAML::Node tests = top.require("tests", "a list of tests");
     if (tests.IsDefined() && !tests.IsSequence()) {
       ctx_.error(tests, "tests must be a list: one '- name: ...' entry per test");
@@ -144,8 +154,10 @@ class SuiteReader {
         if (v->empty())
           ctx_.error(n,
                      fmt::format("{} is empty; write a selection such as 'all'", field("hosts")));
-        else
+        else {
           s.hosts = *v;
+          s.hosts_where = inventory::location_of(n);
+        }
       }
     if (const auto n = m.get("provider"); n.IsDefined())
       if (const auto v = inventory::read_choice(ctx_, n, field("provider"), {"soft", "verbs"}))
@@ -339,8 +351,17 @@ class SuiteReader {
                                    "lines",
                                    owner));
       } else {
-        for (const auto& item : th)
-          if (auto threshold = read_threshold(item, owner)) t.thresholds.push_back(*threshold);
+        for (const auto& item : th) {
+          auto threshold = read_threshold(item, owner);
+          if (!threshold) continue;
+          // Refused now, not after the case has run its seconds and found nothing to grade.
+          if (const auto why = never_measured_by_test(t, threshold->metric.name))
+            ctx_.error(
+                SourceLocation{threshold->line, threshold->column},
+                fmt::format("{}: threshold '{}': {}", owner, shown(threshold->text, 60), *why));
+          else
+            t.thresholds.push_back(*threshold);
+        }
       }
     }
     return t;
@@ -450,6 +471,9 @@ class SuiteReader {
     }
     p.threshold->level = level;
     p.threshold->retry = retry;
+    const SourceLocation at = inventory::location_of(text);
+    p.threshold->line = at.line;
+    p.threshold->column = at.column + (text.Tag() == "!" ? 1 : 0);
     return p.threshold;
   }
 

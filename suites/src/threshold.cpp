@@ -294,6 +294,17 @@ ParsedThreshold parse_threshold(std::string_view text) {
   return Parser(text).parse();
 }
 
+namespace {
+bool names_baseline(const Expression& e) {
+  if (e.kind == Expression::Kind::name) return e.name.starts_with("baseline.");
+  return (e.left && names_baseline(*e.left)) || (e.right && names_baseline(*e.right));
+}
+}  // namespace
+
+bool uses_baseline(const Threshold& t) {
+  return names_baseline(t.limit);
+}
+
 std::optional<double> evaluate(const Expression& e, const Values& names, std::string& why) {
   using Kind = Expression::Kind;
   switch (e.kind) {
@@ -302,7 +313,10 @@ std::optional<double> evaluate(const Expression& e, const Values& names, std::st
       const auto it = names.find(e.name);
       if (it == names.end()) {
         why = e.name.starts_with("baseline.")
-                  ? fmt::format("no baseline value for {}", e.name.substr(9))
+                  ? fmt::format(
+                        "no baseline value for {} (the baseline run did not measure "
+                        "it in this case)",
+                        e.name.substr(9))
                   : fmt::format("no value for {}", e.name);
         return std::nullopt;
       }

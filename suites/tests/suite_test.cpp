@@ -7,17 +7,12 @@
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/suites/metrics.hpp"
+#include "suite_errors.hpp"
 
 namespace rocehil::suites {
 namespace {
 
-std::vector<std::string> errors_of(std::string_view text) {
-  const SuiteLoadResult r = parse_suite(text, "s.yaml");
-  EXPECT_FALSE(r.suite.has_value());
-  std::vector<std::string> out;
-  for (const auto& d : r.diagnostics) out.push_back(inventory::to_string(d));
-  return out;
-}
+using testing::errors_of;
 
 Suite parsed(std::string_view text) {
   SuiteLoadResult r = parse_suite(text, "s.yaml");

@@ -101,7 +101,8 @@ TEST(Threshold, EvaluationSaysPassFailWarnOrWhyItCannot) {
       evaluate(parsed("busbw_gbps >= 0.9 * baseline.busbw_gbps"), measured, names);
   EXPECT_EQ(no_baseline.verdict, Verdict::error);
   EXPECT_EQ(no_baseline.detail,
-            "busbw_gbps >= 0.9 * baseline.busbw_gbps: no baseline value for busbw_gbps");
+            "busbw_gbps >= 0.9 * baseline.busbw_gbps: no baseline value for busbw_gbps (the "
+            "baseline run did not measure it in this case)");
   EXPECT_EQ(evaluate(parsed("busbw_gbps >= 1 / (n - n)"), measured, {{"n", 2}}).detail,
             "busbw_gbps >= 1 / (n - n): division by zero");
   // Every comparison, at its edge.

@@ -1,6 +1,7 @@
 #include "rocehil/switches/cabling.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <set>
@@ -52,11 +53,15 @@ class Checker {
     const std::string expected = end_text(link.a) + " - " + end_text(link.b);
     bool checked = false, all_ok = true;
     bool on_a_switch = false;
+    std::vector<std::string> unread;
     for (const auto& [end, other] : {std::pair{&link.a, &link.b}, std::pair{&link.b, &link.a}}) {
       if (!inv_.find_switch(end->node)) continue;
       on_a_switch = true;
       const auto it = views_.find(end->node);
-      if (it == views_.end() || !it->second->answered()) continue;
+      if (it == views_.end() || !it->second->answered()) {
+        unread.push_back(end->node);
+        continue;
+      }
       checked = true;
       named_ports_.insert({end->node, end->port});
       std::vector<const LldpNeighbor*> heard;
@@ -97,7 +102,12 @@ class Checker {
                                   link.name)});
     } else if (all_ok) {
       out_.push_back({CablingFinding::Kind::ok, link.name, expected, expected,
-                      fmt::format("link '{}': {} as designed", link.name, expected)});
+                      unread.empty()
+                          ? fmt::format("link '{}': {} as designed", link.name, expected)
+                          : fmt::format("link '{}': {} as designed, seen from one end ({} did "
+                                        "not answer)",
+                                        link.name, expected, fmt::join(unread, ", ")),
+                      unread});
     }
   }
 

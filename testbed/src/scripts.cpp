@@ -111,21 +111,21 @@ std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const Tes
   for (const auto& m : t.mirrors)
     if (m.spine == ns.name) mirror_port = m.target;
   if (mirror_port.empty()) return out;
+  // What a spine sends is copied by nftables (mirror_nft_ruleset); what it receives only by tc,
+  // whose ingress hook makes the kernel count every frame no protocol takes (LLDP, whose lldpd
+  // reads through a packet socket) as a receive discard: a spine port in that mode reports
+  // ifInDiscards a real switch would not.
+  if (o.mirror == MirrorDirection::spine_to_leaf) return out;
   for (const auto& i : ns.interfaces) {
     // Leaf-facing ports only: never the mirror port itself, nor the management port (SNMP
     // polls are not fabric traffic).
     if (i.kind != LinkKind::uplink) continue;
-    // clsact runs before the root qdisc: egress copies are taken as the spine sends, after its
-    // nftables marks; matchall is not in every kernel, a zero-mask u32 match is.
+    // matchall is not in every kernel, a zero-mask u32 match is.
     out += fmt::format("qdisc add dev {} clsact\n", i.name);
-    const auto mirror = [&](std::string_view hook) {
-      out += fmt::format(
-          "filter add dev {} {} protocol all u32 match u32 0 0 action mirred egress mirror dev "
-          "{}\n",
-          i.name, hook, mirror_port);
-    };
-    if (o.mirror != MirrorDirection::leaf_to_spine) mirror("egress");
-    if (o.mirror != MirrorDirection::spine_to_leaf) mirror("ingress");
+    out += fmt::format(
+        "filter add dev {} ingress protocol all u32 match u32 0 0 action mirred egress mirror dev "
+        "{}\n",
+        i.name, mirror_port);
   }
   return out;
 }
@@ -148,11 +148,10 @@ std::string namespace_nft_ruleset(const Namespace& ns, const Topology& t,
   return out;
 }
 
-std::string mirror_nft_ruleset(const Namespace& ns, const Topology& t) {
+std::string mirror_nft_ruleset(const Namespace& ns, const Topology& t, const TestbedOptions& o) {
   const bool remote = !t.mirrors.empty() && t.mirrors.front().remote;
-  if (!remote) return {};
   const std::string table = fmt::format("rocehil_{}_mirror", t.id);
-  if (ns.role == Role::capture)
+  if (ns.role == Role::capture && remote)
     // No GRE module answers protocol 47 here, so the kernel would send ICMP protocol-unreachable
     // for every copy; captures still see them, libpcap taps before netfilter.
     return fmt::format(
@@ -162,12 +161,29 @@ std::string mirror_nft_ruleset(const Namespace& ns, const Topology& t) {
   if (ns.role != Role::spine) return {};
   for (const auto& m : t.mirrors) {
     if (m.spine != ns.name) continue;
+    std::string chains;
+    // What the spine sends toward its leaves, copied at the netdev egress hook: after its
+    // nftables ECN marks, before its shaper, as a switch's egress mirror takes it. Unlike tc's
+    // clsact, it leaves the port's receive path as it was (no discards counted for LLDP).
+    if (o.mirror != MirrorDirection::leaf_to_spine)
+      for (const auto& i : ns.interfaces) {
+        if (i.kind != LinkKind::uplink) continue;
+        std::string chain = i.name;
+        std::replace(chain.begin(), chain.end(), '-', '_');
+        chains += fmt::format(
+            "  chain copy_{} {{\n    type filter hook egress device \"{}\" priority 0; policy "
+            "accept;\n    dup to \"{}\"\n  }}\n",
+            chain, i.name, m.target);
+      }
     // The copies are for the relay's packet socket, which reads before this hook; the spine's
     // own stack must not take them (it would answer a mirrored ARP request, say).
-    return fmt::format(
-        "table netdev {} {{\n  chain relay_in {{\n    type filter hook ingress device \"{}\" "
-        "priority 0; policy drop;\n  }}\n}}\n",
-        table, m.remote->relay_interface);
+    if (remote)
+      chains += fmt::format(
+          "  chain relay_in {{\n    type filter hook ingress device \"{}\" priority 0; policy "
+          "drop;\n  }}\n",
+          m.remote->relay_interface);
+    if (chains.empty()) return {};
+    return fmt::format("table netdev {} {{\n{}}}\n", table, chains);
   }
   return {};
 }

@@ -86,6 +86,7 @@ PassPersist::PassPersist(CounterMib mib, Reader read, std::chrono::milliseconds 
 
 const CounterTable& PassPersist::table(Clock::time_point now) {
   if (!read_at_ || now - *read_at_ > max_age_) {
+    const auto started = Clock::now();
     // Counters that cannot be read are absent (NONE) until the next reading: snmpd keeps its
     // handler and the walk ends, rather than the handler dying mid-walk.
     try {
@@ -93,7 +94,11 @@ const CounterTable& PassPersist::table(Clock::time_point now) {
     } catch (const std::exception&) {
       table_.clear();
     }
-    read_at_ = now;
+    // The age counts from the reading's end. A reading takes several processes (nft in this
+    // namespace and its peers', tc, ip): on a busy machine longer than max_age, and counted from
+    // its start every getnext of a walk would read again, a walk of 72 rows taking a minute, and
+    // every SNMP poll of the switch timing out.
+    read_at_ = now + (Clock::now() - started);
   }
   return table_;
 }

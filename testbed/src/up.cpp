@@ -93,8 +93,8 @@ class Builder {
     if (const auto pfc = pfc_nft_ruleset(ns, t_); !pfc.empty())
       run_checked(fmt::format("loading PFC counters in {}", ns.netns),
                   {"ip", "netns", "exec", ns.netns, "nft", "-f", "-"}, pfc);
-    if (const auto mirror = mirror_nft_ruleset(ns, t_); !mirror.empty())
-      run_checked(fmt::format("loading remote mirror rules in {}", ns.netns),
+    if (const auto mirror = mirror_nft_ruleset(ns, t_, o_); !mirror.empty())
+      run_checked(fmt::format("loading mirror rules in {}", ns.netns),
                   {"ip", "netns", "exec", ns.netns, "nft", "-f", "-"}, mirror);
   }
 

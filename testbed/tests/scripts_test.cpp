@@ -85,19 +85,20 @@ TEST(Scripts, ShapingOnBothEndsAndMirrorsOnSpines) {
       has_line(host, "qdisc add dev t1-nic0 root tbf rate 1000mbit burst 125000 latency 5ms"));
   const std::string spine = namespace_tc_batch(*f.t.find("s1"), f.t, f.o);
   EXPECT_TRUE(has_line(spine, "qdisc add dev t1-l2 root tbf rate 400mbit burst 50000 latency 5ms"));
-  EXPECT_TRUE(has_line(spine, "qdisc add dev t1-l1 clsact"));
-  EXPECT_TRUE(has_line(spine,
-                       "filter add dev t1-l1 egress protocol all u32 match u32 0 0 action mirred "
-                       "egress mirror dev t1-cap"));
-  EXPECT_EQ(spine.find("ingress"), std::string::npos);
-  EXPECT_EQ(spine.find("dev t1-cap clsact"), std::string::npos);  // never mirror the mirror
-  EXPECT_EQ(spine.find("t1-mgmt"), std::string::npos);            // nor management (SNMP) traffic
+  // What a spine sends is copied by nftables (mirror_nft_ruleset): no clsact, whose ingress hook
+  // would count every LLDP frame the port receives as a discard.
+  EXPECT_EQ(spine.find("clsact"), std::string::npos);
+  EXPECT_EQ(spine.find("mirred"), std::string::npos);
 
   f.o.mirror = MirrorDirection::both;
   const std::string both = namespace_tc_batch(*f.t.find("s2"), f.t, f.o);
+  EXPECT_TRUE(has_line(both, "qdisc add dev t1-l2 clsact"));
   EXPECT_TRUE(has_line(both,
                        "filter add dev t1-l2 ingress protocol all u32 match u32 0 0 action mirred "
                        "egress mirror dev t1-cap"));
+  EXPECT_EQ(both.find(" egress protocol"), std::string::npos);   // sent: nftables' dup
+  EXPECT_EQ(both.find("dev t1-cap clsact"), std::string::npos);  // never mirror the mirror
+  EXPECT_EQ(both.find("t1-mgmt"), std::string::npos);            // nor management (SNMP) traffic
   f.o.host_mbps = 0;
   const Topology unshaped = build_topology(f.o, 9);
   EXPECT_EQ(namespace_tc_batch(*unshaped.find("h1"), unshaped, f.o), "");
@@ -111,16 +112,18 @@ TEST(Scripts, ARemoteMirrorCopiesToAVethInsideTheSpine) {
                        "link add name t1-span netns rocehil-t1-s1 type veth peer name t1-relay "
                        "netns rocehil-t1-s1"));
   EXPECT_EQ(links_batch(f.t).find("t1-m1"), std::string::npos);
-  const std::string spine = namespace_tc_batch(*f.t.find("s1"), f.t, f.o);
-  EXPECT_TRUE(has_line(spine,
-                       "filter add dev t1-l1 egress protocol all u32 match u32 0 0 action mirred "
-                       "egress mirror dev t1-span"));
-  EXPECT_TRUE(has_line(spine,
-                       "filter add dev t1-l2 egress protocol all u32 match u32 0 0 action mirred "
-                       "egress mirror dev t1-span"));
+  // The copies go to the span veth (the relay reads its peer), by nftables' dup.
+  const std::string spine = mirror_nft_ruleset(*f.t.find("s1"), f.t, f.o);
+  EXPECT_NE(spine.find("    type filter hook egress device \"t1-l1\" priority 0; policy accept;\n"
+                       "    dup to \"t1-span\"\n"),
+            std::string::npos)
+      << spine;
+  EXPECT_NE(spine.find("    type filter hook egress device \"t1-l2\" priority 0; policy accept;\n"
+                       "    dup to \"t1-span\"\n"),
+            std::string::npos);
   EXPECT_EQ(spine.find("t1-cap"), std::string::npos);
-  EXPECT_EQ(spine.find("dev t1-span clsact"), std::string::npos);  // never mirror the mirror
-  EXPECT_EQ(spine.find("dev t1-relay"), std::string::npos);
+  EXPECT_EQ(spine.find("device \"t1-span\""), std::string::npos);  // never mirror the mirror
+  EXPECT_EQ(spine.find("egress device \"t1-relay\""), std::string::npos);
   const std::string ip = namespace_ip_batch(*f.t.find("s1"), f.o);
   EXPECT_TRUE(has_line(ip, "link set dev t1-span up"));
   EXPECT_TRUE(has_line(ip, "link set dev t1-relay up"));
@@ -128,27 +131,48 @@ TEST(Scripts, ARemoteMirrorCopiesToAVethInsideTheSpine) {
   EXPECT_EQ(namespace_nft_ruleset(*f.t.find("s1"), f.t, f.o).find("t1-span"), std::string::npos);
 }
 
+// A spine's egress copies by nftables' dup, one chain per leaf-facing port, never the mirror or
+// management port; nothing where it does not send copies.
+TEST(Scripts, ASpineCopiesWhatItSendsWithNftablesDup) {
+  Fabric f;
+  const std::string s1 = mirror_nft_ruleset(*f.t.find("s1"), f.t, f.o);
+  EXPECT_EQ(s1,
+            "table netdev rocehil_t1_mirror {\n"
+            "  chain copy_t1_l1 {\n"
+            "    type filter hook egress device \"t1-l1\" priority 0; policy accept;\n"
+            "    dup to \"t1-cap\"\n"
+            "  }\n"
+            "  chain copy_t1_l2 {\n"
+            "    type filter hook egress device \"t1-l2\" priority 0; policy accept;\n"
+            "    dup to \"t1-cap\"\n"
+            "  }\n"
+            "}\n");
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("cap"), f.t, f.o), "");  // local: nothing to drop
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("l1"), f.t, f.o), "");
+  f.o.mirror = MirrorDirection::leaf_to_spine;  // received traffic: tc, not dup
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("s1"), f.t, f.o), "");
+}
+
 TEST(Scripts, ARemoteMirrorDropsGreInTheCaptureNamespaceAndCopiesAtTheRelayPort) {
   Fabric f;
-  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("cap"), f.t), "");  // local: nothing
-  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("s1"), f.t), "");
+  f.o.mirror = MirrorDirection::leaf_to_spine;  // the copies' own rules are the other test's
   f.o.mirror_mode = MirrorMode::gre;
   f.t = build_topology(f.o, 8);
-  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("cap"), f.t),
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("cap"), f.t, f.o),
             "table ip rocehil_t1_mirror {\n"
             "  chain input {\n"
             "    type filter hook input priority 0; policy accept;\n"
             "    ip protocol gre counter drop\n"
             "  }\n"
             "}\n");
-  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("s2"), f.t),
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("s2"), f.t, f.o),
             "table netdev rocehil_t1_mirror {\n"
             "  chain relay_in {\n"
             "    type filter hook ingress device \"t1-relay\" priority 0; policy drop;\n"
             "  }\n"
             "}\n");
-  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("l1"), f.t), "");
-  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("h1"), f.t), "");
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("l1"), f.t, f.o), "");
+  EXPECT_EQ(mirror_nft_ruleset(*f.t.find("h1"), f.t, f.o), "");
 }
 
 TEST(Scripts, EcnMarkingOnEveryTrafficPortOfRoutersOnly) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <thread>
 
 namespace rocehil::testbed {
 namespace {
@@ -122,6 +123,29 @@ TEST(SnmpPass, CountersAreReadAgainOnlyWhenOlderThanTheMaximumAge) {
   EXPECT_EQ(h.reads, 2);
   h.ask({"PING"});  // a ping reads nothing
   EXPECT_EQ(h.reads, 2);
+}
+
+// A reading slower than the maximum age (processes on a busy machine) is still one reading per
+// walk: snmpd's next getnext comes right after the reply, so its age counts from the reading's
+// end, not its start.
+TEST(SnmpPass, AReadingSlowerThanTheMaximumAgeServesTheWholeWalk) {
+  int reads = 0;
+  PassPersist pass{CounterMib::pfc, [&reads] {
+                     ++reads;
+                     std::this_thread::sleep_for(150ms);
+                     return two_ports();
+                   }};
+  std::string oid = ".1.3.6.1.4.1.9.9.813";
+  int rows = 0;
+  for (;; ++rows) {
+    // As snmpd asks: each getnext stamped with the clock as it arrives, after the last reply.
+    pass.feed("getnext", Clock::now());
+    const std::string reply = pass.feed(oid, Clock::now());
+    if (reply == "NONE\n" || rows > 100) break;
+    oid = reply.substr(0, reply.find('\n'));
+  }
+  EXPECT_EQ(rows, 36);
+  EXPECT_EQ(reads, 1);
 }
 
 TEST(SnmpPass, CountersThatCannotBeReadAreAbsentUntilTheNextReading) {

@@ -157,6 +157,9 @@ std::uint64_t FileSource::records() const noexcept {
 const std::vector<FileProblem>& FileSource::problems() const noexcept {
   return impl_->problems;
 }
+const std::vector<FileInterface>& FileSource::interfaces() const noexcept {
+  return impl_->described;
+}
 std::uint64_t FileSource::bytes_consumed() const noexcept {
   return impl_->pos();
 }

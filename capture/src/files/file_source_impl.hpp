@@ -158,6 +158,8 @@ struct FileSource::Impl {
   std::uint32_t pcap_snaplen = 0;
   std::uint16_t pcap_link_type = 0;
   std::vector<file_detail::Interface> interfaces;  // of the current pcapng section
+  std::vector<FileInterface> described;            // every section's, in file order
+  std::uint32_t sections = 0;                      // pcapng section headers read
 
   std::uint64_t pos() const noexcept {
     return win.offset() + static_cast<std::uint64_t>(cur - win.data());

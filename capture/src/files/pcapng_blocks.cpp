@@ -25,6 +25,8 @@ constexpr std::size_t pcapng_max_interfaces = std::size_t{1} << 20;
 constexpr std::uint16_t opt_endofopt = 0;
 constexpr std::uint16_t opt_if_tsresol = 9;
 constexpr std::uint16_t opt_if_tsoffset = 14;
+constexpr std::uint16_t opt_if_name = 2;
+constexpr std::uint16_t opt_if_speed = 8;
 
 const char* block_name(std::uint32_t type) {
   switch (type) {
@@ -207,6 +209,7 @@ FileSource::Impl::Step FileSource::Impl::pcapng_step(Frame& f, bool may_refill) 
     case block_shb:
       if (!section_header(at, b)) return Step::stopped;
       ++header_blocks;
+      ++sections;
       big = order;
       interfaces.clear();
       set_pcapng_fast();
@@ -290,6 +293,10 @@ bool FileSource::Impl::interface_description(std::uint64_t at, const std::uint8_
   Interface i;
   i.link_type = ld16(b + 8, big);
   i.snaplen = ld32(b + 12, big);
+  FileInterface info{.section = sections == 0 ? 0 : sections - 1,
+                     .index = static_cast<std::uint32_t>(interfaces.size()),
+                     .name = {},
+                     .speed_bps = 0};
   std::uint64_t offset_s = 0;
   const std::uint8_t* o = b + 16;
   const std::uint8_t* const oe = b + len - 4;
@@ -317,11 +324,17 @@ bool FileSource::Impl::interface_description(std::uint64_t at, const std::uint8_
       } else {
         offset_s = ld64(o + 4, big);  // signed seconds; two's complement wraps correctly below
       }
+    } else if (code == opt_if_speed && olen == 8) {
+      info.speed_bps = ld64(o + 4, big);
+    } else if (code == opt_if_name) {
+      info.name.assign(reinterpret_cast<const char*>(o + 4), olen);
+      while (!info.name.empty() && info.name.back() == '\0') info.name.pop_back();
     }
     o += 4 + padded;
   }
   i.ts.offset_ns = offset_s * ns_per_s;
   interfaces.push_back(i);
+  described.push_back(std::move(info));
   return true;
 }
 

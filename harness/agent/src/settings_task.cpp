@@ -1,6 +1,7 @@
 #include "settings_task.hpp"
 
 #include "qos_tools.hpp"
+#include "soft_nic.hpp"
 
 #include <fmt/format.h>
 
@@ -64,11 +65,11 @@ struct Nic {
   bool soft = false;
 };
 
-// What a NIC's settings are read and written through: the soft provider's files alone; a
-// host's NIC files and its QoS tools.
+// What a NIC's settings are read and written through: the soft provider's files, for the names
+// it takes; a host's NIC files and its QoS tools.
 std::unique_ptr<settings::Target> target_of(const std::string& root, const std::string& netdev,
                                             bool soft) {
-  if (soft) return std::make_unique<settings::NicFiles>(root, netdev);
+  if (soft) return std::make_unique<SoftNic>(root, netdev);
   return std::make_unique<HostNic>(root, netdev);
 }
 

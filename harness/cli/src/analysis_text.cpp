@@ -39,9 +39,9 @@ std::string qp_label(std::uint32_t qp) {
 std::string summary(const Analysis& a, const CaptureInfo& info) {
   const double span_ns = static_cast<double>(a.last_ns - a.first_ns);
   std::string s =
-      fmt::format("{} ({}): {} frames, {} on the wire, {} of capture\n", info.path, info.format,
-                  group_digits(a.frames), format_bytes(static_cast<double>(a.bytes)),
-                  format_duration_ns(span_ns));
+      fmt::format("{} ({}): {} frames, {} on the wire, {} from the first frame to the last\n",
+                  info.path, info.format, group_digits(a.frames),
+                  format_bytes(static_cast<double>(a.bytes)), format_duration_ns(span_ns));
   s += fmt::format("  IPv4 {}, IPv6 {}, VLAN-tagged {}", group_digits(a.ipv4), group_digits(a.ipv6),
                    group_digits(a.vlan_tagged));
   if (a.non_ethernet)
@@ -92,10 +92,11 @@ std::string pause_percent(double fraction, const Analysis& a) {
   return fmt::format("{:.2f}%", 100.0 * fraction);
 }
 
-std::string pfc_section(const Analysis& a) {
-  std::string s =
-      fmt::format("\nPFC (802.1Qbb): {} frames, malformed MAC control {}; pause time at {} Gb/s\n",
-                  group_digits(a.pfc.frames), group_digits(a.pfc.malformed), a.options.link_gbps);
+std::string pfc_section(const Analysis& a, const CaptureInfo& info) {
+  std::string s = fmt::format(
+      "\nPFC (802.1Qbb): {} frames, malformed MAC control {}; pause time at {} Gb/s{}\n",
+      group_digits(a.pfc.frames), group_digits(a.pfc.malformed), a.options.link_gbps,
+      info.link_speed_source.empty() ? std::string() : " (" + info.link_speed_source + ")");
   // "requested" adds up every XOFF's quanta; "paused" is the time a priority was held, refreshes
   // that overlap counted once, so a storm shows as requested >> paused.
   TextTable t({{"priority"},
@@ -131,8 +132,12 @@ std::string pfc_section(const Analysis& a) {
         group_digits(spine.frames), group_digits(spine.xoff), format_duration_ns(spine.paused_ns),
         group_digits(spine.storms));
   }
-  s += fmt::format("Observed for {} (pause % is paused time over this; senders add up)\n",
-                   format_duration_ns(static_cast<double>(a.window_end_ns - a.window_start_ns)));
+  // The window is the capture's own (start to stop) where it was told one, which is longer than
+  // the first-to-last frame span above: say which it is.
+  const bool listened = a.window_end_ns - a.window_start_ns != a.last_ns - a.first_ns;
+  s += fmt::format("Observed for {} ({}; pause % is paused time over this; senders add up)\n",
+                   format_duration_ns(static_cast<double>(a.window_end_ns - a.window_start_ns)),
+                   listened ? "the capture's start to its stop" : "the first frame to the last");
   return s;
 }
 
@@ -262,7 +267,7 @@ std::string mirror_section(const Analysis& a) {
 
 std::string render_analysis_text(const Analysis& a, const CaptureInfo& info, std::size_t top) {
   return summary(a, info) + mirror_section(a) + roce_section(a) + cnp_section(a, top) +
-         pfc_section(a) + storms_section(a) + flows_section(a, top) + timeline_section(a);
+         pfc_section(a, info) + storms_section(a) + flows_section(a, top) + timeline_section(a);
 }
 
 }  // namespace rocehil::cli

@@ -13,6 +13,9 @@ struct CaptureInfo {
   std::string path;
   std::string format;                 // "pcap-us", "pcap-ns", "pcapng"
   std::vector<std::string> problems;  // why reading stopped early, if it did
+  // Where the pause times' link speed came from ("the file's if_speed (interface 0 'm1')",
+  // "--link-gbps"); empty: not said (a live capture's own interface).
+  std::string link_speed_source;
 };
 
 // The readable report of `rocehil analyze`: totals, RoCE opcodes, CNPs by QP, PFC per priority

@@ -12,6 +12,7 @@
 #include "progress.hpp"
 #include "rocehil/capture/analysis_json.hpp"
 #include "rocehil/capture/file_analysis.hpp"
+#include "rocehil/capture/file_link_speed.hpp"
 #include "rocehil/capture/mac_address.hpp"
 #include "rocehil/common/error.hpp"
 
@@ -148,7 +149,9 @@ Exit codes: 0 read to the end (a capture cut inside its last record is a warning
   cmd->add_flag("--json", opts->json, "Print JSON (schema_version 1) instead of tables");
   cmd->add_option("--link-gbps", opts->link_gbps,
                   "Speed of the mirrored link in Gb/s, to turn pause quanta into time (one quantum "
-                  "is 512 bit times)")
+                  "is 512 bit times). Default: the speed the pcapng file records for its "
+                  "interface (if_speed, as `rocehil capture --write` writes it), else 100; the "
+                  "report says which it used and where it came from")
       ->check(CLI::Validator(
           [](const std::string& text) -> std::string {
             double v = 0;
@@ -159,8 +162,7 @@ Exit codes: 0 read to the end (a capture cut inside its last record is a warning
             if (v > 0 && v <= 10'000) return {};
             return "'" + text + "' is not a link speed; give Gb/s above 0, e.g. 100 or 400";
           },
-          "GBPS", "link speed"))
-      ->capture_default_str();
+          "GBPS", "link speed"));
   cmd->add_option("--bin-ms", opts->bin_ms, "Width of a timeline bin in milliseconds")
       ->check(CLI::Range(1u, 3'600'000u))
       ->capture_default_str();
@@ -199,9 +201,21 @@ void print_analysis_json(const capture::Analysis& analysis, std::optional<std::s
       json_flow_limit(top), extra, threads);
 }
 
+// The interfaces a file describes before its first frame: where its link speed is read.
+std::vector<capture::FileInterface> leading_interfaces(const std::string& path) {
+  auto source = capture::FileSource::open(path);
+  capture::Frame first;
+  source->next_batch(std::span<capture::Frame>(&first, 1));
+  return source->interfaces();
+}
+
 int run_analyze(const AnalyzeOptions& o) {
   capture::AnalyzerOptions analyzer_options;
-  analyzer_options.link_gbps = o.link_gbps;
+  // Standard input cannot be read twice: only --link-gbps or the default can speak for it.
+  const capture::LinkSpeed speed =
+      o.file == "-" ? capture::file_link_speed("-", {}, o.link_gbps)
+                    : capture::file_link_speed(o.file, leading_interfaces(o.file), o.link_gbps);
+  analyzer_options.link_gbps = speed.gbps;
   analyzer_options.bin_ms = o.bin_ms;
   o.pause.apply_to(analyzer_options);
 
@@ -235,10 +249,12 @@ int run_analyze(const AnalyzeOptions& o) {
                                  {"problems", problems_json(problems)},
                                  {"workers", o.workers},
                                  {"parts", read.parts},
-                                 {"read_on", read.read_on}};
+                                 {"read_on", read.read_on},
+                                 {"link_gbps", speed.gbps},
+                                 {"link_gbps_source", speed.source}};
     print_analysis_json(analysis, o.top, {{"file", file}}, o.workers);
   } else {
-    CaptureInfo info{read.name, capture::to_string(read.format), {}};
+    CaptureInfo info{read.name, capture::to_string(read.format), {}, speed.source};
     for (const auto& p : problems) info.problems.push_back(p.detail);
     const std::size_t top = text_flow_limit(o.top);
     fmt::print("{}", render_analysis_text(analysis, info, top));

@@ -41,7 +41,7 @@ void print_analysis_json(const capture::Analysis& analysis, std::optional<std::s
 struct AnalyzeOptions {
   std::string file;
   bool json = false;
-  double link_gbps = 100.0;
+  std::optional<double> link_gbps;  // --link-gbps; unset: the file's if_speed, else 100
   std::uint32_t bin_ms = 10;
   std::optional<std::size_t> top;  // flows and QPs listed; unset: 10 in text, all in JSON
   bool progress = true;

@@ -95,19 +95,12 @@ int run_capture(const CaptureOptions& o) {
              source->interface_info().name, o.filter,
              o.workers > 1 ? fmt::format(", {} workers", o.workers) : "",
              o.duration_s > 0 ? fmt::format(" for {} s", o.duration_s) : "");
-  double last_line = 0;
   const capture::CaptureSummary summary = run.run([&](const capture::CaptureProgress& p) {
     if (interrupts->flag().load()) run.stop();
-    if (!o.progress) return;
-    if (tty) {
-      fmt::print(stderr, "\r\033[Kcapture  {}  {} frames  {}",
-                 format_duration_ns(p.elapsed_s * 1e9), p.frames,
-                 format_bytes(static_cast<double>(p.bytes)));
-    } else if (p.elapsed_s - last_line >= 10) {
-      last_line = p.elapsed_s;
-      fmt::print(stderr, "capture: {:.0f} s, {} frames, {}\n", p.elapsed_s, p.frames,
-                 format_bytes(static_cast<double>(p.bytes)));
-    }
+    // A terminal only: a log gets the line above and the summary, no progress frames.
+    if (!o.progress || !tty) return;
+    fmt::print(stderr, "\r\033[Kcapture  {}  {} frames  {}", format_duration_ns(p.elapsed_s * 1e9),
+               p.frames, format_bytes(static_cast<double>(p.bytes)));
   });
   interrupts.reset();  // a second Ctrl-C during the summary ends the process
   if (tty && o.progress) fmt::print(stderr, "\r\033[K");

@@ -93,7 +93,10 @@ std::string render_capture_text(const capture::CaptureSummary& s, const CaptureS
   }
   if (!s.write_error.empty()) out += fmt::format("WRITE FAILED  {}\n", s.write_error);
   out += "\n";
-  CaptureInfo info{s.files.empty() ? s.iface.name : s.files.back(), "live " + setup.backend, {}};
+  CaptureInfo info{s.files.empty() ? s.iface.name : s.files.back(),
+                   "live " + setup.backend,
+                   {},
+                   "the interface's own speed, or --link-gbps"};
   out += render_analysis_text(s.analysis, info, top);
   return out;
 }

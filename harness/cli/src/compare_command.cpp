@@ -5,6 +5,7 @@
 
 #include "history_command.hpp"
 #include "history_file.hpp"
+#include "rocehil/common/units.hpp"
 #include "rocehil/reports/comparison.hpp"
 #include "text_table.hpp"
 
@@ -22,7 +23,7 @@ struct Options {
 };
 
 std::string number(double v) {
-  return fmt::format("{:.4g}", v);
+  return format_number(v);
 }
 
 std::string settings_text(const reports::Comparison& c) {

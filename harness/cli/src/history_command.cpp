@@ -2,11 +2,15 @@
 #include "history_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "history_file.hpp"
+#include "rocehil/common/edit_distance.hpp"
+#include "rocehil/common/units.hpp"
 #include "text_table.hpp"
 
 namespace rocehil::cli {
@@ -25,13 +29,42 @@ nlohmann::ordered_json optional_json(const std::optional<double>& v) {
 }
 
 std::string optional_text(const std::optional<double>& v) {
-  return v ? fmt::format("{:.4g}", *v) : "-";
+  return v ? format_number(*v) : "-";
+}
+
+// The suites the history holds runs of, with how many: what to say when --suite matches none.
+std::map<std::string, std::size_t> recorded_suites(const reports::History& history) {
+  std::map<std::string, std::size_t> suites;
+  for (const auto& r : history.runs(std::nullopt, 1'000'000)) ++suites[r.suite];
+  return suites;
+}
+
+// "no run of suite 'smok' in H; it holds runs of smoke (12), nightly (3): did you mean 'smoke'?"
+std::string no_such_suite(const Options& o, const std::map<std::string, std::size_t>& suites) {
+  if (suites.empty()) return fmt::format("{} holds no run yet (rocehil run records each)", o.db);
+  std::vector<std::string> listed;
+  std::string nearest;
+  std::size_t best = 4;  // farther than 3 edits is no suggestion
+  for (const auto& [name, runs] : suites) {
+    listed.push_back(fmt::format("{} ({})", name, runs));
+    if (const std::size_t d = edit_distance(o.suite, name); d < best) {
+      best = d;
+      nearest = name;
+    }
+  }
+  return fmt::format("no run of suite '{}' in {}; it holds runs of {}{}", o.suite, o.db,
+                     fmt::join(listed, ", "),
+                     nearest.empty() ? "" : fmt::format(": did you mean '{}'?", nearest));
 }
 
 int show(const Options& o) {
   const auto history = open_existing_history(o.db);
   const auto rows =
       history.runs(o.suite.empty() ? std::nullopt : std::optional<std::string>(o.suite), o.last);
+  if (rows.empty() && !o.suite.empty() && !o.json) {
+    fmt::print("{}\n", no_such_suite(o, recorded_suites(history)));
+    return 0;
+  }
   if (o.json) {
     nlohmann::ordered_json runs = nlohmann::ordered_json::array();
     for (const auto& r : rows)
@@ -46,6 +79,7 @@ int show(const Options& o) {
                       {"failed", r.failed},
                       {"errors", r.errors},
                       {"not_run", r.not_run},
+                      {"skipped", r.skipped},
                       {"headline",
                        {{"busbw_gbps_lowest", optional_json(r.headline.busbw_gbps)},
                         {"lat_p99_us_highest", optional_json(r.headline.lat_p99_us)},
@@ -65,6 +99,7 @@ int show(const Options& o) {
                {"failed"},
                {"errors"},
                {"not run"},
+               {"skipped"},
                {"busbw Gb/s"},
                {"p99 us"},
                {"CNPs"},
@@ -74,8 +109,9 @@ int show(const Options& o) {
                std::to_string(r.cases), std::to_string(r.passed), std::to_string(r.failed),
                std::to_string(r.errors),
                std::to_string(r.not_run) + (r.interrupted ? " (interrupted)" : ""),
-               optional_text(r.headline.busbw_gbps), optional_text(r.headline.lat_p99_us),
-               optional_text(r.headline.cnps), optional_text(r.headline.pfc_storms)});
+               std::to_string(r.skipped), optional_text(r.headline.busbw_gbps),
+               optional_text(r.headline.lat_p99_us), optional_text(r.headline.cnps),
+               optional_text(r.headline.pfc_storms)});
   fmt::print("{}{} run(s) in {}\n", t.render(), rows.size(), o.db);
   return 0;
 }

@@ -16,6 +16,7 @@
 #include "preflight_text.hpp"
 #include "progress.hpp"
 #include "rocehil/common/error.hpp"
+#include "rocehil/common/units.hpp"
 #include "rocehil/inventory/json.hpp"
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/inventory/selection.hpp"
@@ -57,9 +58,11 @@ int worse(int a, int b) {
 std::string summary(const inv::Inventory& inventory) {
   std::size_t nics = 0;
   for (const auto& h : inventory.hosts) nics += h.nics.size();
-  return fmt::format("{} hosts, {} NICs, {} racks, {} switches, {} links, {} capture points",
-                     inventory.hosts.size(), nics, inventory.racks.size(),
-                     inventory.switches.size(), inventory.links.size(), inventory.captures.size());
+  return fmt::format("{}, {}, {}, {}, {}, {}", count_of(inventory.hosts.size(), "host"),
+                     count_of(nics, "NIC"), count_of(inventory.racks.size(), "rack"),
+                     count_of(inventory.switches.size(), "switch"),
+                     count_of(inventory.links.size(), "link"),
+                     count_of(inventory.captures.size(), "capture point"));
 }
 
 int validate(const InventoryOptions& o) {
@@ -126,8 +129,8 @@ int show(const InventoryOptions& o) {
       row.assign(5, "");
     }
   }
-  fmt::print("{}{} of {} hosts selected by '{}'\n", table.render(), hosts.size(),
-             inventory.hosts.size(), o.hosts);
+  fmt::print("{}{} of {} selected by '{}'\n", table.render(), hosts.size(),
+             count_of(inventory.hosts.size(), "host"), o.hosts);
   return 0;
 }
 

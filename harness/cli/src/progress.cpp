@@ -9,14 +9,16 @@
 
 namespace rocehil::cli {
 
-Progress::Progress(std::string label, std::string unit, std::uint64_t total, std::FILE* out)
+Progress::Progress(std::string label, std::string unit, std::uint64_t total, std::FILE* out,
+                   std::chrono::milliseconds quiet_for)
     : label_(std::move(label)),
       unit_(std::move(unit)),
       total_(total),
       out_(out),
       tty_(isatty(fileno(out)) != 0),
       start_(clock::now()),
-      last_draw_(start_) {}
+      last_draw_(start_),
+      quiet_for_(quiet_for) {}
 
 Progress::~Progress() {
   finish();
@@ -45,17 +47,13 @@ std::string Progress::line(std::uint64_t done, double elapsed_s, int bar_width) 
 }
 
 void Progress::update(std::uint64_t done) {
-  if (!enabled_) return;
+  if (!enabled_ || !tty_) return;
   const auto now = clock::now();
   if (now - start_ < quiet_for_) return;
-  if (now - last_draw_ < (tty_ ? redraw_every_ : log_every_) && drawn_) return;
+  if (now - last_draw_ < redraw_every_ && drawn_) return;
   last_draw_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  if (tty_) {
-    fmt::print(out_, "\r\033[K{}", line(done, elapsed, 30));
-  } else {
-    fmt::print(out_, "{}\n", line(done, elapsed, 0));
-  }
+  fmt::print(out_, "\r\033[K{}", line(done, elapsed, 30));
   std::fflush(out_);
   drawn_ = true;
 }

@@ -7,14 +7,16 @@
 
 namespace rocehil::cli {
 
-// Progress of long work on stderr: on a terminal, a bar redrawn in place with rate and ETA; to a
-// file or pipe, one plain line every `log_every` so CI logs show life without flooding. Nothing
-// is printed for work that ends within `quiet_for`: short runs stay clean.
+// Progress of long work on stderr: on a terminal, a bar redrawn in place with rate and ETA. To a
+// file or pipe, nothing: a log holds the lines a command prints of its own accord (a run's line
+// per case), never progress frames. Nothing is drawn for work that ends within `quiet_for`:
+// short runs stay clean.
 class Progress {
  public:
   using clock = std::chrono::steady_clock;
 
-  Progress(std::string label, std::string unit, std::uint64_t total, std::FILE* out = stderr);
+  Progress(std::string label, std::string unit, std::uint64_t total, std::FILE* out = stderr,
+           std::chrono::milliseconds quiet_for = std::chrono::milliseconds(1000));
   ~Progress();  // clears a bar left on the terminal
 
   // Cheap to call often: it only looks at the clock every few thousand calls' worth of time.
@@ -35,9 +37,8 @@ class Progress {
   bool drawn_ = false;
   clock::time_point start_;
   clock::time_point last_draw_;
-  std::chrono::milliseconds quiet_for_{1000};
+  std::chrono::milliseconds quiet_for_;
   std::chrono::milliseconds redraw_every_{200};
-  std::chrono::milliseconds log_every_{10000};
 };
 
 }  // namespace rocehil::cli

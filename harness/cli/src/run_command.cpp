@@ -32,6 +32,7 @@ std::string command_line(const run::SuiteRunOptions& o, const DeployFlags& deplo
                                     o.inventory_file, "--reports", o.reports_dir};
   if (!o.history_file.empty()) words.insert(words.end(), {"--history", o.history_file});
   if (!o.only.empty()) words.insert(words.end(), {"--only", o.only});
+  if (!o.baseline.empty()) words.insert(words.end(), {"--baseline", o.baseline});
   if (!o.hosts.empty()) words.insert(words.end(), {"--hosts", o.hosts});
   if (o.launcher) words.insert(words.end(), {"--launcher", std::string(to_string(*o.launcher))});
   if (o.drain_tag) words.insert(words.end(), {"--drain-failed", *o.drain_tag});
@@ -68,6 +69,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "opening)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
+  cmd->add_option("--baseline", o->run.baseline,
+                  "The run that thresholds naming baseline.<metric> compare with, read from the "
+                  "history: 'last-qualified' (the newest run of this suite that exited 0) or a "
+                  "run id (a unique prefix; rocehil history lists them). Overrides the suite's "
+                  "baseline:")
+      ->type_name("RUN|last-qualified");
   add_host_options(cmd, o->hosts);
   cmd->add_option("--drain-failed", o->drain_tag,
                   "After the run, drain the Slurm nodes its failures name (scontrol update "
@@ -112,6 +119,10 @@ driver refuses or a read-back that differs stops the run before traffic, naming 
 with whatever was changed put back. After the run, on an error and on Ctrl-C, every change is put
 back and read back. A journal left by a controller that was killed is put back by the next run
 (and by rocehil settings restore). They are in run.json ("settings") and in compare.
+A threshold such as 'busbw_gbps >= 0.95 * baseline.busbw_gbps' compares each case with the same
+case of a baseline run (the median of its repeats): --baseline or the suite's 'baseline:' names
+it; without one such a suite is refused before anything runs. run.json and report.html say which
+run it was.
 A test marked 'expect: fail' injects a fault the harness must catch: its failure counts as a pass,
 and a pass as a failure.
 Exit status: 0 the fabric qualified, 1 a threshold failed, 2 bad suite, inventory or options,

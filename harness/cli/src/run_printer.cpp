@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "preflight_text.hpp"
+#include "rocehil/common/units.hpp"
 #include "rocehil/reports/run_json.hpp"
 #include "run_text.hpp"
 #include "settings_text.hpp"
@@ -17,10 +19,18 @@ void RunPrinter::say(const std::string& text) const {
   std::fflush(stdout);
 }
 
+void RunPrinter::baseline_chosen(const std::string& run_id, const std::string& asked,
+                                 const std::string& origin) {
+  say(asked == run_id ? fmt::format("baseline: run {} ({})\n", run_id, origin)
+                      : fmt::format("baseline: run {} ({} from {})\n", run_id, asked, origin));
+}
+
 void RunPrinter::run_started(const Start& s) {
   inventory_file_ = s.inventory_file;
-  say(fmt::format("rocehil run: suite {} ({}), {} case(s) on {} ({} host(s)); report in {}\n",
-                  s.suite_name, s.suite_file, s.cases, s.inventory_name, s.hosts, s.directory));
+  // Where the report goes is said at the end, once there is one: a run stopped before its first
+  // case (a preflight, a setting) has no report to point at.
+  say(fmt::format("rocehil run: suite {} ({}), {} on {} ({})\n", s.suite_name, s.suite_file,
+                  count_of(s.cases, "case"), s.inventory_name, count_of(s.hosts, "host")));
 }
 
 void RunPrinter::preflight_progress(std::size_t done, std::size_t total) {
@@ -124,8 +134,14 @@ void RunPrinter::nodes_drained(const std::vector<run::DrainResult>& drained,
 }
 
 void RunPrinter::run_ended(const reports::RunRecord& record, const std::string& directory) {
+  const bool ran = std::any_of(record.cases.begin(), record.cases.end(), [](const auto& c) {
+    return c.outcome != suites::Outcome::not_run && c.outcome != suites::Outcome::skipped;
+  });
   if (mode_ == Stdout::json)
     fmt::print("{}\n", reports::to_json(record).dump(2));
+  else if (mode_ == Stdout::text && !ran)
+    fmt::print("{}: nothing was run ({}); {}/run.json records why\n", record.suite_name,
+               reports::summary_line(reports::count_outcomes(record)), directory);
   else if (mode_ == Stdout::text)
     fmt::print("\n{}", verdict_table(record, directory));
   std::fflush(stdout);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "rocehil/reports/run_record.hpp"
 
@@ -16,7 +17,8 @@ std::string case_line(const reports::CaseRecord& c);
 // pass), the summary line, and where the report is.
 std::string verdict_table(const reports::RunRecord& run, const std::string& run_dir);
 
-// "busbw 0.52 Gbit/s", "lat p99 14.2 us", or empty: the number a person looks at first.
-std::string headline(const suites::Values& metrics);
+// "busbw 0.52 Gbit/s" (a collective), "bw 0.52 Gbit/s" (point to point: the payload rate, not a
+// bus bandwidth), "lat p99 14.2 us", or empty: the number a person looks at first.
+std::string headline(const suites::Values& metrics, std::string_view workload);
 
 }  // namespace rocehil::cli

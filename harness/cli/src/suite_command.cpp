@@ -3,10 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/inventory/load.hpp"
+#include "rocehil/run/suite_check.hpp"
 #include "rocehil/suites/suite.hpp"
 
 namespace rocehil::cli {
@@ -15,11 +18,41 @@ namespace {
 
 struct Options {
   std::string file;
+  std::string inventory_file;  // validate --inventory: held against it as `rocehil run` does
   bool json = false;
 };
 
+// The suite as `rocehil run` will hold it against the inventory before it starts (hosts,
+// captures, injections, what each test's providers can measure), as diagnostics.
+std::vector<inventory::Diagnostic> against_inventory(const suites::Suite& suite,
+                                                     const std::string& file) {
+  std::vector<inventory::Diagnostic> out;
+  for (const std::string& problem :
+       run::check_suite_against_inventory(suite, inventory::load_inventory(file))) {
+    // "FILE:LINE:COL: message", as the loader's own diagnostics read.
+    inventory::Diagnostic d;
+    d.file = suite.file;
+    d.message = problem;
+    if (problem.starts_with(suite.file + ":")) {
+      int line = 0, column = 0, used = 0;
+      const std::string rest = problem.substr(suite.file.size() + 1);
+      if (std::sscanf(rest.c_str(), "%d:%d: %n", &line, &column, &used) == 2 && used > 0) {
+        d.line = line;
+        d.column = column;
+        d.message = rest.substr(static_cast<std::size_t>(used));
+      }
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 int validate(const Options& o) {
-  const suites::SuiteLoadResult r = suites::parse_suite_file(o.file);
+  suites::SuiteLoadResult r = suites::parse_suite_file(o.file);
+  if (r.suite && !o.inventory_file.empty()) {
+    r.diagnostics = against_inventory(*r.suite, o.inventory_file);
+    if (!r.diagnostics.empty()) r.suite.reset();
+  }
   if (!r.suite) {
     if (o.json) {
       nlohmann::ordered_json j{{"schema_version", 1}, {"file", o.file}, {"valid", false}};
@@ -98,6 +131,10 @@ void add_suite_command(CLI::App& app, int& exit_code) {
   CLI::App* validate_cmd =
       suite->add_subcommand("validate", "Report every problem of a suite file, or summarize it");
   validate_cmd->add_option("suite", o->file, "The suite file")->required();
+  validate_cmd->add_option("--inventory,-i", o->inventory_file,
+                           "Also hold the suite against this inventory, as `rocehil run` does "
+                           "before it starts: hosts, capture points, injections, and thresholds "
+                           "on metrics the hosts' providers never measure");
   validate_cmd->add_flag("--json", o->json, "Print JSON (schema_version 1)");
   validate_cmd->footer(
       "\nExit status: 0 valid, 2 with every problem as FILE:LINE:COL: message.\n"

@@ -1,6 +1,9 @@
 #include "switches_text.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
 
 #include "rocehil/switches/port_json.hpp"
 #include "text_table.hpp"
@@ -49,18 +52,26 @@ std::string render_switch_check_text(const preflight::SwitchCheckReport& r) {
     for (const auto& p : s.unknown_ports) details += "  " + p + "\n";
     if (!s.lldp_error.empty()) details += fmt::format("  {}: lldp: {}\n", s.name, s.lldp_error);
   }
-  std::size_t ok = 0;
+  std::size_t ok = 0, one_end = 0;
+  std::set<std::string> silent;
   for (const auto& f : r.cabling) {
     if (f.kind == switches::CablingFinding::Kind::ok)
       ++ok;
     else
       details += fmt::format("  cabling {}: {}\n", switches::to_string(f.kind), f.message);
+    if (!f.unread.empty()) ++one_end;
+    silent.insert(f.unread.begin(), f.unread.end());
   }
   std::string out = table.render();
   if (!details.empty()) out += "\n" + details;
+  // A switch that did not answer verified nothing: what was seen, was seen from the other end.
   if (!r.cabling.empty())
-    out += fmt::format("cabling: {} of {} findings as designed (LLDP against links)\n", ok,
-                       r.cabling.size());
+    out += fmt::format("cabling: {} of {} findings as designed (LLDP against links){}\n", ok,
+                       r.cabling.size(),
+                       one_end == 0 ? std::string()
+                                    : fmt::format("; {} seen from one end only: {} did not "
+                                                  "answer",
+                                                  one_end, fmt::join(silent, ", ")));
   return out;
 }
 

@@ -223,7 +223,7 @@ int run_perftest_client(const ClientOptions& o) {
   return static_cast<int>(ExitCode::qualified);
 }
 
-int run_client(ClientOptions o) {
+int run_client_here(ClientOptions o) {
   const int places =
       (o.server_host.empty() ? 0 : 1) + (o.server_netns.empty() ? 0 : 1) + (o.server_local ? 1 : 0);
   if (places != 1)
@@ -257,6 +257,30 @@ int run_client(ClientOptions o) {
     fmt::print("{}", format_point_to_point(config, result));
   if (result.interrupted) return static_cast<int>(ExitCode::infrastructure);
   return point_to_point_exit_code(result);
+}
+
+// The server side started over ssh never said hello because the shell on the host found no such
+// program (its exit status 127): say which flag fixes it, on top of what the host said.
+[[noreturn]] void rethrow_with_remedy(const Error& e, const ClientOptions& o) {
+  const std::string what = e.what();
+  if (o.server_host.empty() || (what.find("(exit status 127)") == std::string::npos &&
+                                what.find("command not found") == std::string::npos))
+    throw;
+  const std::string program = o.remote_rocehil.empty() ? "rocehil" : o.remote_rocehil;
+  throw Error(e.exit_code(),
+              fmt::format("{}; '{}' is not a program on {}: give --remote-rocehil PATH, the "
+                          "rocehil executable there (a testbed's hosts share this machine's "
+                          "files; here: --remote-rocehil {}), or start the server in a network "
+                          "namespace of this machine with --server-netns NAME",
+                          what, program, o.server_host, remote::this_executable()));
+}
+
+int run_client(ClientOptions o) {
+  try {
+    return run_client_here(o);
+  } catch (const Error& e) {
+    rethrow_with_remedy(e, o);
+  }
 }
 
 }  // namespace

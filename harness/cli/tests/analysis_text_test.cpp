@@ -40,7 +40,7 @@ capture::Analysis sample() {
 }
 
 TEST(AnalysisText, SectionsAndTopLimit) {
-  const std::string text = render_analysis_text(sample(), {"x.pcap", "pcap-us", {}}, 2);
+  const std::string text = render_analysis_text(sample(), {"x.pcap", "pcap-us", {}, {}}, 2);
   EXPECT_NE(text.find("x.pcap (pcap-us): 1,234,567 frames"), std::string::npos) << text;
   EXPECT_NE(text.find("CNPs: 10 to 2 QPs"), std::string::npos) << text;
   EXPECT_NE(text.find("0x000101 (257)"), std::string::npos) << text;
@@ -100,7 +100,7 @@ std::vector<std::string> row(const std::string& text, const std::string& title,
 }
 
 TEST(AnalysisText, PfcTableHasPausedTimeLongestShareAndStorms) {
-  const std::string text = render_analysis_text(stormy(), {"x.pcap", "pcap-ns", {}}, 10);
+  const std::string text = render_analysis_text(stormy(), {"x.pcap", "pcap-ns", {}, {}}, 10);
   // priority, frames, XOFF, XON, quanta, requested (2 words), paused, longest, %, storms
   EXPECT_EQ(row(text, "PFC", "3"),
             (std::vector<std::string>{"3", "2", "1", "1", "65,535", "336", "us", "2.500", "s",
@@ -113,11 +113,19 @@ TEST(AnalysisText, PfcTableHasPausedTimeLongestShareAndStorms) {
       << text;
   EXPECT_NE(text.find("Observed for 10.000 s"), std::string::npos) << text;
   EXPECT_EQ(text.find("From spine"), std::string::npos) << "direction unknown: " << text;
+  // Two durations, each saying what it spans, so they never read as one number said twice.
+  EXPECT_NE(text.find(" from the first frame to the last\n"), std::string::npos) << text;
+  const capture::Analysis a = stormy();
+  const bool window_is_span = a.window_end_ns - a.window_start_ns == a.last_ns - a.first_ns;
+  EXPECT_NE(text.find(window_is_span ? "Observed for 10.000 s (the first frame to the last;"
+                                     : "Observed for 10.000 s (the capture's start to its stop;"),
+            std::string::npos)
+      << text;
 }
 
 TEST(AnalysisText, StormsAreListedWithSenderStartAndLength) {
   capture::Analysis a = stormy();
-  std::string text = render_analysis_text(a, {"x.pcap", "pcap-ns", {}}, 10);
+  std::string text = render_analysis_text(a, {"x.pcap", "pcap-ns", {}, {}}, 10);
   EXPECT_NE(text.find("Pause storms (continuous pauses longer than 100 ms; start is time into the "
                       "capture): 2"),
             std::string::npos)
@@ -134,7 +142,7 @@ TEST(AnalysisText, StormsAreListedWithSenderStartAndLength) {
 
   a.pfc.direction_known = true;
   a.pfc.from_spine = {.frames = 4, .xoff = 3, .paused_ns = 1e9, .storms = 1};
-  text = render_analysis_text(a, {"x.pcap", "pcap-ns", {}}, 10);
+  text = render_analysis_text(a, {"x.pcap", "pcap-ns", {}, {}}, 10);
   EXPECT_NE(text.find("From spine (toward the leaf): 4 PFC/PAUSE frames (3 with XOFF), paused "
                       "1.000 s, 1 storms"),
             std::string::npos)
@@ -143,13 +151,13 @@ TEST(AnalysisText, StormsAreListedWithSenderStartAndLength) {
   EXPECT_EQ(row(text, "Pause storms", "3").back(), "no") << text;
 
   a.pfc.storms.clear();
-  text = render_analysis_text(a, {"x.pcap", "pcap-ns", {}}, 10);
+  text = render_analysis_text(a, {"x.pcap", "pcap-ns", {}, {}}, 10);
   EXPECT_EQ(text.find("Pause storms"), std::string::npos) << "no section without storms";
 }
 
 TEST(AnalysisText, ProblemsAreWarnings) {
   const std::string text =
-      render_analysis_text(sample(), {"x.pcap", "pcap-us", {"record 3 at byte 100: cut"}}, 10);
+      render_analysis_text(sample(), {"x.pcap", "pcap-us", {"record 3 at byte 100: cut"}, {}}, 10);
   EXPECT_NE(text.find("warning: record 3 at byte 100: cut"), std::string::npos) << text;
 }
 

@@ -55,10 +55,23 @@ std::string printed(RunPrinter::Stdout mode) {
 TEST(RunPrinter, TextSaysEachStepThenTheVerdictTable) {
   const reports::RunRecord r = one_case_run();
   const std::string expected =
-      "rocehil run: suite tiny (tiny.yaml), 1 case(s) on here (2 host(s)); report in reports/x\n"
+      "rocehil run: suite tiny (tiny.yaml), 1 case on here (2 hosts)\n"
       "preflight: 2 host(s) answered and match the inventory\n" +
       case_line(r.cases[0]) + "\n" + verdict_table(r, "reports/x");
   EXPECT_EQ(printed(RunPrinter::Stdout::text), expected);
+}
+
+// A run stopped before its first case (settings that could not be set, a preflight) ran nothing:
+// no verdict table and no report to point at, only where its record says why.
+TEST(RunPrinter, ARunThatRanNothingPointsAtNoReport) {
+  reports::RunRecord r = one_case_run();
+  r.cases[0].outcome = suites::Outcome::not_run;
+  RunPrinter printer(RunPrinter::Stdout::text);
+  testing::internal::CaptureStdout();
+  printer.run_ended(r, "reports/x");
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out, "tiny: nothing was run (1 not run); reports/x/run.json records why\n");
+  EXPECT_EQ(out.find("report"), out.find("reports/x/run.json"));
 }
 
 TEST(RunPrinter, JsonPrintsRunJsonAlone) {

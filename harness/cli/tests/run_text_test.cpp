@@ -30,6 +30,36 @@ TEST(RunText, ACaseLineSaysWhatFailedAndByHowMuch) {
             "  p2p_lat                        pass                 lat p99 14.2 us        2.2 s\n");
 }
 
+// A point-to-point bw test measures a payload rate: it is not labelled a bus bandwidth.
+TEST(RunText, APointToPointRateIsBwNotBusbw) {
+  auto c = graded("p2p_bw", "busbw_gbps > 0", {{"busbw_gbps", 0.5}});
+  c.workload = "bw";
+  EXPECT_NE(case_line(c).find(" bw 0.5 Gbit/s "), std::string::npos) << case_line(c);
+  EXPECT_EQ(case_line(c).find("busbw 0.5"), std::string::npos);
+  c.workload = "allreduce";
+  EXPECT_NE(case_line(c).find("busbw 0.5 Gbit/s"), std::string::npos);
+}
+
+// A switch that gave no counters is said on the terminal, per case and at the end, not only inside
+// report.html.
+TEST(RunText, ASilentSwitchIsSaidPerCaseAndAtTheEnd) {
+  auto c = graded("allreduce/qps=1", "busbw_gbps > 0", {{"busbw_gbps", 0.5}});
+  c.attempts.back().raw["switches"] = {
+      {{"switch", "s1"}, {"answered", true}, {"ports", nlohmann::json::array()}},
+      {{"switch", "l1"}, {"answered", false}, {"error", "Timeout (no answer from 198.19.0.2)"}}};
+  EXPECT_NE(case_line(c).find("      switch l1: Timeout (no answer from 198.19.0.2) (no counters: "
+                              "its switch_* metrics are absent)\n"),
+            std::string::npos)
+      << case_line(c);
+  EXPECT_EQ(case_line(c).find("switch s1"), std::string::npos);
+  reports::RunRecord run;
+  run.suite_name = "smoke";
+  run.cases = {c, c};
+  EXPECT_NE(verdict_table(run, "r").find("switches that gave no counters: l1 (2 cases)\n"),
+            std::string::npos)
+      << verdict_table(run, "r");
+}
+
 TEST(RunText, AnErrorNamesTheHostAndPhaseAndShowsNoNumbers) {
   reports::CaseRecord c;
   c.id = "alltoall";

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -76,10 +75,8 @@ SelftestOutcome run_selftest(const SelftestOptions& o, const std::atomic<bool>& 
   run.history_file = o.history_file;
   run.deploy = o.deploy;
   run.deploy_packages = o.deploy_packages;
-  if (!pair_has_gpus(setup)) run.leave_out.push_back("gpu_memory");
-  // perftest needs an RDMA device: on soft hosts its calibration could only fail to start.
-  if (std::find(setup.providers.begin(), setup.providers.end(), "soft") != setup.providers.end())
-    run.leave_out.insert(run.leave_out.end(), {"calibration_bw", "calibration_lat"});
+  for (const PairLimit& limit : tests_the_pair_cannot_take(setup))
+    run.skip.push_back({limit.test, limit.reason});
   run.timeout = o.timeout;
   run.command_line = o.command_line;
 

@@ -1,9 +1,13 @@
 #include "rocehil/run/suite_check.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/selection.hpp"
+#include "rocehil/suites/measurable.hpp"
 
 namespace rocehil::run {
 
@@ -14,6 +18,13 @@ std::string where(const suites::Suite& suite, const suites::SuiteTest& test) {
                      test.name);
 }
 
+// A problem of the test's host selection is pointed at its `hosts:`, where it is fixed.
+std::string where_hosts(const suites::Suite& suite, const suites::SuiteTest& test) {
+  const suites::SourceLocation at =
+      test.settings.hosts_where.line > 0 ? test.settings.hosts_where : test.where;
+  return fmt::format("{}:{}:{}: test '{}'", suite.file, at.line, at.column, test.name);
+}
+
 std::string join_priorities(const std::vector<int>& priorities) {
   std::string text;
   for (const int p : priorities) {
@@ -21,6 +32,32 @@ std::string join_priorities(const std::vector<int>& priorities) {
     text += std::to_string(p);
   }
   return text;
+}
+
+// A threshold on a metric the test's provider can never give (nic_* on a soft host, per-QP
+// counters on a verbs NIC) is refused before the run, at the threshold's line.
+void check_providers_measure(const suites::Suite& suite, const suites::SuiteTest& test,
+                             const std::vector<const inventory::Host*>& hosts,
+                             std::vector<std::string>& problems) {
+  std::set<std::string> providers;
+  if (!test.settings.provider.empty())
+    providers.insert(test.settings.provider);
+  else
+    for (const auto* h : hosts) providers.insert(std::string(inventory::to_string(h->provider)));
+  for (const auto& t : test.thresholds)
+    for (const auto& provider : providers)
+      if (const auto why = suites::never_measured_on(provider, t.metric.name)) {
+        std::vector<std::string> on;
+        for (const auto* h : hosts)
+          if (test.settings.provider.empty() && inventory::to_string(h->provider) == provider)
+            on.push_back(h->name);
+        problems.push_back(
+            fmt::format("{}:{}:{}: test '{}': threshold '{}': {}{}", suite.file, t.line, t.column,
+                        test.name, t.text, *why,
+                        on.empty() ? fmt::format(" (the test's provider: {})", provider)
+                                   : fmt::format(" (hosts {} use it)", fmt::join(on, ", "))));
+        break;
+      }
 }
 
 }  // namespace
@@ -85,13 +122,13 @@ std::vector<std::string> check_suite_against_inventory(const suites::Suite& suit
       for (const auto* h : hosts) nics += h->nics.size();
       const bool p2p = suites::is_point_to_point(test);
       if (p2p && hosts.size() < 2)
-        problems.push_back(
-            fmt::format("{}: hosts '{}' select {} host(s) with NICs; {} runs between the first two",
-                        at, test.settings.hosts, hosts.size(), test.workload));
+        problems.push_back(fmt::format(
+            "{}: hosts '{}' select {} host(s) with NICs; {} runs between the first two",
+            where_hosts(suite, test), test.settings.hosts, hosts.size(), test.workload));
       if (!p2p && nics < 2)
         problems.push_back(
-            fmt::format("{}: hosts '{}' give {} NIC(s); a collective needs at least 2 ranks", at,
-                        test.settings.hosts, nics));
+            fmt::format("{}: hosts '{}' give {} NIC(s); a collective needs at least 2 ranks",
+                        where_hosts(suite, test), test.settings.hosts, nics));
       // GPU memory is the GPU the inventory pairs with each side's NIC (the first two hosts).
       if (p2p && test.settings.memory == "gpu")
         for (std::size_t i = 0; i < hosts.size() && i < 2; ++i)
@@ -102,8 +139,12 @@ std::vector<std::string> check_suite_against_inventory(const suites::Suite& suit
                 at, inventory.file, hosts[i]->name,
                 hosts[i]->nics.front().device.empty() ? hosts[i]->nics.front().netdev
                                                       : hosts[i]->nics.front().device));
+      check_providers_measure(
+          suite, test,
+          p2p && hosts.size() > 2 ? std::vector(hosts.begin(), hosts.begin() + 2) : hosts,
+          problems);
     } catch (const Error& e) {
-      problems.push_back(fmt::format("{}: hosts: {}", at, e.what()));
+      problems.push_back(fmt::format("{}: hosts: {}", where_hosts(suite, test), e.what()));
     }
     for (const auto& name : test.settings.captures) {
       const auto* point = inventory.find_capture(name);

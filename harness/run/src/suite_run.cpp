@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "case_attempt.hpp"
@@ -73,9 +74,6 @@ class Run {
 
   int go() {
     suite_ = suites::load_suite(o_.suite_file);
-    std::erase_if(suite_.tests, [&](const suites::SuiteTest& t) {
-      return std::find(o_.leave_out.begin(), o_.leave_out.end(), t.name) != o_.leave_out.end();
-    });
     inventory_ = inventory::load_inventory(o_.inventory_file);
     const std::size_t listed = inventory_.hosts.size();
     apply_host_options();
@@ -85,7 +83,8 @@ class Run {
     suites::Suite running = suite_;
     running.tests.clear();
     for (std::size_t t = 0; t < suite_.tests.size(); ++t)
-      if (std::any_of(cases_.begin(), cases_.end(),
+      if (!skip_reason(suite_.tests[t].name) &&
+          std::any_of(cases_.begin(), cases_.end(),
                       [&](const suites::TestCase& tc) { return tc.test == t; }))
         running.tests.push_back(suite_.tests[t]);
     if (const auto problems = check_suite_against_inventory(running, inventory_);
@@ -103,6 +102,7 @@ class Run {
     // The switches' secrets are read now: a missing one stops the run before anything starts.
     if (o_.switches) switch_polling_ = SwitchPolling::for_inventory(inventory_);
     self_ = remote::this_executable();
+    resolve_baseline();
     begin_record();
     directory_.emplace(reports::RunDirectory::create(
         o_.reports_dir, reports::make_run_id(unix_s_now(), suite_.name)));
@@ -128,6 +128,12 @@ class Run {
   }
 
  private:
+  const std::string* skip_reason(const std::string& test) const {
+    for (const auto& s : o_.skip)
+      if (s.test == test) return &s.reason;
+    return nullptr;
+  }
+
   CaseContext context_for(const suites::TestCase& tc) {
     return {.inventory = &inventory_,
             .suite = &suite_,
@@ -190,9 +196,20 @@ class Run {
                       {"traffic_class", tc.traffic_class}};
       c.captures = test.settings.captures;
       c.expect_fail = test.expect_fail;
+      if (const std::string* reason = skip_reason(test.name)) {
+        // Not run, so nothing of it is preflighted or held against the inventory.
+        c.skip_reason = *reason;
+        c.outcome = reports::outcome_of(c);
+        record_.cases.push_back(std::move(c));
+        continue;
+      }
       const CaseShape shape = case_shape(context_for(tc));
       c.hosts = shape.hosts;
       c.names = shape.names;
+      // baseline.<metric>: the median of the baseline run's repeats of the same case.
+      if (const auto b = baseline_samples_.find(c.id); b != baseline_samples_.end())
+        for (const auto& [metric, values] : b->second)
+          if (!values.empty()) c.names["baseline." + metric] = median(values);
       host_names.insert(shape.hosts.begin(), shape.hosts.end());
       for (const auto& p : test.settings.captures)
         host_names.insert(inventory_.find_capture(p)->host);
@@ -345,6 +362,7 @@ class Run {
     const suites::TestCase& tc = cases_[k];
     const suites::SuiteTest& test = suite_.tests[tc.test];
     reports::CaseRecord& c = record_.cases[k];
+    if (!c.skip_reason.empty()) return;
     for (int repeat = 0; repeat < test.settings.repeats && !interrupt_.load(); ++repeat)
       for (int runs = 1;; ++runs) {
         CaseContext context = context_for(tc);
@@ -363,11 +381,74 @@ class Run {
       }
   }
 
+  std::string history_path() const {
+    return o_.history_file.empty() ? (std::filesystem::path(o_.reports_dir) / "history.db").string()
+                                   : o_.history_file;
+  }
+
+  // The baseline run, when a threshold of a test that runs compares with one: named on the
+  // command line or in the suite, read from the history before anything runs (exit 2 when it
+  // cannot be), and recorded in run.json.
+  void resolve_baseline() {
+    const bool from_option = !o_.baseline.empty();
+    const std::string asked = from_option ? o_.baseline : suite_.baseline;
+    const std::string origin = from_option ? "--baseline" : suite_.file + ": baseline";
+    if (asked.empty()) {
+      for (const auto& tc : cases_) {
+        const suites::SuiteTest& test = suite_.tests[tc.test];
+        if (skip_reason(test.name)) continue;
+        for (const auto& t : test.thresholds)
+          if (suites::uses_baseline(t))
+            throw input_error(fmt::format(
+                "{}:{}:{}: test '{}': threshold '{}' compares with a baseline run, and none is "
+                "named: give --baseline last-qualified (the newest run of suite '{}' that "
+                "exited 0) or --baseline RUN_ID (rocehil history lists them), or 'baseline:' in "
+                "the suite",
+                suite_.file, t.line, t.column, test.name, t.text, suite_.name));
+      }
+      return;
+    }
+    const std::string path = history_path();
+    if (!std::filesystem::exists(path))
+      throw input_error(
+          fmt::format("{} '{}': there is no run history at {} to read it from "
+                      "(--history names another)",
+                      origin, asked, path));
+    const reports::History history = reports::History::open(path);
+    std::string run_id;
+    if (asked == suites::last_qualified_baseline) {
+      for (const auto& row : history.runs(suite_.name, 1'000'000))
+        if (row.exit_code == 0 && !row.interrupted) {
+          run_id = row.run_id;
+          break;
+        }
+      if (run_id.empty())
+        throw input_error(fmt::format(
+            "{} '{}': {} holds no run of suite '{}' that qualified (exit status 0); run the "
+            "suite once on a fabric you trust, or name a run with --baseline RUN_ID",
+            origin, asked, path, suite_.name));
+    } else {
+      run_id = history.resolve(asked);
+    }
+    const reports::History::RunSnapshot snapshot = history.snapshot(run_id);
+    baseline_samples_ = snapshot.samples;
+    record_.baseline = {{"run_id", run_id},
+                        {"started_at", snapshot.row.started_at},
+                        {"suite", snapshot.row.suite},
+                        {"asked", asked},
+                        {"origin", origin}};
+    events_.baseline_chosen(run_id, asked, origin);
+  }
+
+  static double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  }
+
   // The run is on disk already; a history that cannot be written is said, and costs nothing else.
   void record_history() {
-    const std::string path = o_.history_file.empty()
-                                 ? (std::filesystem::path(o_.reports_dir) / "history.db").string()
-                                 : o_.history_file;
+    const std::string path = history_path();
     try {
       reports::History::open(path).record(record_);
     } catch (const Error& e) {
@@ -413,9 +494,12 @@ class Run {
   bool preflight_failed_ = false;
   std::unique_ptr<SwitchPolling> switch_polling_;
   std::unique_ptr<FabricSettings> fabric_settings_;
-  std::set<std::string> hosts_with_journals_;  // the preflight found a settings journal there
-  int settings_error_ = 0;                     // the exit status a settings failure gives the run
-  bool settings_stopped_run_ = false;          // they could not be set: no case ran
+  std::set<std::string> hosts_with_journals_;
+  // The baseline run's samples: case id -> metric -> each repeat's value.
+  std::map<std::string, std::map<std::string, std::vector<double>>>
+      baseline_samples_;               // the preflight found a settings journal there
+  int settings_error_ = 0;             // the exit status a settings failure gives the run
+  bool settings_stopped_run_ = false;  // they could not be set: no case ran
 };
 
 }  // namespace

@@ -26,6 +26,15 @@ struct FileProblem {
   std::string detail;    // e.g. "captured length 70000 exceeds the snap length 65535"
 };
 
+// An interface a pcapng file describes (an interface description block), in file order across
+// its sections: what the analysis needs to know of the link it was captured on.
+struct FileInterface {
+  std::uint32_t section = 0;    // 0 for the first section
+  std::uint32_t index = 0;      // its interface ID within the section
+  std::string name;             // if_name, when given
+  std::uint64_t speed_bps = 0;  // if_speed; 0 when the file does not say
+};
+
 // Reads pcap (microsecond and nanosecond, either byte order) and pcapng (any number of sections
 // and interfaces, either byte order, if_tsresol and if_tsoffset, EPB, SPB and the obsolete PB).
 // Every input (regular file, pipe, FIFO, standard input) is read with read() into one small
@@ -56,6 +65,9 @@ class FileSource final : public FrameSource {
   std::uint64_t size_hint() const noexcept;
   // Set once reading stopped early; empty while the file reads cleanly.
   const std::vector<FileProblem>& problems() const noexcept;
+  // The pcapng interfaces read so far (those of the blocks before the last frame delivered);
+  // empty for pcap, which has none.
+  const std::vector<FileInterface>& interfaces() const noexcept;
 
   struct Impl;
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace rocehil {
 
@@ -17,5 +18,13 @@ std::string format_bytes(double bytes);
 std::string format_si(double value, const char* unit);
 // "1.234 s", "12.5 ms", "830 us", "95 ns".
 std::string format_duration_ns(double ns);
+// A count as people read it: "44,329,200", "0"; a value that is not whole keeps 4 significant
+// digits ("0.1543").
+std::string format_count(double n);
+// A measured number for people: whole values grouped ("44,329,200"), others with 4 significant
+// digits without an exponent up to a million ("10890.5" reads "10,890.5"), never "4.43e+07".
+std::string format_number(double v);
+// "1 host", "2 hosts", "3 switches": the number and its noun, plural where it is not one.
+std::string count_of(std::uint64_t n, std::string_view noun);
 
 }  // namespace rocehil

@@ -347,9 +347,9 @@ class RunTest(unittest.TestCase):
             "schema_version: 1\nname: nic\ntests:\n"
             "  - {name: bw, workload: bw, hosts: 'h1,h3', size: 64K, duration_s: 1,\n"
             "     thresholds: ['nic_tx_bytes > 0', 'nic_rx_bytes > 0',"
-            " 'nic_cnps_sent >= 0', 'nic_rx_pause[3] == 0', 'retransmits == 0']}\n"
+            " 'nic_rx_pause[3] == 0', 'retransmits == 0']}\n"
             "  - {name: verbs, workload: bw, hosts: 'h1,h3', provider: verbs,"
-            " duration_s: 1, thresholds: ['retransmits == 0']}\n")
+            " duration_s: 1, thresholds: ['nic_tx_bytes > 0']}\n")
         nic = f"{TB['id']}-nic0"
 
         def kernel(host):
@@ -390,16 +390,106 @@ class RunTest(unittest.TestCase):
         verdicts = {t["threshold"]: t for t in attempt["grade"]["thresholds"]}
         self.assertEqual(verdicts["nic_tx_bytes > 0"]["verdict"], "pass")
         self.assertEqual(verdicts["nic_rx_bytes > 0"]["verdict"], "pass")
-        for t in ("nic_cnps_sent >= 0", "nic_rx_pause[3] == 0"):
-            self.assertEqual(verdicts[t]["verdict"], "error", verdicts[t])
-            self.assertIsNone(verdicts[t]["measured"])
-        self.assertIn("has no counter hw_counters/np_cnp_sent (its provider uses no RDMA device)",
-                      verdicts["nic_cnps_sent >= 0"]["detail"])
-        self.assertIn("has no counter ethtool/rx_prio3_pause",
-                      verdicts["nic_rx_pause[3] == 0"]["detail"])
+        # A counter this NIC lacks (a veth has no PFC counters) is absent, and its threshold an
+        # error with the reason, never a 0.
+        t = verdicts["nic_rx_pause[3] == 0"]
+        self.assertEqual(t["verdict"], "error", t)
+        self.assertIsNone(t["measured"])
+        self.assertIn("has no counter ethtool/rx_prio3_pause", t["detail"])
         self.assertIn("nic_cnps_sent", attempt["unmeasured"])
-        # A verbs host without an RNIC cannot pass `retransmits == 0`: the case is an error.
+        self.assertIn("its provider uses no RDMA device", attempt["unmeasured"]["nic_cnps_sent"])
+        # A verbs host without an RNIC cannot measure a case: the case is an error.
         self.assertEqual(by_id["verbs"]["outcome"], "error")
+
+    def test_a_threshold_the_provider_or_workload_never_measures_is_refused_before_running(self):
+        # What a provider can never give is refused by run and by validate --inventory, at the
+        # threshold's line and column; what the workload can never give by validate alone.
+        suite = self.write_file(
+            "never.yaml",
+            "schema_version: 1\nname: never\ntests:\n"
+            "  - name: soft_cnps\n    workload: bw\n    hosts: h1,h3\n"
+            "    thresholds: ['nic_cnps_sent > 0']\n"
+            "  - name: verbs_retx\n    workload: bw\n    hosts: h1,h3\n    provider: verbs\n"
+            "    thresholds:\n      - retransmits == 0\n")
+        code, out, err = run(suite, "--inventory", TB["inventory"], reports=self.reports)
+        self.assertEqual(code, 2, out + err)
+        lines = err.strip().splitlines()
+        self.assertEqual(len(lines), 2, err)
+        self.assertIn(f"{suite}:7:19: test 'soft_cnps': threshold 'nic_cnps_sent > 0': the soft "
+                      "provider never measures nic_cnps_sent: not measured (soft uses no RDMA "
+                      "device) (hosts h1, h3 use it)", lines[0])
+        self.assertIn(f"{suite}:13:9: test 'verbs_retx': threshold 'retransmits == 0': the verbs "
+                      "provider never measures retransmits", lines[1])
+        self.assertEqual(os.listdir(self.reports), ["never.yaml"])  # nothing ran
+        v = subprocess.run([ROCEHIL, "suite", "validate", suite, "--inventory", TB["inventory"],
+                            "--json"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(v.returncode, 2, v.stderr)
+        errors = json.loads(v.stdout)["errors"]
+        self.assertEqual([(e["line"], e["column"]) for e in errors], [(7, 19), (13, 9)])
+        # Without the inventory the file alone is valid: the providers are the inventory's.
+        v = subprocess.run([ROCEHIL, "suite", "validate", suite], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(v.returncode, 0, v.stderr)
+        bw_lat = self.write_file(
+            "bwlat.yaml", "schema_version: 1\nname: bwlat\ntests:\n"
+            "  - {name: bw, workload: bw, thresholds: ['lat_p99_us <= 10']}\n")
+        v = subprocess.run([ROCEHIL, "suite", "validate", bw_lat], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(v.returncode, 2, v.stderr)
+        self.assertIn(f"{bw_lat}:4:44: test 'bw': threshold 'lat_p99_us <= 10': workload bw "
+                      "never measures lat_p99_us; this test measures busbw_gbps", v.stderr)
+
+    def test_a_baseline_is_named_read_from_the_history_and_recorded(self):
+        suite = self.write_file(
+            "base.yaml", "schema_version: 1\nname: base\ntests:\n"
+            "  - name: bw\n    workload: bw\n    hosts: h1,h3\n    size: 64K\n"
+            "    duration_s: 0.5\n    thresholds:\n"
+            "      - busbw_gbps >= 0.01 * baseline.busbw_gbps\n")
+        # Without a baseline run named, refused before anything runs, saying how to name one.
+        code, out, err = run(suite, "--inventory", TB["inventory"], reports=self.reports)
+        self.assertEqual(code, 2, out + err)
+        self.assertIn(f"{suite}:10:9: test 'bw': threshold 'busbw_gbps >= 0.01 * "
+                      "baseline.busbw_gbps' compares with a baseline run, and none is named: give "
+                      "--baseline last-qualified", err)
+        # No run of the suite qualified yet: said, nothing run.
+        code, out, err = run(suite, "--inventory", TB["inventory"], "--baseline", "last-qualified",
+                             reports=self.reports)
+        self.assertEqual(code, 2, out + err)
+        self.assertIn("no run history at", err)
+        # The same suite (by name) without the baseline: a run that qualifies, to compare with.
+        with open(suite) as f:
+            text = f.read()
+        first = self.write_file("first.yaml", text.replace(
+            "busbw_gbps >= 0.01 * baseline.busbw_gbps", "busbw_gbps > 0"))
+        code, out, err = run(first, "--inventory", TB["inventory"], reports=self.reports)
+        self.assertEqual(code, 0, out + err)
+        baseline, _ = run_record(self.reports)
+        baseline_bw = baseline["cases"][0]["attempts"][-1]["metrics"]["busbw_gbps"]
+        code, out, err = run(suite, "--inventory", TB["inventory"], "--baseline", "last-qualified",
+                             reports=self.reports)
+        self.assertEqual(code, 0, out + err)
+        self.assertIn(f"baseline: run {baseline['run_id']} (last-qualified from --baseline)", out)
+        record, _ = run_record(self.reports)
+        self.assertEqual(record["baseline"]["run_id"], baseline["run_id"])
+        self.assertEqual(record["baseline"]["asked"], "last-qualified")
+        case = record["cases"][0]
+        self.assertAlmostEqual(case["names"]["baseline.busbw_gbps"], baseline_bw, places=9)
+        limit = case["attempts"][-1]["grade"]["thresholds"][0]["limit"]
+        self.assertAlmostEqual(limit, 0.01 * baseline_bw, places=9)
+        with open(os.path.join(self.reports, record["run_id"], "report.html")) as f:
+            self.assertIn(f"run {baseline['run_id']} of", f.read())
+        # A run id prefix from the suite's own baseline: works the same.
+        by_id = self.write_file("byid.yaml", text.replace(
+            "name: base\n", f"name: base\nbaseline: {baseline['run_id']}\n"))
+        code, out, err = run(by_id, "--inventory", TB["inventory"], reports=self.reports)
+        self.assertEqual(code, 0, out + err)
+        self.assertIn(f"baseline: run {baseline['run_id']} ({by_id}: baseline)", out)
+        # A suite name mistyped in history gets the suites there, not an empty table.
+        h = subprocess.run([ROCEHIL, "history", "--db", os.path.join(self.reports, "history.db"),
+                            "--suite", "bse"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(h.returncode, 0, h.stderr)
+        self.assertIn("no run of suite 'bse' in", h.stdout)
+        self.assertIn("it holds runs of base (3): did you mean 'base'?", h.stdout)
 
     def selftest(self, *args):
         r = subprocess.run([ROCEHIL, "selftest", "--inventory", TB["inventory"], "--hosts",
@@ -426,6 +516,27 @@ class RunTest(unittest.TestCase):
             self.assertEqual(json.load(f), report)
         for name in ("run.json", "junit.xml", "report.html"):
             self.assertTrue(os.path.exists(os.path.join(run_dir, name)), name)
+        # Every file says what the command said and its exit status: the hardware checks are
+        # skipped in run.json, junit.xml and the history too, with the same reasons.
+        with open(os.path.join(run_dir, "run.json")) as f:
+            record = json.load(f)
+        self.assertEqual(record["exit_code"], 0)
+        skipped = {c["test"]: c["skip_reason"] for c in record["cases"]
+                   if c["outcome"] == "skipped"}
+        self.assertEqual(set(skipped), {"ud_send", "ecn_cnp", "gpu_memory", "calibration_bw",
+                                        "calibration_lat"})
+        self.assertEqual(skipped["ud_send"], checks["ud_send"]["detail"])
+        suite = ET.parse(os.path.join(run_dir, "junit.xml")).getroot().find("testsuite")
+        self.assertEqual((suite.get("errors"), suite.get("failures"), suite.get("skipped")),
+                         ("0", "0", "5"))
+        self.assertEqual(sorted(s.get("message") for s in suite.findall("testcase/skipped")),
+                         sorted(skipped.values()))
+        history = subprocess.run(
+            [ROCEHIL, "history", "--db", os.path.join(self.reports, "history.db"), "--json"],
+            capture_output=True, text=True, timeout=60)
+        rows = [r for r in json.loads(history.stdout)["runs"]
+                if r["run_id"] == record["run_id"]]
+        self.assertEqual((rows[0]["exit_code"], rows[0]["errors"], rows[0]["skipped"]), (0, 0, 5))
         by_test = {c["test"]: c for c in report["run"]["cases"]}
         write = by_test["rc_write"]["attempts"][-1]["metrics"]
         self.assertEqual(write["data_errors"], 0)
@@ -803,7 +914,8 @@ class RunTest(unittest.TestCase):
         self.assertEqual(len(lines), 3, err)
         self.assertTrue(lines[0].startswith(f"rocehil: error: {suite}:4:5: test 'a': capture "
                                             "point 'nowhere' is not in"), lines[0])
-        self.assertIn(f"{suite}:7:5: test 'b': hosts 'h1' select 1 host(s)", lines[1])
+        # At the `hosts:` line, where it is fixed, not the test's first line.
+        self.assertIn(f"{suite}:9:12: test 'b': hosts 'h1' select 1 host(s)", lines[1])
         self.assertIn(f"{suite}:10:13: inject: 'h9' is not an end of link 'l1-s1'", lines[2])
         self.assertEqual(os.listdir(self.reports), ["bad.yaml"])  # nothing ran, nothing written
 

@@ -173,16 +173,20 @@ tests:
         self.assertLess(abs(snmp_total - kernel_total), 0.05 * kernel_total,
                         f"SNMP {snmp_total} vs kernel {kernel_total}")
         self.assertIn("switch_spine_imbalance", attempt["metrics"])
-        # LLDP frames are received, not discarded: no leaf port counted a receive discard. (A
-        # spine's mirrored ports do, one per LLDP frame, every 30 s: the kernel hands the frame
-        # to lldpd before the mirror's classifier, then finds no protocol for it.)
-        leaf_discards = sum(p["in_discards"] or 0 for name in ("l1", "l2")
-                            for p in by_switch[name]["ports"])
-        self.assertEqual(leaf_discards, 0)
-        spine_discards = sum(p["in_discards"] or 0 for name in ("s1", "s2")
-                             for p in by_switch[name]["ports"])
-        self.assertLessEqual(spine_discards, 4)
-        self.assertIn("switch_drops", attempt["metrics"])
+        # LLDP frames are received, not discarded, on every port, the spines' mirrored ones too:
+        # their copies are taken by nftables' dup at egress, not by a tc classifier whose ingress
+        # hook made the kernel count each LLDP frame as a discard. switch_drops is honestly 0.
+        discards = sum(p["in_discards"] or 0 for s in by_switch.values() for p in s["ports"])
+        self.assertEqual(discards, 0)
+        self.assertEqual(attempt["metrics"]["switch_drops"], 0)
+        # Over the testbed's whole life, by the kernel: LLDP arrived on the spines' leaf-facing
+        # ports and none of it was dropped.
+        for spine, port in spine_ports:
+            r = subprocess.run(["ip", "-n", f"rocehil-{tid}-{spine}", "-s", "-j", "link", "show",
+                                "dev", port], capture_output=True, text=True, check=True)
+            rx = json.loads(r.stdout)[0]["stats64"]["rx"]
+            self.assertGreater(rx["packets"], 0, (spine, port))
+            self.assertEqual(rx["dropped"], 0, (spine, port))
 
     def test_an_injected_pfc_storm_shows_on_the_leaf_port_it_entered(self):
         r, record, run_dir = self.run_suite("""  - name: storm

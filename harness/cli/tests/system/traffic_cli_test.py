@@ -409,6 +409,20 @@ table inet rocehil_test_drop {{
         self.assertEqual(code, 2)
         self.assertIn("is not a host name", err)
 
+    def test_a_server_without_rocehil_on_its_path_says_which_flag_fixes_it(self):
+        # The README's example as a new user types it: ssh works, but the login shell on h3 has
+        # no rocehil on its PATH.
+        code, _, err = client(self.netns("h1"), "--server", "h3", "--ssh-config",
+                              os.path.join(self.dir, "ssh", "config"), "--remote-rocehil",
+                              "rocehil-not-installed-here", "--server-address",
+                              self.address("h3"))
+        self.assertEqual(code, 3, err)
+        self.assertIn("not found", err)
+        self.assertIn("'rocehil-not-installed-here' is not a program on h3: give "
+                      "--remote-rocehil PATH", err)
+        self.assertIn(f"here: --remote-rocehil {ROCEHIL})", err)
+        self.assertIn("--server-netns", err)
+
     def test_an_unreachable_server_is_an_infrastructure_error(self):
         code, _, err = client(self.netns("h1"), "--server", "198.19.255.254", "--server-address",
                               self.address("h3"))

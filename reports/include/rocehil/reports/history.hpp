@@ -41,7 +41,7 @@ class History {
     std::string run_id, started_at, suite;
     std::optional<int> exit_code;
     bool interrupted = false;
-    int cases = 0, passed = 0, failed = 0, errors = 0, not_run = 0;
+    int cases = 0, passed = 0, failed = 0, errors = 0, not_run = 0, skipped = 0;
     Headline headline;
   };
   // The newest runs first, at most `last`; only the suite's when `suite` is set.

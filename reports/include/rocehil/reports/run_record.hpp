@@ -47,6 +47,9 @@ struct CaseRecord {
   std::vector<std::string> captures;                     // capture points running beside it
   bool expect_fail = false;
   suites::Values names;  // n, hosts, qps, size, link_gbps: what limits may use
+  // Set when the case is not run on purpose: why the hosts cannot take it. Its outcome is then
+  // skipped, and the files say so with this reason.
+  std::string skip_reason;
   std::vector<Attempt> attempts;
   suites::Outcome outcome = suites::Outcome::not_run;
 };
@@ -67,6 +70,9 @@ struct RunRecord {
   // in_force (host, netdev, name, value as read back), changes (before, after), restored. Null
   // when the run set none.
   nlohmann::json fabric_settings = nullptr;
+  // The baseline run baseline.<metric> read from: run_id, started_at, asked ("last-qualified" or
+  // what was given) and origin (--baseline or the suite's baseline:). Null when none was named.
+  nlohmann::json baseline = nullptr;
   std::vector<CaseRecord> cases;
   bool interrupted = false;
   std::optional<int> exit_code;  // set when the run is over
@@ -79,7 +85,8 @@ suites::Outcome outcome_of(const CaseRecord& c);
 
 // Counts of outcomes, for the summary line: "7 passed, 1 failed, 1 expected failure".
 struct OutcomeCounts {
-  int pass = 0, warn = 0, fail = 0, error = 0, expected_fail = 0, unexpected_pass = 0, not_run = 0;
+  int pass = 0, warn = 0, fail = 0, error = 0, expected_fail = 0, unexpected_pass = 0, not_run = 0,
+      skipped = 0;
 };
 OutcomeCounts count_outcomes(const RunRecord& run);
 std::string summary_line(const OutcomeCounts& counts);

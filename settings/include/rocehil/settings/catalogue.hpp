@@ -57,7 +57,8 @@ std::span<const Setting> catalogue() noexcept;
 // The setting named `name`, or nullptr.
 const Setting* find(std::string_view name) noexcept;
 
-// The known name nearest `name` (at most 3 edits away), for "did you mean"; empty: none.
+// The known name nearest `name` (at most 3 edits away, else the first that starts with it), for
+// "did you mean"; empty: none.
 std::string_view nearest(std::string_view name) noexcept;
 
 // `text` as a value of `s`, written the one way run.json, journals and read-backs compare:

@@ -47,6 +47,7 @@ enum class Outcome : std::uint8_t {
   expected_fail,    // expect: fail, and a threshold failed
   unexpected_pass,  // expect: fail, yet every threshold passed
   not_run,          // the run was interrupted first
+  skipped,          // not run on purpose: the hosts cannot take it (the case says why)
 };
 std::string_view to_string(Outcome o);
 Outcome outcome_of(Verdict verdict, bool expect_fail);
@@ -54,7 +55,7 @@ Outcome outcome_of(Verdict verdict, bool expect_fail);
 bool is_failure(Outcome o);
 
 // The run's exit status (docs/suites.md): 3 when interrupted, else 1 when any case failed, else
-// 3 when any could not be run or measured, else 0.
+// 3 when any could not be run or measured, else 0. A skipped case counts for nothing.
 int run_exit_code(const std::vector<Outcome>& outcomes, bool interrupted);
 
 }  // namespace rocehil::suites

@@ -21,8 +21,9 @@ using inventory::SourceLocation;
 
 // The settings of one test; every list holds one value or a sweep.
 struct TestSettings {
-  std::string hosts = "all";  // a host selection (docs/inventory.md)
-  std::string provider;       // soft | verbs; empty: each host's provider from the inventory
+  std::string hosts = "all";   // a host selection (docs/inventory.md)
+  SourceLocation hosts_where;  // where `hosts:` was written (the test's or the defaults'); 0: not
+  std::string provider;        // soft | verbs; empty: each host's provider from the inventory
   // bw, lat: rocehil (the provider's own workloads) | perftest (Debian's ib_*_bw / ib_*_lat,
   // run by the agents on the hosts' RDMA devices)
   std::string engine = "rocehil";
@@ -106,8 +107,14 @@ struct Suite {
   // `settings:`: the fabric settings set before the first case and put back after the last
   // (rocehil run --set adds to and overrides them).
   std::vector<settings::Assignment> settings;
+  // `baseline:`: the run whose metrics baseline.<metric> names, read from the run history:
+  // "last-qualified" (the newest run of this suite that exited 0) or a run id (a unique prefix
+  // will do). Empty: none; rocehil run --baseline gives or overrides it.
+  std::string baseline;
   std::vector<SuiteTest> tests;
 };
+
+inline constexpr std::string_view last_qualified_baseline = "last-qualified";
 
 // One case of a test: one value of every setting.
 struct TestCase {

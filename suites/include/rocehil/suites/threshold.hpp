@@ -44,7 +44,8 @@ struct Threshold {
   Comparison op = Comparison::ge;
   Expression limit;
   Level level = Level::fail;
-  int retry = 0;  // runs of the test case again before a failure stands
+  int retry = 0;             // runs of the test case again before a failure stands
+  int line = 0, column = 0;  // where its text starts in the suite file (0: not from a file)
 };
 
 struct ParsedThreshold {
@@ -53,6 +54,9 @@ struct ParsedThreshold {
   int column = 0;     // 1-based column of the problem in the text
 };
 ParsedThreshold parse_threshold(std::string_view text);
+
+// Whether the limit names a baseline run's metric (baseline.<metric>): the run must be given one.
+bool uses_baseline(const Threshold& t);
 
 // What a test case measured (metric key -> value) and the names an expression may use.
 using Values = std::map<std::string, double, std::less<>>;

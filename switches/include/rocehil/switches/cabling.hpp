@@ -22,6 +22,9 @@ struct CablingFinding {
   std::string expected;  // "leaf01:Ethernet1/1 - spine01:Ethernet1/1" as the design says it
   std::string seen;      // as LLDP sees it
   std::string message;   // one line for a person
+  // Switch ends of the link whose LLDP-MIB did not answer: the finding was seen from the other
+  // end alone (a cable LLDP confirms from one side, the silent side unread).
+  std::vector<std::string> unread;
 };
 std::string_view to_string(CablingFinding::Kind kind);
 

@@ -27,8 +27,9 @@ std::vector<std::string> sysctls(const Namespace& ns, const TestbedOptions& opti
 // `ip -n NS -batch`: MTU, addresses, links up, routes (multipath on leaves).
 std::string namespace_ip_batch(const Namespace& ns, const TestbedOptions& options);
 
-// `tc -n NS -batch`: a token bucket on every shaped interface's egress; on spines, the mirror
-// filters that copy leaf-facing traffic to the capture port. Empty when there is nothing to do.
+// `tc -n NS -batch`: a token bucket on every shaped interface's egress; on spines mirroring what
+// they receive (--mirror leaf-to-spine or both), the filters that copy it to the capture port.
+// Empty when there is nothing to do.
 std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const TestbedOptions& o);
 
 // `nft -f` for a leaf or spine: one token bucket per egress fabric port; ECN-capable UDP 4791
@@ -43,10 +44,12 @@ std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const Tes
 std::string namespace_nft_ruleset(const Namespace& ns, const Topology& t,
                                   const TestbedOptions& options);
 
-// `nft -f` for a remote mirror (--mirror-mode erspan, erspan2, gre): in the capture namespace,
-// a drop of IP protocol 47 on input; in a spine, a drop of everything its relay's interface
-// receives, once the relay's packet socket has read it. Empty for a local mirror and elsewhere.
-std::string mirror_nft_ruleset(const Namespace& ns, const Topology& t);
+// `nft -f` for the mirrors: in a spine, `dup` of what each leaf-facing port sends to the mirror
+// port (unless --mirror leaf-to-spine), and for a remote mirror (--mirror-mode erspan, erspan2,
+// gre) a drop of everything its relay's interface receives, once the relay's packet socket has
+// read it; in the capture namespace of a remote mirror, a drop of IP protocol 47 on input. Empty
+// elsewhere.
+std::string mirror_nft_ruleset(const Namespace& ns, const Topology& t, const TestbedOptions& o);
 
 // tbf burst in bytes: a millisecond at the rate, never below two frames.
 long long burst_bytes(int mbps, int mtu);

@@ -44,8 +44,8 @@ CounterTable counter_table(CounterMib mib, const std::vector<PortCounters>& port
 
 // The pass_persist protocol: PING -> PONG; get OID -> OID, type, value or NONE; getnext OID ->
 // the first OID after it, in OID order, or NONE past the last; set -> not-writable. Pure: the
-// counters come from `read`, called again when the last reading is older than `max_age` (a walk
-// is hundreds of getnexts, each its own request).
+// counters come from `read`, called again when the last reading is older than `max_age`, counted
+// from the reading's end (a walk is hundreds of getnexts, each its own request).
 class PassPersist {
  public:
   using Clock = std::chrono::steady_clock;

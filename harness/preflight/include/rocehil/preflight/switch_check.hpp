@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -35,10 +36,13 @@ struct SwitchCheckReport {
 };
 
 // Polls every switch with `snmp` settings at once: IF-MIB (the ports links name must exist),
-// the vendor MIBs served, and LLDP against `links`. Throws rocehil::Error (bad input) when a
-// secret cannot be read; a switch that does not answer is reported, not thrown.
-SwitchCheckReport check_switches(const inventory::Inventory& inventory,
-                                 const switches::PollerOptions& options = {});
+// the vendor MIBs served, and LLDP against `links`. A switch that does not answer is asked
+// again, once a second, until `wait_for_silent` has passed since the first poll (an agent just
+// started, as after `testbed up`, answers within seconds), then reported, not thrown. Throws
+// rocehil::Error (bad input) when a secret cannot be read.
+SwitchCheckReport check_switches(
+    const inventory::Inventory& inventory, const switches::PollerOptions& options = {},
+    std::chrono::milliseconds wait_for_silent = std::chrono::milliseconds(10000));
 
 // 0 all as designed, 1 a port is unknown or a cable differs from `links`, 3 a switch did not
 // answer (the others are still checked).

@@ -15,7 +15,7 @@ namespace rocehil::run {
 // order, and the command line turns them into lines, progress bars and tables (a test can record
 // them instead). Every call has an empty default, so a watcher overrides only what it shows.
 //
-//   run_started, preflight_progress..., preflight_ended,
+//   baseline_chosen (when one is named), run_started, preflight_progress..., preflight_ended,
 //   then per test: test_started, per case (case_started, case_progress..., case_retried...,
 //   case_ended), test_ended; then run_ended. history_not_updated may come before run_ended.
 class RunEvents {
@@ -28,6 +28,10 @@ class RunEvents {
   };
 
   virtual ~RunEvents() = default;
+  // The baseline run baseline.<metric> reads from: `asked` ("last-qualified" or a run id) came
+  // from `origin` (--baseline, or the suite file's baseline:).
+  virtual void baseline_chosen(const std::string& /*run_id*/, const std::string& /*asked*/,
+                               const std::string& /*origin*/) {}
   virtual void run_started(const Start& /*start*/) {}
   // One call per host probed, from the preflight's threads one at a time.
   virtual void preflight_progress(std::size_t /*done*/, std::size_t /*total*/) {}

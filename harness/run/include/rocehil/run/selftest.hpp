@@ -33,6 +33,15 @@ struct SelftestSetup {
 // Both hosts have a GPU paired with their NIC: the acceptance suite's gpu_memory test runs.
 bool pair_has_gpus(const SelftestSetup& setup);
 
+// A test of the acceptance suite the pair cannot take, and why (UD, NIC counters and perftest on
+// soft hosts; GPU memory without GPUs). The run skips it, so its files say what the checklist
+// says.
+struct PairLimit {
+  std::string test;
+  std::string reason;
+};
+std::vector<PairLimit> tests_the_pair_cannot_take(const SelftestSetup& setup);
+
 enum class CheckVerdict { pass, fail, error, skip };
 std::string_view to_string(CheckVerdict verdict);
 
@@ -47,12 +56,14 @@ struct SelftestCheck {
 struct SelftestReport {
   std::vector<SelftestCheck> checks;
   // fail when a check failed, else error when one could not be decided, else pass; skipped
-  // checks are listed, never counted as passed.
+  // checks are listed, never counted as passed. Never better than the run's own exit status: a
+  // run that exited worse than its checks say adds a check named "run" saying so.
   CheckVerdict verdict = CheckVerdict::pass;
   int exit_code() const;  // 0 pass, 1 fail, 3 error
 };
 
-// Every check, in the order a user reads them, from the acceptance suite's run.json.
+// Every check, in the order a user reads them, from the acceptance suite's run.json. A case the
+// run skipped is a skipped check with the run's reason.
 SelftestReport evaluate_selftest(const nlohmann::json& run, const SelftestSetup& setup);
 
 // The one file to attach to a bug: the checks, the setup and the whole run.json.

@@ -22,9 +22,14 @@ struct SuiteRunOptions {
   std::string reports_dir = "reports";
   std::string history_file;  // the run history (SQLite); empty: <reports_dir>/history.db
   std::string only;          // a glob over case ids ("allreduce/*"); empty: every case
-  // Tests of the suite that are not run, checked or recorded (selftest: the GPU test on hosts
-  // without GPUs).
-  std::vector<std::string> leave_out;
+  // Tests of the suite the hosts cannot take (selftest: UD on soft hosts, the GPU test on hosts
+  // without GPUs): their cases are not run, and every file of the run lists them as skipped with
+  // the reason, so run.json, junit.xml, the history and the exit status say what was printed.
+  struct SkippedTest {
+    std::string test;
+    std::string reason;
+  };
+  std::vector<SkippedTest> skip;
   // --hosts: a selection expression; only the hosts it picks stay in the inventory (empty: all).
   std::string hosts;
   // --launcher: how every host's programs start, over the inventory's (unset: the inventory's).
@@ -44,6 +49,8 @@ struct SuiteRunOptions {
   // The testbed's switches when the inventory is a testbed's (the command line knows); unset,
   // a switch.* setting is refused.
   std::optional<FabricLinkAccess> fabric_links;
+  // --baseline: "last-qualified" or a run id of the history, over the suite's `baseline:`.
+  std::string baseline;
   std::string command_line;
 };
 

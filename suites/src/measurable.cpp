@@ -1,0 +1,116 @@
+#include "rocehil/suites/measurable.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "rocehil/suites/metrics.hpp"
+
+namespace rocehil::suites {
+
+namespace {
+
+bool is_nic_or_switch(std::string_view metric) {
+  return metric.starts_with("nic_") || metric.starts_with("switch_");
+}
+
+bool needs_captures(std::string_view metric) {
+  for (const std::string_view m :
+       {"mirror_cnps", "ecn_marked", "pfc_pause_fraction", "pfc_storms", "pfc_frames",
+        "capture_coverage", "cnp_reconciliation", "pfc_reconciliation",
+        "switch_mirror_reconciliation", "ecmp_imbalance"})
+    if (m == metric) return true;
+  return false;
+}
+
+// What the traffic itself gives: the agents' numbers for the workload and engine.
+std::vector<std::string_view> traffic_metrics(const SuiteTest& test) {
+  // The soft provider counts these per QP; the perftest engine reports none of them.
+  const std::vector<std::string_view> per_qp = {"retransmits", "timeouts", "naks", "cnps",
+                                                "cnp_per_s"};
+  std::vector<std::string_view> out;
+  const auto add = [&](std::initializer_list<std::string_view> names) {
+    out.insert(out.end(), names.begin(), names.end());
+  };
+  if (is_calibration(test)) {
+    add({"calibration_rocehil", "calibration_perftest", "calibration_ratio", "calibration_spread",
+         "errors"});
+    return out;
+  }
+  const std::string_view workload = measured_workload(test);
+  const bool perftest = test.settings.engine == "perftest";
+  if (workload == "bw" && perftest) {
+    add({"busbw_gbps", "algbw_gbps", "errors", "perftest_bw_peak_gbps", "perftest_bw_average_gbps",
+         "perftest_msg_rate_mpps"});
+  } else if (workload == "lat" && perftest) {
+    add({"lat_p50_us", "lat_p99_us", "lat_max_us", "errors", "perftest_t_min_us",
+         "perftest_t_max_us", "perftest_t_typical_us", "perftest_t_avg_us", "perftest_t_stdev_us",
+         "perftest_t_p99_us", "perftest_t_p999_us"});
+  } else if (workload == "bw") {
+    add({"busbw_gbps", "algbw_gbps", "data_errors", "errors"});
+    out.insert(out.end(), per_qp.begin(), per_qp.end());
+  } else if (workload == "lat") {
+    add({"lat_p50_us", "lat_p99_us", "lat_max_us", "errors"});
+    out.insert(out.end(), per_qp.begin(), per_qp.end());
+  } else {  // a collective
+    add({"busbw_gbps", "algbw_gbps", "time_us", "time_p99_us", "time_cv", "data_errors", "errors"});
+    out.insert(out.end(), per_qp.begin(), per_qp.end());
+  }
+  return out;
+}
+
+std::string workload_words(const SuiteTest& test) {
+  if (is_calibration(test) || test.settings.engine == "rocehil")
+    return fmt::format("workload {}", test.workload);
+  return fmt::format("workload {} with engine {}", test.workload, test.settings.engine);
+}
+
+}  // namespace
+
+std::vector<std::string_view> metrics_of_test(const SuiteTest& test) {
+  const std::vector<std::string_view> traffic = traffic_metrics(test);
+  std::vector<std::string_view> out;
+  for (const MetricInfo& m : known_metrics()) {
+    if (is_nic_or_switch(m.name) && m.name != "switch_mirror_reconciliation") continue;
+    const bool from_traffic = std::find(traffic.begin(), traffic.end(), m.name) != traffic.end();
+    const bool from_captures = needs_captures(m.name) && !test.settings.captures.empty() &&
+                               (m.name != "ecmp_imbalance" || test.settings.captures.size() >= 2);
+    if (from_traffic || from_captures) out.push_back(m.name);
+  }
+  return out;
+}
+
+std::optional<std::string> never_measured_by_test(const SuiteTest& test, std::string_view metric) {
+  if (find_metric(metric) == nullptr) return std::nullopt;  // the parser names unknown ones
+  if (is_nic_or_switch(metric) && metric != "switch_mirror_reconciliation") return std::nullopt;
+  const std::vector<std::string_view> measured = metrics_of_test(test);
+  if (std::find(measured.begin(), measured.end(), metric) != measured.end()) return std::nullopt;
+  std::string why;
+  if (metric == "ecmp_imbalance" && test.settings.captures.size() == 1)
+    why =
+        "ecmp_imbalance compares two or more capture points and the test names one in "
+        "`captures:`";
+  else if (needs_captures(metric) && test.settings.captures.empty())
+    why =
+        fmt::format("{} comes from capture points and the test names none in `captures:`", metric);
+  else
+    why = fmt::format("{} never measures {}", workload_words(test), metric);
+  return fmt::format(
+      "{}; this test measures {} (and the NICs' nic_* and switches' switch_* "
+      "counters where they count them)",
+      why, fmt::join(measured, ", "));
+}
+
+std::optional<std::string> never_measured_on(std::string_view provider, std::string_view metric) {
+  const MetricInfo* m = find_metric(metric);
+  if (m == nullptr) return std::nullopt;
+  const std::string_view source = provider == "soft" ? m->on_soft : m->on_verbs;
+  // perftest's numbers need an RDMA device, which a host of either provider may have (a soft
+  // host beside an RNIC, a stand-in perftest): whether it can run is the host's to say.
+  if (!source.starts_with("not measured") || source.find("perftest") != std::string_view::npos)
+    return std::nullopt;
+  return fmt::format("the {} provider never measures {}: {}", provider, metric, source);
+}
+
+}  // namespace rocehil::suites
