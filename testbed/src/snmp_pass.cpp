@@ -84,8 +84,12 @@ CounterTable counter_table(CounterMib mib, const std::vector<PortCounters>& port
 PassPersist::PassPersist(CounterMib mib, Reader read, std::chrono::milliseconds max_age)
     : mib_(mib), read_(std::move(read)), max_age_(max_age) {}
 
-const CounterTable& PassPersist::table(Clock::time_point now) {
-  if (!read_at_ || now - *read_at_ > max_age_) {
+const CounterTable& PassPersist::table(Clock::time_point now, bool continues_walk) {
+  // Long enough for any walk of these tables; short enough that a poll after a case never reads
+  // one that began before it.
+  constexpr auto walk_limit = std::chrono::seconds(10);
+  const auto age = read_at_ ? now - *read_at_ : Clock::duration::max();
+  if (!read_at_ || age > (continues_walk ? Clock::duration(walk_limit) : max_age_)) {
     const auto started = Clock::now();
     // Counters that cannot be read are absent (NONE) until the next reading: snmpd keeps its
     // handler and the walk ends, rather than the handler dying mid-walk.
@@ -106,9 +110,12 @@ const CounterTable& PassPersist::table(Clock::time_point now) {
 std::string PassPersist::answer_get(const std::string& oid_text, bool next, Clock::time_point now) {
   const auto oid = parse_oid(oid_text);
   if (!oid) return "NONE\n";
-  const CounterTable& values = table(now);
+  const bool continues_walk = next && last_answer_ && *oid == *last_answer_;
+  const CounterTable& values = table(now, continues_walk);
   const auto it = next ? values.upper_bound(*oid) : values.find(*oid);
+  if (next) last_answer_.reset();
   if (it == values.end()) return "NONE\n";
+  if (next) last_answer_ = it->first;
   return fmt::format("{}\ncounter64\n{}\n", format_oid(it->first), it->second);
 }
 

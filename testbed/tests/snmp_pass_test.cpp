@@ -148,6 +148,28 @@ TEST(SnmpPass, AReadingSlowerThanTheMaximumAgeServesTheWholeWalk) {
   EXPECT_EQ(reads, 1);
 }
 
+// A GETBULK of this handler's columns and another's interleaves them: each handler's getnexts go
+// on from its own last answer however long the other takes to read, and are served from the
+// reading the walk began with; a walk that starts again reads again.
+TEST(SnmpPass, AWalkIsServedFromTheReadingItBeganWith) {
+  Handler h;
+  std::string oid = ".1.3.6.1.4.1.9.9.813";
+  for (int row = 0; row < 10; ++row) {
+    const std::string reply = h.ask({"getnext", oid});
+    oid = reply.substr(0, reply.find('\n'));
+    h.now += 300ms;  // the other handler's reading, between this one's rows
+  }
+  EXPECT_EQ(h.reads, 1);
+  const std::string first = h.ask({"getnext", ".1.3.6.1.4.1.9.9.813"});  // a new walk: reads
+  EXPECT_EQ(h.reads, 2);
+  h.now += 9s;
+  const std::string second = h.ask({"getnext", first.substr(0, first.find('\n'))});
+  EXPECT_EQ(h.reads, 2);
+  h.now += 11s;  // a walk left hanging does not serve a stale reading forever
+  h.ask({"getnext", second.substr(0, second.find('\n'))});
+  EXPECT_EQ(h.reads, 3);
+}
+
 TEST(SnmpPass, CountersThatCannotBeReadAreAbsentUntilTheNextReading) {
   bool fail = true;
   PassPersist pass(CounterMib::pfc, [&fail]() -> std::vector<PortCounters> {
