@@ -178,10 +178,13 @@ class SettingsTest(unittest.TestCase):
 
         first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  text=True, start_new_session=True)
-        # Killed once the second step has changed the fabric: its journals are on the hosts.
+        # Killed once the second step has changed the fabric: its journals are on the hosts and
+        # the switches' settings differ. (A journal is written before its change: killed between
+        # the two, the fabric would still be as it was.)
         testbed_journal = f"testbed-{TB['id']}.json"
-        self.assertTrue(wait_for(lambda: len(steps()) == 1 and testbed_journal in journals(),
-                                 180), f"no second step: {steps()} {journals()}")
+        self.assertTrue(wait_for(lambda: len(steps()) == 1 and testbed_journal in journals()
+                                 and kernel_switch_settings() != self.kernel_before, 180),
+                        f"no second step: {steps()} {journals()}")
         os.killpg(first.pid, signal.SIGKILL)
         first.communicate(timeout=30)
         subprocess.run(["pkill", "-f", "rocehil-ssh-"])
