@@ -17,6 +17,7 @@
 #include "rocehil/preflight/inventory_check.hpp"
 #include "rocehil/remote/run_command.hpp"
 #include "rocehil/remote/this_executable.hpp"
+#include "rocehil/reports/comparison.hpp"
 #include "rocehil/reports/history.hpp"
 #include "rocehil/reports/html_report.hpp"
 #include "rocehil/reports/junit.hpp"
@@ -209,7 +210,7 @@ class Run {
       // baseline.<metric>: the median of the baseline run's repeats of the same case.
       if (const auto b = baseline_samples_.find(c.id); b != baseline_samples_.end())
         for (const auto& [metric, values] : b->second)
-          if (!values.empty()) c.names["baseline." + metric] = median(values);
+          if (!values.empty()) c.names["baseline." + metric] = reports::median(values);
       host_names.insert(shape.hosts.begin(), shape.hosts.end());
       for (const auto& p : test.settings.captures)
         host_names.insert(inventory_.find_capture(p)->host);
@@ -438,12 +439,6 @@ class Run {
                         {"asked", asked},
                         {"origin", origin}};
     events_.baseline_chosen(run_id, asked, origin);
-  }
-
-  static double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
   }
 
   // The run is on disk already; a history that cannot be written is said, and costs nothing else.
