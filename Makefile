@@ -12,7 +12,7 @@ DEMO_ID     ?= demo
 FUZZ_SECONDS ?= 10
 CTEST_FLAGS := --output-on-failure --timeout 600
 
-.PHONY: all deps configure build build-demo build-asan test test-unit test-system test-asan demo bench package format clean
+.PHONY: all deps configure build build-demo build-asan test test-unit test-system test-asan demo bench package install uninstall format clean
 
 all: build
 
@@ -38,6 +38,18 @@ test-unit: build
 
 test-system: build
 	cd $(BUILD) && ctest $(CTEST_FLAGS) -L system
+
+# The release build's files under PREFIX (default /usr/local): the binary, the DPDK module,
+# the suites, rocehil(1) where man looks (PREFIX/share/man/man1: 'man rocehil' then finds it)
+# and the bash completion. For machines without the Debian package; uninstall removes exactly
+# what install wrote (cmake's install_manifest.txt).
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+uninstall:
+	@test -f $(BUILD)/install_manifest.txt || { echo "nothing installed from $(BUILD)"; exit 1; }
+	xargs -d '\n' rm -f -- < $(BUILD)/install_manifest.txt
 
 # The Debian packages from the release build's install rules (cmake/RocehilInstall.cmake, CPack's
 # DEB generator): BUILD/rocehil_VERSION_amd64.deb and BUILD/rocehil-dpdk_VERSION_amd64.deb (the

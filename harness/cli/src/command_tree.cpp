@@ -35,7 +35,9 @@ void add_commands(CLI::App& app, int& exit_code) {
   app.footer(
       "\nStart with 'make demo' in the source tree, or 'rocehil analyze FILE' on a mirror "
       "capture.\n"
-      "Run 'rocehil COMMAND --help' for a command's options and examples.\n"
+      "Run 'rocehil COMMAND --help' for a command's options and examples; 'man rocehil' has\n"
+      "them all in one page (installed by the package or 'make install'; 'rocehil man-page'\n"
+      "prints it from this binary: rocehil man-page | man -l -).\n"
       "Exit codes: 0 qualified/ok, 1 a threshold failed, 2 bad usage or input, 3 infrastructure.");
 
   // Usage errors as one line, like every other error, with the way to the help that fixes them.

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
+
+#include "help_roff.hpp"
 
 namespace rocehil::cli {
 
@@ -13,30 +16,68 @@ bool visible(const CLI::App* app) {
   return !app->get_group().empty();
 }
 
-// One line of preformatted text as roff reads it: backslashes and minus signs escaped, and a
-// line that would start a request (. or ') made plain text.
-std::string roff_line(std::string_view line) {
+// A command's synopsis: its path, then options, positionals and subcommand as its usage line
+// gives them.
+std::string synopsis(const CLI::App& app, const std::string& path) {
+  std::string out = "\\fB" + roff_text(path) + "\\fR [\\fIoptions\\fR]";
+  const CLI::Formatter formatter;
+  for (const CLI::Option* o : app.get_options(
+           [](const CLI::Option* o) { return o->get_positional() && !o->get_group().empty(); }))
+    out += " \\fI" + roff_text(formatter.make_option_usage(o)) + "\\fR";
+  if (!app.get_subcommands([](const CLI::App* a) { return visible(a); }).empty())
+    out += " \\fIcommand\\fR";
+  return out + "\n";
+}
+
+// Each option as a tagged paragraph: its names and value as --help gives them, then what it
+// does, filled to the reader's width. Positionals first, then each group as --help orders them.
+std::string options(const CLI::App& app) {
+  const CLI::Formatter formatter;
+  std::vector<std::string> groups;
+  for (const CLI::Option* o : app.get_options()) {
+    const std::string& g = o->get_group();
+    if (g.empty() || o->get_positional()) continue;
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+  }
   std::string out;
-  if (!line.empty() && (line.front() == '.' || line.front() == '\'')) out += "\\&";
-  for (const char c : line) {
-    if (c == '\\')
-      out += "\\e";
-    else if (c == '-')
-      out += "\\-";
-    else
-      out += c;
+  const auto option = [&](const CLI::Option* o) {
+    const std::string name = formatter.make_option_name(o, o->get_positional());
+    out += ".TP\n\\fB" + roff_text(name) + "\\fR" + roff_text(formatter.make_option_opts(o)) +
+           "\n" + roff_text(o->get_description()) + "\n";
+  };
+  const auto positionals = app.get_options(
+      [](const CLI::Option* o) { return o->get_positional() && !o->get_group().empty(); });
+  if (!positionals.empty()) {
+    out += ".PP\n\\fIArguments\\fR\n";
+    for (const CLI::Option* o : positionals) option(o);
+  }
+  for (const std::string& g : groups) {
+    out += ".PP\n\\fI" + roff_text(g) + "\\fR\n";
+    for (const CLI::Option* o : app.get_options(
+             [&g](const CLI::Option* o) { return !o->get_positional() && o->get_group() == g; }))
+      option(o);
   }
   return out;
 }
 
-std::string roff_block(std::string_view text) {
-  std::string out = ".nf\n";
-  while (!text.empty()) {
-    const auto nl = text.find('\n');
-    out += roff_line(text.substr(0, nl)) + "\n";
-    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-  }
-  return out + ".fi\n";
+std::string subcommands(const CLI::App& app) {
+  const auto subs = app.get_subcommands([](const CLI::App* a) { return visible(a); });
+  if (subs.empty()) return {};
+  std::string out = ".PP\n\\fICommands\\fR\n";
+  for (const CLI::App* sub : subs)
+    out += ".TP\n\\fB" + roff_text(sub->get_name()) + "\\fR\n" + roff_text(sub->get_description()) +
+           "\n";
+  return out;
+}
+
+// One command as its --help has it: synopsis, description, subcommands, options, footer.
+std::string command_section(const CLI::App& app, const std::string& path) {
+  std::string out = synopsis(app, path);
+  out += roff_from_help(app.get_description());
+  out += subcommands(app);
+  out += options(app);
+  out += roff_from_help(app.get_footer());
+  return out;
 }
 
 }  // namespace
@@ -62,18 +103,22 @@ std::string man_page(const CLI::App& root, std::string_view version, std::string
       ".TH ROCEHIL 1 \"{}\" \"rocehil {}\" \"User Commands\"\n"
       ".SH NAME\n"
       "rocehil \\- qualify RoCEv2 fabrics for GPU training clusters\n"
+      ".nh\n"  // no hyphens: option names and file names must read as typed
+      ".ad l\n"
       ".SH SYNOPSIS\n"
       ".B rocehil\n"
       ".I command\n"
       "[\\fIoptions\\fR]\n"
       ".SH DESCRIPTION\n",
       date, version);
-  out += roff_block(root.help());
+  out += roff_from_help(root.get_description());
+  out += roff_from_help(root.get_footer());
+  out += ".SH OPTIONS\n";
+  out += options(root);
   out += ".SH COMMANDS\n";
   for (const CommandPath& c : visible_commands(root)) {
-    const auto parent = c.path.substr(0, c.path.rfind(' '));
     out += fmt::format(".SS \"{}\"\n", c.path);
-    out += roff_block(c.app->help(parent));
+    out += command_section(*c.app, c.path);
   }
   out +=
       ".SH EXIT STATUS\n"

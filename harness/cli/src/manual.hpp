@@ -17,8 +17,9 @@ struct CommandPath {
 };
 std::vector<CommandPath> visible_commands(const CLI::App& root);
 
-// rocehil(1) in roff: NAME, SYNOPSIS, DESCRIPTION (the root's help), COMMANDS (each command's
-// --help as it prints it), EXIT STATUS, FILES, SEE ALSO.
+// rocehil(1) in roff: NAME, SYNOPSIS, DESCRIPTION (the root's help), OPTIONS, COMMANDS (each
+// command's synopsis, description, subcommands, options and footer, as its --help has them but
+// filled by man to the reader's width), EXIT STATUS, FILES, SEE ALSO.
 std::string man_page(const CLI::App& root, std::string_view version, std::string_view date);
 
 // A bash completion script: at each command path, its subcommands and options.

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "command_tree.hpp"
+#include "help_roff.hpp"
 
 namespace rocehil::cli {
 namespace {
@@ -41,17 +42,20 @@ TEST(Manual, EveryVisibleCommandAndOptionIsInTheManPage) {
   }
   EXPECT_NE(page.find(".SS \"rocehil traffic client\""), std::string::npos);
   EXPECT_NE(page.find(".SS \"rocehil calibrate\""), std::string::npos);
-  // Hidden commands stay hidden (the header comment names the generator, nothing else does).
-  EXPECT_EQ(page.find("man\\-page", page.find(".SH DESCRIPTION")), std::string::npos);
+  // Hidden commands stay hidden; the root's help says where the manual is.
+  EXPECT_EQ(page.find(".SS \"rocehil man\\-page"), std::string::npos);
+  EXPECT_NE(page.find("rocehil man\\-page"), std::string::npos);
   EXPECT_EQ(page.find(".SS \"rocehil completion"), std::string::npos);
   // Every line starting with '.' or '\'' is a request this generator wrote, not help text.
   std::istringstream lines(page);
   for (std::string line; std::getline(lines, line);) {
     if (line.empty() || (line[0] != '.' && line[0] != '\'')) continue;
-    const bool request = line.rfind(".TH", 0) == 0 || line.rfind(".SH", 0) == 0 ||
-                         line.rfind(".SS", 0) == 0 || line == ".nf" || line == ".fi" ||
-                         line == ".TP" || line.rfind(".B", 0) == 0 || line.rfind(".I", 0) == 0 ||
-                         line.rfind(".\\\"", 0) == 0;
+    const bool request =
+        line.rfind(".TH", 0) == 0 || line.rfind(".SH", 0) == 0 || line.rfind(".SS", 0) == 0 ||
+        line == ".nf" || line == ".fi" || line.rfind(".TP", 0) == 0 || line.rfind(".B", 0) == 0 ||
+        line.rfind(".I", 0) == 0 || line.rfind(".PP", 0) == 0 || line.rfind(".PD", 0) == 0 ||
+        line.rfind(".RS", 0) == 0 || line == ".RE" || line == ".br" || line == ".nh" ||
+        line == ".ad l" || line.rfind(".\\\"", 0) == 0;
     EXPECT_TRUE(request) << line;
   }
 }
@@ -74,6 +78,58 @@ TEST(Manual, TheCompletionKnowsEveryPathAndItsOptions) {
   EXPECT_NE(words_at("rocehil traffic client").find(" --engine "), std::string::npos);
   EXPECT_NE(words_at("rocehil calibrate").find(" -i "), std::string::npos);
   EXPECT_NE(words_at("rocehil calibrate").find(" --rounds "), std::string::npos);
+}
+
+TEST(HelpRoff, ProseIsFilledAndASentenceEndingItsLineKeepsTheBreak) {
+  const std::string roff = roff_from_help(
+      "A flow is (IP src, IP dst,\nBTH dest QP) over RoCEv2.\nExit codes: 0 read.\n\nNext one.");
+  EXPECT_EQ(roff,
+            ".PP\nA flow is (IP src, IP dst,\nBTH dest QP) over RoCEv2.\n.br\nExit codes: 0 read.\n"
+            ".PP\nNext one.\n");
+}
+
+TEST(HelpRoff, ATermWithTextIsATaggedParagraphWithItsContinuation) {
+  const std::string roff = roff_from_help(
+      "What goes out:\n"
+      "  PFC (802.1Qbb)  MAC control frame to 01:80:c2:00:00:01, EtherType 0x8808, opcode\n"
+      "                  0x0101: a class-enable vector\n"
+      "  PAUSE (802.3x)  Same address and EtherType.\n");
+  EXPECT_EQ(roff,
+            ".PP\nWhat goes out:\n.PD 0\n.PP\n"
+            ".TP 16\nPFC (802.1Qbb)\nMAC control frame to 01:80:c2:00:00:01, EtherType 0x8808, "
+            "opcode 0x0101: a class\\-enable vector\n"
+            ".TP 16\nPAUSE (802.3x)\nSame address and EtherType.\n.PD\n");
+}
+
+TEST(HelpRoff, ALongExampleIsCutAtASpaceOutsideQuotesAndEndsInABackslash) {
+  const std::string roff = roff_from_help(
+      "  rocehil bisect -s smoke.yaml --only 'p2p bw' --candidates rates.txt  the description\n",
+      40);
+  EXPECT_EQ(roff,
+            ".PP\n.PD 0\n.PP\n.nf\n"
+            "  rocehil bisect \\-s smoke.yaml \\-\\-only \\e\n"
+            "      'p2p bw' \\-\\-candidates rates.txt\n"
+            ".fi\n.RS 8\nthe description\n.RE\n.PD\n");
+}
+
+TEST(HelpRoff, ACommandGoesOnInsideDoubleQuotesAndAfterABackslash) {
+  const std::string roff = roff_from_help(
+      "  rocehil capture --dpdk-args \"--no-huge\n"
+      "        --vdev=net_pcap0\" \\\n"
+      "        --json\n"
+      "        (replays a file)\n");
+  EXPECT_EQ(roff,
+            ".PP\n.PD 0\n.PP\n.nf\n"
+            "  rocehil capture \\-\\-dpdk\\-args \"\\-\\-no\\-huge\n"
+            "        \\-\\-vdev=net_pcap0\" \\e\n"
+            "        \\-\\-json\n"
+            ".fi\n.RS 8\n(replays a file)\n.RE\n.PD\n");
+}
+
+TEST(HelpRoff, AnUncuttableTokenIsCutAfterAComma) {
+  const std::string roff = roff_from_help("  {\"v\":1,\"op\":\"setup\",\"id\":2}\n", 24);
+  EXPECT_NE(roff.find("  {\"v\":1,\"op\":\"setup\",\n      \"id\":2}\n"), std::string::npos)
+      << roff;
 }
 
 }  // namespace
