@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "html_captures.hpp"
 #include "html_charts.hpp"
 #include "html_nics.hpp"
 #include "html_switches.hpp"
@@ -190,6 +191,7 @@ std::string case_section(const nlohmann::json& c) {
     out += thresholds_table(a);
     out += nic_counters_table(a);
     out += switch_ports_table(a);
+    out += kept_captures_list(a);
   }
   return out + case_charts(c);
 }

@@ -34,6 +34,14 @@ nlohmann::json attempt_json(const Attempt& a) {
     out["error"] = {
         {"host", a.error->host}, {"phase", a.error->phase}, {"message", a.error->message}};
   if (a.grade) out["grade"] = to_json(*a.grade);
+  nlohmann::json kept = nlohmann::json::array();
+  for (const KeptCapture& k : a.captures_kept) {
+    nlohmann::json entry = {
+        {"point", k.point}, {"host", k.host}, {"files", k.files}, {"bytes", k.bytes}};
+    if (!k.not_kept.empty()) entry["not_kept"] = k.not_kept;
+    kept.push_back(std::move(entry));
+  }
+  out["captures_kept"] = std::move(kept);
   return out;
 }
 

@@ -204,6 +204,34 @@ TEST(HtmlReport, SwitchPortsThatDroppedOrPausedAndSwitchesThatDidNotAnswer) {
             std::string::npos);
 }
 
+TEST(HtmlReport, KeptCapturesAreLinkedBesideTheirAttemptAndOnesNotKeptSayWhy) {
+  RunRecord record = testing::sample_run();
+  record.cases[0].attempts[0].captures_kept = {
+      {.point = "s1-mirror",
+       .host = "cap",
+       .files = {"captures/allreduce_qps=1/a1-s1-mirror-1.pcapng",
+                 "captures/allreduce_qps=1/a1-s1-mirror-2.pcapng"},
+       .bytes = 1536000,
+       .not_kept = ""},
+      {.point = "s2<mirror>", .host = "cap", .files = {}, .bytes = 0, .not_kept = "too big"}};
+  const nlohmann::json run = to_json(record);
+  const nlohmann::json& kept = run["cases"][0]["attempts"][0]["captures_kept"];
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0]["bytes"], 1536000);
+  EXPECT_FALSE(kept[0].contains("not_kept"));
+  EXPECT_EQ(kept[1]["not_kept"], "too big");
+  EXPECT_TRUE(run["cases"][1]["attempts"][0]["captures_kept"].empty());
+  const std::string html = html_report(run);
+  EXPECT_NE(html.find("<li>s1-mirror (on cap, 1.54 MB): "
+                      "<a href=\"captures/allreduce_qps=1/a1-s1-mirror-1.pcapng\">"
+                      "captures/allreduce_qps=1/a1-s1-mirror-1.pcapng</a>, "
+                      "<a href=\"captures/allreduce_qps=1/a1-s1-mirror-2.pcapng\">"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<li>s2&lt;mirror&gt;: not kept: too big</li>"), std::string::npos);
+  EXPECT_EQ(count(html, "Captures kept"), 1u);
+}
+
 TEST(HtmlReport, NothingInTheRunEscapesIntoMarkupOrLeavesTheFile) {
   nlohmann::json run = sample_json();
   run["cases"][0]["id"] = "<script>alert(1)</script>";

@@ -136,7 +136,7 @@ class SuiteReader {
 
  private:
   void read_capture(const YAML::Node& n, CaptureDefaults& out) {
-    MapReader m(ctx_, n, "capture", {"filter", "snaplen"});
+    MapReader m(ctx_, n, "capture", {"filter", "snaplen", "keep", "keep_mb", "keep_total_mb"});
     if (!m.ok()) return;
     if (const auto f = m.get("filter"); f.IsDefined())
       if (const auto v =
@@ -145,6 +145,17 @@ class SuiteReader {
     if (const auto s = m.get("snaplen"); s.IsDefined())
       if (const auto v = inventory::read_int(ctx_, s, "capture: snaplen", 64, 262144, "128"))
         out.snaplen = static_cast<std::uint32_t>(*v);
+    if (const auto k = m.get("keep"); k.IsDefined())
+      if (const auto v =
+              inventory::read_choice(ctx_, k, "capture: keep", {"never", "failed", "always"}))
+        out.keep = *v;
+    if (const auto mb = m.get("keep_mb"); mb.IsDefined())
+      if (const auto v = inventory::read_int(ctx_, mb, "capture: keep_mb", 2, 65536, "64"))
+        out.keep_mb = static_cast<std::uint32_t>(*v);
+    if (const auto mb = m.get("keep_total_mb"); mb.IsDefined())
+      if (const auto v =
+              inventory::read_int(ctx_, mb, "capture: keep_total_mb", 1, 1 << 24, "4096"))
+        out.keep_total_mb = static_cast<std::uint32_t>(*v);
   }
 
   void read_settings(const MapReader& m, const std::string& owner, TestSettings& s) {

@@ -194,6 +194,29 @@ TEST(Suite, UdIsBwSendOfOnePacketPerMessage) {
                 "s.yaml:6:16: test 'u': transport 'uc' is not one of rc, ud; use one of them"}));
 }
 
+TEST(Suite, CapturesAreKeptOnlyWhenTheSuiteSaysSoAndBounded) {
+  const Suite plain = parsed("schema_version: 1\nname: x\ntests:\n  - name: a\n    workload: bw\n");
+  EXPECT_EQ(plain.capture.keep, "never");
+  EXPECT_EQ(plain.capture.keep_mb, 64u);
+  EXPECT_EQ(plain.capture.keep_total_mb, 4096u);
+  const Suite kept = parsed(
+      "schema_version: 1\nname: x\ncapture:\n  keep: failed\n  keep_mb: 8\n"
+      "  keep_total_mb: 100\ntests:\n  - name: a\n    workload: bw\n");
+  EXPECT_EQ(kept.capture.keep, "failed");
+  EXPECT_EQ(kept.capture.keep_mb, 8u);
+  EXPECT_EQ(kept.capture.keep_total_mb, 100u);
+  const auto errors = errors_of(
+      "schema_version: 1\nname: x\ncapture:\n  keep: sometimes\n  keep_mb: 1\n"
+      "tests:\n  - name: a\n    workload: bw\n");
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].rfind("s.yaml:4:9: capture: keep 'sometimes' is not one of never, failed, "
+                            "always",
+                            0),
+            0u)
+      << errors[0];
+  EXPECT_EQ(errors[1].rfind("s.yaml:5:12: capture: keep_mb", 0), 0u) << errors[1];
+}
+
 // What a site must be able to set: the path MTU (UD's message bound with it), the send queue
 // depth and the service level, read and refused at their line.
 TEST(Suite, MtuTxDepthAndServiceLevelAreTheTests) {

@@ -33,6 +33,7 @@ std::string command_line(const run::SuiteRunOptions& o, const DeployFlags& deplo
   if (!o.history_file.empty()) words.insert(words.end(), {"--history", o.history_file});
   if (!o.only.empty()) words.insert(words.end(), {"--only", o.only});
   if (!o.baseline.empty()) words.insert(words.end(), {"--baseline", o.baseline});
+  if (!o.keep_captures.empty()) words.insert(words.end(), {"--keep-captures", o.keep_captures});
   if (!o.hosts.empty()) words.insert(words.end(), {"--hosts", o.hosts});
   if (o.launcher) words.insert(words.end(), {"--launcher", std::string(to_string(*o.launcher))});
   if (o.drain_tag) words.insert(words.end(), {"--drain-failed", *o.drain_tag});
@@ -75,6 +76,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "run id (a unique prefix; rocehil history lists them). Overrides the suite's "
                   "baseline:")
       ->type_name("RUN|last-qualified");
+  cmd->add_option("--keep-captures", o->run.keep_captures,
+                  "Keep the capture points' pcapng files in the run directory (captures/<case>/, "
+                  "listed in run.json, linked from report.html): never, failed (the attempts that "
+                  "did not pass) or always. Overrides the suite's capture: keep:")
+      ->check(CLI::IsMember({"never", "failed", "always"}));
   add_host_options(cmd, o->hosts);
   cmd->add_option("--drain-failed", o->drain_tag,
                   "After the run, drain the Slurm nodes its failures name (scontrol update "
@@ -125,6 +131,11 @@ it; without one such a suite is refused before anything runs. run.json and repor
 run it was.
 A test marked 'expect: fail' injects a fault the harness must catch: its failure counts as a pass,
 and a pass as a failure.
+Captures are analysed on their hosts and not kept unless the suite's 'capture: {keep: failed}'
+(or always) or --keep-captures says so: each capture point then writes its frames on its host
+(the newest keep_mb, 64 by default), and once the attempt is graded they are copied into
+reports/<run-id>/captures/<case>/ or deleted; keep_total_mb (4096) bounds the run's. Open them
+with Wireshark or 'rocehil analyze'.
 Exit status: 0 the fabric qualified, 1 a threshold failed, 2 bad suite, inventory or options,
 3 a host, agent or capture failed (preflight included), or interrupted.)");
   cmd->callback([o, &exit_code] {

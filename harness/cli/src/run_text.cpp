@@ -55,6 +55,27 @@ std::vector<std::string> silent_switches(const reports::Attempt& a) {
   return out;
 }
 
+// "captures kept: 3 files, 1.2 MiB in DIR/captures" and each capture that was to be kept and is
+// not, with why; nothing when the run kept none.
+std::string kept_captures_text(const reports::RunRecord& run, const std::string& run_dir) {
+  std::size_t files = 0;
+  std::uint64_t bytes = 0;
+  std::string not_kept;
+  for (const auto& c : run.cases)
+    for (const auto& a : c.attempts)
+      for (const auto& k : a.captures_kept) {
+        files += k.files.size();
+        bytes += k.bytes;
+        if (!k.not_kept.empty())
+          not_kept += fmt::format("  {} {}: not kept: {}\n", c.id, k.point, k.not_kept);
+      }
+  std::string text;
+  if (files > 0)
+    text = fmt::format("captures kept: {}, {} in {}/captures\n", count_of(files, "file"),
+                       format_bytes(static_cast<double>(bytes)), run_dir);
+  return text + not_kept;
+}
+
 std::string error_text(const reports::AttemptError& e) {
   return e.host.empty() ? fmt::format("{}: {}", e.phase, e.message)
                         : fmt::format("{}: {}: {}", e.host, e.phase, e.message);
@@ -125,6 +146,7 @@ std::string verdict_table(const reports::RunRecord& run, const std::string& run_
   text += fmt::format("\n{}: {}\n", run.suite_name,
                       reports::summary_line(reports::count_outcomes(run)));
   if (run.interrupted) text += "interrupted: the cases not run are marked so\n";
+  text += kept_captures_text(run, run_dir);
   text += fmt::format("report: {}/report.html ({}/run.json, {}/junit.xml)\n", run_dir, run_dir,
                       run_dir);
   return text;

@@ -60,6 +60,23 @@ TEST(RunText, ASilentSwitchIsSaidPerCaseAndAtTheEnd) {
       << verdict_table(run, "r");
 }
 
+TEST(RunText, KeptCapturesAreCountedWithWhereAndTheOnesNotKeptSayWhy) {
+  auto c = graded("incast", "busbw_gbps > 1", {{"busbw_gbps", 0.5}});
+  c.attempts.back().captures_kept = {
+      {.point = "s1-mirror", .host = "cap", .files = {"a", "b"}, .bytes = 2500000, .not_kept = ""},
+      {.point = "s2-mirror", .host = "cap", .files = {}, .bytes = 0, .not_kept = "too big"}};
+  reports::RunRecord run;
+  run.suite_name = "smoke";
+  run.cases = {c};
+  const std::string text = verdict_table(run, "reports/r1");
+  EXPECT_NE(text.find("captures kept: 2 files, 2.5 MB in reports/r1/captures\n"
+                      "  incast s2-mirror: not kept: too big\n"),
+            std::string::npos)
+      << text;
+  run.cases[0].attempts.back().captures_kept.clear();
+  EXPECT_EQ(verdict_table(run, "reports/r1").find("captures kept"), std::string::npos);
+}
+
 TEST(RunText, AnErrorNamesTheHostAndPhaseAndShowsNoNumbers) {
   reports::CaseRecord c;
   c.id = "alltoall";

@@ -85,21 +85,40 @@ CommandResult run_command(const std::vector<std::string>& argv, const RunOptions
   bp::pipe out, err;
   std::error_code ec;
   const auto start = Clock::now();
-  bp::child child;
-  if (options.stdin_file.empty()) {
-    child = bp::child(bp::exe = exe, bp::args = args, bp::std_in<bp::null, bp::std_out> out,
-                      bp::std_err > err, ec);
-  } else {
-    // Opened here so a missing file is this function's answer, not a half-started child's.
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> input(
-        std::fopen(options.stdin_file.c_str(), "rbe"), &std::fclose);
+  // Files opened here so a missing or unwritable one is this function's answer, not a
+  // half-started child's.
+  using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+  File input(nullptr, &std::fclose), output(nullptr, &std::fclose);
+  if (!options.stdin_file.empty()) {
+    input.reset(std::fopen(options.stdin_file.c_str(), "rbe"));
     if (!input) {
       result.start_error = "cannot read " + options.stdin_file + ": " + std::strerror(errno);
       return result;
     }
-    child = bp::child(bp::exe = exe, bp::args = args, bp::std_in<input.get(), bp::std_out> out,
-                      bp::std_err > err, ec);
   }
+  if (!options.stdout_file.empty()) {
+    output.reset(std::fopen(options.stdout_file.c_str(), "wbe"));
+    if (!output) {
+      result.start_error = "cannot write " + options.stdout_file + ": " + std::strerror(errno);
+      return result;
+    }
+  }
+  const auto spawn = [&](auto&& in, auto&& out_to) {
+    return bp::child(bp::exe = exe, bp::args = args, bp::std_in<in, bp::std_out> out_to,
+                     bp::std_err > err, ec);
+  };
+  bp::child child;
+  if (input && output)
+    child = spawn(input.get(), output.get());
+  else if (input)
+    child = spawn(input.get(), out);
+  else if (output)
+    child = spawn(bp::null, output.get());
+  else
+    child = spawn(bp::null, out);
+  // The child has its own copies of the descriptors; closing ours lets EOF through.
+  input.reset();
+  output.reset();
   if (ec) {
     result.start_error = "cannot start '" + exe + "': " + ec.message();
     return result;
@@ -109,7 +128,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const RunOptions
   const int err_fd = err.native_source();
   set_nonblocking(out_fd);
   set_nonblocking(err_fd);
-  bool out_open = true, err_open = true;
+  bool out_open = options.stdout_file.empty(), err_open = true;
   const auto deadline = start + options.timeout;
   while (out_open || err_open) {
     const auto now = Clock::now();

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "agent_conversation.hpp"
+#include "capture_keeping.hpp"
 #include "case_events.hpp"
 #include "case_traffic.hpp"
 #include "rocehil/common/error.hpp"
@@ -107,6 +108,11 @@ std::vector<RunningCapture> start_captures(const CaseContext& c) {
       start.filter = c.suite->capture.filter;
       start.snaplen = c.suite->capture.snaplen;
       start.link_gbps = point->link_gbps;
+      if (c.keeping != nullptr && c.keeping->writes()) {
+        start.write = capture_write_path(*c.keeping, c.case_index, c.attempt_index, r.point);
+        start.ring_files = 2;  // the newest frames, at most mb_per_capture
+        start.ring_mb = std::max<std::uint32_t>(1, c.keeping->mb_per_capture / 2);
+      }
       const auto& d = point->mirrors.direction;
       start.direction = d == "spine-to-leaf" || d == "leaf-to-spine" ? d : "unknown";
       if (point->remote) {
@@ -154,6 +160,8 @@ nlohmann::json captures_json(const std::vector<RunningCapture>& running,
                    {"dropped_interface", s.dropped_interface},
                    {"lost_upstream", s.lost_upstream},
                    {"coverage", s.coverage},
+                   {"written_on_host", s.files},
+                   {"write_error", s.write_error},
                    {"analysis", analysis}});
   }
   return out;
@@ -481,6 +489,14 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     attempt.where = std::move(measured.where);
   } catch (const PhaseFailure& f) {
     attempt.error = f.error;
+    // The files of an attempt that failed are the ones most worth keeping: its captures are
+    // stopped, if they still answer, to learn what they wrote.
+    if (c.keeping != nullptr && c.keeping->writes() && !captures.empty() &&
+        !attempt.raw.contains("captures"))
+      try {
+        attempt.raw["captures"] = captures_json(captures, stop_captures(c, captures));
+      } catch (const PhaseFailure&) {
+      }
   }
   if (injection) injection->wait();
   attempt.seconds = std::chrono::duration<double>(Clock::now() - started).count();

@@ -20,6 +20,7 @@
 namespace rocehil::run {
 
 class SwitchPolling;
+struct CaptureKeeping;
 
 struct CaseContext {
   const inventory::Inventory* inventory = nullptr;
@@ -34,6 +35,11 @@ struct CaseContext {
   std::function<void(double fraction)> on_progress;  // the workload's progress, 0..1
   // The run's SNMP sessions to its switches; null when no switch has snmp settings.
   SwitchPolling* switch_polling = nullptr;
+  // Where captures write their pcapng files on their hosts, when the run keeps them (null or
+  // never: analysed only); the case's and the attempt's numbers name the files.
+  const CaptureKeeping* keeping = nullptr;
+  std::size_t case_index = 0;
+  std::size_t attempt_index = 0;
 };
 
 // The hosts the case's traffic runs on (its ranks' hosts; bw and lat: the first two) and the

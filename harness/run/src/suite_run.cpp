@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "capture_keeping.hpp"
 #include "case_attempt.hpp"
 #include "read_file.hpp"
 #include "rocehil/common/error.hpp"
@@ -108,6 +109,8 @@ class Run {
     directory_.emplace(reports::RunDirectory::create(
         o_.reports_dir, reports::make_run_id(unix_s_now(), suite_.name)));
     record_.run_id = directory_->run_id();
+    keeping_ =
+        capture_keeping(suite_.capture, o_.keep_captures, directory_->run_id(), directory_->path());
     save();
     events_.run_started({.suite_name = suite_.name,
                          .suite_file = o_.suite_file,
@@ -146,7 +149,8 @@ class Run {
             .fanout = o_.fanout,
             .interrupt = &interrupt_,
             .on_progress = {},
-            .switch_polling = switch_polling_.get()};
+            .switch_polling = switch_polling_.get(),
+            .keeping = &keeping_};
   }
 
   // --hosts narrows the inventory to the hosts it selects (the suite then sees only those, and
@@ -368,6 +372,8 @@ class Run {
       for (int runs = 1;; ++runs) {
         CaseContext context = context_for(tc);
         context.on_progress = [this](double fraction) { events_.case_progress(fraction); };
+        context.case_index = k;
+        context.attempt_index = c.attempts.size();
         c.attempts.push_back(run_case_attempt(context));
         reports::Attempt& a = c.attempts.back();
         a.repeat = repeat;
@@ -375,6 +381,9 @@ class Run {
         if (!a.error)
           a.grade = suites::grade(test.thresholds, a.metrics, c.names, a.unmeasured, a.where);
         c.outcome = reports::outcome_of(c);
+        if (keeping_.writes())
+          settle_captures(keeping_, inventory_, context.multiplex, c, context.attempt_index, a,
+                          o_.timeout);
         save();
         if (a.error || interrupt_.load() || !suites::should_retry(test.thresholds, *a.grade, runs))
           break;
@@ -488,6 +497,7 @@ class Run {
   const MultiplexDir* multiplex_ = nullptr;
   bool preflight_failed_ = false;
   std::unique_ptr<SwitchPolling> switch_polling_;
+  CaptureKeeping keeping_;  // the suite's capture.keep, or --keep-captures
   std::unique_ptr<FabricSettings> fabric_settings_;
   std::set<std::string> hosts_with_journals_;
   // The baseline run's samples: case id -> metric -> each repeat's value.

@@ -491,6 +491,55 @@ class RunTest(unittest.TestCase):
         self.assertIn("no run of suite 'bse' in", h.stdout)
         self.assertIn("it holds runs of base (3): did you mean 'base'?", h.stdout)
 
+    def test_a_failed_cases_captures_are_kept_by_case_and_nothing_stays_on_the_capture_host(self):
+        bw = ("    workload: bw\n    hosts: h1,h3\n    size: 64K\n    duration_s: 0.5\n"
+              "    captures: [s1-mirror, s2-mirror]\n    thresholds:\n")
+        suite = self.write_file(
+            "keep.yaml", "schema_version: 1\nname: keep\ncapture:\n  keep: failed\ntests:\n"
+            "  - name: passes\n" + bw + "      - busbw_gbps > 0\n"
+            "  - name: fails\n" + bw + "      - busbw_gbps > 1000\n")
+        code, out, err = run(suite, "--inventory", TB["inventory"], reports=self.reports)
+        self.assertEqual(code, 1, out + err)
+        record, _ = run_record(self.reports)
+        run_dir = os.path.join(self.reports, record["run_id"])
+        passes, fails = record["cases"][0]["attempts"][-1], record["cases"][1]["attempts"][-1]
+        self.assertEqual(passes["captures_kept"], [])
+        kept = {k["point"]: k for k in fails["captures_kept"]}
+        self.assertEqual(set(kept), {"s1-mirror", "s2-mirror"})
+        with open(os.path.join(run_dir, "report.html")) as f:
+            html = f.read()
+        for capture in fails["raw"]["captures"]:
+            k = kept[capture["point"]]
+            self.assertNotIn("not_kept", k)
+            self.assertEqual(k["files"], [f"captures/fails/a1-{capture['point']}.pcapng"])
+            path = os.path.join(run_dir, k["files"][0])
+            self.assertEqual(os.path.getsize(path), k["bytes"])
+            # Every frame the capture counted is in the file, by capinfos; rocehil analyze of the
+            # file finds what the run's analysis found.
+            info = subprocess.run(["capinfos", "-M", "-c", path], capture_output=True, text=True,
+                                  check=True).stdout
+            self.assertIn(f"Number of packets:   {capture['frames']}\n", info)
+            analyzed = json.loads(subprocess.run([ROCEHIL, "analyze", "--json", path],
+                                                 capture_output=True, text=True,
+                                                 check=True).stdout)
+            self.assertEqual(analyzed["roce"]["packets"], capture["analysis"]["roce"]["packets"])
+            self.assertIn(f'<a href="{k["files"][0]}">', html)
+        self.assertIn(f"captures kept: 2 files, ", out)
+        # The files were written on the capture host (this machine's /var/tmp, the namespace's
+        # too) and none is left there, kept or not.
+        self.assertEqual(len(passes["raw"]["captures"][0]["written_on_host"]), 1)
+        self.assertEqual(glob.glob(f"/var/tmp/rocehil-{record['run_id']}-*"), [])
+        # --keep-captures never over the suite's keep: nothing written, nothing kept.
+        code, out, err = run(suite, "--inventory", TB["inventory"], "--only", "fails",
+                             "--keep-captures", "never", reports=self.reports)
+        self.assertEqual(code, 1, out + err)
+        record, _ = run_record(self.reports)
+        attempt = record["cases"][0]["attempts"][-1]
+        self.assertEqual(attempt["captures_kept"], [])
+        self.assertEqual(attempt["raw"]["captures"][0]["written_on_host"], [])
+        self.assertFalse(os.path.exists(os.path.join(self.reports, record["run_id"], "captures")))
+        self.assertNotIn("captures kept", out)
+
     def selftest(self, *args):
         r = subprocess.run([ROCEHIL, "selftest", "--inventory", TB["inventory"], "--hosts",
                             "h1,h3", "--reports", self.reports, "--json", *args],

@@ -24,6 +24,16 @@ struct AttemptError {
   std::string message;
 };
 
+// A capture point's pcapng files of one attempt, kept in the run directory (capture.keep), or
+// why they could not be.
+struct KeptCapture {
+  std::string point;
+  std::string host;                // the capture host that wrote them
+  std::vector<std::string> files;  // relative to the run directory, oldest first
+  std::uint64_t bytes = 0;
+  std::string not_kept;  // set when they were to be kept and are not: the reason
+};
+
 // One run of a test case. A case runs `repeats` times (samples for comparisons, numbered from
 // 0), and a failing run may be retried; each is an attempt.
 struct Attempt {
@@ -36,6 +46,7 @@ struct Attempt {
   suites::Attribution where;                      // where some metrics' values came from
   nlohmann::json raw = nlohmann::json::object();  // the agents' reports, as they came
   std::optional<suites::CaseGrade> grade;         // set once graded
+  std::vector<KeptCapture> captures_kept;         // set once graded, when captures are kept
 };
 
 struct CaseRecord {

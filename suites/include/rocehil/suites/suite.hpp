@@ -96,6 +96,12 @@ inline bool is_point_to_point(const SuiteTest& test) {
 struct CaptureDefaults {
   std::string filter = "roce";  // all | roce | cnp-pfc
   std::uint32_t snaplen = 128;
+  // Which attempts' pcapng files the run keeps in its directory: never, failed (an attempt that
+  // did not pass: fail, warn, error, an unexpected pass) or always. Each capture point keeps at
+  // most keep_mb of an attempt (its newest frames), the run at most keep_total_mb in all.
+  std::string keep = "never";
+  std::uint32_t keep_mb = 64;
+  std::uint32_t keep_total_mb = 4096;
 };
 
 struct Suite {

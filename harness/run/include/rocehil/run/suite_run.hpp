@@ -51,6 +51,8 @@ struct SuiteRunOptions {
   std::optional<FabricLinkAccess> fabric_links;
   // --baseline: "last-qualified" or a run id of the history, over the suite's `baseline:`.
   std::string baseline;
+  // --keep-captures: never, failed or always, over the suite's capture.keep (empty: the suite's).
+  std::string keep_captures;
   std::string command_line;
 };
 
