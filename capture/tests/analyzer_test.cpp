@@ -26,7 +26,7 @@ class Feed {
   explicit Feed(AnalyzerOptions o = {}) : analyzer_(o) {}
 
   void add(std::vector<std::uint8_t> bytes, std::uint64_t ts_ns, std::uint32_t snaplen = 65535,
-           std::uint16_t link = link_type::ethernet) {
+           std::uint16_t link = link_type::ethernet, std::uint32_t interface = 0) {
     frames_.push_back(std::move(bytes));
     const auto& b = frames_.back();
     Frame f;
@@ -34,6 +34,7 @@ class Feed {
     f.wire_len = static_cast<std::uint32_t>(b.size());
     f.caplen = std::min(f.wire_len, snaplen);
     f.link_type = link;
+    f.interface = interface;
     f.data = b.data();
     analyzer_.add(f);
   }
@@ -270,6 +271,30 @@ TEST(Analyzer, PfcPerPriority) {
   EXPECT_EQ(a.pfc.priorities[1].frames, 0u);
   EXPECT_EQ(a.pause_8023x.frames, 0u);
   EXPECT_EQ(a.roce.packets, 0u);
+}
+
+// A file merged from a 10G and a 100G link: each frame's quanta are time at its own link's speed.
+TEST(Analyzer, EachInterfacesPausesAreTimedAtItsOwnSpeed) {
+  AnalyzerOptions o;
+  o.link_gbps = 10;
+  o.interface_link_gbps = {10, 100};
+  o.storm_ms = 1;
+  Feed feed(o);
+  const MacAddress a{0x02, 0, 0, 0, 0, 1}, b{0x02, 0, 0, 0, 0, 2}, c{0x02, 0, 0, 0, 0, 3};
+  feed.add(build_pfc(0b1000, {0, 0, 0, 0xffff}, a), 1'000'000, 65535, link_type::ethernet, 0);
+  feed.add(build_pfc(0b1000, {0, 0, 0, 0xffff}, b), 1'000'000, 65535, link_type::ethernet, 1);
+  feed.add(build_pause(100, c), 2'000'000, 65535, link_type::ethernet, 1);
+  feed.add(build_pause(100, c), 3'000'000, 65535, link_type::ethernet, 7);  // beyond the list
+  feed.add(build_pfc(0b1000, {}, c), 11'000'000);                           // the window's end
+  const Analysis r = feed.result();
+  const PfcPriority& p3 = r.pfc.priorities[3];
+  EXPECT_DOUBLE_EQ(p3.pause_ns, 0xffff * 51.2 + 0xffff * 5.12);
+  EXPECT_DOUBLE_EQ(p3.paused_ns, 0xffff * 51.2 + 0xffff * 5.12);
+  EXPECT_DOUBLE_EQ(p3.longest_pause_ns, 0xffff * 51.2);
+  EXPECT_EQ(p3.storms, 1u);  // 3.36 ms at 10G; 0.34 ms at 100G is none
+  ASSERT_EQ(r.pfc.storms.size(), 1u);
+  EXPECT_EQ(r.pfc.storms[0].source_mac, a);
+  EXPECT_DOUBLE_EQ(r.pause_8023x.pause_ns, 100 * 5.12 + 100 * 51.2);
 }
 
 TEST(Analyzer, PauseIsCountedApartFromPfc) {

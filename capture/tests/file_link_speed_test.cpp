@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "rocehil/capture/pcap_writer.hpp"
-#include "rocehil/common/error.hpp"
 
 namespace rocehil::capture {
 namespace {
@@ -43,11 +42,11 @@ TEST(FileLinkSpeed, APcapngIsReadAtTheSpeedItWasCapturedAt) {
   ASSERT_EQ(interfaces.size(), 1u);
   EXPECT_EQ(interfaces[0].name, "m1");
   EXPECT_EQ(interfaces[0].speed_bps, 10'000'000'000u);
-  const LinkSpeed speed = file_link_speed(path, interfaces, std::nullopt);
+  const LinkSpeed speed = file_link_speed(interfaces, std::nullopt);
   EXPECT_EQ(speed.gbps, 10);
   EXPECT_EQ(speed.source, "the file's if_speed (interface 0 'm1')");
   // --link-gbps overrides what the file says, and says so.
-  const LinkSpeed given = file_link_speed(path, interfaces, 25.0);
+  const LinkSpeed given = file_link_speed(interfaces, 25.0);
   EXPECT_EQ(given.gbps, 25);
   EXPECT_EQ(given.source, "--link-gbps");
   std::filesystem::remove(path);
@@ -55,32 +54,32 @@ TEST(FileLinkSpeed, APcapngIsReadAtTheSpeedItWasCapturedAt) {
 
 TEST(FileLinkSpeed, WithoutASpeedInTheFileTheDefaultIsSaidToBeAssumed) {
   const std::string pcap = written(FileFormat::pcap_ns, {});
-  const LinkSpeed speed = file_link_speed(pcap, interfaces_of(pcap), std::nullopt);
+  const LinkSpeed speed = file_link_speed(interfaces_of(pcap), std::nullopt);
   EXPECT_EQ(speed.gbps, 100);
   EXPECT_NE(speed.source.find("assumed: the file records no interface speed"), std::string::npos);
   std::filesystem::remove(pcap);
   const std::string veth = written(
       FileFormat::pcapng, {.name = "veth0", .description = "", .bpf_filter = "", .speed_bps = 0});
-  EXPECT_NE(file_link_speed(veth, interfaces_of(veth), std::nullopt)
+  EXPECT_NE(file_link_speed(interfaces_of(veth), std::nullopt)
                 .source.find("interfaces state no if_speed"),
             std::string::npos);
   std::filesystem::remove(veth);
 }
 
-TEST(FileLinkSpeed, InterfacesThatDisagreeAreRefusedWithTheWayOut) {
-  const std::vector<FileInterface> two = {{0, 0, "m1", 10'000'000'000},
-                                          {0, 1, "m2", 100'000'000'000}};
-  try {
-    file_link_speed("merged.pcapng", two, std::nullopt);
-    ADD_FAILURE();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.exit_code(), ExitCode::bad_input);
-    EXPECT_NE(std::string(e.what()).find("merged.pcapng: interface 0 'm1' was captured at 10 Gb/s "
-                                         "and interface 1 'm2' at 100 Gb/s"),
-              std::string::npos)
-        << e.what();
-  }
-  EXPECT_EQ(file_link_speed("merged.pcapng", two, 40.0).gbps, 40);  // the user chose
+TEST(FileLinkSpeed, InterfacesThatDisagreeEachKeepTheirOwnSpeed) {
+  const std::vector<FileInterface> three = {
+      {0, 0, "m1", 10'000'000'000}, {0, 1, "m2", 100'000'000'000}, {1, 0, "", 0}};
+  const LinkSpeed speed = file_link_speed(three, std::nullopt);
+  EXPECT_EQ(speed.gbps, 10);
+  EXPECT_EQ(speed.by_interface, (std::vector<double>{10, 100, 10}));
+  EXPECT_EQ(speed.source,
+            "each interface's if_speed: interface 0 'm1' 10 Gb/s, interface 1 'm2' 100 Gb/s, "
+            "section 1 interface 0 10 Gb/s (states none: the first's)");
+  // Interfaces that agree (or say nothing) are one speed; the user's choice is every interface's.
+  EXPECT_TRUE(file_link_speed({three[0], three[2]}, std::nullopt).by_interface.empty());
+  const LinkSpeed given = file_link_speed(three, 40.0);
+  EXPECT_EQ(given.gbps, 40);
+  EXPECT_TRUE(given.by_interface.empty());
 }
 
 }  // namespace

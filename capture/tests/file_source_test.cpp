@@ -144,6 +144,7 @@ struct Got {
   std::uint32_t wire_len;
   std::uint16_t link_type;
   Bytes data;
+  std::uint32_t interface = 0;
 };
 
 // Copies every frame out before the next batch, as the interface requires, and checks that
@@ -157,8 +158,8 @@ std::vector<Got> read_all(FileSource& src, std::size_t batch = 256) {
     EXPECT_LE(n, batch);
     for (std::size_t i = 0; i < n; ++i) {
       const Frame& f = frames[i];
-      out.push_back(
-          Got{f.ts_ns, f.caplen, f.wire_len, f.link_type, Bytes(f.data, f.data + f.caplen)});
+      out.push_back(Got{f.ts_ns, f.caplen, f.wire_len, f.link_type,
+                        Bytes(f.data, f.data + f.caplen), f.interface});
     }
   }
   // Exhausted sources stay exhausted.
@@ -473,6 +474,25 @@ TEST(FileSourcePcapng, InterfacesWithDifferentResolutionsAndOffset) {
   EXPECT_EQ(got[3].ts_ns, 7000123456u);
   // 6.5 s + 2^-40 s (far below a ns, rounded down) - 5 s.
   EXPECT_EQ(got[4].ts_ns, 1500000000u);
+}
+
+// Each frame says which of the file's interfaces it came in on, numbered as interfaces() lists
+// them: across sections, in file order (a second section's interface 0 is the file's third).
+TEST(FileSourcePcapng, FramesCarryTheirInterfaceNumberedAcrossSections) {
+  Builder b;
+  b.shb().idb(1, 0).idb(1, 0);
+  b.epb(1, 10, payload(20, 1)).epb(0, 20, payload(20, 2));
+  b.shb().idb(1, 0);
+  b.epb(0, 30, payload(20, 3));
+  std::unique_ptr<FileSource> src;
+  const auto got = read_memory(b.bytes, &src);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].interface, 1u);
+  EXPECT_EQ(got[1].interface, 0u);
+  EXPECT_EQ(got[2].interface, 2u);
+  ASSERT_EQ(src->interfaces().size(), 3u);
+  EXPECT_EQ(src->interfaces()[2].section, 1u);
+  EXPECT_EQ(src->interfaces()[2].index, 0u);
 }
 
 TEST(FileSourcePcapng, SimplePacketBlock) {

@@ -197,6 +197,7 @@ json options_json(const AnalyzerOptions& o) {
   json spine_macs = json::array();
   for (const MacAddress& mac : o.spine_macs) spine_macs.push_back(to_string(mac));
   return {{"link_gbps", o.link_gbps},
+          {"interface_link_gbps", o.interface_link_gbps},
           {"bin_ms", o.bin_ms},
           {"storm_ms", o.storm_ms},
           {"direction", to_string(o.direction)},

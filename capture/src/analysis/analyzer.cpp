@@ -65,6 +65,7 @@ struct PauseEvent {
   std::uint64_t ts_ns = 0;
   std::array<std::uint8_t, 6> source_mac{};
   bool pfc = false;
+  double quantum_ns = 0;                     // of the link the frame came in on
   std::uint16_t class_enable = 0;            // PFC
   std::array<std::uint8_t, 16> quanta_be{};  // PFC: eight big-endian quanta; PAUSE: the first
 };
@@ -87,10 +88,42 @@ struct Analyzer::State {
   explicit State(const AnalyzerOptions& o)
       : options(o),
         bin_ns(std::max<std::uint64_t>(1, std::uint64_t{o.bin_ms} * 1'000'000)),
-        pauses(o) {}
+        quantum_ns(pause_quanta_to_ns(1, o.link_gbps)),
+        pauses(o) {
+    for (const double gbps : o.interface_link_gbps)
+      interface_quantum_ns.push_back(pause_quanta_to_ns(1, gbps));
+    if (!interface_quantum_ns.empty()) link_quanta.resize(interface_quantum_ns.size() + 1);
+  }
 
   AnalyzerOptions options;
   std::uint64_t bin_ns;
+  // One pause quantum (512 bit times) of the link, and of each of a file's interfaces.
+  double quantum_ns;
+  std::vector<double> interface_quantum_ns;
+  double quantum_ns_of(std::uint32_t interface) const {
+    return interface < interface_quantum_ns.size() ? interface_quantum_ns[interface] : quantum_ns;
+  }
+  // With interface speeds: each class's quanta per interface (the last: interfaces beyond the
+  // list), so the pause requested is summed in one order however the file was cut into parts.
+  std::vector<std::array<std::uint64_t, PauseTracker::class_count>> link_quanta;
+  void add_link_quanta(std::uint32_t interface, std::size_t cls, std::uint16_t quanta) {
+    if (link_quanta.empty()) return;
+    link_quanta[std::min<std::size_t>(interface, link_quanta.size() - 1)][cls] += quanta;
+  }
+  void append_link_quanta(const State& b) {
+    for (std::size_t i = 0; i < link_quanta.size() && i < b.link_quanta.size(); ++i)
+      for (std::size_t c = 0; c < PauseTracker::class_count; ++c)
+        link_quanta[i][c] += b.link_quanta[i][c];
+  }
+  // The pause requested of class `cls`, `quanta` in all.
+  double requested_ns(std::size_t cls, std::uint64_t quanta) const {
+    if (link_quanta.empty()) return pause_quanta_to_ns(quanta, options.link_gbps);
+    double ns = 0;
+    for (std::size_t i = 0; i < link_quanta.size(); ++i)
+      ns += static_cast<double>(link_quanta[i][cls]) *
+            (i < interface_quantum_ns.size() ? interface_quantum_ns[i] : quantum_ns);
+    return ns;
+  }
   bool later_part = false;  // constructed with LaterPart
   // A file's later part: keeps each flow's first request and every pause frame for append().
   bool keeps_events = false;
@@ -157,9 +190,9 @@ struct Analyzer::State {
 
   void replay_pause(const PauseEvent& e) {
     if (e.pfc) {
-      pauses.pfc(e.ts_ns, e.source_mac.data(), e.class_enable, e.quanta_be.data());
+      pauses.pfc(e.ts_ns, e.source_mac.data(), e.class_enable, e.quanta_be.data(), e.quantum_ns);
     } else {
-      pauses.pause(e.ts_ns, e.source_mac.data(), load_be16(e.quanta_be.data()));
+      pauses.pause(e.ts_ns, e.source_mac.data(), load_be16(e.quanta_be.data()), e.quantum_ns);
     }
   }
 
@@ -375,6 +408,7 @@ void Analyzer::State::count_pfc(const Frame& f, const Located& x) {
   const std::uint8_t* p = f.data + l.l3;
   const std::uint8_t* source_mac = f.data + l.l2 + source_mac_offset;
   const std::uint16_t class_enable = load_be16(p + 2);
+  const double quantum_ns = quantum_ns_of(f.interface);
   ++totals.pfc.frames;
   bool any_xoff = false;
   for (std::size_t prio = 0; prio < 8; ++prio) {
@@ -385,6 +419,7 @@ void Analyzer::State::count_pfc(const Frame& f, const Located& x) {
     counts.xoff += quanta > 0;
     counts.xon += quanta == 0;
     counts.quanta += quanta;
+    add_link_quanta(f.interface, prio, quanta);
     any_xoff |= quanta > 0;
   }
   if (keeps_events) {
@@ -392,10 +427,11 @@ void Analyzer::State::count_pfc(const Frame& f, const Located& x) {
     e.ts_ns = x.ts_ns;
     std::memcpy(e.source_mac.data(), source_mac, 6);
     e.pfc = true;
+    e.quantum_ns = quantum_ns;
     e.class_enable = class_enable;
     std::memcpy(e.quanta_be.data(), p + 4, 16);
   } else {
-    pauses.pfc(x.ts_ns, source_mac, class_enable, p + 4);
+    pauses.pfc(x.ts_ns, source_mac, class_enable, p + 4, quantum_ns);
   }
   TimelineBin* bin = bin_for(x.ts_ns);
   if (bin && any_xoff) ++bin->pfc_xoff;
@@ -405,16 +441,19 @@ void Analyzer::State::count_pause(const Frame& f, const Located& x) {
   const FrameLayout& l = x.layout;
   const std::uint8_t* source_mac = f.data + l.l2 + source_mac_offset;
   const std::uint16_t quanta = load_be16(f.data + l.l3 + 2);
+  const double quantum_ns = quantum_ns_of(f.interface);
   ++totals.pause_8023x.frames;
   totals.pause_8023x.xoff += quanta > 0;
   totals.pause_8023x.quanta += quanta;
+  add_link_quanta(f.interface, PauseTracker::pause_8023x, quanta);
   if (keeps_events) {
     PauseEvent& e = pause_events.emplace_back();
     e.ts_ns = x.ts_ns;
     std::memcpy(e.source_mac.data(), source_mac, 6);
     std::memcpy(e.quanta_be.data(), f.data + l.l3 + 2, 2);
+    e.quantum_ns = quantum_ns;
   } else {
-    pauses.pause(x.ts_ns, source_mac, quanta);
+    pauses.pause(x.ts_ns, source_mac, quanta, quantum_ns);
   }
 }
 
@@ -513,6 +552,7 @@ bool Analyzer::fold(std::span<Analyzer* const> later, std::span<const Replay> re
   for (const Analyzer* next : later) {
     const State& b = *next->state_;
     a.append_totals(b.totals);
+    a.append_link_quanta(b);
     a.append_timeline(b);
     b.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) { a.cnp_by_qp[qp] += n; });
     for (const PauseEvent& e : b.pause_events) a.replay_pause(e);
@@ -563,6 +603,7 @@ std::unique_ptr<Analyzer> Analyzer::combine(const AnalyzerOptions& options,
       throw std::logic_error("Analyzer::combine: construct the workers' analyzers as LaterPart");
     if (!b.keeps_events && b.pauses.seen()) live_pauses.push_back(&b.pauses);
     a.append_totals(b.totals);
+    a.append_link_quanta(b);
     a.append_timeline(b);
     b.cnp_by_qp.for_each([&](std::uint32_t qp, std::uint64_t n) { a.cnp_by_qp[qp] += n; });
     // No heads: no worker's frames follow another's, so no judgement joins across them.
@@ -599,7 +640,7 @@ Analysis Analyzer::result() const {
   for (std::size_t i = 0; i < a.pfc.priorities.size(); ++i) {
     PfcPriority& p = a.pfc.priorities[i];
     const PauseTracker::ClassTotals& c = pauses.classes[i];
-    p.pause_ns = pause_quanta_to_ns(p.quanta, st.options.link_gbps);
+    p.pause_ns = st.requested_ns(i, p.quanta);
     p.paused_ns = c.paused_ns;
     p.longest_pause_ns = c.longest_pause_ns;
     p.pause_fraction = fraction(c.paused_ns);
@@ -607,7 +648,7 @@ Analysis Analyzer::result() const {
   }
   Analysis::Pause& pause = a.pause_8023x;
   const PauseTracker::ClassTotals& c = pauses.classes[PauseTracker::pause_8023x];
-  pause.pause_ns = pause_quanta_to_ns(pause.quanta, st.options.link_gbps);
+  pause.pause_ns = st.requested_ns(PauseTracker::pause_8023x, pause.quanta);
   pause.paused_ns = c.paused_ns;
   pause.longest_pause_ns = c.longest_pause_ns;
   pause.pause_fraction = fraction(c.paused_ns);

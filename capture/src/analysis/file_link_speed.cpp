@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "rocehil/common/error.hpp"
-
 namespace rocehil::capture {
 
 namespace {
@@ -17,30 +15,39 @@ std::string interface_text(const FileInterface& i) {
 
 }  // namespace
 
-LinkSpeed file_link_speed(const std::string& file, const std::vector<FileInterface>& interfaces,
+LinkSpeed file_link_speed(const std::vector<FileInterface>& interfaces,
                           std::optional<double> given) {
-  if (given) return {*given, "--link-gbps"};
+  if (given) return {*given, "--link-gbps", {}};
   const FileInterface* first = nullptr;
+  bool differ = false;
   for (const FileInterface& i : interfaces) {
     if (i.speed_bps == 0) continue;
-    if (first == nullptr) {
+    if (first == nullptr)
       first = &i;
-    } else if (i.speed_bps != first->speed_bps) {
-      throw input_error(fmt::format(
-          "{}: {} was captured at {:g} Gb/s and {} at {:g} Gb/s (if_speed); pause times differ "
-          "per link speed: give --link-gbps for the link you mean, or split the file by "
-          "interface first (editcap/tshark -Y 'frame.interface_id == N')",
-          file, interface_text(*first), static_cast<double>(first->speed_bps) / 1e9,
-          interface_text(i), static_cast<double>(i.speed_bps) / 1e9));
-    }
+    else
+      differ |= i.speed_bps != first->speed_bps;
   }
-  if (first != nullptr)
-    return {static_cast<double>(first->speed_bps) / 1e9,
-            fmt::format("the file's if_speed ({})", interface_text(*first))};
-  return {100, interfaces.empty() ? "assumed: the file records no interface speed (pcap has no "
-                                    "if_speed); give --link-gbps"
-                                  : "assumed: the file's interfaces state no if_speed; give "
-                                    "--link-gbps"};
+  if (first == nullptr)
+    return {100,
+            interfaces.empty() ? "assumed: the file records no interface speed (pcap has no "
+                                 "if_speed); give --link-gbps"
+                               : "assumed: the file's interfaces state no if_speed; give "
+                                 "--link-gbps",
+            {}};
+  const double first_gbps = static_cast<double>(first->speed_bps) / 1e9;
+  if (!differ)
+    return {first_gbps, fmt::format("the file's if_speed ({})", interface_text(*first)), {}};
+  // A file merged from several links (mergecap, a capture of several ports): each interface's
+  // pauses at its own speed.
+  LinkSpeed speed{first_gbps, "each interface's if_speed:", {}};
+  for (const FileInterface& i : interfaces) {
+    const double gbps = i.speed_bps != 0 ? static_cast<double>(i.speed_bps) / 1e9 : first_gbps;
+    speed.by_interface.push_back(gbps);
+    speed.source += fmt::format(" {} {:g} Gb/s{}{}", interface_text(i), gbps,
+                                i.speed_bps != 0 ? "" : " (states none: the first's)",
+                                &i == &interfaces.back() ? "" : ",");
+  }
+  return speed;
 }
 
 }  // namespace rocehil::capture

@@ -56,7 +56,8 @@ double PauseTracker::offset(std::uint64_t ts_ns) {
 }
 
 void PauseTracker::pfc(std::uint64_t ts_ns, const std::uint8_t* source_mac,
-                       std::uint16_t class_enable, const std::uint8_t* quanta_be) {
+                       std::uint16_t class_enable, const std::uint8_t* quanta_be,
+                       double quantum_ns) {
   std::uint64_t key = 0;
   Sender& s = sender(source_mac, key);
   const double t = offset(ts_ns);
@@ -65,7 +66,7 @@ void PauseTracker::pfc(std::uint64_t ts_ns, const std::uint8_t* source_mac,
     if (!(class_enable & (1u << p))) continue;
     const std::uint16_t quanta = load_be16(quanta_be + 2 * p);
     any_xoff |= quanta > 0;
-    update(s, key, p, t, quanta);
+    update(s, key, p, t, quanta, quantum_ns);
   }
   if (s.from_spine) {
     ++closed_.from_spine.frames;
@@ -73,11 +74,11 @@ void PauseTracker::pfc(std::uint64_t ts_ns, const std::uint8_t* source_mac,
   }
 }
 
-void PauseTracker::pause(std::uint64_t ts_ns, const std::uint8_t* source_mac,
-                         std::uint16_t quanta) {
+void PauseTracker::pause(std::uint64_t ts_ns, const std::uint8_t* source_mac, std::uint16_t quanta,
+                         double quantum_ns) {
   std::uint64_t key = 0;
   Sender& s = sender(source_mac, key);
-  update(s, key, pause_8023x, offset(ts_ns), quanta);
+  update(s, key, pause_8023x, offset(ts_ns), quanta, quantum_ns);
   if (s.from_spine) {
     ++closed_.from_spine.frames;
     closed_.from_spine.xoff += quanta > 0;
@@ -85,7 +86,7 @@ void PauseTracker::pause(std::uint64_t ts_ns, const std::uint8_t* source_mac,
 }
 
 void PauseTracker::update(Sender& s, std::uint64_t key, std::size_t cls, double t,
-                          std::uint16_t quanta) {
+                          std::uint16_t quanta, double quantum_ns) {
   ClassState& c = s.classes[cls];
   if (c.seen && t < c.clock) t = c.clock;
   c.clock = t;
@@ -103,7 +104,7 @@ void PauseTracker::update(Sender& s, std::uint64_t key, std::size_t cls, double 
     c.paused = true;
     c.start = t;
   }
-  c.expiry = t + quanta * quantum_ns_;
+  c.expiry = t + quanta * quantum_ns;
 }
 
 void PauseTracker::close(Totals& totals, std::uint64_t key, bool from_spine, std::size_t cls,

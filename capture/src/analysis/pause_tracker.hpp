@@ -52,10 +52,20 @@ class PauseTracker {
   // A PFC frame: quanta[p] applies to each priority p whose bit is set in class_enable (the high
   // byte of the vector is unused by 802.1Qbb and ignored). `quanta_be` points at the eight 16-bit
   // big-endian quanta as they are on the wire.
+  // `quantum_ns` is one quantum of the link the frame came in on (a file merged from links of
+  // different speeds); without it, of options.link_gbps.
   void pfc(std::uint64_t ts_ns, const std::uint8_t* source_mac, std::uint16_t class_enable,
-           const std::uint8_t* quanta_be);
+           const std::uint8_t* quanta_be, double quantum_ns);
+  void pfc(std::uint64_t ts_ns, const std::uint8_t* source_mac, std::uint16_t class_enable,
+           const std::uint8_t* quanta_be) {
+    pfc(ts_ns, source_mac, class_enable, quanta_be, quantum_ns_);
+  }
   // An 802.3x PAUSE frame for the whole link.
-  void pause(std::uint64_t ts_ns, const std::uint8_t* source_mac, std::uint16_t quanta);
+  void pause(std::uint64_t ts_ns, const std::uint8_t* source_mac, std::uint16_t quanta,
+             double quantum_ns);
+  void pause(std::uint64_t ts_ns, const std::uint8_t* source_mac, std::uint16_t quanta) {
+    pause(ts_ns, source_mac, quanta, quantum_ns_);
+  }
 
   // Totals with every pause still open closed at the window's end (or at its expiry if that
   // comes first); those still in force at the end are `ongoing`. Pauses are clipped to
@@ -86,7 +96,8 @@ class PauseTracker {
 
   Sender& sender(const std::uint8_t* source_mac, std::uint64_t& key);
   double offset(std::uint64_t ts_ns);
-  void update(Sender& s, std::uint64_t key, std::size_t cls, double t, std::uint16_t quanta);
+  void update(Sender& s, std::uint64_t key, std::size_t cls, double t, std::uint16_t quanta,
+              double quantum_ns);
   // Adds a finished pause of class `cls` from [start, end] (offsets) to `totals`.
   void close(Totals& totals, std::uint64_t key, bool from_spine, std::size_t cls, double start,
              double end, bool ongoing) const;

@@ -129,6 +129,7 @@ std::unique_ptr<FileSource> FileParts::open_at(const std::string& path, const Fi
   impl->pcap_snaplen = from.pcap_snaplen;
   impl->pcap_link_type = from.pcap_link_type;
   impl->interfaces = from.interfaces;
+  impl->described = from.described;  // so interfaces a later section adds are numbered on
   impl->records = records_before;
   impl->refill_at(offset, 16);
   if (impl->pos() != offset) impl->done = true;  // the file is shorter than that

@@ -120,6 +120,7 @@ struct TsScale {
 
 // A pcapng interface, as its interface description block defines it.
 struct Interface {
+  std::uint32_t described = 0;  // its index in FileSource::interfaces()
   std::uint16_t link_type = 0;
   std::uint32_t snaplen = 0;
   TsScale ts;

@@ -52,6 +52,7 @@ std::size_t FileSource::Impl::pcap_fast(std::span<Frame> out) noexcept {
     f.caplen = caplen;
     f.wire_len = orig > caplen ? orig : caplen;
     f.link_type = lt;
+    f.interface = 0;
     f.data = p + pcap_record_header;
     p += pcap_record_header + caplen;
   }
@@ -98,6 +99,7 @@ FileSource::Impl::Step FileSource::Impl::pcap_step(Frame& f, bool may_refill) {
   f.caplen = caplen;
   f.wire_len = std::max(orig, caplen);
   f.link_type = pcap_link_type;
+  f.interface = 0;
   f.data = cur + pcap_record_header;
   cur += need;
   ++records;

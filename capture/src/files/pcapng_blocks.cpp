@@ -86,6 +86,7 @@ std::size_t FileSource::Impl::pcapng_fast(std::span<Frame> out) noexcept {
     f.caplen = caplen;
     f.wire_len = orig > caplen ? orig : caplen;
     f.link_type = i.link_type;
+    f.interface = i.described;
     f.data = p + 28;
     p += len;
   }
@@ -240,6 +241,7 @@ FileSource::Impl::Step FileSource::Impl::pcapng_step(Frame& f, bool may_refill) 
       f.caplen = caplen;
       f.wire_len = std::max(orig, caplen);
       f.link_type = i.link_type;
+      f.interface = i.described;
       f.data = b + 28;
       result = Step::emitted;
       break;
@@ -258,6 +260,7 @@ FileSource::Impl::Step FileSource::Impl::pcapng_step(Frame& f, bool may_refill) 
       f.caplen = caplen;
       f.wire_len = orig;
       f.link_type = i.link_type;
+      f.interface = i.described;
       f.data = b + 12;
       result = Step::emitted;
       break;
@@ -291,6 +294,7 @@ bool FileSource::Impl::interface_description(std::uint64_t at, const std::uint8_
     return false;
   }
   Interface i;
+  i.described = static_cast<std::uint32_t>(described.size());
   i.link_type = ld16(b + 8, big);
   i.snaplen = ld32(b + 12, big);
   FileInterface info{.section = sections == 0 ? 0 : sections - 1,

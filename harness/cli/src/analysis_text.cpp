@@ -94,8 +94,10 @@ std::string pause_percent(double fraction, const Analysis& a) {
 
 std::string pfc_section(const Analysis& a, const CaptureInfo& info) {
   std::string s = fmt::format(
-      "\nPFC (802.1Qbb): {} frames, malformed MAC control {}; pause time at {} Gb/s{}\n",
-      group_digits(a.pfc.frames), group_digits(a.pfc.malformed), a.options.link_gbps,
+      "\nPFC (802.1Qbb): {} frames, malformed MAC control {}; pause time at {}{}\n",
+      group_digits(a.pfc.frames), group_digits(a.pfc.malformed),
+      a.options.interface_link_gbps.empty() ? fmt::format("{} Gb/s", a.options.link_gbps)
+                                            : std::string("each interface's speed"),
       info.link_speed_source.empty() ? std::string() : " (" + info.link_speed_source + ")");
   // "requested" adds up every XOFF's quanta; "paused" is the time a priority was held, refreshes
   // that overlap counted once, so a storm shows as requested >> paused.

@@ -149,9 +149,10 @@ Exit codes: 0 read to the end (a capture cut inside its last record is a warning
   cmd->add_flag("--json", opts->json, "Print JSON (schema_version 1) instead of tables");
   cmd->add_option("--link-gbps", opts->link_gbps,
                   "Speed of the mirrored link in Gb/s, to turn pause quanta into time (one quantum "
-                  "is 512 bit times). Default: the speed the pcapng file records for its "
-                  "interface (if_speed, as `rocehil capture --write` writes it), else 100; the "
-                  "report says which it used and where it came from")
+                  "is 512 bit times), for every interface of the file. Default: the speed the "
+                  "pcapng file records for each interface (if_speed, as `rocehil capture "
+                  "--write` writes it; a file merged from links of different speeds is timed "
+                  "per interface), else 100; the report says which it used and where from")
       ->check(CLI::Validator(
           [](const std::string& text) -> std::string {
             double v = 0;
@@ -213,9 +214,10 @@ int run_analyze(const AnalyzeOptions& o) {
   capture::AnalyzerOptions analyzer_options;
   // Standard input cannot be read twice: only --link-gbps or the default can speak for it.
   const capture::LinkSpeed speed =
-      o.file == "-" ? capture::file_link_speed("-", {}, o.link_gbps)
-                    : capture::file_link_speed(o.file, leading_interfaces(o.file), o.link_gbps);
+      o.file == "-" ? capture::file_link_speed({}, o.link_gbps)
+                    : capture::file_link_speed(leading_interfaces(o.file), o.link_gbps);
   analyzer_options.link_gbps = speed.gbps;
+  analyzer_options.interface_link_gbps = speed.by_interface;
   analyzer_options.bin_ms = o.bin_ms;
   o.pause.apply_to(analyzer_options);
 

@@ -42,7 +42,10 @@ inline std::string to_string(const MacAddress& mac) {
 }
 
 struct AnalyzerOptions {
-  double link_gbps = 100.0;   // converts pause quanta to time: one quantum = 512 bit times
+  double link_gbps = 100.0;  // converts pause quanta to time: one quantum = 512 bit times
+  // A file whose interfaces run at different speeds: the speed of each (by Frame::interface),
+  // over link_gbps; an interface beyond the list takes link_gbps.
+  std::vector<double> interface_link_gbps;
   std::uint32_t bin_ms = 10;  // width of a timeline bin
   // A timeline longer than this many bins (a bogus timestamp years away) is not grown; frames
   // beyond it are counted in Timeline::frames_outside instead. A million bins is 32 MB and

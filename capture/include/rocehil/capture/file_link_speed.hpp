@@ -14,13 +14,16 @@ namespace rocehil::capture {
 struct LinkSpeed {
   double gbps = 100;
   std::string source;  // "--link-gbps", "the file's if_speed (interface 0 'm1')", ...
+  // Set when the file's interfaces state different speeds: each interface's (by its index in
+  // `interfaces`; one that states none takes `gbps`, the first stated), for
+  // AnalyzerOptions::interface_link_gbps.
+  std::vector<double> by_interface;
 };
 
-// `given` (--link-gbps) when set; else the speed every interface of the file that states one
-// (if_speed) agrees on; else 100 Gb/s, saying the file states none. Throws rocehil::Error (bad
-// input) when the file's interfaces state different speeds: one speed cannot be right for both,
-// and the message says how to choose.
-LinkSpeed file_link_speed(const std::string& file, const std::vector<FileInterface>& interfaces,
+// `given` (--link-gbps) when set, for every interface; else each interface's own speed (if_speed):
+// one `gbps` when those that state one agree, one per interface when they differ; else 100 Gb/s,
+// saying the file states none.
+LinkSpeed file_link_speed(const std::vector<FileInterface>& interfaces,
                           std::optional<double> given);
 
 }  // namespace rocehil::capture

@@ -552,6 +552,31 @@ class Pfc(AnalyzeTest):
         {"frames": 2, "xoff": 1, "xon": 1, "quanta": 0xFFFF},
     ]
 
+    def test_each_interface_is_timed_at_its_own_if_speed(self):
+        # A file merged from a 10G and a 100G mirror port (mergecap keeps each one's if_speed):
+        # the same XOFF pauses ten times longer on the 10G link. Interfaces take frames in turn.
+        c = Capture()
+        c.add(cap.pfc_frame(0x08, {3: 0xFFFF}), ts_ns=T0)
+        c.add(cap.pfc_frame(0x08, {3: 0xFFFF}), ts_ns=T0 + 1)
+        c.add(cap.pause_frame(1000), ts_ns=T0 + 2)
+        path = self.file("merged.pcapng", cap.pcapng_bytes(
+            c.records, tsresols=(9, 9), speeds_bps=(10 * 10**9, 100 * 10**9)))
+        j = self.analyze(path)
+        self.assertEqual(j["file"]["link_gbps_source"],
+                         "each interface's if_speed: interface 0 10 Gb/s, interface 1 100 Gb/s")
+        self.assertEqual(j["options"]["interface_link_gbps"], [10.0, 100.0])
+        self.assertTrue(math.isclose(j["pfc"]["priorities"][3]["pause_ns"],
+                                     0xFFFF * 512 / 10 + 0xFFFF * 512 / 100, rel_tol=1e-12))
+        self.assertTrue(math.isclose(j["pause_8023x"]["pause_ns"], 1000 * 512 / 10, rel_tol=1e-12))
+        text = run_rocehil(path).stdout.decode()
+        self.assertIn("pause time at each interface's speed (each interface's if_speed: "
+                      "interface 0 10 Gb/s, interface 1 100 Gb/s)", text)
+        # --link-gbps is every interface's.
+        j = self.analyze(path, "--link-gbps", "25")
+        self.assertEqual(j["options"]["interface_link_gbps"], [])
+        self.assertTrue(math.isclose(j["pfc"]["priorities"][3]["pause_ns"], 2 * 0xFFFF * 512 / 25,
+                                     rel_tol=1e-12))
+
     def test_priorities_pause_and_link_speed(self):
         c = Capture()
         for enable, quanta in self.FRAMES:
@@ -655,6 +680,19 @@ class Workers(AnalyzeTest):
                 self.assertGreater(read["parts"], 1, f"--workers {workers} cut {path} into parts")
                 self.assertLessEqual(read["parts"], workers)
         return json.loads(one[2])
+
+    def test_a_file_of_two_links_at_two_speeds_cut_into_parts(self):
+        # Interfaces 0 (10G) and 1 (100G) take the frames in turn: PFC XOFFs of 0xFFFF on both.
+        c = Capture()
+        for i in range(400):
+            c.add(cap.pfc_frame(0x08, {3: 0xFFFF}), ts_ns=T0 + i * 50_000)
+        path = self.file("two-speeds.pcapng", cap.pcapng_bytes(
+            c.records, tsresols=(9, 9), speeds_bps=(10 * 10**9, 100 * 10**9)))
+        j = self.assert_same_for_every_worker_count(path)
+        self.assertEqual(j["options"]["interface_link_gbps"], [10.0, 100.0])
+        self.assertTrue(math.isclose(j["pfc"]["priorities"][3]["pause_ns"],
+                                     200 * 0xFFFF * 512 / 10 + 200 * 0xFFFF * 512 / 100,
+                                     rel_tol=1e-12), j["pfc"]["priorities"][3])
 
     def test_held_in_captures_in_every_format(self):
         records = mixed_capture().records

@@ -185,13 +185,16 @@ def _option(e, code, value):
     return struct.pack(e + "HH", code, len(value)) + value + bytes(-len(value) % 4)
 
 
-def pcapng_bytes(records, tsresols=(9,), tsoffset_s=0, big_endian=False, snaplen=0):
+def pcapng_bytes(records, tsresols=(9,), tsoffset_s=0, big_endian=False, snaplen=0, speeds_bps=()):
     """pcapng: one section, one interface per entry of `tsresols` (if_tsresol exponent of 10),
-    records spread over the interfaces in turn, if_tsoffset in seconds on every interface."""
+    records spread over the interfaces in turn, if_tsoffset in seconds on every interface, and
+    if_speed from `speeds_bps` (one per interface; 0 or none: no if_speed)."""
     e = ">" if big_endian else "<"
     out = [_block(e, 0x0A0D0D0A, struct.pack(e + "IHHq", 0x1A2B3C4D, 1, 0, -1))]
-    for res in tsresols:
+    for n, res in enumerate(tsresols):
         opts = _option(e, 9, bytes([res]))
+        if n < len(speeds_bps) and speeds_bps[n]:
+            opts += _option(e, 8, struct.pack(e + "Q", speeds_bps[n]))
         if tsoffset_s:
             opts += _option(e, 14, struct.pack(e + "q", tsoffset_s))
         opts += struct.pack(e + "HH", 0, 0)
