@@ -408,7 +408,7 @@ void Analyzer::State::count_pfc(const Frame& f, const Located& x) {
   const std::uint8_t* p = f.data + l.l3;
   const std::uint8_t* source_mac = f.data + l.l2 + source_mac_offset;
   const std::uint16_t class_enable = load_be16(p + 2);
-  const double quantum_ns = quantum_ns_of(f.interface);
+  const double link_quantum_ns = quantum_ns_of(f.interface);
   ++totals.pfc.frames;
   bool any_xoff = false;
   for (std::size_t prio = 0; prio < 8; ++prio) {
@@ -427,11 +427,11 @@ void Analyzer::State::count_pfc(const Frame& f, const Located& x) {
     e.ts_ns = x.ts_ns;
     std::memcpy(e.source_mac.data(), source_mac, 6);
     e.pfc = true;
-    e.quantum_ns = quantum_ns;
+    e.quantum_ns = link_quantum_ns;
     e.class_enable = class_enable;
     std::memcpy(e.quanta_be.data(), p + 4, 16);
   } else {
-    pauses.pfc(x.ts_ns, source_mac, class_enable, p + 4, quantum_ns);
+    pauses.pfc(x.ts_ns, source_mac, class_enable, p + 4, link_quantum_ns);
   }
   TimelineBin* bin = bin_for(x.ts_ns);
   if (bin && any_xoff) ++bin->pfc_xoff;
@@ -441,7 +441,7 @@ void Analyzer::State::count_pause(const Frame& f, const Located& x) {
   const FrameLayout& l = x.layout;
   const std::uint8_t* source_mac = f.data + l.l2 + source_mac_offset;
   const std::uint16_t quanta = load_be16(f.data + l.l3 + 2);
-  const double quantum_ns = quantum_ns_of(f.interface);
+  const double link_quantum_ns = quantum_ns_of(f.interface);
   ++totals.pause_8023x.frames;
   totals.pause_8023x.xoff += quanta > 0;
   totals.pause_8023x.quanta += quanta;
@@ -451,9 +451,9 @@ void Analyzer::State::count_pause(const Frame& f, const Located& x) {
     e.ts_ns = x.ts_ns;
     std::memcpy(e.source_mac.data(), source_mac, 6);
     std::memcpy(e.quanta_be.data(), f.data + l.l3 + 2, 2);
-    e.quantum_ns = quantum_ns;
+    e.quantum_ns = link_quantum_ns;
   } else {
-    pauses.pause(x.ts_ns, source_mac, quanta, quantum_ns);
+    pauses.pause(x.ts_ns, source_mac, quanta, link_quantum_ns);
   }
 }
 

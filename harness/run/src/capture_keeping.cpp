@@ -22,7 +22,7 @@ std::string file_safe(std::string_view s) {
                        (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '=' || ch == '-';
     out += plain ? ch : '_';
   }
-  if (out.empty() || out.front() == '.' || out.front() == '-') out.insert(0, "_");
+  if (out.empty() || out.front() == '.' || out.front() == '-') return "_" + out;
   return out;
 }
 
@@ -118,7 +118,9 @@ void settle_captures(CaptureKeeping& keeping, const inventory::Inventory& invent
     const std::vector<std::string> files =
         strings_of(entry.value("written_on_host", nlohmann::json()));
     const std::string write_error = string_of(entry, "write_error");
-    reports::KeptCapture k{.point = string_of(entry, "point"), .host = string_of(entry, "host")};
+    reports::KeptCapture k;
+    k.point = string_of(entry, "point");
+    k.host = string_of(entry, "host");
     const inventory::Host* host = inventory.find_host(k.host);
     if (keep && !write_error.empty())
       k.not_kept = "the capture host could not write it: " + write_error;
