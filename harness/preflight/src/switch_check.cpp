@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <thread>
 
 #include "rocehil/inventory/yaml_reader.hpp"
+#include "rocehil/switches/late_agents.hpp"
 #include "rocehil/switches/oid.hpp"
 
 namespace rocehil::preflight {
@@ -54,28 +54,11 @@ SwitchCheckReport check_switches(const inventory::Inventory& inv,
   }
   switches::Poller poller(std::move(targets), options);
   auto snapshots = poller.counters();
-  auto views = poller.lldp();
-  const auto silent = [&] {
-    std::vector<std::string> names;
-    for (const auto& s : snapshots)
-      if (!s.answered()) names.push_back(s.switch_name);
-    return names;
-  };
-  // A silent agent is asked only its sysName, once a second: a full walk of an agent still
-  // starting would queue requests it then answers long after they were given up on.
-  const auto give_up = start + wait_for_silent;
-  for (auto asked = silent(); !asked.empty() && std::chrono::steady_clock::now() < give_up;
-       asked = silent()) {
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-    std::vector<std::string> woke;
-    for (const auto& r : poller.walk({switches::mib::sys_name}, asked))
-      if (r.error.empty()) woke.push_back(r.switch_name);
-    if (woke.empty()) continue;
-    for (const auto& s : poller.counters(woke))  // in the targets' order, as `woke` is
-      for (auto& old : snapshots)
-        if (old.switch_name == s.switch_name && s.answered()) old = s;
-    views = poller.lldp();  // the late one's neighbours, and the others' as they are now
-  }
+  switches::wait_for_late_agents(
+      poller, snapshots, [](const switches::SwitchSnapshot&) { return true; },
+      start + wait_for_silent);
+  // Read after any late agent answered: its neighbours too.
+  const auto views = poller.lldp();
   for (std::size_t i = 0; i < snapshots.size(); ++i) {
     const auto& s = snapshots[i];
     SwitchFacts f;

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <thread>
 
+#include "rocehil/switches/late_agents.hpp"
+
 namespace rocehil::run {
 
 std::unique_ptr<SwitchPolling> SwitchPolling::for_inventory(const inventory::Inventory& inventory) {
@@ -13,13 +15,25 @@ std::unique_ptr<SwitchPolling> SwitchPolling::for_inventory(const inventory::Inv
 }
 
 SwitchPolling::SwitchPolling(const inventory::Inventory& inventory,
-                             std::vector<switches::Target> targets)
-    : inventory_(inventory), poller_(std::move(targets)) {}
+                             std::vector<switches::Target> targets,
+                             std::chrono::milliseconds wait_for_silent)
+    : inventory_(inventory), poller_(std::move(targets)), wait_for_silent_(wait_for_silent) {}
 
 std::vector<switches::SwitchSnapshot> SwitchPolling::snapshot(
     const std::vector<std::string>& names) {
   if (names.empty()) return {};
-  return poller_.counters(names);
+  auto snapshots = poller_.counters(names);
+  // A switch not heard from yet in this run may be an agent still starting: waited for, once,
+  // within wait_for_silent; one that answered before and is silent now is not (it says so).
+  const auto waits_for = [this](const switches::SwitchSnapshot& s) {
+    return !heard_.contains(s.switch_name) && !given_up_.contains(s.switch_name);
+  };
+  for (const auto& name : switches::wait_for_late_agents(
+           poller_, snapshots, waits_for, std::chrono::steady_clock::now() + wait_for_silent_))
+    given_up_.insert(name);
+  for (const auto& s : snapshots)
+    if (s.answered()) heard_.insert(s.switch_name);
+  return snapshots;
 }
 
 std::vector<switches::SwitchSnapshot> SwitchPolling::snapshot_after_traffic(

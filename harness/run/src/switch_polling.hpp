@@ -4,7 +4,9 @@
 // before and after polls of the switches its traffic can cross.
 
 #include <atomic>
+#include <chrono>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,9 +22,11 @@ class SwitchPolling {
   // cannot be read: before any case runs.
   static std::unique_ptr<SwitchPolling> for_inventory(const inventory::Inventory& inventory);
 
-  explicit SwitchPolling(const inventory::Inventory& inventory,
-                         std::vector<switches::Target> targets);
+  SwitchPolling(const inventory::Inventory& inventory, std::vector<switches::Target> targets,
+                std::chrono::milliseconds wait_for_silent = std::chrono::milliseconds(10000));
 
+  // The counters of the switches named. One that has not answered yet in this run (an agent
+  // still starting) is waited for, once, within wait_for_silent (switches/late_agents.hpp).
   std::vector<switches::SwitchSnapshot> snapshot(const std::vector<std::string>& names);
   // Waits the longest counter_refresh_ms of `names` (so the counters show the case's last
   // packets), unless interrupted, then polls.
@@ -32,6 +36,9 @@ class SwitchPolling {
  private:
   const inventory::Inventory& inventory_;
   switches::Poller poller_;
+  std::chrono::milliseconds wait_for_silent_;
+  std::set<std::string> heard_;     // switches that have answered in this run
+  std::set<std::string> given_up_;  // waited for once, in vain
 };
 
 // `after` minus `before`, switch by switch (both in the same order).

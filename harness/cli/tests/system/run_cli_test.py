@@ -540,6 +540,40 @@ class RunTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.reports, record["run_id"], "captures")))
         self.assertNotIn("captures kept", out)
 
+    def test_a_switch_agent_that_answers_late_is_waited_for_not_called_silent(self):
+        suite = self.write_file(
+            "late.yaml", "schema_version: 1\nname: late\ntests:\n  - name: bw\n    workload: bw\n"
+            "    hosts: h1,h3\n    size: 64K\n    duration_s: 0.5\n    thresholds:\n"
+            "      - busbw_gbps > 0\n")
+        # l1's snmpd stopped (alive, answering nothing, as an agent still starting) until 3 s
+        # after the preflight, when the first case polls: past the poller's timeout and tries.
+        stopped = [int(pid) for ns, pid, cmd in host_pids(TB["id"], "snmpd")
+                   if ns == f"rocehil-{TB['id']}-l1" and "snmpd" in cmd.split(" ")[0]]
+        self.assertTrue(stopped, "l1's snmpd")
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            p = subprocess.Popen([ROCEHIL, "run", suite, "--inventory", TB["inventory"],
+                                  "--reports", self.reports], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            lines = []
+            for line in p.stdout:
+                lines.append(line)
+                if line.startswith("preflight:"):
+                    break
+            time.sleep(3)
+        finally:
+            for pid in stopped:
+                os.kill(pid, signal.SIGCONT)
+        out, err = p.communicate(timeout=300)
+        out = "".join(lines) + out
+        self.assertEqual(p.returncode, 0, out + err)
+        record, _ = run_record(self.reports)
+        switches = record["cases"][0]["attempts"][-1]["raw"]["switches"]
+        self.assertIn("l1", [s["switch"] for s in switches])
+        self.assertEqual([s["switch"] for s in switches if not s["answered"]], [], switches)
+        self.assertNotIn("no counters", out)
+
     def selftest(self, *args):
         r = subprocess.run([ROCEHIL, "selftest", "--inventory", TB["inventory"], "--hosts",
                             "h1,h3", "--reports", self.reports, "--json", *args],
