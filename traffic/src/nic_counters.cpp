@@ -100,6 +100,44 @@ void add_problem(std::vector<std::string>& problems, const std::string& p) {
   if (std::find(problems.begin(), problems.end(), p) == problems.end()) problems.push_back(p);
 }
 
+// The most events a 32-bit counter can have counted in the interval, and what says so.
+struct WrapBound {
+  double most = 0;
+  std::string what;
+};
+
+WrapBound wrap_bound(const NicCounterDelta& d, std::uint64_t speed_mbps) {
+  // The NIC's packets both ways, by the largest of its counters that were read both times.
+  constexpr std::pair<std::string_view, std::string_view> packet_counters[] = {
+      {"counters/port_xmit_packets", "counters/port_rcv_packets"},
+      {"statistics/tx_packets", "statistics/rx_packets"},
+      {"hw_counters/sent_pkts", "hw_counters/rcvd_pkts"}};
+  std::optional<std::uint64_t> packets;
+  std::string named;
+  for (const auto& [sent, received] : packet_counters) {
+    std::uint64_t sum = 0;
+    bool any = false;
+    for (const std::string_view key : {sent, received})
+      if (const auto it = d.deltas.find(std::string(key)); it != d.deltas.end()) {
+        sum += it->second;
+        any = true;
+      }
+    if (any && (!packets || sum > *packets)) {
+      packets = sum;
+      named = fmt::format("{} + {}", sent, received);
+    }
+  }
+  if (packets)
+    return {static_cast<double>(*packets),
+            fmt::format("the {} packets the NIC sent and received ({})", *packets, named)};
+  // Minimum frames (64 bytes, and 20 of preamble and gap) at line rate, both ways.
+  const double mbps = speed_mbps != 0 ? static_cast<double>(speed_mbps) : 800'000;
+  const double most = 2 * std::max(d.seconds, 0.0) * mbps * 1e6 / (84 * 8);
+  return {most, fmt::format("the {:.4g} minimum frames {} carries both ways in that time", most,
+                            speed_mbps != 0 ? fmt::format("its {} Mb/s link", speed_mbps)
+                                            : std::string("an 800 Gb/s link"))};
+}
+
 }  // namespace
 
 bool is_32bit_counter(std::string_view key) {
@@ -132,6 +170,8 @@ NicCounterSnapshot read_nic_counters(const NicRef& nic, const NicCounterOptions&
     // a case, which is the broken end of a transport error.
     if (const auto down = read_count(netdev / "carrier_down_count"))
       s.values.emplace("netdev/carrier_down_count", *down);
+    // A down link or a veth says -1, which read_count refuses: then the speed is unknown.
+    if (const auto speed = read_count(netdev / "speed")) s.speed_mbps = *speed;
     if (options.ethtool) {
       try {
         for (auto& [name, value] : read_ethtool_stats(nic.netdev))
@@ -153,6 +193,7 @@ NicCounterDelta counter_delta(const NicCounterSnapshot& before, const NicCounter
   if (!before.firmware.empty() && !after.firmware.empty() && before.firmware != after.firmware)
     d.device_reset =
         fmt::format("its firmware changed from {} to {}", before.firmware, after.firmware);
+  std::vector<std::pair<std::string, std::string>> wrapped;  // key, "from X to Y"
   for (const auto& [key, then] : before.values) {
     const auto it = after.values.find(key);
     if (it == after.values.end()) continue;
@@ -161,6 +202,7 @@ NicCounterDelta counter_delta(const NicCounterSnapshot& before, const NicCounter
       d.deltas[key] = now - then;
     } else if (is_32bit_counter(key) && then <= 0xFFFFFFFFu) {
       d.deltas[key] = (std::uint64_t{1} << 32) - then + now;  // a wrap, unless the NIC reset
+      wrapped.emplace_back(key, fmt::format("from {} to {}", then, now));
     } else {
       d.reset.push_back(key);
       // ethtool's list holds a few gauges besides its counters: only the device's own counters
@@ -172,6 +214,21 @@ NicCounterDelta counter_delta(const NicCounterSnapshot& before, const NicCounter
   if (!d.device_reset.empty()) {
     for (const auto& [key, delta] : d.deltas) d.reset.push_back(key);
     d.deltas.clear();
+    std::sort(d.reset.begin(), d.reset.end());
+    return d;
+  }
+  if (!wrapped.empty()) {
+    const WrapBound bound = wrap_bound(d, after.speed_mbps);
+    for (const auto& [key, from_to] : wrapped) {
+      const std::uint64_t events = d.deltas.at(key);
+      if (static_cast<double>(events) <= bound.most) continue;
+      d.deltas.erase(key);
+      d.reset.push_back(key);
+      d.reset_why[key] = fmt::format(
+          "{} went backwards ({}); a 32-bit wrap would mean {} in {:.3g} s, more than {}, so it "
+          "was reset",
+          key, from_to, events, d.seconds, bound.what);
+    }
     std::sort(d.reset.begin(), d.reset.end());
   }
   return d;

@@ -157,6 +157,59 @@ TEST_F(ConnectX6Sysfs, A32BitQueueCounterThatWentBackwardsAloneWrapped) {
   EXPECT_FALSE(is_32bit_counter("ethtool/out_of_sequence"));
 }
 
+// A wrap is believed only when it is possible: 4,294,966,313 out-of-sequence packets while the
+// NIC moved 1,500 packets is a reset of the counter, not a count; its metric then has no delta.
+TEST_F(ConnectX6Sysfs, AWrapLargerThanThePacketsTheNicMovedIsAReset) {
+  set(port() / "hw_counters" / "out_of_sequence", 1000);
+  set(port() / "hw_counters" / "duplicate_request", 0xFFFFFFF0u);
+  set(stats().parent_path() / "speed", 100000);
+  const NicCounterSnapshot before = read();
+  EXPECT_EQ(before.speed_mbps, 100000u);
+  set(port() / "hw_counters" / "out_of_sequence", 17);
+  set(port() / "hw_counters" / "duplicate_request", 3);  // 19: possible
+  set(stats() / "tx_packets", 1000);
+  set(stats() / "rx_packets", 500);
+  const NicCounterDelta d = counter_delta(before, read());
+  EXPECT_EQ(d.device_reset, "");
+  EXPECT_EQ(d.deltas.count("hw_counters/out_of_sequence"), 0u);
+  EXPECT_EQ(d.reset, (std::vector<std::string>{"hw_counters/out_of_sequence"}));
+  EXPECT_EQ(d.deltas.at("hw_counters/duplicate_request"), 19u);
+  const std::string why = d.reset_why.at("hw_counters/out_of_sequence");
+  EXPECT_EQ(why.rfind("hw_counters/out_of_sequence went backwards (from 1000 to 17); a 32-bit "
+                      "wrap would mean 4294966313 in ",
+                      0),
+            0u)
+      << why;
+  EXPECT_NE(why.find("more than the 1500 packets the NIC sent and received (statistics/tx_packets "
+                     "+ statistics/rx_packets), so it was reset"),
+            std::string::npos)
+      << why;
+}
+
+// Without packet counters (rxe's hw_counters alone, say), the line rate bounds a wrap: minimum
+// frames both ways for the seconds between the readings.
+TEST(NicCounterDelta, WithoutPacketCountersTheLineRateBoundsAWrap) {
+  NicCounterSnapshot before, after;
+  before.at_ns = 1'000'000'000;
+  after.at_ns = 2'000'000'000;  // 1 s: 100G carries 2 x 148.8 M minimum frames both ways
+  after.speed_mbps = 100000;
+  before.values = {{"hw_counters/out_of_sequence", 0xFFFFFF00u},
+                   {"hw_counters/packet_seq_err", 1000}};
+  after.values = {{"hw_counters/out_of_sequence", 0x10}, {"hw_counters/packet_seq_err", 17}};
+  NicCounterDelta d = counter_delta(before, after);
+  EXPECT_EQ(d.deltas.at("hw_counters/out_of_sequence"), 0x110u);
+  EXPECT_EQ(d.reset, (std::vector<std::string>{"hw_counters/packet_seq_err"}));
+  EXPECT_NE(d.reset_why.at("hw_counters/packet_seq_err")
+                .find("more than the 2.976e+08 minimum frames its 100000 Mb/s link carries both "
+                      "ways in that time"),
+            std::string::npos)
+      << d.reset_why.at("hw_counters/packet_seq_err");
+  after.speed_mbps = 0;  // a netdev that gives no speed: the fastest NIC there is
+  d = counter_delta(before, after);
+  EXPECT_NE(d.reset_why.at("hw_counters/packet_seq_err").find("an 800 Gb/s link"),
+            std::string::npos);
+}
+
 // A 64-bit counter of the device or its netdev does not wrap: going backwards, it says the NIC
 // was reset (a driver reload), so the 32-bit one that went backwards with it was reset too, not
 // wrapped, and no counter's difference measures the case.

@@ -65,22 +65,27 @@ std::optional<double> value_on(const NicMetric& m, const HostNic& h, std::string
       ++found;
       continue;
     }
-    if (m.any_of) continue;
+    const bool reset =
+        std::find(h.delta.reset.begin(), h.delta.reset.end(), counter) != h.delta.reset.end();
+    // A counter the NIC may lack is left out of an any_of sum; one it has but that was reset
+    // leaves the sum unknown.
+    if (m.any_of && !reset) continue;
     if (!h.delta.device_reset.empty()) {
       why = fmt::format("{} {} was reset during the case ({}), so its counters have no delta",
                         h.host, nic_name(h.delta.nic), h.delta.device_reset);
       return std::nullopt;
     }
-    const bool reset =
-        std::find(h.delta.reset.begin(), h.delta.reset.end(), counter) != h.delta.reset.end();
     const bool no_rdma = h.delta.nic.rdma_device.empty() &&
                          (counter.starts_with("hw_counters/") || counter.starts_with("counters/"));
-    why = reset ? fmt::format(
-                      "{} {}: {} went backwards during the case (a reset), so it has no "
-                      "delta",
-                      h.host, nic_name(h.delta.nic), counter)
-                : fmt::format("{} {} has no counter {}{}", h.host, nic_name(h.delta.nic), counter,
-                              no_rdma ? " (its provider uses no RDMA device)" : "");
+    const auto reason = h.delta.reset_why.find(counter);
+    why = reset && reason != h.delta.reset_why.end()
+              ? fmt::format("{} {}: {}", h.host, nic_name(h.delta.nic), reason->second)
+          : reset ? fmt::format(
+                        "{} {}: {} went backwards during the case (a reset), so it has no "
+                        "delta",
+                        h.host, nic_name(h.delta.nic), counter)
+                  : fmt::format("{} {} has no counter {}{}", h.host, nic_name(h.delta.nic), counter,
+                                no_rdma ? " (its provider uses no RDMA device)" : "");
     return std::nullopt;
   }
   if (found == 0) {

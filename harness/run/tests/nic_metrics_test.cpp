@@ -72,6 +72,25 @@ TEST(NicMetrics, OneNicWithoutTheCounterMakesItAbsentNamingHostNicAndCounter) {
   EXPECT_NE(g.results[0].evaluation.detail.find("h2 mlx5_0"), std::string::npos);
 }
 
+// A 32-bit counter whose wrap was impossible (traffic/nic_counters.hpp) is a reset: the metrics
+// over it are absent with the counter's own reason, the sums it belongs to too (never part of one).
+TEST(NicMetrics, ACounterResetAloneLeavesEveryMetricOverItAbsentWithItsReason) {
+  HostNic h = connectx("h2", 4, 0);
+  h.delta.deltas.erase("hw_counters/packet_seq_err");
+  h.delta.reset = {"hw_counters/packet_seq_err"};
+  h.delta.reset_why["hw_counters/packet_seq_err"] =
+      "hw_counters/packet_seq_err went backwards (from 1000 to 17); a 32-bit wrap would mean "
+      "4294966313 in 2 s, more than the 1500 packets the NIC sent and received, so it was reset";
+  const suites::Measured m = nic_metrics({connectx("h1", 12, 3), h});
+  for (const char* metric : {"nic_seq_errors", "nic_retransmits"}) {
+    EXPECT_FALSE(m.values.contains(metric)) << metric;
+    EXPECT_EQ(m.unmeasured.at(metric),
+              "h2 mlx5_0 port 1 (ens1f0np0): " + h.delta.reset_why.begin()->second)
+        << metric;
+  }
+  EXPECT_EQ(m.values.at("nic_cnps_sent"), 16);  // the NIC's other counters still count
+}
+
 // A NIC reset during the case (new firmware, a driver reload) has no counter deltas at all: every
 // metric over its counters is absent, saying why, and a threshold on it grades error.
 TEST(NicMetrics, ANicResetDuringTheCaseLeavesItsMetricsAbsentSayingWhy) {

@@ -32,6 +32,7 @@ struct NicCounterSnapshot {
   std::string firmware;    // <root>/sys/class/infiniband/DEV/fw_ver; empty without a device
   std::map<std::string, std::uint64_t> values;
   std::vector<std::string> problems;  // a source that could not be read, and why
+  std::uint64_t speed_mbps = 0;       // the netdev's link speed; 0 when it does not say
 };
 
 struct NicCounterOptions {
@@ -47,8 +48,9 @@ struct NicCounterDelta {
   NicRef nic;
   double seconds = 0;
   std::map<std::string, std::uint64_t> deltas;  // counters read both times
-  std::vector<std::string> reset;     // went backwards (a driver reload): no delta, named here
-  std::vector<std::string> problems;  // both readings', without repeats
+  std::vector<std::string> reset;  // went backwards (a driver reload): no delta, named here
+  std::map<std::string, std::string> reset_why;  // a reset's reason, where more than "backwards"
+  std::vector<std::string> problems;             // both readings', without repeats
   // Why the NIC is known to have been reset between the readings (its firmware changed, or a
   // 64-bit counter went backwards); empty when nothing says so. Then no counter has a delta:
   // each one read both times is in `reset`, since one that counted again from zero past its old
@@ -61,7 +63,11 @@ struct NicCounterDelta {
 // once or was reset with the NIC, which its value alone cannot tell. What else the NIC shows
 // decides: a firmware version that changed, or a 64-bit counter of the device or its netdev that
 // went backwards (neither wraps), means the NIC was reset (device_reset); otherwise the 32-bit
-// counter wrapped and is unwrapped. Any other counter that went backwards was reset.
+// counter wrapped and is unwrapped, when the wrap is possible: no more events than the packets
+// the NIC sent and received meanwhile (its port, netdev or rxe packet counters), or without
+// those, than its line rate carries in the interval (minimum frames both ways; 800 Gb/s when the
+// netdev gives no speed). A wrap past that is a reset of that counter (reset_why says so), never
+// billions of retransmits. Any other counter that went backwards was reset.
 NicCounterDelta counter_delta(const NicCounterSnapshot& before, const NicCounterSnapshot& after);
 
 // Whether `key` ("hw_counters/out_of_sequence") is one of mlx5's 32-bit queue counters.
