@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <limits>
 
 #include "rocehil/traffic/workload.hpp"
 
@@ -60,6 +61,10 @@ void add_progress(LiveProgress* progress, std::uint64_t messages, std::uint64_t 
 struct Flight {
   std::uint32_t outstanding = 0;
   std::uint64_t posted = 0;
+  std::uint64_t completed = 0;  // completions so far: a QP's come in the order it posted
+  // Iterations mode: the first message posted after the warm-up. Those before it may complete
+  // after the warm-up ends; they are not among the messages asked for.
+  std::uint64_t first_measured = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t measured_messages = 0;
   bool failed = false;
 };
@@ -108,6 +113,8 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
                       .rkey = connections[c].rkey,
                       .imm = static_cast<std::uint32_t>(f.posted + k)};
         if (n == 0 || connections[c].qp->post_send({batch.data(), n}) != PostResult::ok) continue;
+        if (now >= measure_from && f.first_measured == std::numeric_limits<std::uint64_t>::max())
+          f.first_measured = f.posted;
         f.outstanding += static_cast<std::uint32_t>(n);
         f.posted += n;
         if (now >= measure_from) measured_posted += n;
@@ -130,6 +137,7 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
       if (c >= flights.size()) continue;
       Flight& f = flights[c];
       if (f.outstanding > 0) --f.outstanding;
+      const std::uint64_t ordinal = f.completed++;
       if (wc[i].status != WcStatus::success) {
         if (result.errors++ == 0)
           result.first_error = fmt::format("QP {:#x}: {}", wc[i].qpn, to_string(wc[i].status));
@@ -138,7 +146,9 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
         continue;
       }
       ++completed;
-      if (polled_at >= measure_from) {
+      const bool measured =
+          config.iterations != 0 ? ordinal >= f.first_measured : polled_at >= measure_from;
+      if (measured) {
         ++f.measured_messages;
         last_counted = polled_at;
       }

@@ -172,7 +172,17 @@ run::PerftestPairConfig make_perftest_config(const ClientOptions& o) {
   c.size = o.size != 0 ? o.size : lat ? 8 : 65536;
   c.qps = lat ? 1 : o.qps;
   if (!lat) c.tx_depth = o.tx_depth;
-  if (o.iterations_given)
+  if (o.iterations_given && !lat) {
+    // rocehil's --iterations counts messages over all QPs, perftest's -n per QP: the same
+    // messages in all, or refused.
+    if (o.iterations % c.qps != 0)
+      throw input_error(fmt::format(
+          "--iterations {} over --qps {}: rocehil counts messages over all QPs, perftest's -n "
+          "per QP, so with --engine perftest give a multiple of {} ({} or {})",
+          o.iterations, c.qps, c.qps, o.iterations / c.qps * c.qps,
+          (o.iterations / c.qps + 1) * c.qps));
+    c.iterations = o.iterations / c.qps;
+  } else if (o.iterations_given)
     c.iterations = o.iterations;
   else if (lat)
     c.iterations = 10000;  // perftest's own default is 1000; rocehil's lat runs 10000
@@ -371,8 +381,11 @@ void add_traffic_command(CLI::App& app, int& exit_code) {
   client->add_option("--warmup", o->warmup, "bw: seconds before measuring")
       ->check(CLI::Range(0.0, 3600.0));
   client
-      ->add_option("--iterations", o->iterations,
-                   "bw: messages to measure instead of --duration; lat: ping-pongs (10000)")
+      ->add_option(
+          "--iterations", o->iterations,
+          "bw: messages to measure instead of --duration, over all QPs together (perftest's "
+          "-n counts per QP: --iterations 3000 --qps 3 is its -n 1000 -q 3, and "
+          "--engine perftest converts so); lat: ping-pongs (10000)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000'000}));
   client->add_flag("--bidirectional", o->bidirectional, "bw: both sides send at once");
   client->add_option("--stats-ms", o->stats_ms, "Live stats period in ms (0: none)")

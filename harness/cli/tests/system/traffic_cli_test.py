@@ -168,6 +168,20 @@ class Loopback(unittest.TestCase):
         self.assertIn("Did not detect devices", report["failure"]["message"])
         self.assertNotIn("report", server)
 
+    def test_perftest_counts_iterations_per_qp_and_gets_the_same_messages_in_all(self):
+        if shutil.which("ib_write_bw") is None:
+            self.skipTest("perftest is not installed (scripts/install-deps.sh installs it)")
+        code, report, err = self.perftest_client("--qps", "3", "--iterations", "300")
+        self.assertEqual(code, 3, err)  # no RDMA device here: perftest says so
+        command = report["server"]["results"]["command"]
+        self.assertEqual(command[command.index("-q") + 1], "3")
+        self.assertEqual(command[command.index("-n") + 1], "100")
+        code, report, err = self.perftest_client("--qps", "3", "--iterations", "301")
+        self.assertEqual(code, 2, err)
+        self.assertIn("--iterations 301 over --qps 3: rocehil counts messages over all QPs, "
+                      "perftest's -n per QP, so with --engine perftest give a multiple of 3 "
+                      "(300 or 303)", err)
+
     def test_perftest_numbers_are_the_ones_perftest_printed(self):
         # A stand-in perftest (perftest_stand_in.py) does the handshake and prints a real table,
         # since nothing can measure here; the table is read back by this test's own parser.
