@@ -120,8 +120,7 @@ struct Analyzer::State {
     if (link_quanta.empty()) return pause_quanta_to_ns(quanta, options.link_gbps);
     double ns = 0;
     for (std::size_t i = 0; i < link_quanta.size(); ++i)
-      ns += static_cast<double>(link_quanta[i][cls]) *
-            (i < interface_quantum_ns.size() ? interface_quantum_ns[i] : quantum_ns);
+      ns += static_cast<double>(link_quanta[i][cls]) * quantum_ns_of(static_cast<std::uint32_t>(i));
     return ns;
   }
   bool later_part = false;  // constructed with LaterPart

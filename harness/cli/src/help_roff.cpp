@@ -129,16 +129,17 @@ class HelpToRoff {
   }
 
   void prose(std::string_view line) {
-    if (prose_.empty()) {
+    if (!in_prose_) {
       paragraph_start();
-    } else if (ends_with(prose_.back(), ".") || is_heading(prose_.back())) {
+    } else if (ends_with(last_prose_, ".") || is_heading(last_prose_)) {
       out_ += ".br\n";  // a sentence or a heading that ended its line keeps the break
     }
-    prose_.emplace_back(line);
+    in_prose_ = true;
+    last_prose_ = line;
     out_ += roff_text(line) + "\n";
   }
 
-  void end_prose() { prose_.clear(); }
+  void end_prose() { in_prose_ = false; }
 
   void indented(std::string_view line) {
     const std::size_t indent = indent_of(line);
@@ -208,7 +209,8 @@ class HelpToRoff {
 
   std::size_t width_;
   std::string out_;
-  std::vector<std::string> prose_;
+  bool in_prose_ = false;
+  std::string last_prose_;  // the paragraph's last line
   std::vector<Entry> entries_;
   bool blank_before_ = false;
 };

@@ -6,7 +6,6 @@
 
 #include "rocehil/inventory/yaml_reader.hpp"
 #include "rocehil/switches/late_agents.hpp"
-#include "rocehil/switches/oid.hpp"
 
 namespace rocehil::preflight {
 
