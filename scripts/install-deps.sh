@@ -23,6 +23,9 @@ packages=(
   snmpd snmp lldpd libsnmp-dev
   # the reference launcher bench/fanout measures rocehil's against
   pdsh
+  # `testbed up --vm`: hosts as QEMU guests with kernel soft-RoCE (rdma_rxe) and the same
+  # rdma-core and perftest; an initramfs of static busybox and the kernel's modules
+  qemu-system-x86 busybox-static kmod cpio rdma-core ibverbs-providers rdmacm-utils
   # the Slurm launcher, and the real Slurm cluster `testbed up --slurm` runs to test it
   munge slurmctld slurmd slurm-client
   # independent readers the report tests check rocehil's output with: SciPy's Mann-Whitney U,
@@ -39,9 +42,11 @@ for p in "${packages[@]}"; do
   fi
 done
 
+here=$(dirname "$0")
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+  # The guests' kernel: Debian 12's own, unpacked into a cache, never installed.
+  exec bash "$here/guest-kernel.sh"
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -54,3 +59,4 @@ export DEBIAN_FRONTEND=noninteractive
 echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${missing[@]}"
+bash "$here/guest-kernel.sh"

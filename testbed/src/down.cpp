@@ -71,7 +71,8 @@ std::set<pid_t> testbed_processes(std::string_view id, const std::vector<std::st
       const bool daemon = cmdline.find("sshd") != std::string::npos ||
                           cmdline.find("snmpd") != std::string::npos ||
                           cmdline.find("snmp-counters") != std::string::npos ||
-                          cmdline.find("mirror-relay") != std::string::npos;
+                          cmdline.find("mirror-relay") != std::string::npos ||
+                          cmdline.find("qemu-system") != std::string::npos;
       if (pid != self && ((cmdline.find(marker) != std::string::npos && daemon) ||
                           in_testbed_namespace(name, sockets, own_netns)))
         pids.insert(pid);

@@ -28,6 +28,10 @@ std::string_view package_of(std::string_view tool) {
       {"snmpd", "snmpd"},
       {"lldpd", "lldpd"},
       {"lldpcli", "lldpd"},
+      {"qemu-system-x86_64", "qemu-system-x86"},
+      {"modprobe", "kmod"},
+      {"cpio", "cpio"},
+      {"find", "findutils"},
   };
   for (const auto& [t, p] : packages)
     if (t == tool) return p;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "rocehil/testbed/guest_files.hpp"
+
 namespace rocehil::testbed {
 
 namespace {
@@ -30,12 +32,24 @@ void write_host(YAML::Emitter& y, const Namespace& ns, const TestbedOptions& o) 
   if (ns.role == Role::host) y << YAML::Key << "rack" << YAML::Value << fmt::format("r{}", ns.rack);
   y << YAML::Key << "labels" << YAML::Value << YAML::Flow << YAML::BeginSeq
     << (ns.role == Role::host ? "gpu" : "capture") << YAML::EndSeq;
-  y << YAML::Key << "netns" << YAML::Value << ns.netns;
+  // A guest is reached over ssh only: a local launcher in its namespace would run beside it.
+  if (!(o.vm.enabled && ns.role == Role::host))
+    y << YAML::Key << "netns" << YAML::Value << ns.netns;
+  // The capture namespace only captures; with guests the defaults say verbs, which it has not.
+  if (o.vm.enabled && ns.role == Role::capture)
+    y << YAML::Key << "provider" << YAML::Value << "soft";
   y << YAML::Key << "nics" << YAML::Value << YAML::BeginSeq;
   if (ns.role == Role::host) {
     const Interface& nic = ns.interfaces.front();
     y << YAML::BeginMap;
-    y << YAML::Key << "netdev" << YAML::Value << nic.name;
+    if (o.vm.enabled) {
+      // The guest's soft-RoCE device on its fabric NIC (guest_files.hpp).
+      y << YAML::Key << "device" << YAML::Value << std::string(guest_rdma_device);
+      y << YAML::Key << "port" << YAML::Value << 1;
+      y << YAML::Key << "gid_index" << YAML::Value << guest_gid_index;
+    }
+    y << YAML::Key << "netdev" << YAML::Value
+      << (o.vm.enabled ? std::string(guest_fabric_netdev) : nic.name);
     y << YAML::Key << "ip" << YAML::Value << nic.address;
     y << YAML::Key << "link_gbps" << YAML::Value << gbps(o.host_mbps);
     y << YAML::Key << "rail" << YAML::Value << 0;
@@ -54,15 +68,17 @@ std::string inventory_yaml(const Topology& t, const TestbedOptions& o, const Tes
   y << YAML::Comment(fmt::format(
       "Written by 'rocehil testbed up' for testbed {} in {}.\n"
       "A virtual fabric of network namespaces: hosts are reached over ssh and switches over\n"
-      "SNMP on the management network {}; RoCEv2 traffic uses the NIC addresses in {}.",
-      t.id, o.dir, t.mgmt_prefix, t.fabric_prefix));
+      "SNMP on the management network {}; RoCEv2 traffic uses the NIC addresses in {}.{}",
+      t.id, o.dir, t.mgmt_prefix, t.fabric_prefix,
+      o.vm.enabled ? "\nThe hosts are QEMU guests with soft-RoCE (rdma_rxe) on their NIC." : ""));
   y << YAML::BeginMap;
   y << YAML::Key << "schema_version" << YAML::Value << 1;
   y << YAML::Key << "name" << YAML::Value << fmt::format("testbed-{}", t.id);
   y << YAML::Key << "defaults" << YAML::Value << YAML::BeginMap;
   write_ssh(y, paths);
   if (!o.agent.empty()) y << YAML::Key << "agent" << YAML::Value << o.agent;
-  y << YAML::Key << "provider" << YAML::Value << "soft";
+  // Guests have real kernel RDMA (rdma_rxe) behind libibverbs; namespaces the soft provider.
+  y << YAML::Key << "provider" << YAML::Value << (o.vm.enabled ? "verbs" : "soft");
   y << YAML::Key << "link_gbps" << YAML::Value << gbps(o.host_mbps);
   y << YAML::EndMap;
 

@@ -62,6 +62,22 @@ void check_range(std::string_view option, int value, int low, int high, std::str
 
 }  // namespace
 
+std::string_view to_string(GuestAccel accel) {
+  switch (accel) {
+    case GuestAccel::automatic: return "auto";
+    case GuestAccel::kvm: return "kvm";
+    case GuestAccel::tcg: return "tcg";
+  }
+  return "?";
+}
+
+GuestAccel parse_guest_accel(std::string_view text) {
+  for (auto a : {GuestAccel::automatic, GuestAccel::kvm, GuestAccel::tcg})
+    if (to_string(a) == text) return a;
+  throw input_error(fmt::format(
+      "--vm-accel '{}': give auto, kvm (hardware virtualisation) or tcg (full emulation)", text));
+}
+
 void validate(const TestbedOptions& o) {
   if (o.dir.empty())
     throw input_error("--dir is empty: name the directory for the testbed's files");
@@ -93,6 +109,14 @@ void validate(const TestbedOptions& o) {
   check_range("--uplink-mbps", o.uplink_mbps, 0, 100'000, "0 leaves spine links unshaped");
   if (o.ecn) check_range("--ecn-mark-mbps", o.ecn_mark_mbps, 1, 100'000, "or --no-ecn");
   check_range("--mtu", o.mtu, 1280, 9000, "bytes on fabric links; RoCE MTU 4096 needs 4200");
+  if (o.vm.enabled) {
+    check_range("--vm-memory", o.vm.memory_mb, 256, 16384,
+                "MiB per guest; its root file system is this machine's, only writes use memory");
+    if (o.slurm)
+      throw input_error(
+          "--slurm with --vm: the guests run no slurmd yet; use --slurm with namespace hosts, or "
+          "--vm without --slurm");
+  }
   if (o.mirror_truncate != 0) {
     if (o.mirror_mode == MirrorMode::local)
       throw input_error(fmt::format(

@@ -53,10 +53,13 @@ std::vector<std::string> sysctls(const Namespace& ns, const TestbedOptions& opti
 
 std::string namespace_ip_batch(const Namespace& ns, const TestbedOptions& options) {
   std::string out = "link set dev lo up\n";
+  // A guest's namespace only bridges its veths to the guest's taps (guest_tap_batch): the
+  // addresses and routes are the guest's.
+  const bool guest = options.vm.enabled && ns.role == Role::host;
   for (const auto& i : ns.interfaces) {
     if (i.kind != LinkKind::mgmt)
       out += fmt::format("link set dev {} mtu {}\n", i.name, options.mtu);
-    if (!i.address.empty()) {
+    if (!i.address.empty() && !guest) {
       if (!i.peer_address.empty())
         out += fmt::format("addr add {} peer {} dev {}\n", i.address, i.peer_address, i.name);
       else
@@ -65,6 +68,7 @@ std::string namespace_ip_batch(const Namespace& ns, const TestbedOptions& option
     out += fmt::format("link set dev {} up\n", i.name);
   }
   for (const auto& r : ns.routes) {
+    if (guest) break;
     if (r.next_hops.size() == 1) {
       out += fmt::format("route add {} via {} dev {}\n", r.prefix, r.next_hops[0], r.devices[0]);
       continue;

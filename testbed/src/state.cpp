@@ -45,7 +45,12 @@ void write_state(const std::string& path, const TestbedState& s) {
                               {"mirror_mode", to_string(o.mirror_mode)},
                               {"mirror_truncate", o.mirror_truncate},
                               {"ecmp_seed", o.ecmp_seed},
-                              {"slurm", o.slurm}}}};
+                              {"slurm", o.slurm},
+                              {"vm",
+                               {{"enabled", o.vm.enabled},
+                                {"memory_mb", o.vm.memory_mb},
+                                {"accel", to_string(o.vm.accel)},
+                                {"kernel_cache", o.vm.kernel_cache}}}}}};
   // Written to a temporary name and renamed: a crash never leaves half a state file.
   const std::string temporary = path + ".tmp";
   {
@@ -96,6 +101,13 @@ std::optional<TestbedState> read_state(const std::string& path) {
     o.mirror_truncate = opt.value("mirror_truncate", 0);
     o.ecmp_seed = opt.value("ecmp_seed", std::uint32_t{0});  // state written before the option
     o.slurm = opt.value("slurm", false);
+    // Written by rocehil versions with guests; an older state file's hosts were namespaces.
+    if (const auto vm = opt.find("vm"); vm != opt.end()) {
+      o.vm.enabled = vm->at("enabled").get<bool>();
+      o.vm.memory_mb = vm->at("memory_mb").get<int>();
+      o.vm.accel = parse_guest_accel(vm->at("accel").get<std::string>());
+      o.vm.kernel_cache = vm->at("kernel_cache").get<std::string>();
+    }
     if (s.mgmt_octet < 0 || s.mgmt_octet > 255)
       throw input_error(fmt::format("{}: mgmt_octet {} is not 0 to 255", path, s.mgmt_octet));
     validate(o);

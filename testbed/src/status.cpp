@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "guests.hpp"
 #include "host_checks.hpp"
 #include "live.hpp"
 #include "mirror_relays.hpp"
@@ -85,6 +86,7 @@ bool StatusResult::healthy() const {
     return false;
   for (const auto& ns : namespaces) {
     if (!ns.exists || (ns.sshd_answers && !*ns.sshd_answers)) return false;
+    if (ns.guest && (!ns.guest->running || ns.guest->state != "ready")) return false;
     if ((ns.snmpd_answers && !*ns.snmpd_answers) || (ns.lldpd_runs && !*ns.lldpd_runs))
       return false;
     if (slurm && ns.sshd_answers &&
@@ -141,6 +143,8 @@ StatusResult status(const std::string& dir_option, const std::string& id_option)
       if (!s.exists) s.sshd_detail = "namespace missing";
     }
     read_agents(s, TestbedPaths{result.dir}, community);
+    if (state && state->options.vm.enabled && ns.role == Role::host)
+      s.guest = guest_status(ns, TestbedPaths{result.dir});
     result.namespaces.push_back(std::move(s));
   }
   result.stray_namespaces = std::move(existing);

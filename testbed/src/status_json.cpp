@@ -86,6 +86,13 @@ nlohmann::json status_json(const StatusResult& s) {
     if (!ns.spec.fabric_address.empty()) j["fabric_address"] = ns.spec.fabric_address;
     if (s.slurm && ns.sshd_answers)
       j["slurm_state"] = ns.slurm_state ? nlohmann::json(*ns.slurm_state) : nlohmann::json();
+    if (ns.guest)
+      j["guest"] = {{"running", ns.guest->running},
+                    {"pid", ns.guest->pid},
+                    {"state", ns.guest->state},
+                    {"detail", ns.guest->detail},
+                    {"resident_kib", ns.guest->resident_kib},
+                    {"console", ns.guest->console}};
     namespaces.push_back(std::move(j));
   }
   nlohmann::json out = {{"schema_version", 1},

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "files.hpp"
+#include "guests.hpp"
 #include "host_checks.hpp"
 #include "live.hpp"
 #include "mirror_relays.hpp"
@@ -48,15 +49,20 @@ void make_directories(const TestbedPaths& paths) {
   fs::permissions(paths.ssh_dir(), fs::perms::owner_all);
 }
 
+// Four guests under full emulation on two busy cores boot in under a minute; a machine running
+// a test suite beside them may take three times that.
+constexpr std::chrono::seconds guest_boot_limit{180};
+
 class Builder {
  public:
   Builder(const Topology& t, const TestbedOptions& o, const TestbedPaths& p, int mgmt_octet,
-          std::string rocehil, const StepReporter& r)
+          std::string rocehil, const GuestKernel* guest_kernel, const StepReporter& r)
       : t_(t),
         o_(o),
         paths_(p),
         mgmt_octet_(mgmt_octet),
         rocehil_(std::move(rocehil)),
+        guest_kernel_(guest_kernel),
         report_(r) {}
 
   void build() {
@@ -72,9 +78,13 @@ class Builder {
     run_checked("creating links", {"ip", "-batch", "-"}, links_batch(t_));
     report_("addresses, routes (ECMP on leaves), tbf shaping, mirrors, ECN marking, PFC counters");
     for (const auto& ns : t_.namespaces) configure(ns);
-    const auto servers = start_sshds();
+    const auto servers = write_ssh_files();
+    // Guests boot (seconds to a minute) while the switches' agents start.
+    if (o_.vm.enabled) start_guests(t_, o_, paths_, *guest_kernel_, report_);
+    start_sshds(servers);
     wait_for_links();
     start_mirror_relays(t_, paths_, rocehil_, report_);
+    if (o_.vm.enabled) wait_for_guests(t_, paths_, guest_boot_limit, report_);
     wait_for_sshds(servers);
     start_switch_agents(t_, paths_, rocehil_, report_);
     if (o_.slurm) start_slurm(t_, paths_, mgmt_octet_, report_);
@@ -123,7 +133,8 @@ class Builder {
     }
   }
 
-  std::vector<const Namespace*> start_sshds() {
+  // Keys and configurations of every sshd, a guest's too: its stage 2 starts sshd with them.
+  std::vector<const Namespace*> write_ssh_files() {
     std::vector<const Namespace*> servers;
     for (const auto& ns : t_.namespaces)
       if (runs_sshd(ns)) servers.push_back(&ns);
@@ -142,16 +153,24 @@ class Builder {
                fs::perms::owner_read | fs::perms::owner_write);
     write_file(paths_.ssh_config(), ssh_client_config(t_, paths_),
                fs::perms::owner_read | fs::perms::owner_write);
+    return servers;
+  }
+
+  // The sshds of namespaces; a guest's runs in the guest.
+  void start_sshds(const std::vector<const Namespace*>& servers) {
     // sshd refuses to start without its privilege separation directory, which systemd would
     // create on a booted Debian; in a container nobody has.
     fs::create_directories("/run/sshd");
     const std::string sshd = find_in_path("sshd");
-    for (const Namespace* ns : servers)
+    for (const Namespace* ns : servers) {
+      if (is_guest(*ns)) continue;
       run_checked(fmt::format("starting sshd in {}", ns->netns),
                   {"ip", "netns", "exec", ns->netns, sshd, "-f", paths_.sshd_config(*ns), "-E",
                    paths_.sshd_log(*ns)});
-    return servers;
+    }
   }
+
+  bool is_guest(const Namespace& ns) const { return o_.vm.enabled && ns.role == Role::host; }
 
   void wait_for_sshds(const std::vector<const Namespace*>& servers) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -172,6 +191,7 @@ class Builder {
   const TestbedPaths& paths_;
   int mgmt_octet_;
   std::string rocehil_;
+  const GuestKernel* guest_kernel_;  // --vm only
   const StepReporter& report_;
 };
 
@@ -209,6 +229,12 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
         "quotes, or /proc/self/exe is unreadable); run rocehil from another path",
         rocehil));
   make_directories(paths);
+  // Checked before anything is made: a missing QEMU or kernel is one line, not a half fabric.
+  std::optional<GuestKernel> guest_kernel;
+  if (options.vm.enabled) {
+    report("guests: initramfs and stage 2 for QEMU");
+    guest_kernel = prepare_guests(options, paths);
+  }
   TestbedState state{options, *octet, "building"};
   write_state(paths.state(), state);
 
@@ -216,7 +242,9 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
   report(fmt::format("testbed {}: {} hosts in {} racks, {} spines, in {}", options.id,
                      options.hosts, options.racks, options.spines, options.dir));
   try {
-    Builder(result.topology, options, paths, *octet, rocehil, report).build();
+    Builder(result.topology, options, paths, *octet, rocehil,
+            guest_kernel ? &*guest_kernel : nullptr, report)
+        .build();
     std::ofstream(paths.inventory(), std::ios::trunc)
         << inventory_yaml(result.topology, options, paths);
   } catch (const Error& e) {

@@ -197,6 +197,7 @@ Rehearse a suite or an inventory before touching hardware:
   rocehil testbed status --dir /tmp/tb --json    what exists, whether each sshd answers
   rocehil testbed settings --dir /tmp/tb         ECN and shaping rates in force ('set' them)
   rocehil testbed down --dir /tmp/tb             remove everything it made
+  rocehil testbed up --dir /tmp/vm --vm --hosts 2   hosts as QEMU guests with soft-RoCE
 
 Addresses come only from 198.18.0.0/15: RoCEv2 traffic on 198.18.0.0/16 (rack r's hosts are
 198.18.r.11, .12, ...), management (ssh to hosts, SNMP to switches) on a 198.19.K.0/23 bridged
@@ -239,6 +240,21 @@ namespace's, 198.19.K.2; the inventory's capture points say so (remote: session,
   up->add_flag("--slurm", up_opts->slurm,
                "Also a Slurm cluster: munged and slurmctld on the management bridge, a slurmd in "
                "every host namespace named as the host; SLURM_CONF=DIR/slurm/slurm.conf");
+  up->add_flag("--vm", up_opts->vm.enabled,
+               "Hosts are QEMU guests booting Debian 12's kernel, with soft-RoCE (rdma_rxe) on "
+               "their NIC: the inventory names the device and provider verbs, so runs go through "
+               "real kernel RDMA and libibverbs. Needs qemu-system-x86 and the kernel 'make deps' "
+               "caches; the rates default to what emulated guests can send");
+  up->add_option("--vm-memory", up_opts->vm.memory_mb,
+                 "--vm: MiB of memory per guest (its file system is this machine's, read-only; "
+                 "only what it writes uses memory)")
+      ->capture_default_str();
+  auto vm_accel = std::make_shared<std::string>("auto");
+  up->add_option("--vm-accel", *vm_accel,
+                 "--vm: kvm (hardware virtualisation), tcg (QEMU's full emulation, about 70 Mb/s "
+                 "between two guests) or auto (kvm where the CPU has vmx or svm)")
+      ->check(CLI::IsMember({"auto", "kvm", "tcg"}))
+      ->capture_default_str();
   auto mirror = std::make_shared<std::string>("spine-to-leaf");
   up->add_option("--mirror", *mirror,
                  "What each spine's mirror interface copies of its leaf links: spine-to-leaf "
@@ -259,7 +275,14 @@ namespace's, 198.19.K.2; the inventory's capture points say so (remote: session,
                  "sessions often keep 128); 0 keeps as much as one packet on the management "
                  "network holds")
       ->capture_default_str();
-  up->callback([up_opts, up_common, mirror, mirror_mode, &exit_code] {
+  up->callback([up, up_opts, up_common, mirror, mirror_mode, vm_accel, &exit_code] {
+    up_opts->vm.accel = testbed::parse_guest_accel(*vm_accel);
+    // Emulated guests send far less than namespaces: rates not given are scaled to them.
+    if (up_opts->vm.enabled) {
+      if (up->count("--host-mbps") == 0) up_opts->host_mbps = testbed::vm_host_mbps;
+      if (up->count("--uplink-mbps") == 0) up_opts->uplink_mbps = testbed::vm_uplink_mbps;
+      if (up->count("--ecn-mark-mbps") == 0) up_opts->ecn_mark_mbps = testbed::vm_ecn_mark_mbps;
+    }
     for (auto d : {testbed::MirrorDirection::spine_to_leaf, testbed::MirrorDirection::leaf_to_spine,
                    testbed::MirrorDirection::both})
       if (testbed::to_string(d) == *mirror) up_opts->mirror = d;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include "text_table.hpp"
 
 namespace rocehil::cli {
@@ -145,6 +147,26 @@ std::string render_status_text(const testbed::StatusResult& s) {
       if (ns.sshd_answers)
         out += fmt::format("  {:<8} {}\n", ns.spec.name,
                            ns.slurm_state ? *ns.slurm_state : "NOT A NODE slurmctld knows");
+  }
+  bool guests = false;
+  for (const auto& ns : s.namespaces) guests = guests || ns.guest.has_value();
+  if (guests) {
+    // The hosts' QEMU guests (--vm): what their consoles last said.
+    out += "\nguests (QEMU, soft-RoCE)\n";
+    for (const auto& ns : s.namespaces) {
+      if (!ns.guest) continue;
+      const auto& g = *ns.guest;
+      // Anything but ready in capitals, as the other tables show what is wrong.
+      std::string state = g.state;
+      if (state != "ready")
+        for (char& c : state) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      out += fmt::format(
+          "  {:<8} {:<8} {}{}\n", ns.spec.name, state,
+          g.running ? fmt::format("pid {}, {} MiB resident; ", g.pid, g.resident_kib / 1024) : "",
+          g.detail);
+    }
+    out += fmt::format("  consoles: {}\n",
+                       s.dir.empty() ? "DIR/run/*.console.log" : s.dir + "/run/*.console.log");
   }
   out += render_relays_text(s);
   for (const auto& stray : s.stray_namespaces)

@@ -30,6 +30,33 @@ std::string_view to_string(MirrorMode mode);  // local, erspan, erspan2, gre
 // The mode named `text`; throws rocehil::Error (bad input) naming --mirror-mode and the choices.
 MirrorMode parse_mirror_mode(std::string_view text);
 
+// How a guest's CPU is run: `kvm` where the machine has hardware virtualisation (VT-x, AMD-V),
+// `tcg` (QEMU's full emulation) anywhere; `automatic` picks kvm when /dev/kvm exists and the CPU
+// flags show vmx or svm, tcg otherwise.
+enum class GuestAccel { automatic, kvm, tcg };
+
+std::string_view to_string(GuestAccel accel);  // auto, kvm, tcg
+// Throws rocehil::Error (bad input) naming --vm-accel and the choices.
+GuestAccel parse_guest_accel(std::string_view text);
+
+// Hosts as QEMU guests (--vm): each host namespace runs a virtual machine booting Debian 12's
+// distro kernel, with soft-RoCE (rdma_rxe) on its NIC, so the verbs provider runs through a
+// real kernel RDMA stack and real libibverbs (guests.hpp).
+struct GuestOptions {
+  bool enabled = false;
+  int memory_mb = 512;
+  GuestAccel accel = GuestAccel::automatic;
+  // Where scripts/guest-kernel.sh unpacked the kernel package (guest_kernel.hpp).
+  std::string kernel_cache = "/var/cache/rocehil/guest-kernel";
+};
+
+// Rates a guest under full emulation can fill (about 70 Mb/s between two guests on this kind
+// of machine): `up --vm` uses them for any rate not given, so the fabric, not the guests' CPU,
+// stays the bottleneck.
+inline constexpr int vm_host_mbps = 200;
+inline constexpr int vm_uplink_mbps = 40;
+inline constexpr int vm_ecn_mark_mbps = 30;
+
 struct TestbedOptions {
   std::string dir;  // where keys, configs, state and inventory.yaml are written
   std::string id;   // prefixes every name; empty: derived from dir
@@ -56,6 +83,7 @@ struct TestbedOptions {
   // A Slurm cluster over the namespaces (slurm_cluster.hpp): munged and slurmctld on this
   // machine, a slurmd in every namespace that runs sshd (hosts and capture), named as its host.
   bool slurm = false;
+  GuestOptions vm{};
 };
 
 // Limits that keep names and addresses inside their fields: interface names are 15 characters,

@@ -31,6 +31,22 @@ struct TestbedPaths {
     return run_dir() + "/" + ns.netns + ".sshd.log";
   }
 
+  // Hosts as QEMU guests (--vm, guests.hpp): the initramfs and the stage-2 script every guest
+  // boots with, each guest's settings (the kernel command line names them), and its serial
+  // console and QEMU's pid. The guests read these through their 9p view of this machine's /.
+  std::string vm_dir() const { return dir + "/vm"; }
+  std::string initramfs() const { return vm_dir() + "/initrd.img"; }
+  std::string guest_stage2() const { return vm_dir() + "/stage2.sh"; }
+  std::string guest_settings(const Namespace& ns) const {
+    return vm_dir() + "/" + ns.netns + ".conf";
+  }
+  std::string guest_console(const Namespace& ns) const {
+    return run_dir() + "/" + ns.netns + ".console.log";
+  }
+  std::string qemu_pid(const Namespace& ns) const {
+    return run_dir() + "/" + ns.netns + ".qemu.pid";
+  }
+
   // A spine's remote mirror relay (mirror_relay.hpp): its pid, and the counters it rewrites
   // every second.
   std::string relay_pid(const Namespace& ns) const {

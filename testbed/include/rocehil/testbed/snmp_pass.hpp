@@ -71,7 +71,7 @@ class PassPersist {
   CounterTable table_;
   std::optional<Clock::time_point> read_at_;
   std::optional<Oid> last_answer_;  // the OID the last getnext returned
-  std::string command_;  // get, getnext or set, until its arguments arrive
+  std::string command_;             // get, getnext or set, until its arguments arrive
   std::vector<std::string> arguments_;
 };
 

@@ -67,6 +67,16 @@ struct RelayStatus {
   std::optional<RelayCounters> counters;  // as it last wrote them
 };
 
+// A host's QEMU guest (--vm): whether it runs and what its console last said.
+struct GuestStatus {
+  bool running = false;
+  int pid = 0;            // from QEMU's pid file, 0 without one
+  std::string state;      // ready, booting, failed, stopped
+  std::string detail;     // the console's ready line, why it failed, or why it is stopped
+  long resident_kib = 0;  // QEMU's resident memory, 0 when it does not run
+  std::string console;    // the serial console's file
+};
+
 struct NamespaceStatus {
   Namespace spec;
   bool exists = false;
@@ -78,6 +88,7 @@ struct NamespaceStatus {
   std::string lldpd_detail;           // "3 neighbours", or why it cannot be asked
   std::vector<LldpNeighbor> lldp_neighbors;
   std::optional<std::string> slurm_state;  // --slurm: sinfo's state of its node ("idle")
+  std::optional<GuestStatus> guest;        // --vm: hosts
   std::vector<InterfaceStatus> interfaces;
 };
 
