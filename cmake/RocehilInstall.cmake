@@ -13,7 +13,7 @@ include(GNUInstallDirs)
 set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME rocehil)
 
 install(TARGETS rocehil RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES suites/smoke.yaml suites/acceptance.yaml
+install(FILES suites/smoke.yaml suites/acceptance.yaml suites/rehearsal.yaml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/rocehil/suites)
 install(FILES docs/examples/fabric.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/rocehil/examples)
 install(FILES README.md docs/inventory.md docs/suites.md docs/collectives.md

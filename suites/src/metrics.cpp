@@ -119,13 +119,15 @@ const std::vector<MetricInfo>& known_metrics() {
       {"nic_ecn_marked", "packets", "RoCE packets that arrived with ECN CE", false, rdma,
        "hw_counters np_ecn_marked_roce_packets"},
       {"nic_out_of_sequence", "packets", "packets the responders dropped as out of sequence", false,
-       rdma, "hw_counters out_of_sequence"},
+       rdma, "hw_counters out_of_sequence (rxe: out_of_seq_request)"},
       {"nic_seq_errors", "", "NAKs for a PSN sequence error the requesters received", false, rdma,
-       "hw_counters packet_seq_err"},
+       "hw_counters packet_seq_err (rxe: rcvd_seq_err)"},
       {"nic_ack_timeouts", "", "ACK timeouts that led to a retransmission", false, rdma,
        "hw_counters local_ack_timeout_err"},
       {"nic_retransmits", "", "retransmission events (go-back-N restarts, not packets)", false,
-       rdma, "hw_counters roce_adp_retrans + packet_seq_err, those the NIC has"},
+       rdma,
+       "hw_counters roce_adp_retrans + packet_seq_err, those the NIC has (rxe: "
+       "completer_retry_err)"},
       {"nic_rx_pause", "frames", "PFC pause frames the NICs received, per [priority]", true,
        "ethtool rx_prioP_pause, where the netdev has it (veth: none)", "ethtool rx_prioP_pause"},
       {"nic_tx_pause", "frames", "PFC pause frames the NICs sent, per [priority]", true,
@@ -139,10 +141,12 @@ const std::vector<MetricInfo>& known_metrics() {
        rdma, "hw_counters out_of_buffer"},
       {"nic_rx_bytes", "bytes", "bytes the NICs received", false,
        "/sys/class/net/DEV/statistics/rx_bytes",
-       "counters port_rcv_data x 4 (RoCE bypasses the netdev's own statistics)"},
+       "counters port_rcv_data x 4 (RoCE bypasses the netdev's own statistics; rxe, whose RoCE "
+       "goes through its netdev and which has no port counters: statistics/rx_bytes)"},
       {"nic_tx_bytes", "bytes", "bytes the NICs sent", false,
        "/sys/class/net/DEV/statistics/tx_bytes",
-       "counters port_xmit_data x 4 (RoCE bypasses the netdev's own statistics)"},
+       "counters port_xmit_data x 4 (RoCE bypasses the netdev's own statistics; rxe: "
+       "statistics/tx_bytes)"},
       // calibrate_bw, calibrate_lat: rocehil's engine against perftest on the same pair.
       {"calibration_rocehil", "Gbit/s or us",
        "calibrate: rocehil's busbw_gbps (bw) or lat_p50_us (lat), median of its rounds", false,

@@ -20,6 +20,23 @@ Suite parsed(std::string_view text) {
   return r.suite.value_or(Suite{});
 }
 
+// The verbs rehearsal (testbed up --vm): no provider of its own, so the inventory's verbs
+// applies, and no threshold on a metric the verbs provider never measures per QP.
+TEST(Suite, TheRehearsalSuiteLoadsAndLeavesTheProviderToTheInventory) {
+  const Suite s = load_suite(std::string(ROCEHIL_SUITES_DIR) + "/rehearsal.yaml");
+  EXPECT_EQ(s.name, "rehearsal");
+  for (const auto& t : s.tests) {
+    EXPECT_TRUE(t.settings.provider.empty()) << t.name;
+    for (const auto& threshold : t.thresholds)
+      for (const char* per_qp : {"retransmits", "timeouts", "naks", "cnps "})
+        EXPECT_FALSE(threshold.text.starts_with(per_qp)) << t.name << ": " << threshold.text;
+  }
+  std::vector<std::string> ids;
+  for (const auto& c : expand(s)) ids.push_back(c.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"p2p_bw", "p2p_lat", "allreduce/qps=1",
+                                           "allreduce/qps=4", "alltoall", "incast", "pfc_storm"}));
+}
+
 TEST(Suite, TheSmokeSuiteLoadsAndExpands) {
   const Suite s = load_suite(std::string(ROCEHIL_SUITES_DIR) + "/smoke.yaml");
   EXPECT_EQ(s.name, "smoke");

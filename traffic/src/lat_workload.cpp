@@ -42,6 +42,14 @@ bool wait_for(Opcode wanted, CompletionQueue& cq, LatResult& result,
 
 }  // namespace
 
+PostResult post_lat_receive(Connection& connection, std::uint32_t message_bytes) {
+  const RecvRequest recv{.wr_id = 1,
+                         .local = connection.local,
+                         .local_offset = connection.receive_offset,
+                         .length = message_bytes};
+  return connection.qp->post_recv({&recv, 1});
+}
+
 LatResult run_lat(CompletionQueue& cq, Connection& connection, const LatConfig& config,
                   bool initiator, const std::atomic<bool>& stop) {
   LatResult result;
@@ -57,7 +65,8 @@ LatResult run_lat(CompletionQueue& cq, Connection& connection, const LatConfig& 
                    .local = connection.local,
                    .length = config.message_bytes,
                    .signaled = false};
-  if (qp.post_recv({&recv, 1}) != PostResult::ok) {
+  if (!config.receive_posted &&
+      post_lat_receive(connection, config.message_bytes) != PostResult::ok) {
     result.errors = 1;
     result.first_error = "cannot post a receive";
     return result;

@@ -246,5 +246,32 @@ TEST(LatWorkload, PingPongRecordsEveryIteration) {
   EXPECT_LE(r.one_way.percentile(0.99), r.one_way.max());
 }
 
+// A responder whose start comes later than the initiator's (clocks apart, an emulated host)
+// answers from the receive posted at connect. On verbs (rxe in a QEMU guest) the first ping
+// would otherwise be RNR-NAKed until rnr_retry ran out (errors: 2, "remote_invalid_request");
+// soft waits for a receive, so the guests' system test is where that failure shows.
+TEST(LatWorkload, AReceivePostedAtConnectCarriesALateResponder) {
+  Side a("127.0.0.1"), b("127.0.0.2");
+  connect(a, b, 1, 64);
+  LatConfig config;
+  config.message_bytes = 64;
+  config.iterations = 50;
+  config.warmup_iterations = 5;
+  ASSERT_EQ(post_lat_receive(b.connections[0], 64), PostResult::ok);
+  ASSERT_EQ(post_lat_receive(a.connections[0], 64), PostResult::ok);
+  config.receive_posted = true;
+  std::atomic<bool> stop{false};
+  LatResult answered;
+  std::thread responder([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    answered = run_lat(*b.cq, b.connections[0], config, false, stop);
+  });
+  const LatResult r = run_lat(*a.cq, a.connections[0], config, true, stop);
+  responder.join();
+  EXPECT_EQ(r.errors, 0u) << r.first_error;
+  EXPECT_EQ(answered.errors, 0u) << answered.first_error;
+  EXPECT_EQ(r.one_way.count(), 50u);
+}
+
 }  // namespace
 }  // namespace rocehil::traffic

@@ -56,8 +56,13 @@ AgentCollective::AgentCollective(traffic::Provider& provider, const SetupRequest
         "than a ConnectX CQ holds ({}): use fewer qps per connection",
         rank, qps, send_depth, receive_depth, cq_depth, traffic::max_cq_depth));
   cq_ = provider_.create_cq(static_cast<std::uint32_t>(cq_depth));
-  const auto ports =
-      traffic::udp_source_ports(setup.collective->sport_seed, rank, qps, setup.udp_sports);
+  // Ports drawn from the seed spread QPs over ECMP paths the same way every run, where the NIC
+  // takes them; a NIC that cannot (rxe, a ConnectX without mlx5 direct verbs) chooses its own,
+  // and the run's records say 0. Ports the suite pinned are never dropped: create_qp refuses
+  // them with the reason.
+  auto ports = traffic::udp_source_ports(setup.collective->sport_seed, rank, qps, setup.udp_sports);
+  if (setup.udp_sports.empty() && !provider_.udp_sport_unsupported().empty())
+    std::fill(ports.begin(), ports.end(), std::uint16_t{0});
   for (std::size_t i = 0; i < qps; ++i)
     qps_.push_back(provider_.create_qp(*cq_, {.type = traffic::QpType::rc,
                                               .max_send_wr = send_depth,

@@ -227,6 +227,16 @@ void AgentSession::on_connect(std::optional<std::uint64_t> id, const ConnectRequ
                             .rkey = peer.rkey,
                             .receive_offset = setup_.message_bytes});
   }
+  // A ping-pong's first receive is posted before anyone is told to start: the peer's start may
+  // come milliseconds before ours (clocks apart, an emulated host), and its first ping would be
+  // RNR-NAKed until rnr_retry ran out.
+  lat_receive_posted_ = false;
+  if (setup_.workload == Workload::lat && !connections_.empty()) {
+    if (traffic::post_lat_receive(connections_.front(), setup_.message_bytes) !=
+        traffic::PostResult::ok)
+      return error(id, "connect: cannot post the ping-pong's first receive");
+    lat_receive_posted_ = true;
+  }
   state_ = State::connected;
   emit_(Reply{id, ConnectedReply{}});
 }
@@ -294,7 +304,8 @@ void AgentSession::run_worker(StartRequest start) {
       const traffic::LatConfig config{.message_bytes = setup_.message_bytes,
                                       .iterations = start.iterations,
                                       .warmup_iterations = start.warmup_iterations,
-                                      .progress = &progress_};
+                                      .progress = &progress_,
+                                      .receive_posted = std::exchange(lat_receive_posted_, false)};
       const traffic::LatResult lat =
           traffic::run_lat(*cq_, connections_.front(), config, setup_.role == Role::client, stop_);
       add_latency(results, lat, Clock::now() - started_at_);

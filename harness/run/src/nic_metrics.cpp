@@ -19,15 +19,32 @@ struct NicMetric {
   double scale = 1;
 };
 
-std::vector<NicMetric> metrics_for(const traffic::NicRef& nic) {
+// Soft-RoCE (rdma_rxe) builds its packets in the kernel's UDP stack and sends them through its
+// netdev, which counts them; it has no IBTA port counters, only its own hw_counters (sent_pkts
+// among them). An RNIC's RoCE bypasses the netdev.
+bool roce_through_netdev(const traffic::NicCounterDelta& d) {
+  return !d.nic.rdma_device.empty() && !d.deltas.contains("counters/port_rcv_data") &&
+         d.deltas.contains("hw_counters/sent_pkts");
+}
+
+// Where two drivers name one event differently (mlx5's first, then rxe's: rxe_hw_counters.c),
+// the metric is any_of: a NIC has one name or the other, never both.
+std::vector<NicMetric> metrics_for(const traffic::NicRef& nic, bool through_netdev = false) {
   std::vector<NicMetric> m = {
       {"nic_cnps_sent", {"hw_counters/np_cnp_sent"}},
       {"nic_cnps_handled", {"hw_counters/rp_cnp_handled"}},
       {"nic_ecn_marked", {"hw_counters/np_ecn_marked_roce_packets"}},
-      {"nic_out_of_sequence", {"hw_counters/out_of_sequence"}},
-      {"nic_seq_errors", {"hw_counters/packet_seq_err"}},
+      {"nic_out_of_sequence",
+       {"hw_counters/out_of_sequence", "hw_counters/out_of_seq_request"},
+       true},
+      {"nic_seq_errors", {"hw_counters/packet_seq_err", "hw_counters/rcvd_seq_err"}, true},
       {"nic_ack_timeouts", {"hw_counters/local_ack_timeout_err"}},
-      {"nic_retransmits", {"hw_counters/roce_adp_retrans", "hw_counters/packet_seq_err"}, true},
+      // rxe's completer_retry_err counts the go-back-N restarts it starts, after an ACK timeout
+      // or a sequence-error NAK alike (rxe_comp.c), so its rcvd_seq_err is not added again.
+      {"nic_retransmits",
+       {"hw_counters/roce_adp_retrans", "hw_counters/packet_seq_err",
+        "hw_counters/completer_retry_err"},
+       true},
       {"nic_discards", {"ethtool/rx_discards_phy"}},
       {"nic_out_of_buffer", {"hw_counters/out_of_buffer"}},
   };
@@ -38,7 +55,7 @@ std::vector<NicMetric> metrics_for(const traffic::NicRef& nic) {
                  {fmt::format("ethtool/rx_prio{}_pause_duration", p)}});
   }
   // RoCE on an RNIC bypasses the netdev's own statistics: its bytes are the RDMA port's.
-  if (!nic.rdma_device.empty()) {
+  if (!nic.rdma_device.empty() && !through_netdev) {
     m.push_back({"nic_rx_bytes", {"counters/port_rcv_data"}, false, 4});
     m.push_back({"nic_tx_bytes", {"counters/port_xmit_data"}, false, 4});
   } else {
@@ -123,7 +140,8 @@ suites::Measured nic_metrics(const std::vector<HostNic>& nics) {
   // Each NIC's own definitions (an RNIC's bytes are its RDMA port's), in the same order.
   std::vector<std::vector<NicMetric>> per_nic;
   per_nic.reserve(nics.size());
-  for (const HostNic& h : nics) per_nic.push_back(metrics_for(h.delta.nic));
+  for (const HostNic& h : nics)
+    per_nic.push_back(metrics_for(h.delta.nic, roce_through_netdev(h.delta)));
   for (std::size_t i = 0; i < names.size(); ++i) {
     double sum = 0;
     std::string why;
@@ -147,7 +165,7 @@ nlohmann::json nics_json(const std::vector<HostNic>& nics) {
     for (const auto& [key, value] : h.delta.deltas)
       if (value != 0) deltas[key] = value;
     nlohmann::json metrics = nlohmann::json::object();
-    for (const NicMetric& metric : metrics_for(h.delta.nic)) {
+    for (const NicMetric& metric : metrics_for(h.delta.nic, roce_through_netdev(h.delta))) {
       std::string why;
       if (const auto v = value_on(metric, h, why)) metrics[metric.key] = *v;
     }

@@ -8,6 +8,7 @@
 #include "rocehil/common/error.hpp"
 #include "verbs/completion_queue.hpp"
 #include "verbs/queue_pair.hpp"
+#include "verbs/udp_sport.hpp"
 
 namespace rocehil::traffic::verbs {
 
@@ -127,6 +128,10 @@ void VerbsProvider::deregister_memory(const MemoryRegion& region) {
 
 std::unique_ptr<CompletionQueue> VerbsProvider::create_cq(std::uint32_t depth) {
   return std::make_unique<VerbsCompletionQueue>(device_, depth);
+}
+
+std::string VerbsProvider::udp_sport_unsupported() const {
+  return UdpSourcePort::instance().unsupported_reason(device_->context->device);
 }
 
 std::unique_ptr<QueuePair> VerbsProvider::create_qp(CompletionQueue& cq, const QpOptions& options) {

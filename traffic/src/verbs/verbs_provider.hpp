@@ -38,6 +38,7 @@ class VerbsProvider final : public Provider {
   std::unique_ptr<CompletionQueue> create_cq(std::uint32_t depth) override;
   // `cq` must come from this provider's create_cq.
   std::unique_ptr<QueuePair> create_qp(CompletionQueue& cq, const QpOptions& options) override;
+  std::string udp_sport_unsupported() const override;
 
   // `length` bytes of GPU `gpu`'s memory, registered as a dma-buf (ibv_reg_dmabuf_mr) when the
   // CUDA driver can export one, else by device pointer (ibv_reg_mr, which works with

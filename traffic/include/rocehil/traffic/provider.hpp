@@ -250,6 +250,10 @@ class Provider {
                            std::span<std::byte> bytes) const;
   virtual std::unique_ptr<CompletionQueue> create_cq(std::uint32_t depth) = 0;
   virtual std::unique_ptr<QueuePair> create_qp(CompletionQueue& cq, const QpOptions& options) = 0;
+  // Why a QP cannot be given its own UDP source port here (QpOptions::udp_sport), or empty when
+  // it can: soft binds a socket per port; verbs needs mlx5 direct verbs (a ConnectX), where rxe,
+  // for one, derives each QP's port from its number.
+  virtual std::string udp_sport_unsupported() const { return {}; }
   // The events the device raised since the last call, oldest first: at most max_device_events,
   // the last of them saying how many more there were. Safe to call from any thread.
   virtual std::vector<DeviceEvent> take_events() { return {}; }

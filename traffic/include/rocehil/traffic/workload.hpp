@@ -81,6 +81,10 @@ struct LatConfig {
   std::uint64_t iterations = 10000;
   std::uint64_t warmup_iterations = 100;
   LiveProgress* progress = nullptr;  // optional: ping-pongs done
+  // The first receive is already posted (post_lat_receive, at connect): the peer may send as
+  // soon as its own start comes, and a host whose start comes a few milliseconds later would
+  // otherwise be RNR-NAKed until rnr_retry ran out.
+  bool receive_posted = false;
 };
 
 struct LatResult {
@@ -88,6 +92,10 @@ struct LatResult {
   std::uint64_t errors = 0;
   std::string first_error;
 };
+
+// The receive a ping-pong keeps posted, posted once before the peer can send (LatConfig::
+// receive_posted).
+PostResult post_lat_receive(Connection& connection, std::uint32_t message_bytes);
 
 // Ping-pong with SEND over one connection: the initiator sends and waits for the pong, the
 // other side answers each ping. Both sides call it; `initiator` says which one this is.
