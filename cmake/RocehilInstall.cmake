@@ -16,7 +16,7 @@ install(TARGETS rocehil RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES suites/smoke.yaml suites/acceptance.yaml suites/rehearsal.yaml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/rocehil/suites)
 install(FILES docs/examples/fabric.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/rocehil/examples)
-install(FILES README.md docs/inventory.md docs/suites.md docs/collectives.md
+install(FILES README.md docs/inventory.md docs/suites.md docs/collectives.md docs/rehearsal.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # The manual page and the bash completion come from the built binary's own command tree

@@ -86,7 +86,7 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
   std::uint64_t measured_posted = 0;  // iterations mode: messages posted after warm-up
   bool posting = true;
   const bool serve_receives = config.serve_peer && consumes_receive(config.opcode);
-  if (serve_receives) post_receive_rings(connections, config);
+  if (serve_receives && !config.receives_posted) post_receive_rings(connections, config);
 
   while (true) {
     const auto now = Clock::now();
@@ -180,10 +180,16 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
   return result;
 }
 
+bool post_bw_receive_rings(std::vector<Connection>& connections, const BwConfig& config) {
+  if (!consumes_receive(config.opcode)) return false;
+  post_receive_rings(connections, config);
+  return true;
+}
+
 std::uint64_t serve(CompletionQueue& cq, std::vector<Connection>& connections,
                     const BwConfig& config, const std::atomic<bool>& stop) {
   const bool receives = consumes_receive(config.opcode);
-  if (receives) post_receive_rings(connections, config);
+  if (receives && !config.receives_posted) post_receive_rings(connections, config);
   std::array<Completion, 64> wc{};
   std::uint64_t received = 0;
   while (!stop.load(std::memory_order_relaxed)) {

@@ -237,6 +237,13 @@ void AgentSession::on_connect(std::optional<std::uint64_t> id, const ConnectRequ
       return error(id, "connect: cannot post the ping-pong's first receive");
     lat_receive_posted_ = true;
   }
+  // The same for a receiving bw side's rings (SEND, WRITE with immediate).
+  bw_receives_posted_ = false;
+  if (setup_.workload == Workload::bw && (setup_.role != Role::client || setup_.bidirectional))
+    bw_receives_posted_ =
+        traffic::post_bw_receive_rings(connections_, {.opcode = setup_.opcode,
+                                                      .message_bytes = setup_.message_bytes,
+                                                      .tx_depth = setup_.tx_depth});
   state_ = State::connected;
   emit_(Reply{id, ConnectedReply{}});
 }
@@ -318,7 +325,8 @@ void AgentSession::run_worker(StartRequest start) {
                                    .seconds = start.seconds,
                                    .warmup_seconds = start.warmup_seconds,
                                    .serve_peer = setup_.bidirectional,
-                                   .progress = &progress_};
+                                   .progress = &progress_,
+                                   .receives_posted = std::exchange(bw_receives_posted_, false)};
     if (setup_.role == Role::client) {
       add_bw(results, traffic::run_bw_requester(*cq_, connections_, config, stop_));
       publish(std::move(results), setup_.bidirectional);

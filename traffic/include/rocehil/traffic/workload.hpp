@@ -42,7 +42,14 @@ struct BwConfig {
   // receives posted when the opcode consumes them.
   bool serve_peer = false;
   LiveProgress* progress = nullptr;  // optional
+  // The receive rings are already posted (post_bw_receive_rings, at connect): a peer whose start
+  // comes first would otherwise be RNR-NAKed until rnr_retry ran out.
+  bool receives_posted = false;
 };
+
+// Posts the receive rings a receiving side keeps full, when `config.opcode` consumes receives
+// (send, write_with_imm); returns whether it did.
+bool post_bw_receive_rings(std::vector<Connection>& connections, const BwConfig& config);
 
 struct QpBwResult {
   std::uint32_t qpn = 0;

@@ -75,6 +75,7 @@ class AgentSession {
   int wake_fd_ = -1;
   State state_ = State::idle;
   bool lat_receive_posted_ = false;  // at connect, for the first lat run (on_connect)
+  bool bw_receives_posted_ = false;  // at connect, for the first bw run of a receiving side
 
   // Captures are independent of the traffic state machine: a capture host may run only them.
   std::unique_ptr<AgentCapture> capture_;
