@@ -84,6 +84,10 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
                                             std::chrono::duration<double>(config.seconds));
   auto last_counted = measure_from;
   std::uint64_t measured_posted = 0;  // iterations mode: messages posted after warm-up
+  bool started_until_end = false;     // duration mode: posting ran until run_until
+  bool cq_failed = false;
+  const auto lost_after = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(config.lost_after_seconds));
   bool posting = true;
   const bool serve_receives = config.serve_peer && consumes_receive(config.opcode);
   if (serve_receives && !config.receives_posted) post_receive_rings(connections, config);
@@ -91,7 +95,10 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
   while (true) {
     const auto now = Clock::now();
     if (stop.load(std::memory_order_relaxed)) posting = false;
-    if (config.iterations == 0 && now >= run_until) posting = false;
+    if (config.iterations == 0 && now >= run_until) {
+      posting = false;
+      started_until_end = true;
+    }
     if (config.iterations != 0 && now >= measure_from && measured_posted >= config.iterations)
       posting = false;
     bool any_alive = false;
@@ -123,6 +130,7 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
     const std::size_t got = cq.poll(wc);
     if (got == 0 && !cq.failure().empty()) {
       if (result.errors++ == 0) result.first_error = cq.failure();
+      cq_failed = true;  // what was outstanding can no longer be told
       break;
     }
     const auto polled_at = Clock::now();
@@ -157,10 +165,28 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
     bool in_flight = false;
     for (const Flight& f : flights) in_flight |= f.outstanding > 0;
     if (!posting && !in_flight) break;
-    if (!posting && polled_at - last_counted > std::chrono::seconds(10)) break;  // lost for good
+    if (!posting && polled_at - last_counted > lost_after) break;  // lost for good
   }
 
-  result.seconds = std::chrono::duration<double>(last_counted - measure_from).count();
+  // Work posted that never completed is lost, not merely unmeasured: a peer whose link went down
+  // under a NIC that retries forever (rxe with retry_cnt 7) leaves its requests outstanding with
+  // no error completion, and the run must not read as clean.
+  for (std::size_t c = 0; c < connections.size(); ++c) {
+    const Flight& f = flights[c];
+    if (cq_failed || f.failed || f.outstanding == 0) continue;
+    if (result.errors++ == 0)
+      result.first_error = fmt::format(
+          "QP {:#x}: {} requests got no completion, none for {:.1f} s (the path or the peer is "
+          "gone, and the NIC did not fail them)",
+          connections[c].qp->qpn(), f.outstanding,
+          std::chrono::duration<double>(Clock::now() - last_counted).count());
+  }
+  // A run by time is measured over all of its time: a stall inside it lowers the rate, instead
+  // of ending the window at the last completion.
+  const auto measured_until = config.iterations == 0 && started_until_end
+                                  ? std::max(last_counted, run_until)
+                                  : last_counted;
+  result.seconds = std::chrono::duration<double>(measured_until - measure_from).count();
   for (std::size_t c = 0; c < connections.size(); ++c) {
     QpBwResult q;
     q.qpn = connections[c].qp->qpn();

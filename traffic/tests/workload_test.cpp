@@ -207,6 +207,43 @@ TEST(BwWorkload, ACqThatFailsEndsTheRunWithItsError) {
   EXPECT_LE(r.messages, 10u);
 }
 
+// A CQ that goes silent after `good` completions, with no error: a NIC retrying forever toward a
+// peer whose link went down (rxe with retry_cnt 7 does), a fault soft cannot have.
+class SilentCq final : public CompletionQueue {
+ public:
+  SilentCq(CompletionQueue& inner, std::size_t good) : inner_(inner), left_(good) {}
+  std::size_t poll(std::span<Completion> out) override {
+    const std::size_t n = inner_.poll(out.first(std::min(out.size(), left_)));
+    left_ -= n;
+    return n;
+  }
+
+ private:
+  CompletionQueue& inner_;
+  std::size_t left_;
+};
+
+TEST(BwWorkload, RequestsThatNeverCompleteAreAnErrorAndTheStallCountsInTheRate) {
+  Side a("127.0.0.1"), b("127.0.0.2");
+  connect(a, b, 1, 4096);
+  SilentCq silent(*a.cq, 50);
+  BwConfig config;
+  config.message_bytes = 4096;
+  config.seconds = 1;
+  config.warmup_seconds = 0;
+  config.lost_after_seconds = 0.3;
+  const BwResult r =
+      beside_peer([&](std::atomic<bool>& stop) { serve(*b.cq, b.connections, config, stop); },
+                  [&](std::atomic<bool>& stop) {
+                    return run_bw_requester(silent, a.connections, config, stop);
+                  });
+  EXPECT_EQ(r.errors, 1u);
+  EXPECT_NE(r.first_error.find("requests got no completion"), std::string::npos) << r.first_error;
+  EXPECT_LE(r.messages, 50u);
+  // Measured over the second asked for, not up to the last of the 50 completions.
+  EXPECT_GE(r.seconds, 0.99);
+}
+
 TEST(LatWorkload, ACqThatFailsEndsThePingPongWithItsError) {
   Side a("127.0.0.1"), b("127.0.0.2");
   connect(a, b, 1, 64);

@@ -45,6 +45,9 @@ struct BwConfig {
   // The receive rings are already posted (post_bw_receive_rings, at connect): a peer whose start
   // comes first would otherwise be RNR-NAKed until rnr_retry ran out.
   bool receives_posted = false;
+  // Once posting ended, requests still outstanding with no completion for this long are lost:
+  // the run ends with an error naming the QP.
+  double lost_after_seconds = 10;
 };
 
 // Posts the receive rings a receiving side keeps full, when `config.opcode` consumes receives
