@@ -10,8 +10,8 @@
 #include <fstream>
 #include <set>
 
-#include "guest_kernel.hpp"
-#include "guests.hpp"
+#include "hosts/guest_kernel.hpp"
+#include "hosts/guests.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/scripts.hpp"
 

@@ -1,4 +1,4 @@
-#include "mirror_relays.hpp"
+#include "mirrors/mirror_relays.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "process.hpp"
+#include "tools/process.hpp"
 
 #include <gtest/gtest.h>
 

@@ -249,7 +249,13 @@ SelftestCheck qp_flow_evidence(SelftestCheck check, const json& attempt, double 
   const std::string where = fmt::format("flows per mirror: {}", join(per_point, ", "));
   if (pinned.empty()) {
     check.verdict = CheckVerdict::error;
-    check.detail = "the ranks reported no pinned source ports to look for; " + where;
+    // A NIC that cannot pin them chose its own (the agent only pins where it can): nothing ties
+    // the mirrors' flows to the QPs, so what the check asks cannot be told.
+    check.detail =
+        "the ranks reported no pinned source ports, so the mirrors' flows cannot be matched to "
+        "the QPs: the NIC chose the ports (pinning them needs mlx5 direct verbs; rxe derives each "
+        "from the QP number); " +
+        where;
   } else if (!stray.empty()) {
     std::vector<std::string> ports;
     for (const auto p : stray) ports.push_back(std::to_string(p));

@@ -1,4 +1,4 @@
-#include "guest_kernel.hpp"
+#include "hosts/guest_kernel.hpp"
 
 #include <elf.h>
 #include <fmt/format.h>
@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "files.hpp"
-#include "host_checks.hpp"
-#include "process.hpp"
 #include "rocehil/common/error.hpp"
+#include "tools/files.hpp"
+#include "tools/host_checks.hpp"
+#include "tools/process.hpp"
 
 namespace rocehil::testbed {
 

@@ -1,4 +1,4 @@
-#include "process.hpp"
+#include "tools/process.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -13,8 +13,8 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "files.hpp"
 #include "rocehil/common/error.hpp"
+#include "tools/files.hpp"
 
 extern char** environ;
 

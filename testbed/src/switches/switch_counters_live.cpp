@@ -2,10 +2,10 @@
 
 #include <map>
 
-#include "live.hpp"
-#include "process.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/switch_counters.hpp"
+#include "tools/live.hpp"
+#include "tools/process.hpp"
 
 namespace rocehil::testbed {
 

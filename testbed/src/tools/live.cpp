@@ -1,4 +1,4 @@
-#include "live.hpp"
+#include "tools/live.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -13,8 +13,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "process.hpp"
 #include "rocehil/common/error.hpp"
+#include "tools/process.hpp"
 
 namespace rocehil::testbed {
 

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <set>
 
-#include "host_checks.hpp"
-#include "live.hpp"
-#include "process.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/fabric_settings.hpp"
 #include "rocehil/testbed/paths.hpp"
 #include "rocehil/testbed/scripts.hpp"
 #include "rocehil/testbed/state.hpp"
+#include "tools/host_checks.hpp"
+#include "tools/live.hpp"
+#include "tools/process.hpp"
 
 namespace rocehil::testbed {
 

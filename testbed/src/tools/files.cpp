@@ -1,4 +1,4 @@
-#include "files.hpp"
+#include "tools/files.hpp"
 
 #include <fmt/format.h>
 

@@ -1,11 +1,11 @@
-#include "mirror_relays.hpp"
+#include "mirrors/mirror_relays.hpp"
 
 #include <fmt/format.h>
 
 #include <charconv>
 
-#include "files.hpp"
-#include "process.hpp"
+#include "tools/files.hpp"
+#include "tools/process.hpp"
 
 namespace rocehil::testbed {
 

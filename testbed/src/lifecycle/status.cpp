@@ -3,17 +3,17 @@
 #include <algorithm>
 #include <map>
 
-#include "guests.hpp"
-#include "host_checks.hpp"
-#include "live.hpp"
-#include "mirror_relays.hpp"
+#include "hosts/guests.hpp"
+#include "mirrors/mirror_relays.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/slurm_cluster.hpp"
 #include "rocehil/testbed/state.hpp"
 #include "rocehil/testbed/testbed.hpp"
-#include "snmp_probe.hpp"
-#include "snmp_secrets.hpp"
-#include "switch_agents.hpp"
+#include "switches/snmp_probe.hpp"
+#include "switches/snmp_secrets.hpp"
+#include "switches/switch_agents.hpp"
+#include "tools/host_checks.hpp"
+#include "tools/live.hpp"
 
 namespace rocehil::testbed {
 

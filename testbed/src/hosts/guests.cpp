@@ -1,16 +1,16 @@
-#include "guests.hpp"
+#include "hosts/guests.hpp"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <thread>
 
-#include "files.hpp"
-#include "guest_kernel.hpp"
-#include "host_checks.hpp"
-#include "process.hpp"
+#include "hosts/guest_kernel.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/guest_files.hpp"
+#include "tools/files.hpp"
+#include "tools/host_checks.hpp"
+#include "tools/process.hpp"
 
 namespace rocehil::testbed {
 

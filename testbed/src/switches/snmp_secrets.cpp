@@ -1,12 +1,12 @@
-#include "snmp_secrets.hpp"
+#include "switches/snmp_secrets.hpp"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <random>
 
-#include "files.hpp"
 #include "rocehil/common/error.hpp"
+#include "tools/files.hpp"
 
 namespace rocehil::testbed {
 

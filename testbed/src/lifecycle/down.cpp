@@ -8,15 +8,15 @@
 #include <set>
 #include <thread>
 
-#include "files.hpp"
-#include "host_checks.hpp"
-#include "live.hpp"
-#include "process.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/slurm_cluster.hpp"
 #include "rocehil/testbed/state.hpp"
 #include "rocehil/testbed/testbed.hpp"
-#include "switch_agents.hpp"
+#include "switches/switch_agents.hpp"
+#include "tools/files.hpp"
+#include "tools/host_checks.hpp"
+#include "tools/live.hpp"
+#include "tools/process.hpp"
 
 namespace rocehil::testbed {
 

@@ -1,4 +1,4 @@
-#include "switch_agents.hpp"
+#include "switches/switch_agents.hpp"
 
 #include <fmt/format.h>
 
@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <thread>
 
-#include "files.hpp"
-#include "process.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/snmp_files.hpp"
-#include "snmp_probe.hpp"
-#include "snmp_secrets.hpp"
+#include "switches/snmp_probe.hpp"
+#include "switches/snmp_secrets.hpp"
+#include "tools/files.hpp"
+#include "tools/process.hpp"
 
 namespace rocehil::testbed {
 

@@ -1,12 +1,12 @@
-#include "host_checks.hpp"
+#include "tools/host_checks.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <utility>
 
-#include "process.hpp"
 #include "rocehil/common/error.hpp"
+#include "tools/process.hpp"
 
 namespace rocehil::testbed {
 

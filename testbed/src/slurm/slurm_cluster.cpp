@@ -11,9 +11,9 @@
 #include <sstream>
 #include <thread>
 
-#include "files.hpp"
-#include "process.hpp"
 #include "rocehil/common/error.hpp"
+#include "tools/files.hpp"
+#include "tools/process.hpp"
 
 namespace rocehil::testbed {
 

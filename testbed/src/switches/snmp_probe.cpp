@@ -1,4 +1,4 @@
-#include "snmp_probe.hpp"
+#include "switches/snmp_probe.hpp"
 
 #include <arpa/inet.h>
 #include <fmt/format.h>

@@ -7,12 +7,8 @@
 #include <map>
 #include <thread>
 
-#include "files.hpp"
-#include "guests.hpp"
-#include "host_checks.hpp"
-#include "live.hpp"
-#include "mirror_relays.hpp"
-#include "process.hpp"
+#include "hosts/guests.hpp"
+#include "mirrors/mirror_relays.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/inventory_file.hpp"
 #include "rocehil/testbed/scripts.hpp"
@@ -21,7 +17,11 @@
 #include "rocehil/testbed/state.hpp"
 #include "rocehil/testbed/switch_counters.hpp"
 #include "rocehil/testbed/testbed.hpp"
-#include "switch_agents.hpp"
+#include "switches/switch_agents.hpp"
+#include "tools/files.hpp"
+#include "tools/host_checks.hpp"
+#include "tools/live.hpp"
+#include "tools/process.hpp"
 
 namespace rocehil::testbed {
 
