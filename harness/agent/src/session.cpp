@@ -267,7 +267,14 @@ void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest&
   // counts from here, before the agreed start, so the reading delays nobody's traffic.
   if (state_ == State::finished || !nic_before_) nic_before_ = traffic::read_nic_counters(nic_);
   const std::int64_t now_ns = wall_clock_ns();
-  const std::int64_t begin_ns = std::max(start.at_ns, now_ns);
+  // A side that only answers (a bw server, a ping-pong's responder) serves from now. Waiting for
+  // the agreed time on its own clock, which may run behind the requester's (by an emulated
+  // host's drift, or NTP's milliseconds), left the requester's first SENDs without a receive:
+  // RNR-NAKed until rnr_retry ran out (rc_send on QEMU guests: 0 Gbit/s, 64 errors).
+  const bool answers_only = setup_.role == Role::server &&
+                            setup_.workload != Workload::collective &&
+                            !(setup_.workload == Workload::bw && setup_.bidirectional);
+  const std::int64_t begin_ns = answers_only ? now_ns : std::max(start.at_ns, now_ns);
   const auto now = Clock::now();
   started_at_ = now + std::chrono::nanoseconds(begin_ns - now_ns);
   stats_period_ = std::chrono::milliseconds(start.stats_ms);
