@@ -100,6 +100,9 @@ TEST(GuestFiles, Ipv4MappedGidIsSysfsText) {
   EXPECT_EQ(ipv4_mapped_gid("10.0.0.255"), "0000:0000:0000:0000:0000:ffff:0a00:00ff");
   EXPECT_EQ(ipv4_mapped_gid("198.18.1"), "");
   EXPECT_EQ(ipv4_mapped_gid("198.18.1.300"), "");
+  EXPECT_EQ(ipv4_mapped_gid("198.18.1.11x"), "");
+  EXPECT_EQ(ipv4_mapped_gid("198.18.1."), "");
+  EXPECT_EQ(ipv4_mapped_gid(""), "");
 }
 
 TEST(GuestFiles, ScriptsParse) {

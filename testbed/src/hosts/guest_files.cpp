@@ -44,13 +44,18 @@ std::string ifname(std::string_view id, std::string_view local) {
 
 std::string ipv4_mapped_gid(std::string_view address) {
   unsigned octets[4] = {0, 0, 0, 0};
-  std::size_t at = 0;
-  for (unsigned& octet : octets) {
-    const auto [end, ec] =
-        std::from_chars(address.data() + at, address.data() + address.size(), octet);
-    if (ec != std::errc() || octet > 255) return {};
-    at = static_cast<std::size_t>(end - address.data()) + 1;
+  const char* at = address.data();
+  const char* const end = address.data() + address.size();
+  for (int i = 0; i < 4; ++i) {
+    if (i > 0) {
+      if (at == end || *at != '.') return {};
+      ++at;
+    }
+    const auto [next, ec] = std::from_chars(at, end, octets[i]);
+    if (ec != std::errc() || octets[i] > 255) return {};
+    at = next;
   }
+  if (at != end) return {};
   return fmt::format("0000:0000:0000:0000:0000:ffff:{:02x}{:02x}:{:02x}{:02x}", octets[0],
                      octets[1], octets[2], octets[3]);
 }
