@@ -185,8 +185,9 @@ TEST(GuestKernel, ADynamicBusyboxIsTold) {
   std::ofstream(text) << "#!/bin/sh\n";
   EXPECT_FALSE(elf_needs_interpreter(text.string()));
   fs::remove(text);
-  if (fs::exists("/usr/bin/busybox") && fs::exists("/usr/share/doc/busybox-static"))
+  if (fs::exists("/usr/bin/busybox") && fs::exists("/usr/share/doc/busybox-static")) {
     EXPECT_FALSE(elf_needs_interpreter("/usr/bin/busybox"));
+  }
 }
 
 }  // namespace

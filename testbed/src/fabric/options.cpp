@@ -36,12 +36,17 @@ MirrorMode parse_mirror_mode(std::string_view text) {
       text));
 }
 
-std::string derive_id(std::string_view absolute_dir) {
-  std::uint32_t hash = 2166136261u;  // FNV-1a: stable across runs and builds
-  for (unsigned char c : absolute_dir) {
+std::uint32_t stable_hash(std::string_view text) {
+  std::uint32_t hash = 2166136261u;
+  for (unsigned char c : text) {
     hash ^= c;
     hash *= 16777619u;
   }
+  return hash;
+}
+
+std::string derive_id(std::string_view absolute_dir) {
+  const std::uint32_t hash = stable_hash(absolute_dir);
   return fmt::format("t{:04x}", (hash ^ (hash >> 16)) & 0xffffu);
 }
 

@@ -5,30 +5,11 @@
 #include <charconv>
 #include <cstdint>
 
+#include "tools/process.hpp"
+
 namespace rocehil::testbed {
 
 namespace {
-
-// A shell word that stays one word whatever it holds.
-std::string quoted(std::string_view value) {
-  std::string out = "'";
-  for (char c : value) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
-
-std::uint32_t fnv1a(std::string_view text) {
-  std::uint32_t hash = 2166136261u;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 16777619u;
-  }
-  return hash;
-}
 
 const Interface* interface_of(const Namespace& ns, LinkKind kind) {
   for (const auto& i : ns.interfaces)
@@ -68,7 +49,7 @@ int host_number(const Namespace& ns) {
 }
 
 std::string guest_mac(std::string_view id, int host_number, bool mgmt) {
-  return fmt::format("52:54:00:{:02x}:{:02x}:{:02x}", fnv1a(id) & 0xffu, mgmt ? 1 : 0,
+  return fmt::format("52:54:00:{:02x}:{:02x}:{:02x}", stable_hash(id) & 0xffu, mgmt ? 1 : 0,
                      host_number & 0xff);
 }
 
@@ -206,7 +187,7 @@ std::string guest_settings(const Namespace& ns, const Topology& t, const Testbed
   std::string out =
       fmt::format("# Written by 'rocehil testbed up --vm': the guest of {}.\n", ns.netns);
   const auto put = [&out](std::string_view key, std::string_view value) {
-    out += fmt::format("{}={}\n", key, quoted(value));
+    out += fmt::format("{}={}\n", key, single_quoted(value));
   };
   put("HOST", ns.name);
   put("KERNEL", kernel.version);

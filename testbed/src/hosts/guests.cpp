@@ -22,15 +22,6 @@ using Clock = std::chrono::steady_clock;
 constexpr fs::perms readable =
     fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
 
-int read_pid(const std::string& path) {
-  const std::string text = read_file_or_empty(path);
-  try {
-    return text.empty() ? 0 : std::stoi(text);
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
 long resident_kib(int pid) {
   const std::string status = read_file_or_empty(fmt::format("/proc/{}/status", pid));
   const auto at = status.find("VmRSS:");
@@ -112,13 +103,14 @@ void start_guests(const Topology& t, const TestbedOptions& o, const TestbedPaths
 GuestStatus guest_status(const Namespace& ns, const TestbedPaths& paths) {
   GuestStatus s;
   s.console = paths.guest_console(ns);
-  s.pid = read_pid(paths.qemu_pid(ns));
-  s.running = s.pid > 0 && process_alive(s.pid);
+  // A pid QEMU wrote, if that process is still this guest's QEMU.
+  s.pid = running_pid(paths.qemu_pid(ns), {"qemu-system", ns.netns});
+  s.running = s.pid > 0;
   const std::string console = read_file_or_empty(s.console);
   const std::string line = last_guest_line(console);
   if (!s.running) {
     s.state = "stopped";
-    s.detail = s.pid == 0 ? "no QEMU pid file" : fmt::format("QEMU {} has ended", s.pid);
+    s.detail = fmt::format("no QEMU of it runs (pid file {})", paths.qemu_pid(ns));
     if (!console.empty()) s.detail += "; console: " + console_tail(console, 3);
     return s;
   }

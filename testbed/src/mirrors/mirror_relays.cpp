@@ -59,12 +59,8 @@ int running_relay(const std::string& pid_file, const std::string& netns, std::st
     detail = fmt::format("no pid in {}", pid_file);
     return 0;
   }
-  std::string cmdline = read_file_or_empty(fmt::format("/proc/{}/cmdline", pid));
-  for (char& c : cmdline)
-    if (c == '\0') c = ' ';
   // A pid the kernel gave to another process since is not the relay.
-  if (!process_alive(pid) || cmdline.find("mirror-relay") == std::string::npos ||
-      cmdline.find(netns) == std::string::npos) {
+  if (running_pid(pid_file, {"mirror-relay", netns}) == 0) {
     detail = fmt::format("process {} (from {}) is not running", pid, pid_file);
     return 0;
   }

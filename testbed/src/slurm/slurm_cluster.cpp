@@ -40,12 +40,7 @@ void write_munge_key(const SlurmPaths& p) {
 
 // The pid in `pid_file`, when that process is alive and its command line names `program`.
 pid_t daemon_pid(const std::string& pid_file, std::string_view program) {
-  const std::string text = read_file_or_empty(pid_file);
-  if (text.empty()) return 0;
-  const auto pid = static_cast<pid_t>(std::atol(text.c_str()));
-  if (pid <= 1) return 0;
-  std::string cmdline = read_file_or_empty(fmt::format("/proc/{}/cmdline", pid));
-  return cmdline.find(program) == std::string::npos ? 0 : pid;
+  return static_cast<pid_t>(running_pid(pid_file, {program}));
 }
 
 bool stop_pid(pid_t pid) {

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 
 #include "rocehil/common/error.hpp"
@@ -83,11 +84,28 @@ std::string shell_words(const std::vector<std::string>& argv) {
       out += a;
       continue;
     }
-    out += '\'';
-    for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    out += '\'';
+    out += single_quoted(a);
   }
   return out;
+}
+
+std::string single_quoted(std::string_view word) {
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+int running_pid(const std::string& pid_file, const std::vector<std::string_view>& names) {
+  const std::string text = read_file_or_empty(pid_file);
+  int pid = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), pid);
+  if (ec != std::errc() || pid <= 1 || !process_alive(pid)) return 0;
+  std::string cmdline = read_file_or_empty(fmt::format("/proc/{}/cmdline", pid));
+  for (char& c : cmdline)
+    if (c == '\0') c = ' ';
+  for (const std::string_view name : names)
+    if (cmdline.find(name) == std::string::npos) return 0;
+  return pid;
 }
 
 bool process_alive(int pid) {

@@ -28,8 +28,16 @@ std::string run_checked(std::string_view what, const std::vector<std::string>& a
 // nobody may reap it).
 bool process_alive(int pid);
 
+// The pid a daemon wrote to `pid_file` when that process runs and its command line (NULs read as
+// spaces) holds every one of `names`; 0 otherwise (no file, no number, gone, or a pid the kernel
+// has since given to another process).
+int running_pid(const std::string& pid_file, const std::vector<std::string_view>& names);
+
 // The full path of `tool` in PATH, or empty.
 std::string find_in_path(std::string_view tool);
+
+// `word` in single quotes, each quote in it written '\'': one shell word whatever it holds.
+std::string single_quoted(std::string_view word);
 
 // The command line as a person would type it, for messages.
 std::string shell_words(const std::vector<std::string>& argv);

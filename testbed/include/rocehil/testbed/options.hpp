@@ -101,6 +101,9 @@ inline constexpr std::size_t max_id_length = 6;
 // A truncated mirror keeps at least the frame's Ethernet header.
 inline constexpr int min_mirror_truncate = 14;
 
+// FNV-1a of `text`: the same on every run and build, for names and addresses derived from ids.
+std::uint32_t stable_hash(std::string_view text);
+
 // The id for a directory when --id is not given: 't' and four hex digits of a hash of its
 // absolute path, so the same directory always gets the same id.
 std::string derive_id(std::string_view absolute_dir);
