@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
-#include <thread>
 
 namespace rocehil::testbed {
 namespace {
@@ -53,17 +52,23 @@ TEST(SnmpPass, QosTableHasRowsForShapedPortsOnly) {
   EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.580.1.5.5.1.4.5.2.1.5")), 12u);
 }
 
+// A handler on a clock of its own: time moves only when the test moves it, or by
+// `reading_takes` while the counters are read.
 struct Handler {
   int reads = 0;
-  PassPersist pass{CounterMib::pfc, [this] {
-                     ++reads;
-                     return two_ports();
-                   }};
+  Clock::duration reading_takes{};
   Clock::time_point now = Clock::time_point{} + 1h;
+  PassPersist pass{CounterMib::pfc,
+                   [this] {
+                     ++reads;
+                     now += reading_takes;
+                     return two_ports();
+                   },
+                   [this] { return now; }};
 
   std::string ask(std::initializer_list<std::string_view> lines) {
     std::string out;
-    for (auto l : lines) out += pass.feed(l, now);
+    for (auto l : lines) out += pass.feed(l);
     return out;
   }
 };
@@ -129,23 +134,24 @@ TEST(SnmpPass, CountersAreReadAgainOnlyWhenOlderThanTheMaximumAge) {
 // walk: snmpd's next getnext comes right after the reply, so its age counts from the reading's
 // end, not its start.
 TEST(SnmpPass, AReadingSlowerThanTheMaximumAgeServesTheWholeWalk) {
-  int reads = 0;
-  PassPersist pass{CounterMib::pfc, [&reads] {
-                     ++reads;
-                     std::this_thread::sleep_for(150ms);
-                     return two_ports();
-                   }};
+  Handler h;
+  h.reading_takes = 150ms;
   std::string oid = ".1.3.6.1.4.1.9.9.813";
   int rows = 0;
   for (;; ++rows) {
-    // As snmpd asks: each getnext stamped with the clock as it arrives, after the last reply.
-    pass.feed("getnext", Clock::now());
-    const std::string reply = pass.feed(oid, Clock::now());
+    const std::string reply = h.ask({"getnext", oid});
     if (reply == "NONE\n" || rows > 100) break;
     oid = reply.substr(0, reply.find('\n'));
+    h.now += 1ms;  // snmpd's next request, right after the reply
   }
   EXPECT_EQ(rows, 36);
-  EXPECT_EQ(reads, 1);
+  EXPECT_EQ(h.reads, 1);
+  // Nor does a get right after a slow reading read again (counted from its start it would).
+  h.now += 200ms;
+  h.ask({"get", ".1.3.6.1.4.1.9.9.813.1.1.1.1.5"});
+  h.now += 50ms;
+  h.ask({"get", ".1.3.6.1.4.1.9.9.813.1.1.1.1.5"});
+  EXPECT_EQ(h.reads, 2);
 }
 
 // A GETBULK of this handler's columns and another's interleaves them: each handler's getnexts go
@@ -172,18 +178,20 @@ TEST(SnmpPass, AWalkIsServedFromTheReadingItBeganWith) {
 
 TEST(SnmpPass, CountersThatCannotBeReadAreAbsentUntilTheNextReading) {
   bool fail = true;
-  PassPersist pass(CounterMib::pfc, [&fail]() -> std::vector<PortCounters> {
-    if (fail) throw std::runtime_error("nft failed");
-    return two_ports();
-  });
   Clock::time_point now{};
-  pass.feed("getnext", now);
-  EXPECT_EQ(pass.feed(".1.3.6.1.4.1.9.9.813", now), "NONE\n");
+  PassPersist pass(
+      CounterMib::pfc,
+      [&fail]() -> std::vector<PortCounters> {
+        if (fail) throw std::runtime_error("nft failed");
+        return two_ports();
+      },
+      [&now] { return now; });
+  pass.feed("getnext");
+  EXPECT_EQ(pass.feed(".1.3.6.1.4.1.9.9.813"), "NONE\n");
   fail = false;
   now += 200ms;
-  pass.feed("getnext", now);
-  EXPECT_EQ(pass.feed(".1.3.6.1.4.1.9.9.813", now),
-            ".1.3.6.1.4.1.9.9.813.1.1.1.1.5\ncounter64\n5\n");
+  pass.feed("getnext");
+  EXPECT_EQ(pass.feed(".1.3.6.1.4.1.9.9.813"), ".1.3.6.1.4.1.9.9.813.1.1.1.1.5\ncounter64\n5\n");
 }
 
 TEST(SnmpPass, MibNamesAndRoots) {

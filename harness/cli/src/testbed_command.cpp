@@ -74,7 +74,7 @@ void add_snmp_counters_command(CLI::App* testbed, int& exit_code) {
                                  [netns] { return testbed::read_port_counters(*netns); });
     // Until snmpd closes the pipe; each answer flushed, snmpd waits for it.
     for (std::string line; std::getline(std::cin, line);) {
-      const std::string reply = session.feed(line, std::chrono::steady_clock::now());
+      const std::string reply = session.feed(line);
       if (reply.empty()) continue;
       std::fwrite(reply.data(), 1, reply.size(), stdout);
       std::fflush(stdout);

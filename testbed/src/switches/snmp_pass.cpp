@@ -81,16 +81,15 @@ CounterTable counter_table(CounterMib mib, const std::vector<PortCounters>& port
   return out;
 }
 
-PassPersist::PassPersist(CounterMib mib, Reader read, std::chrono::milliseconds max_age)
-    : mib_(mib), read_(std::move(read)), max_age_(max_age) {}
+PassPersist::PassPersist(CounterMib mib, Reader read, Now now, std::chrono::milliseconds max_age)
+    : mib_(mib), read_(std::move(read)), now_(std::move(now)), max_age_(max_age) {}
 
-const CounterTable& PassPersist::table(Clock::time_point now, bool continues_walk) {
+const CounterTable& PassPersist::table(bool continues_walk) {
   // Long enough for any walk of these tables; short enough that a poll after a case never reads
   // one that began before it.
   constexpr auto walk_limit = std::chrono::seconds(10);
-  const auto age = read_at_ ? now - *read_at_ : Clock::duration::max();
+  const auto age = read_at_ ? now_() - *read_at_ : Clock::duration::max();
   if (!read_at_ || age > (continues_walk ? Clock::duration(walk_limit) : max_age_)) {
-    const auto started = Clock::now();
     // Counters that cannot be read are absent (NONE) until the next reading: snmpd keeps its
     // handler and the walk ends, rather than the handler dying mid-walk.
     try {
@@ -102,16 +101,16 @@ const CounterTable& PassPersist::table(Clock::time_point now, bool continues_wal
     // namespace and its peers', tc, ip): on a busy machine longer than max_age, and counted from
     // its start every getnext of a walk would read again, a walk of 72 rows taking a minute, and
     // every SNMP poll of the switch timing out.
-    read_at_ = now + (Clock::now() - started);
+    read_at_ = now_();
   }
   return table_;
 }
 
-std::string PassPersist::answer_get(const std::string& oid_text, bool next, Clock::time_point now) {
+std::string PassPersist::answer_get(const std::string& oid_text, bool next) {
   const auto oid = parse_oid(oid_text);
   if (!oid) return "NONE\n";
   const bool continues_walk = next && last_answer_ && *oid == *last_answer_;
-  const CounterTable& values = table(now, continues_walk);
+  const CounterTable& values = table(continues_walk);
   const auto it = next ? values.upper_bound(*oid) : values.find(*oid);
   if (next) last_answer_.reset();
   if (it == values.end()) return "NONE\n";
@@ -119,7 +118,7 @@ std::string PassPersist::answer_get(const std::string& oid_text, bool next, Cloc
   return fmt::format("{}\ncounter64\n{}\n", format_oid(it->first), it->second);
 }
 
-std::string PassPersist::feed(std::string_view line, Clock::time_point now) {
+std::string PassPersist::feed(std::string_view line) {
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
   if (command_.empty()) {
     if (line == "PING") return "PONG\n";
@@ -136,7 +135,7 @@ std::string PassPersist::feed(std::string_view line, Clock::time_point now) {
   const std::string command = std::move(command_);
   command_.clear();
   if (command == "set") return "not-writable\n";
-  return answer_get(arguments_[0], command == "getnext", now);
+  return answer_get(arguments_[0], command == "getnext");
 }
 
 }  // namespace rocehil::testbed

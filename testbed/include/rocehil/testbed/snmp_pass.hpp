@@ -53,20 +53,23 @@ class PassPersist {
  public:
   using Clock = std::chrono::steady_clock;
   using Reader = std::function<std::vector<PortCounters>()>;
+  using Now = std::function<Clock::time_point()>;
 
-  PassPersist(CounterMib mib, Reader read,
+  // `now` is asked as each line arrives and as each reading ends (a test passes its own).
+  PassPersist(CounterMib mib, Reader read, Now now = Clock::now,
               std::chrono::milliseconds max_age = std::chrono::milliseconds(100));
 
   // One line from snmpd, without its newline; the reply to write (whole lines), empty while a
   // command still waits for its arguments.
-  std::string feed(std::string_view line, Clock::time_point now);
+  std::string feed(std::string_view line);
 
  private:
-  std::string answer_get(const std::string& oid_text, bool next, Clock::time_point now);
-  const CounterTable& table(Clock::time_point now, bool continues_walk);
+  std::string answer_get(const std::string& oid_text, bool next);
+  const CounterTable& table(bool continues_walk);
 
   CounterMib mib_;
   Reader read_;
+  Now now_;
   std::chrono::milliseconds max_age_;
   CounterTable table_;
   std::optional<Clock::time_point> read_at_;
