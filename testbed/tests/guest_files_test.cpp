@@ -83,7 +83,7 @@ TEST(GuestFiles, AGuestsNamespaceHasNoAddressesOrRoutes) {
 
 TEST(GuestFiles, SettingsCarryTheHostsAddressesAndItsGid) {
   GuestFabric f;
-  const std::string s = guest_settings(f.ns("h3"), f.t, f.o, f.paths, f.kernel);
+  const std::string s = guest_settings(f.ns("h3"), f.t, f.o, f.paths, f.kernel, "/src/build");
   EXPECT_TRUE(has_line(s, "HOST='h3'"));
   EXPECT_TRUE(has_line(s, "FABRIC_ADDRESS='198.18.2.11'"));
   EXPECT_TRUE(has_line(s, "GATEWAY='198.18.2.1'"));
@@ -93,6 +93,22 @@ TEST(GuestFiles, SettingsCarryTheHostsAddressesAndItsGid) {
   EXPECT_TRUE(has_line(s, fmt::format("FABRIC_MAC='{}'", guest_mac("t1", 3, false))));
   EXPECT_TRUE(has_line(s, "MODULES='/cache/6.1.0-56-amd64/lib/modules/6.1.0-56-amd64'"));
   EXPECT_TRUE(has_line(s, "SSHD_CONFIG='/tmp/tb/ssh/rocehil-t1-h3.sshd_config'"));
+  EXPECT_TRUE(has_line(s, "LIVE_DIR='/src/build'"));
+}
+
+// The build tree comes live (the hw tests beside rocehil too); an installed binary's directory
+// alone; never the whole root.
+TEST(GuestFiles, TheLiveDirectoryIsTheAgentsBuildTree) {
+  const auto cmake_at = [](std::string tree) {
+    return [tree](const std::string& path) { return path == tree + "/CMakeCache.txt"; };
+  };
+  EXPECT_EQ(guest_live_directory("/src/build/harness/rocehil", cmake_at("/src/build")),
+            "/src/build");
+  EXPECT_EQ(guest_live_directory("/src/build/rocehil", cmake_at("/src/build")), "/src/build");
+  EXPECT_EQ(guest_live_directory("/usr/bin/rocehil", cmake_at("/src/build")), "/usr/bin");
+  EXPECT_EQ(guest_live_directory("/a/b/c/d/rocehil", cmake_at("/a")), "/a/b/c/d");  // too far
+  EXPECT_EQ(guest_live_directory("/rocehil", cmake_at("")), "");
+  EXPECT_EQ(guest_live_directory("", cmake_at("")), "");
 }
 
 TEST(GuestFiles, Ipv4MappedGidIsSysfsText) {
@@ -127,7 +143,7 @@ TEST(GuestFiles, AccelIsKvmOnlyWithTheDeviceAndTheCpuFlag) {
 
 TEST(GuestFiles, QemuArgvBootsTheCachedKernelWithBothNics) {
   GuestFabric f;
-  const auto argv = qemu_argv(f.ns("h2"), f.t, f.o, f.paths, f.kernel, GuestAccel::tcg);
+  const auto argv = qemu_argv(f.ns("h2"), f.t, f.o, f.paths, f.kernel, GuestAccel::tcg, "/src/b,1");
   const auto after = [&argv](std::string_view flag) {
     const auto it = std::find(argv.begin(), argv.end(), flag);
     return it == argv.end() || it + 1 == argv.end() ? std::string() : *(it + 1);
@@ -146,8 +162,15 @@ TEST(GuestFiles, QemuArgvBootsTheCachedKernelWithBothNics) {
                       fmt::format("virtio-net-pci,netdev=nic,mac={},host_mtu=9000",
                                   guest_mac("t1", 2, false))),
             argv.end());
-  const auto kvm = qemu_argv(f.ns("h2"), f.t, f.o, f.paths, f.kernel, GuestAccel::kvm);
+  const auto kvm = qemu_argv(f.ns("h2"), f.t, f.o, f.paths, f.kernel, GuestAccel::kvm, "");
   EXPECT_NE(std::find(kvm.begin(), kvm.end(), "host,-arch-capabilities"), kvm.end());
+  // The live directory on a 9p device of its own (one mount per device), its comma doubled.
+  EXPECT_NE(std::find(argv.begin(), argv.end(),
+                      "local,id=live,path=/src/b,,1,security_model=none,readonly=on,"
+                      "multidevs=remap"),
+            argv.end());
+  EXPECT_EQ(std::count(argv.begin(), argv.end(), "-fsdev"), 2);
+  EXPECT_EQ(std::count(kvm.begin(), kvm.end(), "-fsdev"), 1);  // none asked, none made
 }
 
 TEST(GuestFiles, LastGuestLineIsWhatTheConsoleSaidLast) {

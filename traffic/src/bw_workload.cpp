@@ -147,8 +147,7 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
       if (f.outstanding > 0) --f.outstanding;
       const std::uint64_t ordinal = f.completed++;
       if (wc[i].status != WcStatus::success) {
-        if (result.errors++ == 0)
-          result.first_error = fmt::format("QP {:#x}: {}", wc[i].qpn, to_string(wc[i].status));
+        if (result.errors++ == 0) result.first_error = describe_failure(wc[i]);
         f.failed = true;
         f.outstanding = 0;  // an errored QP flushes everything; nothing more will come
         continue;
@@ -169,8 +168,8 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
   }
 
   // Work posted that never completed is lost, not merely unmeasured: a peer whose link went down
-  // under a NIC that retries forever (rxe with retry_cnt 7) leaves its requests outstanding with
-  // no error completion, and the run must not read as clean.
+  // under a NIC that retries for ever (rxe at retry_cnt 7; the provider asks it for 6) leaves its
+  // requests outstanding with no error completion, and the run must not read as clean.
   for (std::size_t c = 0; c < connections.size(); ++c) {
     const Flight& f = flights[c];
     if (cq_failed || f.failed || f.outstanding == 0) continue;

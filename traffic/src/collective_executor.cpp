@@ -246,7 +246,7 @@ bool CollectiveRunner::State::post_ready(CollectiveResult& result, bool measured
 
 bool CollectiveRunner::State::on_completion(const Completion& c, CollectiveResult& result) {
   if (c.status != WcStatus::success) {
-    fail(result, fmt::format("QP {:#x}: {}", c.qpn, to_string(c.status)));
+    fail(result, describe_failure(c));
     return false;
   }
   if (c.opcode != Opcode::recv) {

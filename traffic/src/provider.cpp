@@ -81,6 +81,17 @@ std::string_view to_string(WcStatus status) {
   return "?";
 }
 
+std::string describe_failure(const Completion& completion) {
+  std::string out = fmt::format("QP {:#x}: {}", completion.qpn, to_string(completion.status));
+  if (completion.device_status != nullptr) {
+    out += fmt::format(" (the NIC: {}", completion.device_status);
+    if (completion.vendor_error != 0)
+      out += fmt::format(", vendor error {:#x}", completion.vendor_error);
+    out += ')';
+  }
+  return out;
+}
+
 std::string_view to_string(QpCounter counter) {
   switch (counter) {
     case QpCounter::packets_sent: return "packets_sent";

@@ -145,6 +145,25 @@ TEST(VerbsQpAttributes, RtsTimersRetriesAndPsn) {
   EXPECT_EQ(rc_to_rts(options, connectx6(), peer(), 0).attr.retry_cnt, 7);
 }
 
+// rxe retries forever at 7 (rxe_comp.c: "if (qp->comp.retry_cnt != 7) qp->comp.retry_cnt--"):
+// it gets 6, a ConnectX keeps 7, and fewer asked stay fewer on both. On a guest, a WRITE to a
+// destroyed QP got no completion in 5 s with 7, and "transport retry counter exceeded" with 6.
+TEST(VerbsQpAttributes, RxeGetsSixRetriesBecauseSevenIsForeverThere) {
+  ibv_device_attr attr{};
+  ibv_port_attr port{};
+  attr.vendor_id = 0x02c9;  // Mellanox
+  EXPECT_FALSE(device_limits("mlx5_0", 1, 3, attr, port).retries_forever_at_7);
+  attr.vendor_id = 0xffffff;  // what rxe reports
+  const DeviceLimits rxe = device_limits("rxe0", 1, 1, attr, port);
+  EXPECT_TRUE(rxe.retries_forever_at_7);
+  QpOptions options;
+  options.retry_count = 7;
+  EXPECT_EQ(rc_to_rts(options, rxe, peer(1024), 0).attr.retry_cnt, 6);
+  EXPECT_EQ(rc_to_rts(options, connectx6(), peer(), 0).attr.retry_cnt, 7);
+  options.retry_count = 3;
+  EXPECT_EQ(rc_to_rts(options, rxe, peer(1024), 0).attr.retry_cnt, 3);
+}
+
 TEST(VerbsQpAttributes, ReadsInFlightStayWithinBothDevicesAndThePeersResponderResources) {
   const QpOptions options;
   EXPECT_EQ(rc_to_rts(options, connectx6(), peer(4096, 16), 0).attr.max_rd_atomic, 16);

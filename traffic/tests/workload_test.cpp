@@ -207,8 +207,8 @@ TEST(BwWorkload, ACqThatFailsEndsTheRunWithItsError) {
   EXPECT_LE(r.messages, 10u);
 }
 
-// A CQ that goes silent after `good` completions, with no error: a NIC retrying forever toward a
-// peer whose link went down (rxe with retry_cnt 7 does), a fault soft cannot have.
+// A CQ that goes silent after `good` completions, with no error: a NIC retrying for ever toward a
+// peer whose link went down (rxe at retry_cnt 7 does), a fault soft cannot have.
 class SilentCq final : public CompletionQueue {
  public:
   SilentCq(CompletionQueue& inner, std::size_t good) : inner_(inner), left_(good) {}

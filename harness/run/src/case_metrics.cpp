@@ -82,6 +82,14 @@ suites::Measured point_to_point_metrics(const PointToPointResult& r, std::string
   suites::Measured m;
   add_qp_counters(m, {&client, &server}, provider);
   m.values["errors"] = static_cast<double>(client.errors + server.errors);
+  // Each side's first error, in its NIC's words where it gave some, beside a failing threshold.
+  std::string first_errors;
+  for (const SideReport* side : {&r.client, &r.server}) {
+    if (side->results.errors == 0 || side->results.first_error.empty()) continue;
+    if (!first_errors.empty()) first_errors += "; ";
+    first_errors += fmt::format("{}: {}", side->name, side->results.first_error);
+  }
+  if (!first_errors.empty()) m.where["errors"] = first_errors;
   if (client.workload == agent::Workload::lat) {
     if (client.latency && client.latency->samples > 0) {
       m.values["lat_p50_us"] = client.latency->p50_us;

@@ -111,6 +111,31 @@ TEST(CaseMetrics, PointToPointLatencyPercentiles) {
   EXPECT_EQ(v.count("busbw_gbps"), 0u);
 }
 
+// A failing `errors == 0` says what went wrong, each side's first error in its NIC's words, so an
+// engineer need not open run.json.
+TEST(CaseMetrics, TransportErrorsAreGradedBesideEachSidesFirstError) {
+  PointToPointResult r;
+  r.client.name = "h1";
+  r.server.name = "h2";
+  r.client.results.workload = agent::Workload::bw;
+  r.client.results.errors = 1;
+  r.client.results.first_error =
+      "QP 0x13: retry_exceeded (the NIC: transport retry counter exceeded)";
+  r.server.results.errors = 2;
+  r.server.results.first_error = "QP 0x14: no answer within 10 s";
+  const suites::Measured m = point_to_point_metrics(r, "verbs");
+  EXPECT_EQ(m.values.at("errors"), 3);
+  const auto grade = suites::grade({*suites::parse_threshold("errors == 0").threshold}, m.values,
+                                   {}, m.unmeasured, m.where);
+  ASSERT_EQ(grade.results.size(), 1u);
+  EXPECT_EQ(grade.results[0].evaluation.detail,
+            "errors = 3, needs == 0; at h1: QP 0x13: retry_exceeded (the NIC: transport retry "
+            "counter exceeded); h2: QP 0x14: no answer within 10 s");
+  r.client.results.errors = 0;
+  r.server.results.errors = 0;
+  EXPECT_EQ(point_to_point_metrics(r, "verbs").where.count("errors"), 0u);  // clean: nothing
+}
+
 // On verbs a QP counts completed bytes and nothing else: retransmits, timeouts, NAKs and CNPs are
 // absent (never 0), so `retransmits == 0` grades error with the reason and the NIC metric to use.
 TEST(CaseMetrics, CountersAVerbsQpCannotMeasureAreAbsentAndGradeError) {

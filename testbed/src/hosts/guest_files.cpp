@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 
@@ -128,6 +129,12 @@ stop() {
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /run/sshd /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
+# rocehil's build tree (or its binary's directory) straight from the machine, outside the overlay:
+# a rebuild while the guest runs is seen whole, never through pages of the file it replaced.
+if [ -n "$LIVE_DIR" ]; then
+  mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 live "$LIVE_DIR" ||
+    stop "mounting $LIVE_DIR over 9p"
+fi
 mount -t tmpfs tmpfs /dev/shm
 # The machine's /usr/lib/modules has its own kernel's modules; the guest's come from the cache.
 mkdir -p "/usr/lib/modules/$KERNEL"
@@ -180,7 +187,8 @@ while :; do sleep 3600 & wait $!; done
 }
 
 std::string guest_settings(const Namespace& ns, const Topology& t, const TestbedOptions& o,
-                           const TestbedPaths& paths, const GuestKernel& kernel) {
+                           const TestbedPaths& paths, const GuestKernel& kernel,
+                           const std::string& live_dir) {
   const Interface* nic = interface_of(ns, LinkKind::host);
   const Interface* mgmt = interface_of(ns, LinkKind::mgmt);
   const int number = host_number(ns);
@@ -206,7 +214,21 @@ std::string guest_settings(const Namespace& ns, const Topology& t, const Testbed
   put("GID_INDEX", std::to_string(guest_gid_index));
   put("SSHD_CONFIG", paths.sshd_config(ns));
   put("SSHD_LOG", paths.sshd_log(ns));
+  put("LIVE_DIR", live_dir);
   return out;
+}
+
+std::string guest_live_directory(const std::string& agent,
+                                 const std::function<bool(const std::string&)>& is_file) {
+  const std::size_t slash = agent.rfind('/');
+  if (agent.empty() || slash == std::string::npos || slash == 0) return {};
+  std::string dir = agent.substr(0, slash);
+  std::string up = dir;
+  for (int level = 0; level < 3 && up.size() > 1; ++level) {
+    if (is_file(up + "/CMakeCache.txt")) return up;
+    up = up.substr(0, std::max<std::size_t>(up.rfind('/'), 1));
+  }
+  return dir;
 }
 
 GuestAccel choose_accel(GuestAccel requested, bool kvm_device, std::string_view cpu_flags) {
@@ -225,9 +247,21 @@ GuestAccel choose_accel(GuestAccel requested, bool kvm_device, std::string_view 
   return kvm_device && (has_flag("vmx") || has_flag("svm")) ? GuestAccel::kvm : GuestAccel::tcg;
 }
 
+namespace {
+// QEMU reads a comma in an option's value as doubled.
+std::string qemu_option_value(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    out += c;
+    if (c == ',') out += ',';
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<std::string> qemu_argv(const Namespace& ns, const Topology& t, const TestbedOptions& o,
                                    const TestbedPaths& paths, const GuestKernel& kernel,
-                                   GuestAccel accel) {
+                                   GuestAccel accel, const std::string& live_dir) {
   const int number = host_number(ns);
   std::vector<std::string> argv = {"qemu-system-x86_64",
                                    // The name puts the testbed's id on its command line, where
@@ -254,6 +288,14 @@ std::vector<std::string> qemu_argv(const Namespace& ns, const Topology& t, const
   argv.insert(argv.end(),
               {"-fsdev", "local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap",
                "-device", "virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot"});
+  // A virtio 9p device serves one mount: the live directory has its own.
+  if (!live_dir.empty())
+    argv.insert(
+        argv.end(),
+        {"-fsdev",
+         fmt::format("local,id=live,path={},security_model=none,readonly=on,multidevs=remap",
+                     qemu_option_value(live_dir)),
+         "-device", "virtio-9p-pci,fsdev=live,mount_tag=live"});
   argv.insert(
       argv.end(),
       {"-netdev",

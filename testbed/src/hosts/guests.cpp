@@ -84,6 +84,8 @@ void start_guests(const Topology& t, const TestbedOptions& o, const TestbedPaths
   int count = 0;
   for (const auto& ns : t.namespaces)
     if (ns.role == Role::host) ++count;
+  const std::string live_dir = guest_live_directory(
+      o.agent, [](const std::string& path) { return fs::is_regular_file(path); });
   report(fmt::format(
       "guests: {} QEMU guests, kernel {}, {} MiB each, {}", count, kernel.version, o.vm.memory_mb,
       accel == GuestAccel::kvm ? "hardware virtualisation (kvm)" : "full emulation (tcg)"));
@@ -91,11 +93,13 @@ void start_guests(const Topology& t, const TestbedOptions& o, const TestbedPaths
     if (ns.role != Role::host) continue;
     run_checked(fmt::format("bridging the guest's taps in {}", ns.netns),
                 {"ip", "-n", ns.netns, "-batch", "-"}, guest_tap_batch(ns, o));
-    write_file(paths.guest_settings(ns), guest_settings(ns, t, o, paths, kernel), readable);
+    write_file(paths.guest_settings(ns), guest_settings(ns, t, o, paths, kernel, live_dir),
+               readable);
     std::error_code ignored;
     fs::remove(paths.guest_console(ns), ignored);
     std::vector<std::string> argv = {"ip", "netns", "exec", ns.netns};
-    for (auto& word : qemu_argv(ns, t, o, paths, kernel, accel)) argv.push_back(std::move(word));
+    for (auto& word : qemu_argv(ns, t, o, paths, kernel, accel, live_dir))
+      argv.push_back(std::move(word));
     run_checked(fmt::format("starting the guest of {}", ns.netns), argv);
   }
 }

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -148,6 +149,10 @@ class Guests(unittest.TestCase):
         nic = self.host("h1")["nics"][0]
         self.assertEqual((nic["device"], nic["gid_index"], nic["netdev"]), ("rxe0", 1, "eth0"))
         self.assertNotIn("netns", self.host("h1"))
+        # rocehil's build tree is mounted live, outside the overlay: a rebuild while the guests
+        # run is what they run next (through the overlay, a relinked agent crashed there).
+        build_tree = os.path.dirname(os.path.dirname(ROCEHIL))
+        self.assertIn(f"live {build_tree} 9p ", self.ssh("h1", "cat /proc/mounts"))
 
     def test_each_guest_has_soft_roce_on_its_fabric_address(self):
         for name in ("h1", "h2"):
@@ -253,15 +258,63 @@ class Guests(unittest.TestCase):
         # rxe raised IBV_EVENT_PORT_ERR through libibverbs' async events, on h2 only.
         downs = [e for e in events if e["kind"] == "port_error"]
         self.assertEqual({(e["host"], e["device"]) for e in downs}, {("h2", "rxe0")}, events)
-        # rxe retries forever (retry_cnt 7): no error completion comes, and the requests that
-        # never completed are the error; the stall counts in the rate.
+        # h1's rxe gave up on the QP toward h2 in its own words (its retry_cnt is 6: at 7 rxe
+        # retries for ever), the send queue's other requests flushed behind it, and the verdict
+        # line says so.
         client = attempt["raw"]["traffic"]["client"]["results"]
-        self.assertEqual(client["errors"], 1, client)
-        self.assertIn("requests got no completion", client["first_error"])
-        self.assertGreaterEqual(client["seconds"], 19.9)
-        self.assertEqual(attempt["metrics"]["errors"], 1)
+        self.assertGreaterEqual(client["errors"], 1, client)
+        self.assertRegex(client["first_error"], r"^QP 0x[0-9a-f]+: retry_exceeded \(the NIC: "
+                                                r"transport retry counter exceeded\)")
+        self.assertIn("at h1: QP 0x", attempt["grade"]["thresholds"][0]["detail"])
         nics = {n["host"]: n["deltas"] for n in attempt["raw"]["nics"]}
         self.assertEqual(nics["h2"].get("hw_counters/link_downed"), 1, nics)
+        self.assertEqual(nics["h1"].get("hw_counters/retry_exceeded_err"), 1, nics)
+
+    def test_a_peer_that_vanishes_mid_case_is_retry_exceeded_on_the_side_left_waiting(self):
+        suite = os.path.join(self.dir, "vanish.yaml")
+        with open(suite, "w") as f:
+            yaml.safe_dump({"schema_version": 1, "name": "vanish",
+                            "tests": [{"name": "vanish", "workload": "bw", "hosts": "h1,h2",
+                                       "size": "16K", "duration_s": 20,
+                                       "thresholds": ["errors == 0"]}]}, f)
+        reports = os.path.join(self.dir, "vanish")
+        counters = "/sys/class/infiniband/rxe0/ports/1/hw_counters/"
+        before = int(self.ssh("h2", f"cat {counters}sent_pkts"))
+        proc = subprocess.Popen([ROCEHIL, "run", suite, "-i",
+                                 os.path.join(self.tb, "inventory.yaml"), "--reports", reports],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        with open(os.path.join(self.tb, "run", f"rocehil-{self.up['id']}-h2.qemu.pid")) as f:
+            qemu = int(f.read())
+        try:
+            # The writes are under way once h2's rxe0 has acknowledged a while.
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                if int(self.ssh("h2", f"cat {counters}sent_pkts")) > before + 1000:
+                    break
+                time.sleep(1)
+            # h2 vanishes: its whole machine stops (a hung host) for a while.
+            os.kill(qemu, signal.SIGSTOP)
+            time.sleep(5)
+        finally:
+            os.kill(qemu, signal.SIGCONT)
+        out, err = proc.communicate(timeout=300)
+        self.assertEqual(proc.returncode, 1, out[-2000:] + err[-2000:])
+        path = glob.glob(os.path.join(reports, "*-vanish", "run.json"))[0]
+        with open(path) as f:
+            case = json.load(f)["cases"][0]
+        self.assertEqual(case["outcome"], "fail")
+        attempt = case["attempts"][-1]
+        # The verdict says whose requests went unanswered on which QP, in the NIC's words: h1's
+        # rxe gave up on its writes (retry_cnt 6; at 7 rxe retries for ever, and only requests
+        # left without a completion would have named it), in run.json and on the terminal.
+        detail = attempt["grade"]["thresholds"][0]["detail"]
+        self.assertRegex(detail, r"at h1: QP 0x[0-9a-f]+: retry_exceeded \(the NIC: transport "
+                                 r"retry counter exceeded\)")
+        self.assertIn("h1: QP 0x", out)
+        nics = {n["host"]: n["deltas"] for n in attempt["raw"]["nics"]}
+        self.assertEqual(nics["h1"].get("hw_counters/retry_exceeded_err"), 1, nics)
+        # rxe did retry toward the stopped guest: its own counter, read from its sysfs.
+        self.assertGreater(attempt["metrics"].get("nic_retransmits", 0), 0, attempt["metrics"])
 
     def test_selftest_passes_what_rxe_does_and_says_why_for_what_it_cannot(self):
         suite = os.path.join(self.dir, "acceptance.yaml")

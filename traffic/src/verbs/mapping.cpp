@@ -41,6 +41,11 @@ WcStatus to_wc_status(ibv_wc_status status) noexcept {
   return WcStatus::flushed;
 }
 
+void note_device_status(const ibv_wc& wc, Completion& out) noexcept {
+  out.device_status = ibv_wc_status_str(wc.status);
+  out.vendor_error = wc.vendor_err;
+}
+
 std::optional<ibv_wr_opcode> to_wr_opcode(Opcode op) noexcept {
   switch (op) {
     case Opcode::send: return IBV_WR_SEND;

@@ -15,6 +15,10 @@ namespace rocehil::traffic::verbs {
 // for the statuses that have no exact counterpart.
 WcStatus to_wc_status(ibv_wc_status status) noexcept;
 
+// Copies a failed completion's own words (ibv_wc_status_str: static text) and vendor syndrome
+// into `out`, for the error a workload reports.
+void note_device_status(const ibv_wc& wc, Completion& out) noexcept;
+
 // The work-request opcode for a send-queue operation; nullopt for Opcode::recv.
 std::optional<ibv_wr_opcode> to_wr_opcode(Opcode op) noexcept;
 

@@ -29,7 +29,8 @@ DeviceLimits device_limits(std::string_view device, std::uint8_t port, int gid_i
                       .max_sge = device_attr.max_sge,
                       .max_cqe = device_attr.max_cqe,
                       .max_qp_rd_atom = device_attr.max_qp_rd_atom,
-                      .max_qp_init_rd_atom = device_attr.max_qp_init_rd_atom};
+                      .max_qp_init_rd_atom = device_attr.max_qp_init_rd_atom,
+                      .retries_forever_at_7 = device_attr.vendor_id == rxe_vendor_id};
 }
 
 std::uint32_t receive_sges(QpType type) noexcept {
@@ -159,7 +160,9 @@ Transition rc_to_rts(const QpOptions& options, const DeviceLimits& limits, const
   Transition t{.name = "RTR->RTS"};
   t.attr.qp_state = IBV_QPS_RTS;
   t.attr.timeout = ack_timeout_exponent(options.ack_timeout_us);
-  t.attr.retry_cnt = std::min<std::uint8_t>(options.retry_count, 7);
+  // 7 on rxe never gives up: 6 there, so a vanished peer ends in retry_exceeded as on a ConnectX.
+  t.attr.retry_cnt =
+      std::min<std::uint8_t>(options.retry_count, limits.retries_forever_at_7 ? 6 : 7);
   // 7 would retry a missing receive forever; capped so it surfaces as an error instead.
   t.attr.rnr_retry = std::min<std::uint8_t>(options.retry_count, 6);
   t.attr.sq_psn = sq_psn & 0xffffff;

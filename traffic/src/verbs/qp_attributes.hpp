@@ -27,7 +27,12 @@ struct DeviceLimits {
   int max_cqe = 0;
   int max_qp_rd_atom = 0;       // READs a QP can serve at once as the responder
   int max_qp_init_rd_atom = 0;  // READs a QP can have outstanding as the requester
+  // rxe (kernel soft-RoCE) reads retry_cnt 7 as "retry forever" (rxe_comp.c leaves the count at
+  // 7), where a ConnectX retries 7 times: a peer that vanished would never be reported.
+  bool retries_forever_at_7 = false;
 };
+// The vendor_id rxe reports (rxe_param.h, since Linux 5.10; 0 before).
+inline constexpr std::uint32_t rxe_vendor_id = 0xffffff;
 DeviceLimits device_limits(std::string_view device, std::uint8_t port, int gid_index,
                            const ibv_device_attr& device_attr, const ibv_port_attr& port_attr);
 

@@ -97,11 +97,11 @@ Endpoint VerbsQueuePair::local_endpoint() const {
   return endpoint;
 }
 
-void VerbsQueuePair::modify(Transition transition) {
+void VerbsQueuePair::modify(Transition transition, std::string_view toward) {
   const int error = ibv_modify_qp(qp_.get(), &transition.attr, transition.mask);
   if (error != 0) {
-    throw system_error(fmt::format("ibv_modify_qp({}) of QP {:#x} on {} port {}", transition.name,
-                                   qpn(), device_->name, device_->port),
+    throw system_error(fmt::format("ibv_modify_qp({}) of QP {:#x} on {} port {}{}", transition.name,
+                                   qpn(), device_->name, device_->port, toward),
                        error);
   }
 }
@@ -143,7 +143,11 @@ void VerbsQueuePair::connect_rc(const Endpoint& remote, const ibv_gid& gid) {
   // A GID that vanished since the device was opened would send from an address the netdev no
   // longer has: say so here rather than as a retry_exceeded later.
   check_source_gid();
-  modify(rc_to_rtr(options_, device_->limits, remote, gid));
+  // RTR is where the kernel resolves the peer's Ethernet address from its GID (the neighbour
+  // table): a GID no host answers for fails here, so the error names it.
+  modify(rc_to_rtr(options_, device_->limits, remote, gid),
+         fmt::format(" toward QP {:#x} at {} (GID {})", remote.qpn,
+                     remote.address.empty() ? "?" : remote.address, format_gid(gid)));
   modify(rc_to_rts(options_, device_->limits, remote, psn_));
   ready_to_send_ = true;
 

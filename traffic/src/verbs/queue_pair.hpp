@@ -60,7 +60,7 @@ class VerbsQueuePair final : public QueuePair {
 
   void connect_rc(const Endpoint& remote, const ibv_gid& gid);
   void connect_ud(const Endpoint& remote, const ibv_gid& gid);
-  void modify(Transition transition);
+  void modify(Transition transition, std::string_view toward = {});
   // Throws when the source GID is no longer the one the device was opened with.
   void check_source_gid() const;
 

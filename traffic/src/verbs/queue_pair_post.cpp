@@ -174,6 +174,7 @@ bool VerbsQueuePair::complete_send(const ibv_wc& wc, Completion& out) noexcept {
   out.status = status;
   out.opcode = slot.opcode;  // the CQE's opcode is undefined on error and merges the imm forms
   out.qpn = wc.qp_num;
+  if (status != WcStatus::success) note_device_status(wc, out);
   return true;
 }
 
@@ -188,7 +189,10 @@ bool VerbsQueuePair::complete_recv(const ibv_wc& wc, Completion& out) noexcept {
   out.status = to_wc_status(wc.status);
   out.opcode = Opcode::recv;
   out.qpn = wc.qp_num;
-  if (out.status != WcStatus::success) return true;  // byte_len and flags are undefined
+  if (out.status != WcStatus::success) {
+    note_device_status(wc, out);
+    return true;  // byte_len and flags are undefined
+  }
   std::uint32_t placed = wc.byte_len;
   if (options_.type == QpType::ud) placed = placed >= grh_bytes ? placed - grh_bytes : 0;
   out.byte_len = placed;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,8 +61,19 @@ std::string guest_stage2_script();
 
 // That file, for `ns`: shell assignments of values the topology made (names, addresses, paths
 // already checked to hold no quote).
+// `live_dir`: guest_live_directory's answer, or empty.
 std::string guest_settings(const Namespace& ns, const Topology& t, const TestbedOptions& options,
-                           const TestbedPaths& paths, const GuestKernel& kernel);
+                           const TestbedPaths& paths, const GuestKernel& kernel,
+                           const std::string& live_dir);
+
+// The directory the guests see live, on a 9p device of its own outside their overlay: the build
+// tree holding `agent` (the nearest of its three parent directories with a CMakeCache.txt, so
+// the hw tests beside it come too), else the directory `agent` is in; empty without an agent.
+// overlayfs does not allow changes under its lower layer: a guest ran a rocehil relinked while
+// it was up with old pages of the new file, and crashed (SIGSEGV). `is_file` asks the file
+// system (a parameter, for tests).
+std::string guest_live_directory(const std::string& agent,
+                                 const std::function<bool(const std::string&)>& is_file);
 
 // kvm or tcg, never automatic: `automatic` is kvm when /dev/kvm exists and the CPU has vmx or
 // svm (a software hypervisor behind /dev/kvm, with neither flag, cannot run a stock kernel).
@@ -70,7 +82,8 @@ GuestAccel choose_accel(GuestAccel requested, bool kvm_device, std::string_view 
 // QEMU's argv for `ns`'s guest, run inside the host namespace (where its taps are).
 std::vector<std::string> qemu_argv(const Namespace& ns, const Topology& t,
                                    const TestbedOptions& options, const TestbedPaths& paths,
-                                   const GuestKernel& kernel, GuestAccel accel);
+                                   const GuestKernel& kernel, GuestAccel accel,
+                                   const std::string& live_dir);
 
 // The RoCEv2 GID of an IPv4 address as sysfs prints it (::ffff:a.b.c.d in eight groups);
 // empty for text that is not a dotted quad.

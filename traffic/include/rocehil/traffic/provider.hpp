@@ -115,7 +115,15 @@ struct Completion {
   std::uint32_t byte_len = 0;  // receive completions: bytes placed
   bool has_imm = false;
   std::uint32_t imm = 0;
+  // A failed request in the NIC's own words (verbs: ibv_wc_status_str, which returns static
+  // text) and its vendor syndrome (ibv_wc.vendor_err); nullptr and 0 where the provider has
+  // none (soft, whose status is its own).
+  const char* device_status = nullptr;
+  std::uint32_t vendor_error = 0;
 };
+// "QP 0x11: retry_exceeded (the NIC: transport retry counter exceeded, vendor error 0x81)": the
+// first error a workload reports. Not for the hot path: it allocates.
+std::string describe_failure(const Completion& completion);
 
 // The fields of QpCounters, one bit each in QpCounters::measured.
 enum class QpCounter : std::uint8_t {
