@@ -50,6 +50,17 @@ void fill_pattern(const MemoryRegion& region, std::uint8_t seed) {
   }
 }
 
+// A signaled RDMA WRITE of `length` bytes from the start of `source`.
+SendRequest write_of(std::uint64_t wr_id, const MemoryRegion& source, std::uint32_t length,
+                     std::uint64_t remote_address, std::uint32_t rkey) {
+  return SendRequest{.wr_id = wr_id,
+                     .opcode = Opcode::write,
+                     .local = &source,
+                     .length = length,
+                     .remote_address = remote_address,
+                     .rkey = rkey};
+}
+
 class VerbsHw : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -113,12 +124,7 @@ TEST_F(VerbsHw, RcWriteLoopbackPlacesTheData) {
   const MemoryRegion target = provider_->register_memory(64 * 1024);
   fill_pattern(source, 7);
 
-  const SendRequest write{.wr_id = 11,
-                          .opcode = Opcode::write,
-                          .local = &source,
-                          .length = 64 * 1024,
-                          .remote_address = target.remote_address,
-                          .rkey = target.rkey};
+  const SendRequest write = write_of(11, source, 64 * 1024, target.remote_address, target.rkey);
   ASSERT_EQ(a->post_send({&write, 1}), PostResult::ok);
   const std::vector<Completion> done = wait_for(1);
   ASSERT_EQ(done.size(), 1u);
@@ -229,12 +235,8 @@ TEST_F(VerbsHw, BadRkeyIsARemoteAccessError) {
   connect_pair(*a, *b);
   const MemoryRegion source = provider_->register_memory(4096);
   const MemoryRegion target = provider_->register_memory(4096);
-  const SendRequest write{.wr_id = 41,
-                          .opcode = Opcode::write,
-                          .local = &source,
-                          .length = 4096,
-                          .remote_address = target.remote_address,
-                          .rkey = target.rkey ^ 0x5a5a00};
+  const SendRequest write =
+      write_of(41, source, 4096, target.remote_address, target.rkey ^ 0x5a5a00);
   ASSERT_EQ(a->post_send({&write, 1}), PostResult::ok);
   const std::vector<Completion> done = wait_for(1);
   ASSERT_EQ(done.size(), 1u);
@@ -254,12 +256,7 @@ TEST_F(VerbsHw, APeerThatVanishedIsRetryExceededInTheNicsWords) {
   const MemoryRegion source = provider_->register_memory(4096);
   const MemoryRegion target = provider_->register_memory(4096);
   b.reset();  // its packets now reach no QP and are dropped unanswered
-  const SendRequest write{.wr_id = 42,
-                          .opcode = Opcode::write,
-                          .local = &source,
-                          .length = 4096,
-                          .remote_address = target.remote_address,
-                          .rkey = target.rkey};
+  const SendRequest write = write_of(42, source, 4096, target.remote_address, target.rkey);
   ASSERT_EQ(a->post_send({&write, 1}), PostResult::ok);
   const std::vector<Completion> done = wait_for(1);
   ASSERT_EQ(done.size(), 1u);
@@ -289,12 +286,7 @@ TEST_F(VerbsHw, AQpTowardAGidThatDoesNotExistFailsNamingIt) {
     std::cout << "[          ] connect refused: " << what << "\n";
     return;
   }
-  const SendRequest write{.wr_id = 43,
-                          .opcode = Opcode::write,
-                          .local = &source,
-                          .length = 4096,
-                          .remote_address = 0x1000,
-                          .rkey = 0x1234};
+  const SendRequest write = write_of(43, source, 4096, 0x1000, 0x1234);
   ASSERT_EQ(a->post_send({&write, 1}), PostResult::ok);
   const std::vector<Completion> done = wait_for(1);
   ASSERT_EQ(done.size(), 1u);
@@ -326,12 +318,7 @@ TEST_F(VerbsHw, PostsAreCheckedBeforeTheNic) {
   auto a = make_qp();
   auto b = make_qp();
   const MemoryRegion region = provider_->register_memory(4096);
-  const SendRequest write{.wr_id = 1,
-                          .opcode = Opcode::write,
-                          .local = &region,
-                          .length = 64,
-                          .remote_address = region.remote_address,
-                          .rkey = region.rkey};
+  const SendRequest write = write_of(1, region, 64, region.remote_address, region.rkey);
   EXPECT_EQ(a->post_send({&write, 1}), PostResult::not_connected);
   connect_pair(*a, *b);
   const std::vector<SendRequest> too_many(129, write);  // default depth 128
@@ -388,12 +375,7 @@ TEST_F(VerbsHw, GpuMemoryTakesAnRdmaWrite) {
   EXPECT_EQ(source.kind, RegionKind::host);
   RecordProperty("gpu_registration", std::string(to_string(target.kind)));
   fill_pattern(source, 13);
-  const SendRequest write{.wr_id = 61,
-                          .opcode = Opcode::write,
-                          .local = &source,
-                          .length = 1 << 20,
-                          .remote_address = target.remote_address,
-                          .rkey = target.rkey};
+  const SendRequest write = write_of(61, source, 1 << 20, target.remote_address, target.rkey);
   ASSERT_EQ(a->post_send({&write, 1}), PostResult::ok);
   const std::vector<Completion> done = wait_for(1);
   ASSERT_EQ(done.size(), 1u);
