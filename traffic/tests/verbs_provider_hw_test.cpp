@@ -242,6 +242,8 @@ TEST_F(VerbsHw, BadRkeyIsARemoteAccessError) {
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(done[0].wr_id, 41u);
   EXPECT_EQ(done[0].status, WcStatus::remote_access_error);
+  ASSERT_NE(done[0].device_status, nullptr);  // and in the NIC's words
+  EXPECT_EQ(std::string(done[0].device_status), "remote access error");
   EXPECT_EQ(done[0].opcode, Opcode::write);  // known although the CQE's opcode is undefined
   EXPECT_EQ(a->counters().bytes_sent, 0u);
 }

@@ -239,7 +239,8 @@ namespace's, 198.19.K.2; the inventory's capture points say so (remote: session,
       ->capture_default_str();
   up->add_flag("--slurm", up_opts->slurm,
                "Also a Slurm cluster: munged and slurmctld on the management bridge, a slurmd in "
-               "every host namespace named as the host; SLURM_CONF=DIR/slurm/slurm.conf");
+               "every host namespace (with --vm: in every guest, beside a munged of its own) "
+               "named as the host; SLURM_CONF=DIR/slurm/slurm.conf");
   up->add_flag("--vm", up_opts->vm.enabled,
                "Hosts are QEMU guests booting Debian 12's kernel, with soft-RoCE (rdma_rxe) on "
                "their NIC: the inventory names the device and provider verbs, so runs go through "

@@ -117,10 +117,6 @@ void validate(const TestbedOptions& o) {
   if (o.vm.enabled) {
     check_range("--vm-memory", o.vm.memory_mb, 256, 16384,
                 "MiB per guest; its root file system is this machine's, only writes use memory");
-    if (o.slurm)
-      throw input_error(
-          "--slurm with --vm: the guests run no slurmd yet; use --slurm with namespace hosts, or "
-          "--vm without --slurm");
   }
   if (o.mirror_truncate != 0) {
     if (o.mirror_mode == MirrorMode::local)

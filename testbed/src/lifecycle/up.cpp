@@ -87,7 +87,7 @@ class Builder {
     if (o_.vm.enabled) wait_for_guests(t_, paths_, guest_boot_limit, report_);
     wait_for_sshds(servers);
     start_switch_agents(t_, paths_, rocehil_, report_);
-    if (o_.slurm) start_slurm(t_, paths_, mgmt_octet_, report_);
+    if (o_.slurm) start_slurm(t_, paths_, mgmt_octet_, o_.vm.enabled, report_);
   }
 
  private:

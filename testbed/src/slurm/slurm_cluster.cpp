@@ -112,7 +112,21 @@ std::string slurm_conf(const Topology& t, const SlurmPaths& p, const std::string
   return s.str();
 }
 
-void start_slurm(const Topology& t, const TestbedPaths& paths, int mgmt_octet,
+std::string guest_slurmd_command(const SlurmPaths& p, const std::string& node) {
+  const auto q = [](const std::string& word) { return single_quoted(word); };
+  const std::string spool = p.spool_dir() + "/" + node;
+  // slurmd wants /sys/fs/cgroup to exist as a file system even with nothing constrained (as in
+  // a namespace: an empty tmpfs); mounted once, so a second start still runs.
+  return fmt::format(
+      "mkdir -p {} {} {} && (mountpoint -q /sys/fs/cgroup || mount -t tmpfs rocehil-cgroup "
+      "/sys/fs/cgroup) && munged --socket={} --key-file={} --pid-file={} --log-file={} "
+      "--seed-file={} && slurmd -f {} -N {}",
+      q(p.munge_dir()), q(spool), q(p.log_dir()), q(p.munge_socket()), q(p.munge_key()),
+      q(p.munged_pid()), q(p.log_dir() + "/munged-" + node + ".log"),
+      q(p.munge_dir() + "/munged.seed"), q(p.conf()), q(node));
+}
+
+void start_slurm(const Topology& t, const TestbedPaths& paths, int mgmt_octet, bool guests,
                  const StepReporter& report) {
   const SlurmPaths p = slurm_paths(paths, t.id);
   std::error_code ec;
@@ -147,7 +161,15 @@ void start_slurm(const Topology& t, const TestbedPaths& paths, int mgmt_octet,
   // -c: a clean start, no state from an earlier cluster in this directory.
   run_checked("starting slurmctld", {"slurmctld", "-c", "-f", p.conf()});
   const std::string slurmd = find_in_path("slurmd");
-  for (const Namespace* ns : slurm_nodes(t))
+  for (const Namespace* ns : slurm_nodes(t)) {
+    if (guests && ns->role == Role::host) {
+      // Its files are this machine's through a read-only 9p view under an overlay: the key,
+      // slurm.conf and the binaries are there, and what the daemons write stays in the guest.
+      run_checked(fmt::format("starting munged and slurmd in the guest {}", ns->name),
+                  {"ssh", "-F", paths.ssh_config(), "-o", "BatchMode=yes", ns->name,
+                   guest_slurmd_command(p, ns->name)});
+      continue;
+    }
     // `ip netns exec` mounts the namespace's own /sys, without /sys/fs/cgroup, where slurmd
     // refuses to start; an empty tmpfs there is enough for cgroup/v1 with nothing constrained.
     // The script is fixed; the paths and the node name are its arguments.
@@ -155,6 +177,7 @@ void start_slurm(const Topology& t, const TestbedPaths& paths, int mgmt_octet,
                 {"ip", "netns", "exec", ns->netns, "sh", "-c",
                  "mount -t tmpfs rocehil-cgroup /sys/fs/cgroup && exec \"$0\" -f \"$1\" -N \"$2\"",
                  slurmd, p.conf(), ns->name});
+  }
 
   const auto deadline = Clock::now() + std::chrono::seconds(30);
   std::string last;

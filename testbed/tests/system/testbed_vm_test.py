@@ -41,6 +41,8 @@ def missing_prerequisite():
         return "no qemu-system-x86_64 (make deps installs qemu-system-x86)"
     if not glob.glob(os.path.join(KERNEL_CACHE, "*", ".complete")):
         return f"no guest kernel in {KERNEL_CACHE} (make deps runs scripts/guest-kernel.sh)"
+    if shutil.which("slurmd") is None:
+        return "no slurmd (make deps installs slurmd, slurmctld and munge)"
     return None
 
 
@@ -110,9 +112,10 @@ class Guests(unittest.TestCase):
         cls.dir = tempfile.mkdtemp(prefix="rocehil-vm-")
         cls.tb = os.path.join(cls.dir, "tb")
         started = time.monotonic()
-        cls.up = json.loads(rocehil("testbed", "up", "--dir", cls.tb, "--vm", "--hosts", "2",
-                                    "--racks", "2", "--spines", "1", "--host-mbps", "300",
-                                    "--uplink-mbps", "300", "--quiet", "--json").stdout)
+        cls.up = json.loads(rocehil("testbed", "up", "--dir", cls.tb, "--vm", "--slurm",
+                                    "--hosts", "2", "--racks", "2", "--spines", "1",
+                                    "--host-mbps", "300", "--uplink-mbps", "300", "--quiet",
+                                    "--json").stdout)
         cls.boot_s = time.monotonic() - started
         with open(os.path.join(cls.tb, "inventory.yaml")) as f:
             cls.inventory = yaml.safe_load(f)
@@ -302,6 +305,38 @@ class Guests(unittest.TestCase):
         # No port event: nothing went down that h1 or h2 could see.
         self.assertFalse([e for e in attempt["raw"].get("device_events", [])
                           if e["kind"] == "port_error"])
+
+    def test_slurm_runs_the_agents_inside_the_guests(self):
+        env = dict(os.environ, SLURM_CONF=os.path.join(self.tb, "slurm", "slurm.conf"))
+        nodes = subprocess.run(["sinfo", "--noheader", "--Node", "--format=%N %t"], env=env,
+                               capture_output=True, text=True, check=True).stdout.split("\n")
+        self.assertIn("h1 idle", nodes)
+        self.assertIn("h2 idle", nodes)
+        # A job step's hostname is the guest's own (stage 2 named it), not this machine's.
+        r = subprocess.run(["srun", "-N", "2", "--nodelist=h1,h2", "cat",
+                            "/proc/sys/kernel/hostname",
+                            "/sys/class/infiniband/rxe0/ports/1/gids/1"],
+                           env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(line for line in r.stdout.split() if line.startswith("h")),
+                         ["h1", "h2"])
+        suite = os.path.join(self.dir, "slurm.yaml")
+        with open(suite, "w") as f:
+            yaml.safe_dump({"schema_version": 1, "name": "slurm",
+                            "tests": [{"name": "p2p_lat", "workload": "lat", "hosts": "h1,h2",
+                                       "size": 8, "iterations": 500,
+                                       "thresholds": ["errors == 0"]}]}, f)
+        reports = os.path.join(self.dir, "slurm-reports")
+        r = subprocess.run(["salloc", "-N", "2", "--nodelist=h1,h2", "--quiet", ROCEHIL, "run",
+                            suite, "-i", os.path.join(self.tb, "inventory.yaml"), "--hosts",
+                            "slurm", "--launcher", "slurm", "--reports", reports],
+                           env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stdout[-2000:] + r.stderr[-2000:])
+        with open(glob.glob(os.path.join(reports, "*-slurm", "run.json"))[0]) as f:
+            run = json.load(f)
+        self.assertEqual(run["cases"][0]["outcome"], "pass")
+        client = run["cases"][0]["attempts"][-1]["raw"]["traffic"]["client"]
+        self.assertEqual((client["host"], client["provider"]), ("h1", "verbs"))
 
     def test_selftest_passes_what_rxe_does_and_says_why_for_what_it_cannot(self):
         suite = os.path.join(self.dir, "acceptance.yaml")

@@ -46,8 +46,14 @@ std::vector<const Namespace*> slurm_nodes(const Topology& t);
 std::string slurm_conf(const Topology& t, const SlurmPaths& paths, const std::string& controller,
                        int port);
 
-// Starts munged, slurmctld and the slurmds, and waits until every node is idle.
-void start_slurm(const Topology& t, const TestbedPaths& paths, int mgmt_octet,
+// What a QEMU guest (`up --vm`) runs, over the testbed's ssh, to be a node: a munged of its own
+// with the testbed's key (this machine's munge socket does not cross 9p), then its slurmd named
+// `node`. Both daemonize, so the command returns once they started. The words are quoted.
+std::string guest_slurmd_command(const SlurmPaths& paths, const std::string& node);
+
+// Starts munged, slurmctld and the slurmds (in the guests when `guests`), and waits until every
+// node is idle.
+void start_slurm(const Topology& t, const TestbedPaths& paths, int mgmt_octet, bool guests,
                  const StepReporter& report);
 
 // Stops slurmctld and munged of a testbed (the slurmds go with their namespaces); returns how
