@@ -96,10 +96,14 @@ class Checker {
     }
     if (!on_a_switch) return;
     if (!checked) {
-      out_.push_back({CablingFinding::Kind::unverified, link.name, expected, "",
+      out_.push_back({CablingFinding::Kind::unverified,
+                      link.name,
+                      expected,
+                      "",
                       fmt::format("link '{}': no switch at its ends answered LLDP-MIB, so it is "
                                   "not checked",
-                                  link.name)});
+                                  link.name),
+                      {}});
     } else if (all_ok) {
       out_.push_back({CablingFinding::Kind::ok, link.name, expected, expected,
                       unread.empty()
@@ -126,10 +130,14 @@ class Checker {
       for (const auto& n : view->neighbors) {
         if (named_ports_.count({name, n.local_port})) continue;
         const std::string here = fmt::format("{}:{}", name, n.local_port);
-        out_.push_back({CablingFinding::Kind::extra, "", "", here + " - " + n.remote(),
+        out_.push_back({CablingFinding::Kind::extra,
+                        "",
+                        "",
+                        here + " - " + n.remote(),
                         fmt::format("{} hears {} over LLDP, but no link in the inventory names "
                                     "{}; add the link, or remove the cable",
-                                    here, n.remote(), here)});
+                                    here, n.remote(), here),
+                        {}});
       }
     }
   }
