@@ -86,6 +86,19 @@ class VerbsHw : public ::testing::Test {
     return provider_->create_qp(*cq_, options);
   }
 
+  // Two RC QPs of the device connected to each other, and a source and a target region of
+  // `bytes` each.
+  struct Loopback {
+    std::unique_ptr<QueuePair> a, b;
+    MemoryRegion source, target;
+  };
+  Loopback connected_pair(std::uint64_t bytes) {
+    Loopback l{make_qp(), make_qp(), provider_->register_memory(bytes),
+               provider_->register_memory(bytes)};
+    connect_pair(*l.a, *l.b);
+    return l;
+  }
+
   static void connect_pair(QueuePair& a, QueuePair& b) {
     const Endpoint a_end = a.local_endpoint();
     const Endpoint b_end = b.local_endpoint();
@@ -117,11 +130,7 @@ class VerbsHw : public ::testing::Test {
 };
 
 TEST_F(VerbsHw, RcWriteLoopbackPlacesTheData) {
-  auto a = make_qp();
-  auto b = make_qp();
-  connect_pair(*a, *b);
-  const MemoryRegion source = provider_->register_memory(64 * 1024);
-  const MemoryRegion target = provider_->register_memory(64 * 1024);
+  auto [a, b, source, target] = connected_pair(64 * 1024);
   fill_pattern(source, 7);
 
   const SendRequest write = write_of(11, source, 64 * 1024, target.remote_address, target.rkey);
@@ -137,11 +146,7 @@ TEST_F(VerbsHw, RcWriteLoopbackPlacesTheData) {
 }
 
 TEST_F(VerbsHw, UnsignaledWritesRetireWithTheNextSignaledOne) {
-  auto a = make_qp();
-  auto b = make_qp();
-  connect_pair(*a, *b);
-  const MemoryRegion source = provider_->register_memory(4096);
-  const MemoryRegion target = provider_->register_memory(4096);
+  auto [a, b, source, target] = connected_pair(4096);
   fill_pattern(source, 3);
   std::vector<SendRequest> list;
   for (std::uint32_t i = 0; i < 4; ++i) {
@@ -163,11 +168,7 @@ TEST_F(VerbsHw, UnsignaledWritesRetireWithTheNextSignaledOne) {
 }
 
 TEST_F(VerbsHw, WriteWithImmediateConsumesAReceive) {
-  auto a = make_qp();
-  auto b = make_qp();
-  connect_pair(*a, *b);
-  const MemoryRegion source = provider_->register_memory(4096);
-  const MemoryRegion target = provider_->register_memory(4096);
+  auto [a, b, source, target] = connected_pair(4096);
   fill_pattern(source, 1);
   const RecvRequest receive{.wr_id = 21, .local = &target, .length = 0};
   ASSERT_EQ(b->post_recv({&receive, 1}), PostResult::ok);
@@ -230,11 +231,7 @@ TEST_F(VerbsHw, SendLandsInTheReceiveAndReadFetches) {
 }
 
 TEST_F(VerbsHw, BadRkeyIsARemoteAccessError) {
-  auto a = make_qp();
-  auto b = make_qp();
-  connect_pair(*a, *b);
-  const MemoryRegion source = provider_->register_memory(4096);
-  const MemoryRegion target = provider_->register_memory(4096);
+  auto [a, b, source, target] = connected_pair(4096);
   const SendRequest write =
       write_of(41, source, 4096, target.remote_address, target.rkey ^ 0x5a5a00);
   ASSERT_EQ(a->post_send({&write, 1}), PostResult::ok);
@@ -252,11 +249,7 @@ TEST_F(VerbsHw, BadRkeyIsARemoteAccessError) {
 // retries retry_cnt times and fails the request, in the NIC's words. On rxe, whose retry_cnt 7
 // means forever, this passes only because the provider asks for 6 there.
 TEST_F(VerbsHw, APeerThatVanishedIsRetryExceededInTheNicsWords) {
-  auto a = make_qp();
-  auto b = make_qp();
-  connect_pair(*a, *b);
-  const MemoryRegion source = provider_->register_memory(4096);
-  const MemoryRegion target = provider_->register_memory(4096);
+  auto [a, b, source, target] = connected_pair(4096);
   b.reset();  // its packets now reach no QP and are dropped unanswered
   const SendRequest write = write_of(42, source, 4096, target.remote_address, target.rkey);
   ASSERT_EQ(a->post_send({&write, 1}), PostResult::ok);
