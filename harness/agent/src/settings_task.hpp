@@ -11,14 +11,15 @@
 
 #include "rocehil/agent/protocol.hpp"
 #include "rocehil/settings/journal.hpp"
+#include "rocehil/settings/nic_files.hpp"
 #include "rocehil/traffic/soft_settings.hpp"
 
 namespace rocehil::agent {
 
 // Where settings live on this host. Tests point them at directories of their own.
 struct SettingsPlaces {
-  std::string nic_root = "/";                  // verbs: the NICs' sysfs and debugfs
-  std::string soft_dir = "/run/rocehil/soft";  // soft: SOFT_DIR/ADDRESS is the NIC's root
+  std::string nic_root = "/";                                  // verbs: the NICs' sysfs and debugfs
+  std::string soft_dir = std::string(settings::soft_nic_dir);  // soft: SOFT_DIR/ADDRESS
   std::string journal_dir = std::string(settings::default_journal_dir);
   // The netdev holding an address ("" when none does).
   std::function<std::string(std::string_view)> netdev_of;

@@ -16,10 +16,13 @@
 #include <vector>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/settings/journal.hpp"
+#include "rocehil/settings/nic_files.hpp"
 #include "rocehil/testbed/fabric_settings.hpp"
 #include "rocehil/testbed/snmp_pass.hpp"
 #include "rocehil/testbed/status_json.hpp"
 #include "rocehil/testbed/testbed.hpp"
+#include "testbed_leftovers.hpp"
 #include "testbed_relay_command.hpp"
 #include "testbed_text.hpp"
 
@@ -309,14 +312,23 @@ namespace's, 198.19.K.2; the inventory's capture points say so (remote: session,
   add_common(down, *down_common, false);
   down->callback([down_common, &exit_code] {
     const auto result = testbed::down(down_common->dir, down_common->id, reporter(*down_common));
-    if (down_common->json)
-      print_json(testbed::down_json(result));
-    else
+    const DiscardedSettings discarded = discard_testbed_settings(
+        result.id, std::string(settings::default_journal_dir), std::string(settings::soft_nic_dir));
+    if (down_common->json) {
+      nlohmann::json j = testbed::down_json(result);
+      j["settings_journals_discarded"] = discarded.journals;
+      j["soft_nics_discarded"] = discarded.soft_netdevs;
+      print_json(j);
+    } else {
       fmt::print(
           "testbed {} is down in {:.1f} s: {} namespaces removed, {} processes stopped, {} "
           "root-namespace links removed\n",
           result.id, result.seconds, result.namespaces.size(), result.processes,
           result.links.size());
+      if (discarded.journals > 0)
+        fmt::print("{} settings journal{} of the testbed discarded: nothing is left to put back\n",
+                   discarded.journals, discarded.journals == 1 ? "" : "s");
+    }
     exit_code = 0;
   });
 

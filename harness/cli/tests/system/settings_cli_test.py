@@ -80,7 +80,10 @@ def soft_files():
 
 
 def journals():
-    return sorted(os.path.basename(p) for p in glob.glob(f"{JOURNALS}/*.json"))
+    """The journals on this machine, less another testbed's switches' (a killed run's, say)."""
+    names = (os.path.basename(p) for p in glob.glob(f"{JOURNALS}/*.json"))
+    return sorted(n for n in names
+                  if not n.startswith("testbed-") or n == f"testbed-{TB['id']}.json")
 
 
 def setUpModule():

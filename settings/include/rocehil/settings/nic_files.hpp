@@ -7,11 +7,15 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "rocehil/settings/catalogue.hpp"
 #include "rocehil/settings/target.hpp"
 
 namespace rocehil::settings {
+
+// The soft provider's NICs keep their files here: DIR/ADDRESS is one's root.
+inline constexpr std::string_view soft_nic_dir = "/run/rocehil/soft";
 
 class NicFiles final : public Target {
  public:
