@@ -13,20 +13,11 @@
 #include <vector>
 
 #include "rocehil/perftest/report.hpp"
+#include "text.hpp"
 
 namespace rocehil::perftest {
 
 namespace {
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 bool contains(std::string_view line, std::string_view what) {
   return line.find(what) != std::string_view::npos;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "rocehil/perftest/report.hpp"
+#include "text.hpp"
 
 namespace rocehil::perftest {
 
@@ -54,19 +55,6 @@ const Node* Node::member(std::string_view key) const {
   for (const Member& m : members)
     if (m.key == key) return &m.value;
   return nullptr;
-}
-
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-bool is_space(char c) {
-  return is_blank(c) || c == '\n';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 std::string printable(std::string_view s) {

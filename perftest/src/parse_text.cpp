@@ -19,20 +19,11 @@
 #include <vector>
 
 #include "rocehil/perftest/report.hpp"
+#include "text.hpp"
 
 namespace rocehil::perftest {
 
 namespace {
-
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (is_blank(s.front()) || s.front() == '\n')) s.remove_prefix(1);
-  while (!s.empty() && (is_blank(s.back()) || s.back() == '\n')) s.remove_suffix(1);
-  return s;
-}
 
 std::vector<std::string_view> split_lines(std::string_view text) {
   std::vector<std::string_view> out;

@@ -6,24 +6,24 @@ namespace rocehil::reports {
 
 namespace {
 
-nlohmann::json number(double v) {
+nlohmann::json json_number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
 
-nlohmann::json number(const std::optional<double>& v) {
-  return v ? number(*v) : nlohmann::json(nullptr);
+nlohmann::json json_number(const std::optional<double>& v) {
+  return v ? json_number(*v) : nlohmann::json(nullptr);
 }
 
 nlohmann::json values_json(const suites::Values& values) {
   nlohmann::json out = nlohmann::json::object();
-  for (const auto& [key, value] : values) out[key] = number(value);
+  for (const auto& [key, value] : values) out[key] = json_number(value);
   return out;
 }
 
 nlohmann::json attempt_json(const Attempt& a) {
   nlohmann::json out = {{"repeat", a.repeat},
                         {"start_ns", a.start_ns},
-                        {"seconds", number(a.seconds)},
+                        {"seconds", json_number(a.seconds)},
                         {"error", nullptr},
                         {"metrics", values_json(a.metrics)},
                         {"unmeasured", a.unmeasured},
@@ -53,8 +53,8 @@ nlohmann::json to_json(const suites::CaseGrade& grade) {
     thresholds.push_back({{"threshold", r.threshold},
                           {"level", std::string(suites::to_string(r.level))},
                           {"verdict", std::string(suites::to_string(r.evaluation.verdict))},
-                          {"measured", number(r.evaluation.measured)},
-                          {"limit", number(r.evaluation.limit)},
+                          {"measured", json_number(r.evaluation.measured)},
+                          {"limit", json_number(r.evaluation.limit)},
                           {"detail", r.evaluation.detail}});
   return {{"verdict", std::string(suites::to_string(grade.verdict))}, {"thresholds", thresholds}};
 }

@@ -27,7 +27,7 @@ constexpr double max_pps = 10'000'000;
 // A year of frames: long soak tests fit, and frame counts stay far from overflowing.
 constexpr double max_duration_s = 365.0 * 86400;
 // sendmmsg takes the frames that are due in one call; more per call only lengthens the bursts.
-constexpr std::size_t max_batch = 256;
+constexpr std::size_t max_frames_per_sendmmsg = 256;
 // Sleeps end at least this often, so a stop request and the progress callback are never waited
 // out behind a slow schedule (--pps 0.1).
 constexpr std::int64_t max_sleep_ns = 100'000'000;
@@ -233,7 +233,7 @@ InjectResult inject_pause_frames(const InjectOptions& o, const std::atomic<bool>
   std::vector<std::uint8_t> xon_frame = pause_frame(o, src_mac, true);
   iovec frame_io{.iov_base = frame.data(), .iov_len = frame.size()};
   // Every message of a batch is the same frame: the kernel copies it once per message.
-  std::array<mmsghdr, max_batch> batch{};
+  std::array<mmsghdr, max_frames_per_sendmmsg> batch{};
   for (auto& m : batch) {
     m.msg_hdr.msg_iov = &frame_io;
     m.msg_hdr.msg_iovlen = 1;
@@ -262,7 +262,8 @@ InjectResult inject_pause_frames(const InjectOptions& o, const std::atomic<bool>
       sleep_until_monotonic(std::min(t0 + scheduled_offset_ns(next, o.pps), now + max_sleep_ns));
       continue;
     }
-    const auto want = static_cast<unsigned>(std::min<std::uint64_t>(due - next, max_batch));
+    const auto want =
+        static_cast<unsigned>(std::min<std::uint64_t>(due - next, max_frames_per_sendmmsg));
     const std::int64_t wall = wall_clock_ns();
     // MSG_DONTWAIT: a blocked send would not see the stop flag (a paused NIC may never drain).
     const int sent = sendmmsg(socket_fd.get(), batch.data(), want, MSG_DONTWAIT);

@@ -64,7 +64,7 @@ namespace {
 
 // Frames handed out per next_batch at most; their bytes are copied into one reused arena,
 // because libpcap hands a TPACKET_V3 block back to the kernel when the dispatch call returns.
-constexpr std::size_t max_batch = 256;
+constexpr std::size_t max_frames_per_dispatch = 256;
 
 std::string pcap_message(pcap_t* handle, int status) {
   if (status == PCAP_ERROR || status == PCAP_WARNING) return pcap_geterr(handle);
@@ -113,7 +113,7 @@ struct PcapSource::Impl {
   std::size_t dispatch(std::span<Frame> frames) {
     out = frames.data();
     filled = 0;
-    const int want = static_cast<int>(std::min(frames.size(), max_batch));
+    const int want = static_cast<int>(std::min(frames.size(), max_frames_per_dispatch));
     const int n = pcap_dispatch(handle, want, &Impl::on_frame, reinterpret_cast<u_char*>(this));
     // PCAP_ERROR_BREAK (stop) and errors (the interface went away) both end the capture; the
     // frames delivered before are kept.
@@ -186,7 +186,7 @@ std::unique_ptr<PcapSource> PcapSource::open(const PcapSourceOptions& options) {
   }
   impl->snaplen = options.snaplen;
   impl->block_timeout = std::chrono::milliseconds(options.block_timeout_ms);
-  impl->arena.resize(max_batch * options.snaplen);
+  impl->arena.resize(max_frames_per_dispatch * options.snaplen);
   impl->info.name = options.iface;
   impl->info.description = fmt::format("rocehil pcap ({})", pcap_lib_version());
   impl->info.bpf_filter = expression;

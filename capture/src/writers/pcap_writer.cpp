@@ -14,7 +14,6 @@
 namespace rocehil::capture {
 namespace {
 
-constexpr std::uint64_t ns_per_s = 1'000'000'000;
 constexpr std::size_t stdio_buffer = std::size_t{1} << 20;
 
 class Out {
@@ -187,8 +186,9 @@ void PcapWriter::write(std::uint64_t ts_ns, std::span<const std::uint8_t> bytes,
     bytes_written_ += total;
     return;
   }
-  const std::uint64_t sec = ts_ns / ns_per_s;
-  const std::uint64_t frac = ts_ns % ns_per_s;
+  constexpr std::uint64_t ns_in_a_second = 1'000'000'000;
+  const std::uint64_t sec = ts_ns / ns_in_a_second;
+  const std::uint64_t frac = ts_ns % ns_in_a_second;
   h.put<std::uint32_t>(static_cast<std::uint32_t>(sec));
   h.put<std::uint32_t>(
       static_cast<std::uint32_t>(format_ == FileFormat::pcap_ns ? frac : frac / 1000));

@@ -18,7 +18,7 @@ namespace rocehil::cli {
 
 namespace {
 
-struct Options {
+struct BisectOptions {
   run::BisectOptions bisect;
   HostFlags hosts;
   int timeout_s = 30;
@@ -89,7 +89,7 @@ int print_outcome(const run::BisectOutcome& b, bool json) {
 }  // namespace
 
 void add_bisect_command(CLI::App& app, int& exit_code) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<BisectOptions>();
   CLI::App* cmd = app.add_subcommand(
       "bisect",
       "Find the first bad candidate (firmware version, DCQCN or PFC setting, link rate) of an "

@@ -23,7 +23,7 @@ namespace rocehil::cli {
 
 namespace {
 
-struct Options {
+struct CollectiveOptions {
   std::string inventory;
   std::string hosts = "all";
   std::string pattern = "allreduce";
@@ -54,7 +54,7 @@ std::uint64_t parse_size_option(const std::string& text) {
   return *bytes;
 }
 
-int run_collective_command(const Options& o) {
+int run_collective_command(const CollectiveOptions& o) {
   const auto pattern = traffic::pattern_from_name(o.pattern);
   if (!pattern) {
     std::string names;
@@ -161,7 +161,7 @@ int run_collective_command(const Options& o) {
 }  // namespace
 
 void add_collective_command(CLI::App& traffic, int& exit_code) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<CollectiveOptions>();
   CLI::App* c = traffic.add_subcommand(
       "collective",
       "Run a collective (ring allreduce, alltoall, ...) across inventory hosts, one agent per "

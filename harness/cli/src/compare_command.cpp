@@ -13,7 +13,7 @@ namespace rocehil::cli {
 
 namespace {
 
-struct Options {
+struct CompareOptions {
   std::string db = default_history;
   std::string run_a, run_b;
   double alpha = 0.05;
@@ -89,7 +89,7 @@ std::string metrics_text(const reports::Comparison& c, bool all) {
   return out + "\n";
 }
 
-int compare(const Options& o) {
+int compare(const CompareOptions& o) {
   const auto history = open_existing_history(o.db);
   const auto a = history.snapshot(o.run_a), b = history.snapshot(o.run_b);
   const reports::Comparison c = reports::compare_runs(a, b, o.alpha, o.min_change);
@@ -110,7 +110,7 @@ int compare(const Options& o) {
 }  // namespace
 
 void add_compare_command(CLI::App& app, int& exit_code) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<CompareOptions>();
   CLI::App* cmd = app.add_subcommand(
       "compare",
       "Compare two recorded runs: settings that differ, outcomes that changed, and each "

@@ -12,13 +12,13 @@ namespace rocehil::cli {
 
 namespace {
 
-struct Options {
+struct ExportOptions {
   std::string db = default_history;
   std::string run;
   std::string output;
 };
 
-int export_openmetrics(const Options& o) {
+int export_openmetrics(const ExportOptions& o) {
   const auto history = open_existing_history(o.db);
   const std::string text = reports::to_openmetrics(history.snapshot(o.run));
   if (o.output.empty())
@@ -34,7 +34,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd =
       app.add_subcommand("export", "Export a recorded run in another format for other tools.");
   cmd->require_subcommand(1);
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<ExportOptions>();
   CLI::App* om = cmd->add_subcommand(
       "openmetrics",
       "A run as OpenMetrics text (node_exporter's textfile collector reads it as it is).");

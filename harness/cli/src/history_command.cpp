@@ -17,7 +17,7 @@ namespace rocehil::cli {
 
 namespace {
 
-struct Options {
+struct HistoryOptions {
   std::string db = default_history;
   std::string suite;
   int last = 20;
@@ -40,7 +40,8 @@ std::map<std::string, std::size_t> recorded_suites(const reports::History& histo
 }
 
 // "no run of suite 'smok' in H; it holds runs of smoke (12), nightly (3): did you mean 'smoke'?"
-std::string no_such_suite(const Options& o, const std::map<std::string, std::size_t>& suites) {
+std::string no_such_suite(const HistoryOptions& o,
+                          const std::map<std::string, std::size_t>& suites) {
   if (suites.empty()) return fmt::format("{} holds no run yet (rocehil run records each)", o.db);
   std::vector<std::string> listed;
   std::string nearest;
@@ -57,7 +58,7 @@ std::string no_such_suite(const Options& o, const std::map<std::string, std::siz
                      nearest.empty() ? "" : fmt::format(": did you mean '{}'?", nearest));
 }
 
-int show(const Options& o) {
+int show(const HistoryOptions& o) {
   const auto history = open_existing_history(o.db);
   const auto rows =
       history.runs(o.suite.empty() ? std::nullopt : std::optional<std::string>(o.suite), o.last);
@@ -119,7 +120,7 @@ int show(const Options& o) {
 }  // namespace
 
 void add_history_command(CLI::App& app, int& exit_code) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<HistoryOptions>();
   CLI::App* cmd = app.add_subcommand(
       "history",
       "List the runs `rocehil run` recorded: when, which suite, how each ended, and its headline "

@@ -19,12 +19,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Options {
+struct ReportOptions {
   std::string path;
   std::string output;
 };
 
-int make_report(const Options& o) {
+int make_report(const ReportOptions& o) {
   const fs::path json_path =
       fs::is_directory(o.path) ? fs::path(o.path) / "run.json" : fs::path(o.path);
   std::ifstream in(json_path);
@@ -56,7 +56,7 @@ int make_report(const Options& o) {
 }  // namespace
 
 void add_report_command(CLI::App& app, int& exit_code) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "report", "Make report.html again from a run directory's run.json (rocehil run writes it).");
   cmd->add_option("RUN", o->path, "A run directory (reports/<run-id>) or its run.json")->required();

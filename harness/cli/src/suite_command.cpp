@@ -16,7 +16,7 @@ namespace rocehil::cli {
 
 namespace {
 
-struct Options {
+struct SuiteOptions {
   std::string file;
   std::string inventory_file;  // validate --inventory: held against it as `rocehil run` does
   bool json = false;
@@ -47,7 +47,7 @@ std::vector<inventory::Diagnostic> against_inventory(const suites::Suite& suite,
   return out;
 }
 
-int validate(const Options& o) {
+int validate(const SuiteOptions& o) {
   suites::SuiteLoadResult r = suites::parse_suite_file(o.file);
   if (r.suite && !o.inventory_file.empty()) {
     r.diagnostics = against_inventory(*r.suite, o.inventory_file);
@@ -88,7 +88,7 @@ int validate(const Options& o) {
   return 0;
 }
 
-int list_cases(const Options& o) {
+int list_cases(const SuiteOptions& o) {
   const suites::Suite suite = suites::load_suite(o.file);
   const auto cases = suites::expand(suite);
   if (o.json) {
@@ -127,7 +127,7 @@ void add_suite_command(CLI::App& app, int& exit_code) {
   CLI::App* suite = app.add_subcommand(
       "suite", "Check a suite file and list the test cases its sweeps expand to (docs/suites.md).");
   suite->require_subcommand(1);
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<SuiteOptions>();
   CLI::App* validate_cmd =
       suite->add_subcommand("validate", "Report every problem of a suite file, or summarize it");
   validate_cmd->add_option("suite", o->file, "The suite file")->required();

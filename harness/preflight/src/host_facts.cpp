@@ -623,4 +623,10 @@ nlohmann::json to_json(const HostFacts& f) {
   return j;
 }
 
+const NetdevFacts* HostFacts::netdev_named(std::string_view name) const {
+  for (const auto& n : netdevs)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
 }  // namespace rocehil::preflight

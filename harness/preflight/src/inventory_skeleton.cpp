@@ -13,12 +13,6 @@ namespace {
 
 namespace inv = rocehil::inventory;
 
-const NetdevFacts* find_netdev(const HostFacts& facts, std::string_view name) {
-  for (const auto& n : facts.netdevs)
-    if (n.name == name) return &n;
-  return nullptr;
-}
-
 std::string first_ipv4(const NetdevFacts& n) {
   for (const auto& cidr : n.addresses) {
     const std::string ip = cidr.substr(0, cidr.find('/'));
@@ -67,7 +61,7 @@ void rdma_nics(std::string& out, const HostFacts& facts) {
       if (port.link_layer != "Ethernet") continue;
       out += fmt::format("      - device: {}\n", dev.name);
       out += fmt::format("        port: {}\n", port.port);
-      const NetdevFacts* n = dev.netdev.empty() ? nullptr : find_netdev(facts, dev.netdev);
+      const NetdevFacts* n = dev.netdev.empty() ? nullptr : facts.netdev_named(dev.netdev);
       const std::string ip = n ? first_ipv4(*n) : "";
       for (const auto& gid : port.gids)
         if (!ip.empty() && gid.type == "RoCE v2" && gid_carries_ip(gid.gid, ip)) {
@@ -87,7 +81,7 @@ void rdma_nics(std::string& out, const HostFacts& facts) {
 void soft_nics(std::string& out, const DiscoveredHost& h) {
   int rail = 0;
   for (const auto& name : h.netdevs) {
-    const NetdevFacts* n = find_netdev(h.facts, name);
+    const NetdevFacts* n = h.facts.netdev_named(name);
     if (!n || !inv::is_valid_netdev(name)) continue;
     out += fmt::format("      - netdev: {}\n", name);
     netdev_fields(out, *n);

@@ -53,12 +53,6 @@ bool holds_address(std::string_view cidr, const std::string& ip) {
          inet_pton(AF_INET6, ip.c_str(), y.data()) == 1 && x == y;
 }
 
-const NetdevFacts* find_netdev(const HostFacts& f, std::string_view name) {
-  for (const auto& n : f.netdevs)
-    if (n.name == name) return &n;
-  return nullptr;
-}
-
 const RdmaDeviceFacts* find_device(const HostFacts& f, std::string_view name) {
   for (const auto& d : f.rdma)
     if (d.name == name) return &d;
@@ -139,7 +133,7 @@ void check_agent(const Host& host, const HostFacts& f, std::string_view version,
 
 void check_netdev(const Host& host, const Nic& nic, const std::string& netdev, const HostFacts& f,
                   const RdmaPortFacts* port, std::vector<CheckItem>& out) {
-  const NetdevFacts* n = find_netdev(f, netdev);
+  const NetdevFacts* n = f.netdev_named(netdev);
   const std::string name = "netdev " + netdev;
   if (!n || n->operstate == "missing") {
     out.push_back(item(name, CheckStatus::fail,
@@ -285,7 +279,7 @@ const RdmaPortFacts* check_rdma(const Host& host, const Nic& nic, const HostFact
       out.push_back(item(gname, CheckStatus::ok, fmt::format("RoCE v2 {}", g->gid)));
   }
 
-  const NetdevFacts* n = d->netdev.empty() ? nullptr : find_netdev(f, d->netdev);
+  const NetdevFacts* n = d->netdev.empty() ? nullptr : f.netdev_named(d->netdev);
   std::string firmware = n && !n->firmware.empty() ? n->firmware : d->fw_ver;
   std::string detail =
       n && !n->driver.empty()

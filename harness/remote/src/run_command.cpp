@@ -27,7 +27,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void set_nonblocking(int fd) {
+void set_nonblocking_and_cloexec(int fd) {
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
@@ -126,8 +126,8 @@ CommandResult run_command(const std::vector<std::string>& argv, const RunOptions
   result.started = true;
   const int out_fd = out.native_source();
   const int err_fd = err.native_source();
-  set_nonblocking(out_fd);
-  set_nonblocking(err_fd);
+  set_nonblocking_and_cloexec(out_fd);
+  set_nonblocking_and_cloexec(err_fd);
   bool out_open = options.stdout_file.empty(), err_open = true;
   const auto deadline = start + options.timeout;
   while (out_open || err_open) {

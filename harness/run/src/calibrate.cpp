@@ -10,6 +10,7 @@
 
 #include "json_member.hpp"
 #include "rocehil/common/error.hpp"
+#include "rocehil/common/whole_file.hpp"
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/run/suite_run.hpp"
 
@@ -25,12 +26,8 @@ std::string agreement(double tolerance) {
                      1 - tolerance, 1 + tolerance);
 }
 
-const json& member(const json& parent, const char* key) {
-  return json_member(parent, key);
-}
-
 std::optional<double> number_at(const json& parent, const char* key) {
-  const json& v = member(parent, key);
+  const json& v = json_member(parent, key);
   return v.is_number() ? std::optional(v.get<double>()) : std::nullopt;
 }
 
@@ -44,20 +41,14 @@ std::vector<double> numbers(const json& list) {
 
 // Why a case did not pass: its error, or the thresholds it failed.
 std::string detail_of(const json& attempt) {
-  const json& error = member(attempt, "error");
+  const json& error = json_member(attempt, "error");
   if (error.is_object() && !error.empty())
     return fmt::format("{}: {}: {}", error.value("host", ""), error.value("phase", ""),
                        error.value("message", ""));
   std::vector<std::string> failed;
-  for (const auto& t : member(member(attempt, "grade"), "thresholds"))
+  for (const auto& t : json_member(json_member(attempt, "grade"), "thresholds"))
     if (t.value("verdict", "pass") != "pass") failed.push_back(t.value("detail", ""));
   return fmt::format("{}", fmt::join(failed, "; "));
-}
-
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw system_error(fmt::format("cannot write {}", path.string()), errno);
 }
 
 }  // namespace
@@ -110,21 +101,22 @@ std::string calibration_suite(const CalibrateOptions& o) {
 
 std::vector<CalibrationRow> calibration_rows(const json& run) {
   std::vector<CalibrationRow> rows;
-  for (const auto& c : member(run, "cases")) {
+  for (const auto& c : json_member(run, "cases")) {
     const std::string workload = c.value("workload", "");
     if (workload != "calibrate_bw" && workload != "calibrate_lat") continue;
     CalibrationRow row;
     row.workload = workload == "calibrate_bw" ? "bw" : "lat";
     row.unit = row.workload == "bw" ? "Gbit/s" : "us";
-    row.size = static_cast<std::uint64_t>(number_at(member(c, "names"), "size").value_or(0));
+    row.size = static_cast<std::uint64_t>(number_at(json_member(c, "names"), "size").value_or(0));
     row.outcome = c.value("outcome", "");
-    const json& attempts = member(c, "attempts");
+    const json& attempts = json_member(c, "attempts");
     if (attempts.is_array() && !attempts.empty()) {
       const json& last = attempts.back();
-      const json& calibration = member(member(member(last, "raw"), "traffic"), "calibration");
-      row.rocehil = numbers(member(calibration, "rocehil"));
-      row.perftest = numbers(member(calibration, "perftest"));
-      const json& metrics = member(last, "metrics");
+      const json& calibration =
+          json_member(json_member(json_member(last, "raw"), "traffic"), "calibration");
+      row.rocehil = numbers(json_member(calibration, "rocehil"));
+      row.perftest = numbers(json_member(calibration, "perftest"));
+      const json& metrics = json_member(last, "metrics");
       row.rocehil_median = number_at(metrics, "calibration_rocehil");
       row.perftest_median = number_at(metrics, "calibration_perftest");
       row.ratio = number_at(metrics, "calibration_ratio");
@@ -148,7 +140,7 @@ CalibrateOutcome run_calibrate(const CalibrateOptions& o, const std::atomic<bool
   std::filesystem::create_directories(o.reports_dir);
   const auto suite_path = std::filesystem::path(o.reports_dir) /
                           fmt::format("calibration-{}-{}.yaml", o.hosts[0], o.hosts[1]);
-  write_file(suite_path, text);
+  write_file_whole(suite_path.string(), text);
   out.suite_file = suite_path.string();
 
   SuiteRunOptions run;

@@ -17,10 +17,6 @@ namespace {
 
 using nlohmann::json;
 
-const json& member(const json& parent, const char* key) {
-  return json_member(parent, key);
-}
-
 bool plain_name(std::string_view name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
@@ -150,9 +146,9 @@ std::string bandwidth_numbers(const json& attempt) {
 // Which registration served each side's GPU memory, as its agent reported it: "through dma-buf
 // on both hosts", or each side's where they differ.
 std::string gpu_registrations(const json& attempt) {
-  const json& traffic = member(member(attempt, "raw"), "traffic");
+  const json& traffic = json_member(json_member(attempt, "raw"), "traffic");
   const auto of = [&](const char* side) {
-    const json& results = member(member(traffic, side), "results");
+    const json& results = json_member(json_member(traffic, side), "results");
     return results.is_object() ? results.value("gpu_registration", std::string("not reported"))
                                : std::string("not reported");
   };
@@ -220,10 +216,10 @@ SelftestCheck ud_check(const json& run) {
 // The UDP source ports the ranks' QPs were pinned to, as they reported them.
 std::set<std::uint64_t> pinned_ports(const json& attempt) {
   std::set<std::uint64_t> ports;
-  const json& traffic = member(member(attempt, "raw"), "traffic");
-  for (const auto& c : member(traffic, "cases"))
-    for (const auto& rank : member(c, "per_rank"))
-      for (const auto& qp : member(rank, "per_qp"))
+  const json& traffic = json_member(json_member(attempt, "raw"), "traffic");
+  for (const auto& c : json_member(traffic, "cases"))
+    for (const auto& rank : json_member(c, "per_rank"))
+      for (const auto& qp : json_member(rank, "per_qp"))
         if (const auto port = qp.value("udp_sport", std::uint64_t{0}); port != 0)
           ports.insert(port);
   return ports;
@@ -235,10 +231,10 @@ SelftestCheck qp_flow_evidence(SelftestCheck check, const json& attempt, double 
   const std::set<std::uint64_t> pinned = pinned_ports(attempt);
   std::set<std::uint64_t> seen, stray;
   std::vector<std::string> per_point;
-  for (const auto& point : member(member(attempt, "raw"), "captures")) {
-    const json& analysis = member(point, "analysis");
+  for (const auto& point : json_member(json_member(attempt, "raw"), "captures")) {
+    const json& analysis = json_member(point, "analysis");
     std::size_t flows = 0;
-    for (const auto& f : member(analysis, "flows")) {
+    for (const auto& f : json_member(analysis, "flows")) {
       if (f.value("packets", 0.0) <= 0) continue;
       ++flows;
       const auto port = f.value("udp_sport", std::uint64_t{0});
@@ -481,7 +477,7 @@ SelftestReport evaluate_selftest(const json& run, const SelftestSetup& setup) {
                                               : CheckVerdict::pass;
   // The checklist never reads better than the run's own files (run.json, junit.xml, the
   // history): where the run exited worse, that is a check of its own, said.
-  const json& code = member(run, "exit_code");
+  const json& code = json_member(run, "exit_code");
   const CheckVerdict of_run = !code.is_number_integer() ? report.verdict
                               : code.get<int>() == 1    ? CheckVerdict::fail
                               : code.get<int>() == 0    ? CheckVerdict::pass
@@ -497,7 +493,7 @@ SelftestReport evaluate_selftest(const json& run, const SelftestSetup& setup) {
         make("run", "the acceptance suite's run, as run.json and junit.xml record it");
     c.verdict = of_run;
     c.detail = fmt::format("the run exited {} ({}): see run.json", code.get<int>(),
-                           member(run, "summary").value("text", std::string("no summary")));
+                           json_member(run, "summary").value("text", std::string("no summary")));
     checks.push_back(std::move(c));
     report.verdict = of_run;
   }

@@ -9,6 +9,7 @@
 
 #include "read_file.hpp"
 #include "rocehil/common/error.hpp"
+#include "rocehil/common/whole_file.hpp"
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/run/suite_run.hpp"
 
@@ -44,12 +45,6 @@ nlohmann::json read_run(const std::filesystem::path& path) {
   return nlohmann::json::parse(in);
 }
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw system_error(fmt::format("cannot write {}", path.string()), errno);
-}
-
 }  // namespace
 
 int SelftestOutcome::exit_code() const {
@@ -66,7 +61,8 @@ SelftestOutcome run_selftest(const SelftestOptions& o, const std::atomic<bool>& 
   std::filesystem::create_directories(o.reports_dir);
   const auto suite_path = std::filesystem::path(o.reports_dir) /
                           fmt::format("acceptance-{}-{}.yaml", setup.hosts[0], setup.hosts[1]);
-  write_file(suite_path, instantiate_acceptance_suite(text, setup.hosts, setup.captures));
+  write_file_whole(suite_path.string(),
+                   instantiate_acceptance_suite(text, setup.hosts, setup.captures));
 
   SuiteRunOptions run;
   run.suite_file = suite_path.string();
@@ -89,7 +85,7 @@ SelftestOutcome run_selftest(const SelftestOptions& o, const std::atomic<bool>& 
   out.report = evaluate_selftest(record, setup);
   out.file = (directory / "selftest.json").string();
   out.selftest_json = selftest_json(*out.report, setup, record).dump(2);
-  write_file(out.file, out.selftest_json + "\n");
+  write_file_whole(out.file, out.selftest_json + "\n");
   return out;
 }
 

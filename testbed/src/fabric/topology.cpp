@@ -125,9 +125,9 @@ std::string spine_downlink_address(int rack, int spine) {
   return fmt::format("198.18.{}.{}", 100 + spine, 2 * rack + 1);
 }
 
-class Builder {
+class TopologyBuilder {
  public:
-  Builder(const TestbedOptions& o, int mgmt_octet)
+  TopologyBuilder(const TestbedOptions& o, int mgmt_octet)
       : o_(o), mgmt_octet_(mgmt_octet), mgmt_length_(mgmt_prefix_length) {
     t_.id = o.id;
     t_.bridge = ifname("br");
@@ -302,7 +302,7 @@ class Builder {
 }  // namespace
 
 Topology build_topology(const TestbedOptions& options, int mgmt_octet) {
-  return Builder(options, mgmt_octet).build();
+  return TopologyBuilder(options, mgmt_octet).build();
 }
 
 }  // namespace rocehil::testbed

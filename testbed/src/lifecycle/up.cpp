@@ -53,10 +53,10 @@ void make_directories(const TestbedPaths& paths) {
 // a test suite beside them may take three times that.
 constexpr std::chrono::seconds guest_boot_limit{180};
 
-class Builder {
+class FabricBuilder {
  public:
-  Builder(const Topology& t, const TestbedOptions& o, const TestbedPaths& p, int mgmt_octet,
-          std::string rocehil, const GuestKernel* guest_kernel, const StepReporter& r)
+  FabricBuilder(const Topology& t, const TestbedOptions& o, const TestbedPaths& p, int mgmt_octet,
+                std::string rocehil, const GuestKernel* guest_kernel, const StepReporter& r)
       : t_(t),
         o_(o),
         paths_(p),
@@ -242,8 +242,8 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
   report(fmt::format("testbed {}: {} hosts in {} racks, {} spines, in {}", options.id,
                      options.hosts, options.racks, options.spines, options.dir));
   try {
-    Builder(result.topology, options, paths, *octet, rocehil,
-            guest_kernel ? &*guest_kernel : nullptr, report)
+    FabricBuilder(result.topology, options, paths, *octet, rocehil,
+                  guest_kernel ? &*guest_kernel : nullptr, report)
         .build();
     std::ofstream(paths.inventory(), std::ios::trunc)
         << inventory_yaml(result.topology, options, paths);

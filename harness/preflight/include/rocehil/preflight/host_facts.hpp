@@ -84,6 +84,9 @@ struct HostFacts {
   // or inventory check puts back the ones named for the host.
   std::vector<std::string> settings_journals;
   std::vector<std::string> notes;  // output the parser did not understand, for the report
+
+  // The netdev called `name`; null when the host has none.
+  const NetdevFacts* netdev_named(std::string_view name) const;
 };
 
 // The fixed probe script. It takes the agent path and then netdev names as its positional
