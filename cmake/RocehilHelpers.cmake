@@ -25,22 +25,46 @@ if(ROCEHIL_FUZZ)
   add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
 
-# rocehil_library(NAME SOURCES src... [PUBLIC lib...] [PRIVATE lib...]
+# rocehil_library(NAME [COLD] SOURCES src... [ALONE src...] [PUBLIC lib...] [PRIVATE lib...]
 #                 [PUBLIC_INCLUDE dir...] [PRIVATE_INCLUDE dir...])
 # A module's library: rocehil_NAME, its alias rocehil::NAME, headers under PUBLIC_INCLUDE
 # (default: include), and the warnings every module builds with.
+# COLD: nothing of it runs per packet, per work request or per frame, and no benchmark in bench/
+# measures it (options, suites, grading, reports, the agent's control loop): a Release build
+# compiles it at -O1, which halves its compile time (bench/RESULTS.md, issue 47) and costs
+# nothing a user could measure. The per-packet libraries keep the build type's -O3.
+# ALONE: sources left out of the unity batches: their implementation struct holds types of their
+# own anonymous namespace, which gcc accepts only in the file it was asked to compile (included
+# into a batch, it takes them for a header's and warns, -Wsubobject-linkage).
 function(rocehil_library name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES;PUBLIC;PRIVATE;PUBLIC_INCLUDE;PRIVATE_INCLUDE")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "COLD" ""
+                        "SOURCES;ALONE;PUBLIC;PRIVATE;PUBLIC_INCLUDE;PRIVATE_INCLUDE")
   if(NOT arg_PUBLIC_INCLUDE)
     set(arg_PUBLIC_INCLUDE include)
   endif()
-  add_library(rocehil_${name} ${arg_SOURCES})
+  add_library(rocehil_${name} ${arg_SOURCES} ${arg_ALONE})
+  if(arg_ALONE)
+    set_source_files_properties(${arg_ALONE} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+  endif()
   add_library(rocehil::${name} ALIAS rocehil_${name})
   target_include_directories(rocehil_${name} PUBLIC ${arg_PUBLIC_INCLUDE})
   if(arg_PRIVATE_INCLUDE)
     target_include_directories(rocehil_${name} PRIVATE ${arg_PRIVATE_INCLUDE})
   endif()
   target_link_libraries(rocehil_${name} PUBLIC ${arg_PUBLIC} PRIVATE rocehil_warnings ${arg_PRIVATE})
+  # A library's sources compiled a batch at a time (ROCEHIL_UNITY_BUILD): the third-party headers
+  # are parsed, and the templates they instantiate compiled, once a batch instead of once a file.
+  set_target_properties(rocehil_${name} PROPERTIES UNITY_BUILD ${ROCEHIL_UNITY_BUILD}
+                                                   UNITY_BUILD_BATCH_SIZE 16)
+  if(arg_COLD)
+    rocehil_compile_cold(rocehil_${name})
+  endif()
+endfunction()
+
+# Release's -O3 lowered to -O1 for `target` (see COLD above); later flags win over
+# CMAKE_CXX_FLAGS_RELEASE. Other build types keep theirs.
+function(rocehil_compile_cold target)
+  target_compile_options(${target} PRIVATE $<$<CONFIG:Release>:-O1>)
 endfunction()
 
 # rocehil_add_gtest(NAME LABEL source... [LINK lib...] [INCLUDE dir...] [DEFINES def...]
