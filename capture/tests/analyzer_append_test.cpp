@@ -28,11 +28,7 @@ using testing::Capture;
 using testing::mixed_capture;
 using testing::options;
 
-std::string one_pass(const Capture& c) {
-  Analyzer a(options());
-  a.add(c.frames);
-  return to_json_text(a.result());
-}
+using testing::one_pass;
 
 // The capture's frames cut before each of `cuts` (ascending frame indices).
 std::vector<std::span<const Frame>> cut_before(const Capture& c,

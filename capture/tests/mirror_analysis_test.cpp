@@ -309,11 +309,7 @@ TEST(MirrorAnalysis, SessionsWithLongHeadersAreReadFieldByField) {
   EXPECT_EQ(j["mirror"]["sessions"][0]["lost"], 0);
 }
 
-std::string one_pass(const Capture& c) {
-  Analyzer a(options());
-  a.add(c.frames);
-  return to_json_text(a.result());
-}
+using testing::one_pass;
 
 // Parts of a file folded in order give the one-pass result, losses at the cuts included.
 TEST(MirrorAnalysis, PartsFoldToTheOnePassResult) {

@@ -8,10 +8,13 @@
 #include <cstdint>
 #include <deque>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "addresses.hpp"
 #include "rocehil/capture/analysis.hpp"
+#include "rocehil/capture/analysis_json.hpp"
+#include "rocehil/capture/analyzer.hpp"
 #include "rocehil/capture/frame.hpp"
 #include "rocehil/capture/frame_builder.hpp"
 #include "rocehil/common/roce_wire.hpp"
@@ -134,6 +137,13 @@ inline AnalyzerOptions options() {
   o.storm_ms = 0.2;  // refreshed XOFFs make storms at the capture's pace
   o.spine_macs = {MacAddress{0x02, 0, 0, 0, 0, 0x11}};
   return o;
+}
+
+// The analysis of all of `c` in one pass, as JSON text: what folded parts must equal.
+inline std::string one_pass(const Capture& c) {
+  Analyzer a(options());
+  a.add(c.frames);
+  return to_json_text(a.result());
 }
 
 }  // namespace rocehil::capture::testing

@@ -23,7 +23,7 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-std::string temp_path(const std::string& name) {
+std::string writer_temp_path(const std::string& name) {
   return ::testing::TempDir() + "rocehil_pw_" + std::to_string(::getpid()) + "_" + name;
 }
 
@@ -32,7 +32,7 @@ Bytes slurp(const std::string& path) {
   return Bytes(std::istreambuf_iterator<char>(in), {});
 }
 
-Bytes payload(std::size_t n, std::uint8_t seed) {
+Bytes written_payload(std::size_t n, std::uint8_t seed) {
   Bytes b(n);
   for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>(seed * 3 + i);
   return b;
@@ -49,7 +49,7 @@ std::uint16_t native16(const Bytes& b, std::size_t at) {
   return v;
 }
 
-struct Got {
+struct WrittenRecord {
   std::uint64_t ts_ns;
   std::uint32_t caplen;
   std::uint32_t wire_len;
@@ -57,16 +57,16 @@ struct Got {
   Bytes data;
 };
 
-std::vector<Got> read_back(const std::string& path, FileFormat expect_format) {
+std::vector<WrittenRecord> read_back(const std::string& path, FileFormat expect_format) {
   auto src = FileSource::open(path);
   EXPECT_EQ(src->format(), expect_format);
-  std::vector<Got> out;
+  std::vector<WrittenRecord> out;
   std::vector<Frame> frames(16);
   while (const std::size_t n = src->next_batch(frames)) {
     for (std::size_t i = 0; i < n; ++i) {
       const Frame& f = frames[i];
-      out.push_back(
-          Got{f.ts_ns, f.caplen, f.wire_len, f.link_type, Bytes(f.data, f.data + f.caplen)});
+      out.push_back(WrittenRecord{f.ts_ns, f.caplen, f.wire_len, f.link_type,
+                                  Bytes(f.data, f.data + f.caplen)});
     }
   }
   EXPECT_TRUE(src->problems().empty());
@@ -77,15 +77,15 @@ class PcapWriterRoundTrip : public ::testing::TestWithParam<FileFormat> {};
 
 TEST_P(PcapWriterRoundTrip, FramesReadBackExactly) {
   const FileFormat format = GetParam();
-  const std::string path = temp_path(std::string("rt_") + to_string(format));
+  const std::string path = writer_temp_path(std::string("rt_") + to_string(format));
   const std::uint64_t t0 = 1700000000123456789ull;
   {
     PcapWriter w(path, format, 128);
-    w.write(t0, payload(60, 1));
-    w.write(t0 + 1, payload(1514, 2), 1518);  // cut to the snap length
-    w.write(t0 + 999, payload(61, 3));        // odd lengths exercise pcapng padding
-    w.write(t0 + 1000000000, payload(0, 0));
-    w.write(0, payload(128, 4));
+    w.write(t0, written_payload(60, 1));
+    w.write(t0 + 1, written_payload(1514, 2), 1518);  // cut to the snap length
+    w.write(t0 + 999, written_payload(61, 3));        // odd lengths exercise pcapng padding
+    w.write(t0 + 1000000000, written_payload(0, 0));
+    w.write(0, written_payload(128, 4));
     w.close();
   }
   const auto got = read_back(path, format);
@@ -97,18 +97,18 @@ TEST_P(PcapWriterRoundTrip, FramesReadBackExactly) {
   EXPECT_EQ(got[0].caplen, 60u);
   EXPECT_EQ(got[0].wire_len, 60u);
   EXPECT_EQ(got[0].link_type, link_type::ethernet);
-  EXPECT_EQ(got[0].data, payload(60, 1));
+  EXPECT_EQ(got[0].data, written_payload(60, 1));
   EXPECT_EQ(got[1].ts_ns, ts(t0 + 1));
   EXPECT_EQ(got[1].caplen, 128u);
   EXPECT_EQ(got[1].wire_len, 1518u);
-  const Bytes second = payload(1514, 2);
+  const Bytes second = written_payload(1514, 2);
   EXPECT_EQ(got[1].data, Bytes(second.begin(), second.begin() + 128));
   EXPECT_EQ(got[2].ts_ns, ts(t0 + 999));
-  EXPECT_EQ(got[2].data, payload(61, 3));
+  EXPECT_EQ(got[2].data, written_payload(61, 3));
   EXPECT_EQ(got[3].ts_ns, ts(t0 + 1000000000));
   EXPECT_EQ(got[3].caplen, 0u);
   EXPECT_EQ(got[4].ts_ns, 0u);
-  EXPECT_EQ(got[4].data, payload(128, 4));
+  EXPECT_EQ(got[4].data, written_payload(128, 4));
   std::remove(path.c_str());
 }
 
@@ -118,10 +118,10 @@ INSTANTIATE_TEST_SUITE_P(Formats, PcapWriterRoundTrip,
                          rocehil::capture::testing::format_param_name);
 
 TEST(PcapWriter, PcapHeaderAndRecordBytes) {
-  const std::string path = temp_path("bytes.pcap");
+  const std::string path = writer_temp_path("bytes.pcap");
   {
     PcapWriter w(path, FileFormat::pcap_us, 1000);
-    w.write(3000000005999ull, payload(5, 7), 64);
+    w.write(3000000005999ull, written_payload(5, 7), 64);
     w.close();
   }
   const Bytes f = slurp(path);
@@ -137,15 +137,15 @@ TEST(PcapWriter, PcapHeaderAndRecordBytes) {
   EXPECT_EQ(native32(f, 28), 5u);     // microseconds, truncated
   EXPECT_EQ(native32(f, 32), 5u);
   EXPECT_EQ(native32(f, 36), 64u);
-  EXPECT_EQ(Bytes(f.begin() + 40, f.end()), payload(5, 7));
+  EXPECT_EQ(Bytes(f.begin() + 40, f.end()), written_payload(5, 7));
   std::remove(path.c_str());
 }
 
 TEST(PcapWriter, NanosecondMagic) {
-  const std::string path = temp_path("ns.pcap");
+  const std::string path = writer_temp_path("ns.pcap");
   {
     PcapWriter w(path, FileFormat::pcap_ns);
-    w.write(3000000005999ull, payload(1, 0));
+    w.write(3000000005999ull, written_payload(1, 0));
     w.close();
   }
   const Bytes f = slurp(path);
@@ -157,11 +157,11 @@ TEST(PcapWriter, NanosecondMagic) {
 }
 
 TEST(PcapWriter, PcapngBlocksArePaddedAndSelfConsistent) {
-  const std::string path = temp_path("bytes.pcapng");
+  const std::string path = writer_temp_path("bytes.pcapng");
   {
     PcapWriter w(path, FileFormat::pcapng, 9000);
-    w.write((std::uint64_t{5} << 32) + 7, payload(5, 1), 70);
-    w.write(8, payload(8, 2));
+    w.write((std::uint64_t{5} << 32) + 7, written_payload(5, 1), 70);
+    w.write(8, written_payload(8, 2));
     w.close();
   }
   const Bytes f = slurp(path);
@@ -192,7 +192,7 @@ TEST(PcapWriter, PcapngBlocksArePaddedAndSelfConsistent) {
   EXPECT_EQ(native32(f, 76), 7u);
   EXPECT_EQ(native32(f, 80), 5u);
   EXPECT_EQ(native32(f, 84), 70u);
-  EXPECT_EQ(Bytes(f.begin() + 88, f.begin() + 93), payload(5, 1));
+  EXPECT_EQ(Bytes(f.begin() + 88, f.begin() + 93), written_payload(5, 1));
   EXPECT_EQ(Bytes(f.begin() + 93, f.begin() + 96), Bytes(3, 0));
   EXPECT_EQ(native32(f, 96), 40u);
   // Second EPB: 8 data bytes need no padding.
@@ -227,14 +227,14 @@ Bytes u64(std::uint64_t v) {
 }
 
 TEST(PcapWriter, PcapngNamesTheCapturePointAndRecordsItsLosses) {
-  const std::string path = temp_path("idb.pcapng");
+  const std::string path = writer_temp_path("idb.pcapng");
   {
     PcapWriter w(path, FileFormat::pcapng, 128,
                  {.name = "rocehil-t-m1",
                   .description = "rocehil pcap",
                   .bpf_filter = "ether proto 0x8808",
                   .speed_bps = 100'000'000'000});
-    w.write(1000, payload(60, 3));
+    w.write(1000, written_payload(60, 3));
     w.write_statistics({.captured = 1, .dropped_buffer = 7, .dropped_interface = 2},
                        (std::uint64_t{3} << 32) + 5, (std::uint64_t{4} << 32) + 6);
     w.close();
@@ -275,23 +275,23 @@ TEST(PcapWriter, PcapngNamesTheCapturePointAndRecordsItsLosses) {
 }
 
 TEST(PcapWriter, DestructorFlushesWithoutClose) {
-  const std::string path = temp_path("noclose.pcap");
+  const std::string path = writer_temp_path("noclose.pcap");
   {
     PcapWriter w(path, FileFormat::pcap_ns);
-    w.write(1, payload(10, 1));
+    w.write(1, written_payload(10, 1));
   }
   const auto got = read_back(path, FileFormat::pcap_ns);
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].data, payload(10, 1));
+  EXPECT_EQ(got[0].data, written_payload(10, 1));
   std::remove(path.c_str());
 }
 
 TEST(PcapWriter, CloseTwiceAndWriteAfterCloseAreHarmless) {
-  const std::string path = temp_path("twice.pcap");
+  const std::string path = writer_temp_path("twice.pcap");
   PcapWriter w(path, FileFormat::pcap_us);
-  w.write(1, payload(10, 1));
+  w.write(1, written_payload(10, 1));
   w.close();
-  w.write(2, payload(10, 2));
+  w.write(2, written_payload(10, 2));
   EXPECT_NO_THROW(w.close());
   EXPECT_EQ(slurp(path).size(), 24u + 16u + 10u);
   std::remove(path.c_str());
@@ -300,7 +300,7 @@ TEST(PcapWriter, CloseTwiceAndWriteAfterCloseAreHarmless) {
 TEST(PcapWriter, FullDiskIsReportedByClose) {
   if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "/dev/full is not available";
   PcapWriter w("/dev/full", FileFormat::pcapng);
-  for (int i = 0; i < 2000; ++i) w.write(static_cast<std::uint64_t>(i), payload(1500, 1));
+  for (int i = 0; i < 2000; ++i) w.write(static_cast<std::uint64_t>(i), written_payload(1500, 1));
   try {
     w.close();
     FAIL() << "no error";
@@ -316,12 +316,12 @@ TEST(PcapWriter, FullDiskWithoutCloseDoesNotThrow) {
   if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "/dev/full is not available";
   EXPECT_NO_THROW({
     PcapWriter w("/dev/full", FileFormat::pcap_us);
-    w.write(1, payload(100, 1));
+    w.write(1, written_payload(100, 1));
   });
 }
 
 TEST(PcapWriter, UncreatablePathNamesIt) {
-  const std::string path = temp_path("no/such/dir/out.pcap");
+  const std::string path = writer_temp_path("no/such/dir/out.pcap");
   try {
     PcapWriter w(path, FileFormat::pcap_us);
     FAIL() << "no error";

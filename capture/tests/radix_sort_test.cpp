@@ -81,7 +81,7 @@ TEST(RadixSort, MatchesAStableSortOnRandomKeys) {
   const std::vector<std::uint64_t> masks = {~std::uint64_t{0}, 0x3, 0x00ff0000ff00ff00ull};
   for (const std::uint64_t mask : masks) {
     for (const std::size_t n : {2u, 3u, 255u, 256u, 257u, 10000u, 40000u}) {
-      SCOPED_TRACE(testing::Message() << "mask " << std::hex << mask << std::dec << ", " << n);
+      SCOPED_TRACE(::testing::Message() << "mask " << std::hex << mask << std::dec << ", " << n);
       std::vector<Record> r(n);
       for (Record& x : r) x = {rng() & mask, rng() & mask, 0};
       r = numbered(std::move(r));
@@ -99,7 +99,7 @@ TEST(RadixSort, RecordsSplitByTheirTopBytesFirstEndInTheSameOrder) {
   const std::vector<std::uint64_t> masks = {~std::uint64_t{0}, 0x0301, 0xff000000000000ffull};
   for (const std::uint64_t mask : masks) {
     for (const std::size_t in_cache : {1u, 2u, 16u, 300u}) {
-      SCOPED_TRACE(testing::Message()
+      SCOPED_TRACE(::testing::Message()
                    << "mask " << std::hex << mask << std::dec << ", in cache " << in_cache);
       std::vector<Record> r(3000);
       for (Record& x : r) x = {rng() & mask, rng() & mask, 0};

@@ -13,7 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read(const fs::path& p) {
+std::string read_corpus_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
@@ -28,10 +28,10 @@ TEST(Corpus, EveryBrokenFileGivesItsExactMessages) {
     fs::path expected_path = entry.path();
     expected_path.replace_extension(".expected");
     ASSERT_TRUE(fs::exists(expected_path)) << name << " has no .expected file";
-    const LoadResult r = parse_inventory(read(entry.path()), name);
+    const LoadResult r = parse_inventory(read_corpus_file(entry.path()), name);
     std::string got;
     for (const auto& d : r.diagnostics) got += to_string(d) + "\n";
-    EXPECT_EQ(got, read(expected_path)) << name;
+    EXPECT_EQ(got, read_corpus_file(expected_path)) << name;
     EXPECT_FALSE(r.inventory.has_value()) << name;
     for (const auto& d : r.diagnostics) {
       EXPECT_GT(d.line, 0) << name;

@@ -49,7 +49,7 @@ captures:
   EXPECT_FALSE(j["captures"][0].contains("dpdk_args"));
 }
 
-std::string read(const std::string& path) {
+std::string read_text(const std::string& path) {
   std::ifstream in(path);
   std::ostringstream s;
   s << in.rdbuf();
@@ -57,9 +57,9 @@ std::string read(const std::string& path) {
 }
 
 TEST(DocsExample, FileEqualsTheBlockInTheDoc) {
-  const std::string example = read(ROCEHIL_DOCS_DIR "/examples/fabric.yaml");
+  const std::string example = read_text(ROCEHIL_DOCS_DIR "/examples/fabric.yaml");
   ASSERT_FALSE(example.empty());
-  EXPECT_NE(read(ROCEHIL_DOCS_DIR "/inventory.md").find("```yaml\n" + example + "```"),
+  EXPECT_NE(read_text(ROCEHIL_DOCS_DIR "/inventory.md").find("```yaml\n" + example + "```"),
             std::string::npos);
 }
 

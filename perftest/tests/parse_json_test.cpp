@@ -15,7 +15,7 @@ namespace {
 
 using rocehil::perftest::testing::fixture;
 
-pt::Report parsed(const std::string& text) {
+pt::Report parsed_json(const std::string& text) {
   const pt::ParseResult r = pt::parse_json(text);
   EXPECT_TRUE(r.report.has_value()) << r.error;
   EXPECT_EQ(r.error, "");
@@ -25,7 +25,7 @@ pt::Report parsed(const std::string& text) {
 }  // namespace
 
 TEST(ParseJson, WriteBwV45BareKeysGbps) {
-  const pt::Report r = parsed(fixture("write_bw_gbps_v4.5.json"));
+  const pt::Report r = parsed_json(fixture("write_bw_gbps_v4.5.json"));
   EXPECT_EQ(r.layout, "perftest --out_json file");
   EXPECT_EQ(r.test, "RDMA_Write_BW_Test");
   EXPECT_EQ(r.device, "mlx5_0");
@@ -43,7 +43,7 @@ TEST(ParseJson, WriteBwV45BareKeysGbps) {
 }
 
 TEST(ParseJson, MebibytesInferredFromMsgRate) {
-  const pt::Report r = parsed(fixture("send_bw_ud_mb_v4.5.json"));
+  const pt::Report r = parsed_json(fixture("send_bw_ud_mb_v4.5.json"));
   EXPECT_EQ(r.connection, "UD");
   ASSERT_TRUE(r.bw);
   EXPECT_EQ(r.bw->bytes, 4096u);
@@ -53,7 +53,7 @@ TEST(ParseJson, MebibytesInferredFromMsgRate) {
 }
 
 TEST(ParseJson, SendLatV45DottedKey) {
-  const pt::Report r = parsed(fixture("send_lat_rc_v4.5.json"));
+  const pt::Report r = parsed_json(fixture("send_lat_rc_v4.5.json"));
   EXPECT_EQ(r.test, "Send_Latency_Test");
   ASSERT_TRUE(r.lat);
   EXPECT_FALSE(r.bw);
@@ -69,7 +69,7 @@ TEST(ParseJson, SendLatV45DottedKey) {
 }
 
 TEST(ParseJson, LatencyDurationV45) {
-  const pt::Report r = parsed(fixture("write_lat_duration_v4.5.json"));
+  const pt::Report r = parsed_json(fixture("write_lat_duration_v4.5.json"));
   EXPECT_EQ(r.link_type, "Ethernet");
   EXPECT_EQ(r.mtu, 1024u);
   ASSERT_TRUE(r.lat);
@@ -80,7 +80,7 @@ TEST(ParseJson, LatencyDurationV45) {
 }
 
 TEST(ParseJson, QuotedDialectSince2401) {
-  const pt::Report r = parsed(fixture("send_lat_ud_head.json"));
+  const pt::Report r = parsed_json(fixture("send_lat_ud_head.json"));
   EXPECT_EQ(r.test, "Send_Latency_Test");
   EXPECT_EQ(r.connection, "UD");
   ASSERT_TRUE(r.lat);
@@ -92,7 +92,7 @@ TEST(ParseJson, QuotedDialectSince2401) {
 
 // REPORT_FMT_QOS_JSON (v4.5-0.17): a bare "sl" and a " MsgRate" with a leading space.
 TEST(ParseJson, QosResults) {
-  const pt::Report r = parsed(
+  const pt::Report r = parsed_json(
       "{\ntest_info: {\ntest: RDMA_Write_BW_Test,\n},\nresults: {\nMsgSize: 1024,\nsl: 3,\n"
       "n_iterations: 1000,\nBW_peak: 0.80,\nBW_average: 0.75,\n MsgRate: 0.091553,\n},\n}\n");
   ASSERT_TRUE(r.bw);

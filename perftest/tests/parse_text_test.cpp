@@ -15,7 +15,7 @@ namespace {
 
 using rocehil::perftest::testing::fixture;
 
-pt::Report parsed(const std::string& name) {
+pt::Report parsed_fixture(const std::string& name) {
   const pt::ParseResult r = pt::parse_text(fixture(name));
   EXPECT_TRUE(r.report.has_value()) << name << ": " << r.error;
   EXPECT_EQ(r.error, "") << name;
@@ -30,7 +30,7 @@ double mib(double v) {
 }  // namespace
 
 TEST(ParseText, WriteBwGbpsWithWarningBeforeRow) {
-  const pt::Report r = parsed("write_bw_gbps_cx7.txt");
+  const pt::Report r = parsed_fixture("write_bw_gbps_cx7.txt");
   EXPECT_EQ(r.layout, "perftest stdout table (Gb/sec)");
   EXPECT_EQ(r.test, "RDMA_Write BW Test");
   EXPECT_EQ(r.device, "mlx5_0");
@@ -48,7 +48,7 @@ TEST(ParseText, WriteBwGbpsWithWarningBeforeRow) {
 }
 
 TEST(ParseText, ReadBwGbps) {
-  const pt::Report r = parsed("read_bw_gbps_cx7.txt");
+  const pt::Report r = parsed_fixture("read_bw_gbps_cx7.txt");
   EXPECT_EQ(r.test, "RDMA_Read BW Test");
   ASSERT_TRUE(r.bw);
   EXPECT_EQ(r.bw->bytes, 65536u);
@@ -59,7 +59,7 @@ TEST(ParseText, ReadBwGbps) {
 }
 
 TEST(ParseText, SendBwMibPerSecConvertedToGbps) {
-  const pt::Report r = parsed("send_bw_mib_cx7.txt");
+  const pt::Report r = parsed_fixture("send_bw_mib_cx7.txt");
   EXPECT_EQ(r.layout, "perftest stdout table (MB/sec)");
   EXPECT_EQ(r.test, "Send BW Test");
   ASSERT_TRUE(r.bw);
@@ -72,7 +72,7 @@ TEST(ParseText, SendBwMibPerSecConvertedToGbps) {
 }
 
 TEST(ParseText, WriteBwDurationMbPerSecOlderBanner) {
-  const pt::Report r = parsed("write_bw_duration_mb_rdmacm.txt");
+  const pt::Report r = parsed_fixture("write_bw_duration_mb_rdmacm.txt");
   EXPECT_EQ(r.layout, "perftest stdout table (MB/sec)");
   EXPECT_EQ(r.link_type, "Ethernet");
   EXPECT_EQ(r.mtu, 1024u);
@@ -84,7 +84,7 @@ TEST(ParseText, WriteBwDurationMbPerSecOlderBanner) {
 }
 
 TEST(ParseText, SendBwUdAllSizesTakesTheLastRow) {
-  const pt::Report r = parsed("send_bw_ud_all_mb.txt");
+  const pt::Report r = parsed_fixture("send_bw_ud_all_mb.txt");
   EXPECT_EQ(r.connection, "UD");
   EXPECT_EQ(r.mtu, 4096u);
   ASSERT_TRUE(r.bw);
@@ -96,7 +96,7 @@ TEST(ParseText, SendBwUdAllSizesTakesTheLastRow) {
 }
 
 TEST(ParseText, BidirectionalFourQps) {
-  const pt::Report r = parsed("write_bw_bidir_q4_all_ionic.txt");
+  const pt::Report r = parsed_fixture("write_bw_bidir_q4_all_ionic.txt");
   EXPECT_EQ(r.test, "RDMA_Write Bidirectional BW Test");
   EXPECT_EQ(r.device, "ionic_1");
   EXPECT_EQ(r.qps, 4u);
@@ -110,7 +110,7 @@ TEST(ParseText, BidirectionalFourQps) {
 }
 
 TEST(ParseText, PostListWithoutLeadingDashes) {
-  const pt::Report r = parsed("write_bw_postlist_issue273.txt");
+  const pt::Report r = parsed_fixture("write_bw_postlist_issue273.txt");
   EXPECT_EQ(r.test, "RDMA_Write Post List BW Test");
   EXPECT_EQ(r.device, "ib0");
   ASSERT_TRUE(r.bw);
@@ -122,7 +122,7 @@ TEST(ParseText, PostListWithoutLeadingDashes) {
 }
 
 TEST(ParseText, SendLatRcEveryColumn) {
-  const pt::Report r = parsed("send_lat_rc_cx7.txt");
+  const pt::Report r = parsed_fixture("send_lat_rc_cx7.txt");
   EXPECT_EQ(r.layout, "perftest stdout table (latency)");
   EXPECT_EQ(r.test, "Send Latency Test");
   EXPECT_EQ(r.connection, "RC");
@@ -141,7 +141,7 @@ TEST(ParseText, SendLatRcEveryColumn) {
 }
 
 TEST(ParseText, SendLatUdAllSizes) {
-  const pt::Report r = parsed("send_lat_ud_all.txt");
+  const pt::Report r = parsed_fixture("send_lat_ud_all.txt");
   EXPECT_EQ(r.connection, "UD");
   ASSERT_TRUE(r.lat);
   EXPECT_EQ(r.lat->bytes, 4096u);
@@ -151,14 +151,14 @@ TEST(ParseText, SendLatUdAllSizes) {
 }
 
 TEST(ParseText, ReadAndWriteLatOlderBanner) {
-  const pt::Report read = parsed("read_lat_rdmacm.txt");
+  const pt::Report read = parsed_fixture("read_lat_rdmacm.txt");
   EXPECT_EQ(read.test, "RDMA_Read Latency Test");
   ASSERT_TRUE(read.lat);
   EXPECT_EQ(read.lat->typical_us, 1.48);
   EXPECT_EQ(read.lat->avg_us, 1.49);
   EXPECT_EQ(read.lat->p99_us, 1.56);
   EXPECT_EQ(read.lat->p999_us, 2.93);
-  const pt::Report write = parsed("write_lat_rdmacm.txt");
+  const pt::Report write = parsed_fixture("write_lat_rdmacm.txt");
   EXPECT_EQ(write.test, "RDMA_Write Latency Test");
   ASSERT_TRUE(write.lat);
   EXPECT_EQ(write.lat->min_us, 0.76);
@@ -167,7 +167,7 @@ TEST(ParseText, ReadAndWriteLatOlderBanner) {
 }
 
 TEST(ParseText, LatencyDuration) {
-  const pt::Report r = parsed("write_lat_duration_rdmacm.txt");
+  const pt::Report r = parsed_fixture("write_lat_duration_rdmacm.txt");
   EXPECT_EQ(r.layout, "perftest stdout table (latency, duration)");
   ASSERT_TRUE(r.lat);
   EXPECT_EQ(r.lat->bytes, 2u);
@@ -176,7 +176,7 @@ TEST(ParseText, LatencyDuration) {
   EXPECT_EQ(r.lat->tps, 391518.70);
   EXPECT_FALSE(r.lat->typical_us);
   EXPECT_FALSE(r.lat->p99_us);
-  const pt::Report read = parsed("read_lat_duration_rdmacm.txt");
+  const pt::Report read = parsed_fixture("read_lat_duration_rdmacm.txt");
   ASSERT_TRUE(read.lat);
   EXPECT_EQ(read.lat->iterations, 62078352u);
   EXPECT_EQ(read.lat->avg_us, 2.42);

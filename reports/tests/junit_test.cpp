@@ -7,7 +7,7 @@
 namespace rocehil::reports {
 namespace {
 
-std::size_t count(const std::string& text, std::string_view what) {
+std::size_t occurrences(const std::string& text, std::string_view what) {
   std::size_t n = 0;
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
@@ -16,7 +16,7 @@ std::size_t count(const std::string& text, std::string_view what) {
 TEST(Junit, OneTestcasePerCaseWithFailuresCarryingTheThreshold) {
   const std::string xml = junit_xml(testing::sample_run());
   EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", 0), 0u);
-  EXPECT_EQ(count(xml, "<testcase "), 5u);
+  EXPECT_EQ(occurrences(xml, "<testcase "), 5u);
   EXPECT_NE(xml.find("<testsuite name=\"smoke\" tests=\"5\" failures=\"1\" errors=\"1\" "
                      "skipped=\"1\""),
             std::string::npos);

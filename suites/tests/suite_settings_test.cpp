@@ -15,7 +15,7 @@ SuiteLoadResult load(std::string_view settings) {
       "s.yaml");
 }
 
-std::vector<std::string> errors_of(std::string_view settings) {
+std::vector<std::string> errors_of_settings(std::string_view settings) {
   const SuiteLoadResult r = load(settings);
   EXPECT_FALSE(r.suite.has_value());
   std::vector<std::string> out;
@@ -46,16 +46,16 @@ TEST(SuiteSettings, NoSettingsIsNone) {
 }
 
 TEST(SuiteSettings, WrongNamesAndValuesAreRefusedAtTheirLine) {
-  EXPECT_EQ(errors_of("settings:\n  roce_rp.rpg_time_rest: 55\n  roce_rp.rpg_gd: 16\n"),
+  EXPECT_EQ(errors_of_settings("settings:\n  roce_rp.rpg_time_rest: 55\n  roce_rp.rpg_gd: 16\n"),
             (std::vector<std::string>{
                 "s.yaml:4:3: settings: unknown setting 'roce_rp.rpg_time_rest' (did you mean "
                 "'roce_rp.rpg_time_reset'?)",
                 "s.yaml:5:3: settings: roce_rp.rpg_gd: '16' is not a value it takes; it takes "
                 "0..15 (log2)"}));
-  const auto not_a_map = errors_of("settings: [1, 2]\n");
+  const auto not_a_map = errors_of_settings("settings: [1, 2]\n");
   ASSERT_EQ(not_a_map.size(), 1u);
   EXPECT_NE(not_a_map[0].find("settings must be a map"), std::string::npos) << not_a_map[0];
-  const auto no_value = errors_of("settings:\n  mtu: {a: 1}\n");
+  const auto no_value = errors_of_settings("settings:\n  mtu: {a: 1}\n");
   ASSERT_EQ(no_value.size(), 1u);
   EXPECT_NE(no_value[0].find("needs a value"), std::string::npos) << no_value[0];
 }

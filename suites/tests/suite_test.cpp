@@ -14,7 +14,7 @@ namespace {
 
 using testing::errors_of;
 
-Suite parsed(std::string_view text) {
+Suite parsed_suite(std::string_view text) {
   SuiteLoadResult r = parse_suite(text, "s.yaml");
   for (const auto& d : r.diagnostics) ADD_FAILURE() << inventory::to_string(d);
   return r.suite.value_or(Suite{});
@@ -58,7 +58,7 @@ TEST(Suite, TheSmokeSuiteLoadsAndExpands) {
 }
 
 TEST(Suite, SweepsAreTheCrossProductWithReadableIds) {
-  const Suite s = parsed(R"(schema_version: 1
+  const Suite s = parsed_suite(R"(schema_version: 1
 name: sweep
 tests:
   - name: ar
@@ -165,7 +165,7 @@ TEST(Suite, AValueSweptTwiceIsRefused) {
 }
 
 TEST(Suite, AnInjectionIsReadWithItsDefaults) {
-  const Suite s = parsed(
+  const Suite s = parsed_suite(
       "schema_version: 1\nname: x\ntests:\n  - name: storm\n    workload: bw\n"
       "    inject: {from: s1, link: l1-s1, priority: [3, 4], duration_s: 1.5}\n"
       "  - name: calm\n    workload: bw\n");
@@ -193,7 +193,7 @@ TEST(Suite, AnInjectionIsReadWithItsDefaults) {
 }
 
 TEST(Suite, UdIsBwSendOfOnePacketPerMessage) {
-  const Suite s = parsed(
+  const Suite s = parsed_suite(
       "schema_version: 1\nname: x\ntests:\n  - name: ud\n    workload: bw\n"
       "    transport: ud\n    opcode: send\n    size: 1K\n  - name: rc\n    workload: bw\n");
   EXPECT_EQ(s.tests[0].settings.transport, "ud");
@@ -212,11 +212,12 @@ TEST(Suite, UdIsBwSendOfOnePacketPerMessage) {
 }
 
 TEST(Suite, CapturesAreKeptOnlyWhenTheSuiteSaysSoAndBounded) {
-  const Suite plain = parsed("schema_version: 1\nname: x\ntests:\n  - name: a\n    workload: bw\n");
+  const Suite plain =
+      parsed_suite("schema_version: 1\nname: x\ntests:\n  - name: a\n    workload: bw\n");
   EXPECT_EQ(plain.capture.keep, "never");
   EXPECT_EQ(plain.capture.keep_mb, 64u);
   EXPECT_EQ(plain.capture.keep_total_mb, 4096u);
-  const Suite kept = parsed(
+  const Suite kept = parsed_suite(
       "schema_version: 1\nname: x\ncapture:\n  keep: failed\n  keep_mb: 8\n"
       "  keep_total_mb: 100\ntests:\n  - name: a\n    workload: bw\n");
   EXPECT_EQ(kept.capture.keep, "failed");
@@ -237,7 +238,7 @@ TEST(Suite, CapturesAreKeptOnlyWhenTheSuiteSaysSoAndBounded) {
 // What a site must be able to set: the path MTU (UD's message bound with it), the send queue
 // depth and the service level, read and refused at their line.
 TEST(Suite, MtuTxDepthAndServiceLevelAreTheTests) {
-  const Suite s = parsed(
+  const Suite s = parsed_suite(
       "schema_version: 1\nname: x\ndefaults: {mtu: 4096}\ntests:\n  - name: ud\n"
       "    workload: bw\n    transport: ud\n    opcode: send\n    size: 4K\n"
       "    tx_depth: 512\n    sl: 3\n  - name: rc\n    workload: bw\n");
@@ -257,7 +258,7 @@ TEST(Suite, MtuTxDepthAndServiceLevelAreTheTests) {
 }
 
 TEST(Suite, GpuMemoryIsForPointToPointTests) {
-  const Suite s = parsed(
+  const Suite s = parsed_suite(
       "schema_version: 1\nname: x\ntests:\n  - name: g\n    workload: bw\n    memory: gpu\n"
       "  - name: h\n    workload: lat\n");
   EXPECT_EQ(s.tests[0].settings.memory, "gpu");
@@ -269,14 +270,14 @@ TEST(Suite, GpuMemoryIsForPointToPointTests) {
 }
 
 TEST(Suite, ThePerftestEngineRunsBwAndLatWithPerftestsOwnTests) {
-  const Suite s = parsed(
+  const Suite s = parsed_suite(
       "schema_version: 1\nname: x\ndefaults:\n  engine: perftest\ntests:\n"
       "  - name: w\n    workload: bw\n    opcode: read\n  - name: l\n    workload: lat\n"
       "  - name: r\n    workload: bw\n    engine: rocehil\n");
   EXPECT_EQ(s.tests[0].settings.engine, "perftest");
   EXPECT_EQ(s.tests[1].settings.engine, "perftest");
   EXPECT_EQ(s.tests[2].settings.engine, "rocehil");
-  EXPECT_EQ(parsed("schema_version: 1\nname: x\ntests:\n  - name: d\n    workload: bw\n")
+  EXPECT_EQ(parsed_suite("schema_version: 1\nname: x\ntests:\n  - name: d\n    workload: bw\n")
                 .tests[0]
                 .settings.engine,
             "rocehil");
@@ -299,7 +300,7 @@ TEST(Suite, ThePerftestEngineRunsBwAndLatWithPerftestsOwnTests) {
 }
 
 TEST(Suite, ACalibrationIsBwOrLatWithBothEnginesInRounds) {
-  const Suite s = parsed(
+  const Suite s = parsed_suite(
       "schema_version: 1\nname: x\ntests:\n  - name: cb\n    workload: calibrate_bw\n"
       "    size: [4K, 1M]\n    rounds: 5\n  - name: cl\n    workload: calibrate_lat\n");
   EXPECT_TRUE(is_point_to_point(s.tests[0]));

@@ -7,7 +7,7 @@
 namespace rocehil::suites {
 namespace {
 
-Threshold parsed(std::string_view text) {
+Threshold parsed_threshold(std::string_view text) {
   const ParsedThreshold p = parse_threshold(text);
   EXPECT_TRUE(p.threshold.has_value()) << text << ": " << p.error;
   return p.threshold.value_or(Threshold{});
@@ -15,25 +15,25 @@ Threshold parsed(std::string_view text) {
 
 double limit_of(std::string_view text, const Values& names = {}) {
   std::string why;
-  const auto v = evaluate(parsed(text).limit, names, why);
+  const auto v = evaluate(parsed_threshold(text).limit, names, why);
   EXPECT_TRUE(v.has_value()) << why;
   return v.value_or(NAN);
 }
 
 TEST(Threshold, ParsesTheIssuesExamples) {
-  const Threshold t = parsed("busbw_gbps >= 0.9 * link_gbps");
+  const Threshold t = parsed_threshold("busbw_gbps >= 0.9 * link_gbps");
   EXPECT_EQ(t.metric.key(), "busbw_gbps");
   EXPECT_EQ(t.op, Comparison::ge);
   EXPECT_DOUBLE_EQ(limit_of("busbw_gbps >= 0.9 * link_gbps", {{"link_gbps", 400}}), 360);
-  EXPECT_EQ(parsed("lat_p99_us <= 8").op, Comparison::le);
-  EXPECT_EQ(parsed("cnp_per_s <= 5000").metric.name, "cnp_per_s");
-  const Threshold pfc = parsed("pfc_pause_fraction[3] <= 0.01");
+  EXPECT_EQ(parsed_threshold("lat_p99_us <= 8").op, Comparison::le);
+  EXPECT_EQ(parsed_threshold("cnp_per_s <= 5000").metric.name, "cnp_per_s");
+  const Threshold pfc = parsed_threshold("pfc_pause_fraction[3] <= 0.01");
   EXPECT_EQ(pfc.metric.key(), "pfc_pause_fraction[3]");
   EXPECT_EQ(pfc.metric.index, 3);
-  EXPECT_EQ(parsed("pfc_storms == 0").op, Comparison::eq);
-  EXPECT_EQ(parsed("retransmits == 0").metric.name, "retransmits");
-  EXPECT_EQ(parsed("ecmp_imbalance <= 1.2").op, Comparison::le);
-  EXPECT_EQ(parsed("capture_coverage >= 0.99").op, Comparison::ge);
+  EXPECT_EQ(parsed_threshold("pfc_storms == 0").op, Comparison::eq);
+  EXPECT_EQ(parsed_threshold("retransmits == 0").metric.name, "retransmits");
+  EXPECT_EQ(parsed_threshold("ecmp_imbalance <= 1.2").op, Comparison::le);
+  EXPECT_EQ(parsed_threshold("capture_coverage >= 0.99").op, Comparison::ge);
   EXPECT_DOUBLE_EQ(
       limit_of("busbw_gbps >= 0.95 * baseline.busbw_gbps", {{"baseline.busbw_gbps", 200}}), 190);
 }
@@ -84,56 +84,58 @@ TEST(Threshold, ErrorsNameTheColumnAndTheFix) {
 TEST(Threshold, EvaluationSaysPassFailWarnOrWhyItCannot) {
   const Values measured{{"busbw_gbps", 350}, {"pfc_pause_fraction[3]", 0.02}};
   const Values names{{"link_gbps", 400}};
-  const Evaluation pass = evaluate(parsed("busbw_gbps >= 0.8 * link_gbps"), measured, names);
+  const Evaluation pass =
+      evaluate(parsed_threshold("busbw_gbps >= 0.8 * link_gbps"), measured, names);
   EXPECT_EQ(pass.verdict, Verdict::pass);
   EXPECT_EQ(pass.measured, 350);
   EXPECT_EQ(pass.limit, 320);
   EXPECT_EQ(pass.detail, "busbw_gbps = 350, needs >= 320");
-  EXPECT_EQ(evaluate(parsed("busbw_gbps >= 0.9 * link_gbps"), measured, names).verdict,
+  EXPECT_EQ(evaluate(parsed_threshold("busbw_gbps >= 0.9 * link_gbps"), measured, names).verdict,
             Verdict::fail);
-  Threshold warn = parsed("pfc_pause_fraction[3] <= 0.01");
+  Threshold warn = parsed_threshold("pfc_pause_fraction[3] <= 0.01");
   warn.level = Level::warn;
   EXPECT_EQ(evaluate(warn, measured, names).verdict, Verdict::warn);
-  const Evaluation missing = evaluate(parsed("retransmits == 0"), measured, names);
+  const Evaluation missing = evaluate(parsed_threshold("retransmits == 0"), measured, names);
   EXPECT_EQ(missing.verdict, Verdict::error);
   EXPECT_EQ(missing.detail, "retransmits was not measured by this test");
   const Evaluation no_baseline =
-      evaluate(parsed("busbw_gbps >= 0.9 * baseline.busbw_gbps"), measured, names);
+      evaluate(parsed_threshold("busbw_gbps >= 0.9 * baseline.busbw_gbps"), measured, names);
   EXPECT_EQ(no_baseline.verdict, Verdict::error);
   EXPECT_EQ(no_baseline.detail,
             "busbw_gbps >= 0.9 * baseline.busbw_gbps: no baseline value for busbw_gbps (the "
             "baseline run did not measure it in this case)");
-  EXPECT_EQ(evaluate(parsed("busbw_gbps >= 1 / (n - n)"), measured, {{"n", 2}}).detail,
+  EXPECT_EQ(evaluate(parsed_threshold("busbw_gbps >= 1 / (n - n)"), measured, {{"n", 2}}).detail,
             "busbw_gbps >= 1 / (n - n): division by zero");
   // Every comparison, at its edge.
   const Values v{{"time_us", 5}};
-  EXPECT_EQ(evaluate(parsed("time_us < 5"), v, {}).verdict, Verdict::fail);
-  EXPECT_EQ(evaluate(parsed("time_us <= 5"), v, {}).verdict, Verdict::pass);
-  EXPECT_EQ(evaluate(parsed("time_us > 5"), v, {}).verdict, Verdict::fail);
-  EXPECT_EQ(evaluate(parsed("time_us >= 5"), v, {}).verdict, Verdict::pass);
-  EXPECT_EQ(evaluate(parsed("time_us == 5"), v, {}).verdict, Verdict::pass);
-  EXPECT_EQ(evaluate(parsed("time_us != 5"), v, {}).verdict, Verdict::fail);
+  EXPECT_EQ(evaluate(parsed_threshold("time_us < 5"), v, {}).verdict, Verdict::fail);
+  EXPECT_EQ(evaluate(parsed_threshold("time_us <= 5"), v, {}).verdict, Verdict::pass);
+  EXPECT_EQ(evaluate(parsed_threshold("time_us > 5"), v, {}).verdict, Verdict::fail);
+  EXPECT_EQ(evaluate(parsed_threshold("time_us >= 5"), v, {}).verdict, Verdict::pass);
+  EXPECT_EQ(evaluate(parsed_threshold("time_us == 5"), v, {}).verdict, Verdict::pass);
+  EXPECT_EQ(evaluate(parsed_threshold("time_us != 5"), v, {}).verdict, Verdict::fail);
 }
 
 TEST(Threshold, AnUnmeasuredMetricIsAnErrorWithItsReasonNeverAZero) {
   const Values measured{{"busbw_gbps", 350}};
   const Unmeasured why{{"retransmits", "the verbs provider has no per-QP counters"},
                        {"nic_rx_pause", "h1 mlx5_0 has no ethtool counter rx_prio3_pause"}};
-  const Evaluation retransmits = evaluate(parsed("retransmits == 0"), measured, {}, why);
+  const Evaluation retransmits = evaluate(parsed_threshold("retransmits == 0"), measured, {}, why);
   EXPECT_EQ(retransmits.verdict, Verdict::error);
   EXPECT_FALSE(retransmits.measured.has_value());
   EXPECT_EQ(retransmits.detail,
             "retransmits was not measured: the verbs provider has no per-QP counters");
   // An indexed metric finds the reason given for its name, or for its own index first.
-  EXPECT_EQ(evaluate(parsed("nic_rx_pause[3] == 0"), measured, {}, why).detail,
+  EXPECT_EQ(evaluate(parsed_threshold("nic_rx_pause[3] == 0"), measured, {}, why).detail,
             "nic_rx_pause[3] was not measured: h1 mlx5_0 has no ethtool counter rx_prio3_pause");
   Unmeasured by_index = why;
   by_index["nic_rx_pause[3]"] = "index 3's own reason";
-  EXPECT_EQ(evaluate(parsed("nic_rx_pause[3] == 0"), measured, {}, by_index).detail,
+  EXPECT_EQ(evaluate(parsed_threshold("nic_rx_pause[3] == 0"), measured, {}, by_index).detail,
             "nic_rx_pause[3] was not measured: index 3's own reason");
   // A value outranks a stale reason: what was measured is graded.
-  EXPECT_EQ(evaluate(parsed("busbw_gbps > 1"), measured, {}, {{"busbw_gbps", "stale"}}).verdict,
-            Verdict::pass);
+  EXPECT_EQ(
+      evaluate(parsed_threshold("busbw_gbps > 1"), measured, {}, {{"busbw_gbps", "stale"}}).verdict,
+      Verdict::pass);
 }
 
 }  // namespace

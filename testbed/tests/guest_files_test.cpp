@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include "has_line.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -35,9 +37,7 @@ struct GuestFabric {
   const Namespace& ns(std::string_view name) const { return *t.find(name); }
 };
 
-bool has_line(const std::string& text, const std::string& line) {
-  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
-}
+using testing::has_line;
 
 // The shell's own parser on the text: a script that does not parse never boots a guest.
 bool parses(const std::string& shell, const std::string& text) {

@@ -8,11 +8,11 @@
 namespace rocehil::testbed {
 namespace {
 
-struct Fabric {
+struct LldpFabric {
   TestbedOptions o;
   Topology t;
   TestbedPaths paths{"/srv/tb"};
-  Fabric() {
+  LldpFabric() {
     o.dir = "/srv/tb";
     o.id = "t1";
     t = build_topology(o, 4);
@@ -20,7 +20,7 @@ struct Fabric {
 };
 
 TEST(LldpFiles, ConfigNamesTheSystemAndSendsInterfaceNamesOften) {
-  Fabric f;
+  LldpFabric f;
   const std::string conf = lldpd_conf(*f.t.find("s2"));
   EXPECT_NE(conf.find("\nconfigure system hostname s2\n"), std::string::npos) << conf;
   EXPECT_NE(conf.find("\nconfigure system ip management pattern 198.19.5.202\n"),
@@ -30,7 +30,7 @@ TEST(LldpFiles, ConfigNamesTheSystemAndSendsInterfaceNamesOften) {
 }
 
 TEST(LldpFiles, LldpdSpeaksOnFabricPortsAndSwitchesRegisterWithSnmpd) {
-  Fabric f;
+  LldpFabric f;
   const auto leaf = lldpd_argv(*f.t.find("l1"), f.paths);
   const auto ports = std::find(leaf.begin(), leaf.end(), "-I");
   ASSERT_NE(ports, leaf.end());
@@ -47,7 +47,7 @@ TEST(LldpFiles, LldpdSpeaksOnFabricPortsAndSwitchesRegisterWithSnmpd) {
 }
 
 TEST(LldpFiles, ExpectedNeighboursAreTheFarEndsOfFabricLinks) {
-  Fabric f;
+  LldpFabric f;
   const auto leaf = expected_lldp_neighbors(*f.t.find("l2"), f.t);
   EXPECT_EQ(leaf, (std::vector<LldpNeighbor>{{"t1-h3", "h3", "t1-nic0"},
                                              {"t1-h4", "h4", "t1-nic0"},
@@ -76,13 +76,13 @@ TEST(LldpFiles, NeighboursParseFromJson0AndMissingOnesAreNamed) {
   EXPECT_TRUE(parse_lldp_neighbors(nlohmann::json::parse(R"({"lldp": [{}]})")).empty());
   EXPECT_TRUE(parse_lldp_neighbors(nlohmann::json::parse("[]")).empty());
 
-  Fabric f;
+  LldpFabric f;
   const auto missing = missing_lldp_neighbors(expected_lldp_neighbors(*f.t.find("l1"), f.t), seen);
   EXPECT_EQ(missing, (std::vector<std::string>{"h2 on t1-h2", "s2 on t1-s2"}));
 }
 
 TEST(LldpFiles, ConfigurationIsAppliedWhenEveryLineOfTheFileShows) {
-  Fabric f;
+  LldpFabric f;
   const Namespace& l1 = *f.t.find("l1");
   const auto config = [](const char* hostname, const char* delay) {
     return nlohmann::json::parse(fmt::format(

@@ -2,25 +2,25 @@
 
 #include <gtest/gtest.h>
 
+#include "has_line.hpp"
+
 namespace rocehil::testbed {
 namespace {
 
-struct Fabric {
+struct ScriptFabric {
   TestbedOptions o;
   Topology t;
-  Fabric() {
+  ScriptFabric() {
     o.dir = "/tmp/tb";
     o.id = "t1";
     t = build_topology(o, 8);
   }
 };
 
-bool has_line(const std::string& text, const std::string& line) {
-  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
-}
+using testing::has_line;
 
 TEST(Scripts, EveryNamespaceIsAdded) {
-  Fabric f;
+  ScriptFabric f;
   const std::string batch = netns_add_batch(f.t);
   EXPECT_TRUE(has_line(batch, "netns add rocehil-t1-h1"));
   EXPECT_TRUE(has_line(batch, "netns add rocehil-t1-cap"));
@@ -28,7 +28,7 @@ TEST(Scripts, EveryNamespaceIsAdded) {
 }
 
 TEST(Scripts, VethEndsAreCreatedInTheirNamespaces) {
-  Fabric f;
+  ScriptFabric f;
   const std::string batch = links_batch(f.t);
   EXPECT_TRUE(has_line(batch, "link add name t1-br type bridge"));
   EXPECT_TRUE(has_line(batch, "addr add 198.19.8.1/23 dev t1-br"));
@@ -48,7 +48,7 @@ TEST(Scripts, VethEndsAreCreatedInTheirNamespaces) {
 }
 
 TEST(Scripts, RoutersForwardWithTheL4HashAndHostsHaveNoIpv6) {
-  Fabric f;
+  ScriptFabric f;
   const auto leaf = sysctls(*f.t.find("l1"), f.o);
   EXPECT_NE(std::find(leaf.begin(), leaf.end(), "net.ipv4.fib_multipath_hash_policy=1"),
             leaf.end());
@@ -61,7 +61,7 @@ TEST(Scripts, RoutersForwardWithTheL4HashAndHostsHaveNoIpv6) {
 }
 
 TEST(Scripts, LeafBatchHasPointToPointAddressesAndAnEcmpRoute) {
-  Fabric f;
+  ScriptFabric f;
   const std::string batch = namespace_ip_batch(*f.t.find("l1"), f.o);
   EXPECT_TRUE(has_line(batch, "addr add 198.18.1.1 peer 198.18.1.11 dev t1-h1"));
   EXPECT_TRUE(has_line(batch, "link set dev t1-s2 mtu 9000"));
@@ -79,7 +79,7 @@ TEST(Scripts, LeafBatchHasPointToPointAddressesAndAnEcmpRoute) {
 }
 
 TEST(Scripts, ShapingOnBothEndsAndMirrorsOnSpines) {
-  Fabric f;
+  ScriptFabric f;
   const std::string host = namespace_tc_batch(*f.t.find("h1"), f.t, f.o);
   EXPECT_TRUE(
       has_line(host, "qdisc add dev t1-nic0 root tbf rate 1000mbit burst 125000 latency 5ms"));
@@ -105,7 +105,7 @@ TEST(Scripts, ShapingOnBothEndsAndMirrorsOnSpines) {
 }
 
 TEST(Scripts, ARemoteMirrorCopiesToAVethInsideTheSpine) {
-  Fabric f;
+  ScriptFabric f;
   f.o.mirror_mode = MirrorMode::erspan3;
   f.t = build_topology(f.o, 8);
   EXPECT_TRUE(has_line(links_batch(f.t),
@@ -134,7 +134,7 @@ TEST(Scripts, ARemoteMirrorCopiesToAVethInsideTheSpine) {
 // A spine's egress copies by nftables' dup, one chain per leaf-facing port, never the mirror or
 // management port; nothing where it does not send copies.
 TEST(Scripts, ASpineCopiesWhatItSendsWithNftablesDup) {
-  Fabric f;
+  ScriptFabric f;
   const std::string s1 = mirror_nft_ruleset(*f.t.find("s1"), f.t, f.o);
   EXPECT_EQ(s1,
             "table netdev rocehil_t1_mirror {\n"
@@ -154,7 +154,7 @@ TEST(Scripts, ASpineCopiesWhatItSendsWithNftablesDup) {
 }
 
 TEST(Scripts, ARemoteMirrorDropsGreInTheCaptureNamespaceAndCopiesAtTheRelayPort) {
-  Fabric f;
+  ScriptFabric f;
   f.o.mirror = MirrorDirection::leaf_to_spine;  // the copies' own rules are the other test's
   f.o.mirror_mode = MirrorMode::gre;
   f.t = build_topology(f.o, 8);
@@ -176,7 +176,7 @@ TEST(Scripts, ARemoteMirrorDropsGreInTheCaptureNamespaceAndCopiesAtTheRelayPort)
 }
 
 TEST(Scripts, EcnMarkingOnEveryTrafficPortOfRoutersOnly) {
-  Fabric f;
+  ScriptFabric f;
   const std::string spine = namespace_nft_ruleset(*f.t.find("s1"), f.t, f.o);
   EXPECT_NE(spine.find("table ip rocehil_t1"), std::string::npos);
   EXPECT_NE(spine.find("hook postrouting"), std::string::npos);

@@ -2,27 +2,27 @@
 
 #include <gtest/gtest.h>
 
+#include "has_line.hpp"
+
 namespace rocehil::testbed {
 namespace {
 
-struct Fabric {
+struct SnmpFabric {
   TestbedOptions o;
   Topology t;
   TestbedPaths paths{"/srv/tb"};
   SnmpSecrets secrets{"c0mmunity", "rocehil", "authkey123", "privkey456"};
-  Fabric() {
+  SnmpFabric() {
     o.dir = "/srv/tb";
     o.id = "t1";
     t = build_topology(o, 4);
   }
 };
 
-bool has_line(const std::string& text, const std::string& line) {
-  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
-}
+using testing::has_line;
 
 TEST(SnmpFiles, SnmpdListensOnTheManagementAddressForTheManagementNetwork) {
-  Fabric f;
+  SnmpFabric f;
   const Namespace& l2 = *f.t.find("l2");
   const std::string conf = snmpd_conf(l2, f.t, f.paths, f.secrets, "/usr/bin/rocehil");
   EXPECT_TRUE(has_line(conf, "agentaddress udp:198.19.5.102:161,udp:127.0.0.1:161")) << conf;
@@ -45,7 +45,7 @@ TEST(SnmpFiles, SnmpdListensOnTheManagementAddressForTheManagementNetwork) {
 }
 
 TEST(SnmpFiles, EveryPathOnTheCommandLineNamesTheNamespace) {
-  Fabric f;
+  SnmpFabric f;
   const Namespace& s1 = *f.t.find("s1");
   const auto argv = snmpd_argv(s1, f.paths);
   ASSERT_GE(argv.size(), 5u);

@@ -5,11 +5,11 @@
 namespace rocehil::testbed {
 namespace {
 
-struct Fabric {
+struct SshFabric {
   TestbedOptions o;
   Topology t;
   TestbedPaths paths{"/srv/tb"};
-  Fabric() {
+  SshFabric() {
     o.dir = "/srv/tb";
     o.id = "t1";
     o.hosts = 2;
@@ -19,7 +19,7 @@ struct Fabric {
 };
 
 TEST(SshFiles, SshdListensOnItsManagementAddressWithKeysOnly) {
-  Fabric f;
+  SshFabric f;
   const std::string config = sshd_config(*f.t.find("h2"), f.paths);
   EXPECT_NE(config.find("ListenAddress 198.19.4.12:22\n"), std::string::npos);
   EXPECT_NE(config.find("PasswordAuthentication no\n"), std::string::npos);
@@ -30,7 +30,7 @@ TEST(SshFiles, SshdListensOnItsManagementAddressWithKeysOnly) {
 }
 
 TEST(SshFiles, ClientConfigNamesEveryHostAndTheCaptureServer) {
-  Fabric f;
+  SshFabric f;
   const std::string config = ssh_client_config(f.t, f.paths);
   // Switches have a management address too, but no sshd.
   EXPECT_EQ(config.find("Host l1"), std::string::npos);
@@ -43,7 +43,7 @@ TEST(SshFiles, ClientConfigNamesEveryHostAndTheCaptureServer) {
 }
 
 TEST(SshFiles, KnownHostsDropsTheKeyComment) {
-  Fabric f;
+  SshFabric f;
   const std::string lines =
       known_hosts(f.t, {{"h1", "ssh-ed25519 AAAAC3Nza1 rocehil-t1-h1\n"},
                         {"cap", "ssh-ed25519 AAAAC3Nzb2\n"},

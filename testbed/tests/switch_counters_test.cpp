@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "has_line.hpp"
+
 #include "rocehil/common/error.hpp"
 
 namespace rocehil::testbed {
@@ -14,9 +16,7 @@ Topology fabric() {
   return build_topology(o, 8);
 }
 
-bool has_line(const std::string& text, const std::string& line) {
-  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
-}
+using testing::has_line;
 
 TEST(SwitchCounters, CounterNamesAreIdentifiersNamingPortDirectionAndPriority) {
   EXPECT_EQ(pfc_counter_name("t1-h1", PfcDirection::received, 3), "rx_t1_h1_p3");

@@ -169,7 +169,9 @@ TEST(Topology, ManagementIsASlash23WithHostsBelowAndSwitchesAbove) {
   EXPECT_EQ(t.find("h256")->mgmt_address, "198.19.9.10");
   for (const auto& ns : t.namespaces)
     for (const auto& i : ns.interfaces)
-      if (i.link.starts_with("mgmt-")) EXPECT_EQ(i.prefix_length, 23) << i.link;
+      if (i.link.starts_with("mgmt-")) {
+        EXPECT_EQ(i.prefix_length, 23) << i.link;
+      }
 }
 
 TEST(Topology, EveryNamespaceHasAManagementPortButOnlyHostsAndCaptureRunSshd) {

@@ -18,7 +18,7 @@
 namespace rocehil::traffic {
 namespace {
 
-struct Case {
+struct ExecutorCase {
   Pattern pattern;
   int ranks;
   int per_host;
@@ -26,7 +26,7 @@ struct Case {
 };
 
 TEST(CollectiveExecutor, OneIterationLeavesWhatThePatternDefinesOnEveryRank) {
-  const std::vector<Case> cases = {
+  const std::vector<ExecutorCase> cases = {
       {Pattern::ring_allreduce, 4, 1, {1, QpStrategy::split}},
       {Pattern::ring_allreduce, 5, 1, {4, QpStrategy::split}},
       {Pattern::ring_allreduce, 4, 1, {3, QpStrategy::round_robin}},
@@ -37,7 +37,7 @@ TEST(CollectiveExecutor, OneIterationLeavesWhatThePatternDefinesOnEveryRank) {
       {Pattern::tree_allreduce, 5, 1, {2, QpStrategy::split}},
       {Pattern::hierarchical_allreduce, 6, 2, {2, QpStrategy::round_robin}},
   };
-  for (const Case& c : cases) {
+  for (const ExecutorCase& c : cases) {
     SCOPED_TRACE(std::string(to_string(c.pattern)) + " n=" + std::to_string(c.ranks) + " qps=" +
                  std::to_string(c.scaling.qps) + " " + std::string(to_string(c.scaling.strategy)));
     const PlanOptions o{.pattern = c.pattern,

@@ -212,14 +212,14 @@ void check_result(const PlanOptions& o, const Simulation& sim) {
   }
 }
 
-struct Case {
+struct PlanCase {
   Pattern pattern;
   int ranks;
   int per_host;
 };
 
-std::vector<Case> cases() {
-  std::vector<Case> all;
+std::vector<PlanCase> cases() {
+  std::vector<PlanCase> all;
   for (const Pattern p : all_patterns())
     for (const int n : {2, 3, 4, 5, 7, 8, 12, 16}) {
       if (p == Pattern::hierarchical_allreduce) {
@@ -233,7 +233,7 @@ std::vector<Case> cases() {
 }
 
 TEST(CollectivePlan, EveryPatternMovesEveryByteOnceAndEndsAsItsDefinitionSays) {
-  for (const Case& c : cases())
+  for (const PlanCase& c : cases())
     for (const std::uint64_t bytes : {1ull, 5ull, 1000ull, 4099ull}) {
       for (const int pipeline : {1, 3}) {
         const PlanOptions o{.pattern = c.pattern,
@@ -289,7 +289,7 @@ TEST(CollectivePlan, BusbwFactorsAreNcclTests) {
 }
 
 TEST(CollectivePlan, PeersAreTheRanksTheStepsName) {
-  for (const Case& c : cases()) {
+  for (const PlanCase& c : cases()) {
     const auto plan = make_plan(
         {.pattern = c.pattern, .ranks = c.ranks, .bytes = 4096, .ranks_per_host = c.per_host});
     for (int r = 0; r < c.ranks; ++r) {

@@ -11,8 +11,8 @@
 namespace rocehil::traffic {
 namespace {
 
-constexpr RingCollective all[] = {RingCollective::allreduce, RingCollective::reduce_scatter,
-                                  RingCollective::allgather};
+constexpr RingCollective every_ring_collective[] = {
+    RingCollective::allreduce, RingCollective::reduce_scatter, RingCollective::allgather};
 
 TEST(RingPlan, StepCountsAndBusbwFactorsAreNcclTests) {
   for (const int n : {2, 3, 5, 8, 13, 64}) {
@@ -93,7 +93,7 @@ void check_data_flow(RingCollective c, int n) {
 }
 
 TEST(RingPlan, DataReachesEveryRankExactlyAsTheCollectiveSays) {
-  for (const RingCollective c : all)
+  for (const RingCollective c : every_ring_collective)
     for (const int n : {2, 3, 4, 5, 7, 8, 13, 64}) {
       SCOPED_TRACE(std::string(to_string(c)) + " n=" + std::to_string(n));
       check_data_flow(c, n);

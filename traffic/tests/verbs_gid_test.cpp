@@ -11,7 +11,7 @@
 namespace rocehil::traffic::verbs {
 namespace {
 
-ibv_gid gid_of(const char* hex) {
+ibv_gid gid_from_hex(const char* hex) {
   const std::optional<ibv_gid> gid = parse_gid(hex);
   EXPECT_TRUE(gid.has_value()) << hex;
   return gid.value_or(ibv_gid{});
@@ -20,8 +20,8 @@ ibv_gid gid_of(const char* hex) {
 // What an mlx5 port with one IPv4 address shows: v1 and v2 entries for the link-local GID, then
 // for the address.
 std::vector<GidEntry> typical_table() {
-  const ibv_gid link_local = gid_of("fe800000000000000e42a1fffe0b0c0d");
-  const ibv_gid v4 = gid_of("00000000000000000000ffff0a000001");
+  const ibv_gid link_local = gid_from_hex("fe800000000000000e42a1fffe0b0c0d");
+  const ibv_gid v4 = gid_from_hex("00000000000000000000ffff0a000001");
   return {{0, link_local, IBV_GID_TYPE_ROCE_V1},
           {1, link_local, IBV_GID_TYPE_ROCE_V2},
           {2, v4, IBV_GID_TYPE_ROCE_V1},
@@ -58,11 +58,11 @@ TEST(VerbsGid, FormatsAndParses32HexDigits) {
 }
 
 TEST(VerbsGid, RecognisesIpv4MappedGids) {
-  EXPECT_TRUE(is_ipv4_mapped(gid_of("00000000000000000000ffffc6120001")));
-  EXPECT_FALSE(is_ipv4_mapped(gid_of("fe800000000000000e42a1fffe0b0c0d")));
-  EXPECT_FALSE(is_ipv4_mapped(gid_of("00000000000000000000fffec6120001")));
-  EXPECT_EQ(gid_address_text(gid_of("00000000000000000000ffffc6120001")), "198.18.0.1");
-  EXPECT_EQ(gid_address_text(gid_of("fe800000000000000e42a1fffe0b0c0d")),
+  EXPECT_TRUE(is_ipv4_mapped(gid_from_hex("00000000000000000000ffffc6120001")));
+  EXPECT_FALSE(is_ipv4_mapped(gid_from_hex("fe800000000000000e42a1fffe0b0c0d")));
+  EXPECT_FALSE(is_ipv4_mapped(gid_from_hex("00000000000000000000fffec6120001")));
+  EXPECT_EQ(gid_address_text(gid_from_hex("00000000000000000000ffffc6120001")), "198.18.0.1");
+  EXPECT_EQ(gid_address_text(gid_from_hex("fe800000000000000e42a1fffe0b0c0d")),
             "fe80::e42:a1ff:fe0b:c0d");
 }
 
@@ -103,13 +103,13 @@ TEST(VerbsGid, WithoutAnAddressPrefersIpv4ThenRoutableIpv6) {
   EXPECT_EQ(select_gid_index(typical_table(), -1, "", "mlx5_0", 1), 3);
 
   const std::vector<GidEntry> ipv6_only = {
-      {0, gid_of("fe800000000000000e42a1fffe0b0c0d"), IBV_GID_TYPE_ROCE_V2},
-      {1, gid_of("20010db8000000000000000000000007"), IBV_GID_TYPE_ROCE_V2},
+      {0, gid_from_hex("fe800000000000000e42a1fffe0b0c0d"), IBV_GID_TYPE_ROCE_V2},
+      {1, gid_from_hex("20010db8000000000000000000000007"), IBV_GID_TYPE_ROCE_V2},
   };
   EXPECT_EQ(select_gid_index(ipv6_only, -1, "", "mlx5_0", 1), 1);
 
   const std::vector<GidEntry> v1_only = {
-      {0, gid_of("fe800000000000000e42a1fffe0b0c0d"), IBV_GID_TYPE_ROCE_V1}};
+      {0, gid_from_hex("fe800000000000000e42a1fffe0b0c0d"), IBV_GID_TYPE_ROCE_V1}};
   const std::string none = message_of(v1_only, -1, "");
   EXPECT_NE(none.find("has no RoCEv2 GID"), std::string::npos) << none;
   EXPECT_NE(message_of({}, -1, "").find("its GIDs: none"), std::string::npos);

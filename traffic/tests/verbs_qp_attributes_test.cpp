@@ -30,14 +30,14 @@ DeviceLimits connectx6() {
                       .max_qp_init_rd_atom = 16};
 }
 
-ibv_gid gid_of(const char* address) {
+ibv_gid gid_of_address(const char* address) {
   return *gid_from_address(address);
 }
 
 Endpoint peer(std::uint32_t mtu = 4096, std::uint8_t max_reads = 16) {
   Endpoint e;
   e.address = "198.18.1.2";
-  e.gid = format_gid(gid_of("198.18.1.2"));
+  e.gid = format_gid(gid_of_address("198.18.1.2"));
   e.qpn = 0x1234567;  // more than 24 bits: only the low 24 may reach the QP
   e.psn = 0xabcdef12;
   e.mtu = mtu;
@@ -60,7 +60,7 @@ TEST(VerbsQpAttributes, RcTransitionsSetExactlyTheManPagesRequiredAttributes) {
   const QpOptions options;
   EXPECT_EQ(to_init(QpType::rc, connectx6()).mask,
             IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-  EXPECT_EQ(rc_to_rtr(options, connectx6(), peer(), gid_of("198.18.1.2")).mask,
+  EXPECT_EQ(rc_to_rtr(options, connectx6(), peer(), gid_of_address("198.18.1.2")).mask,
             IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
                 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
   EXPECT_EQ(rc_to_rts(options, connectx6(), peer(), 7).mask,
@@ -92,7 +92,7 @@ TEST(VerbsQpAttributes, RtrAddressesTheRemoteOverRoceV2) {
   QpOptions options;
   options.traffic_class = 26 << 2 | 2;  // DSCP 26, ECT(0)
   options.sl = 3;                       // the VLAN priority, for a fabric that trusts PCP
-  const ibv_gid remote = gid_of("198.18.1.2");
+  const ibv_gid remote = gid_of_address("198.18.1.2");
   const Transition t = rc_to_rtr(options, connectx6(), peer(), remote);
   EXPECT_EQ(t.attr.qp_state, IBV_QPS_RTR);
   EXPECT_EQ(t.attr.dest_qp_num, 0x234567u);
@@ -113,16 +113,16 @@ TEST(VerbsQpAttributes, RtrAddressesTheRemoteOverRoceV2) {
 TEST(VerbsQpAttributes, PathMtuIsTheSmallerQpsAndNeverAboveThePortsActiveMtu) {
   QpOptions options;
   options.mtu = 4096;
-  EXPECT_EQ(rc_to_rtr(options, connectx6(), peer(2048), gid_of("198.18.1.2")).attr.path_mtu,
+  EXPECT_EQ(rc_to_rtr(options, connectx6(), peer(2048), gid_of_address("198.18.1.2")).attr.path_mtu,
             IBV_MTU_2048);
   DeviceLimits netdev_1500 = connectx6();
   netdev_1500.active_mtu = IBV_MTU_1024;
-  const std::string message =
-      message_of([&] { rc_to_rtr(options, netdev_1500, peer(4096), gid_of("198.18.1.2")); });
+  const std::string message = message_of(
+      [&] { rc_to_rtr(options, netdev_1500, peer(4096), gid_of_address("198.18.1.2")); });
   EXPECT_NE(message.find("path MTU 4096"), std::string::npos) << message;
   EXPECT_NE(message.find("active MTU 1024 of mlx5_0 port 1"), std::string::npos) << message;
   EXPECT_NE(message_of([&] {
-              rc_to_rtr(options, connectx6(), peer(1500), gid_of("198.18.1.2"));
+              rc_to_rtr(options, connectx6(), peer(1500), gid_of_address("198.18.1.2"));
             }).find("not a RoCE MTU"),
             std::string::npos);
   // Creation refuses it already, before any endpoint is exchanged.
@@ -179,7 +179,8 @@ TEST(VerbsQpAttributes, ReadsInFlightStayWithinBothDevicesAndThePeersResponderRe
   EXPECT_EQ(responder_resources(cx3), 16);
   DeviceLimits none = connectx6();
   none.max_qp_rd_atom = 0;
-  EXPECT_EQ(rc_to_rtr(options, none, peer(), gid_of("198.18.1.2")).attr.max_dest_rd_atomic, 0);
+  EXPECT_EQ(rc_to_rtr(options, none, peer(), gid_of_address("198.18.1.2")).attr.max_dest_rd_atomic,
+            0);
 }
 
 TEST(VerbsQpAttributes, CreationAttributesStayWithinTheDevicesLimits) {
@@ -236,9 +237,9 @@ TEST(VerbsQpAttributes, ACompletionQueueMustHoldEveryOutstandingWorkRequest) {
 }
 
 TEST(VerbsQpAttributes, AGidThatChangedWhileRunningIsNamed) {
-  const ibv_gid chosen = gid_of("198.18.1.1");
+  const ibv_gid chosen = gid_of_address("198.18.1.1");
   EXPECT_EQ(gid_change(connectx6(), chosen, chosen), "");
-  const std::string moved = gid_change(connectx6(), chosen, gid_of("198.18.9.9"));
+  const std::string moved = gid_change(connectx6(), chosen, gid_of_address("198.18.9.9"));
   EXPECT_NE(moved.find("mlx5_0 port 1"), std::string::npos) << moved;
   EXPECT_NE(moved.find("gid_index 3 was 198.18.1.1 and now holds 198.18.9.9"), std::string::npos)
       << moved;

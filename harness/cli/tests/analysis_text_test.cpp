@@ -9,7 +9,7 @@
 namespace rocehil::cli {
 namespace {
 
-capture::Analysis sample() {
+capture::Analysis sample_analysis() {
   capture::Analysis a;
   a.frames = 1234567;
   a.roce.packets = 1000;
@@ -40,7 +40,8 @@ capture::Analysis sample() {
 }
 
 TEST(AnalysisText, SectionsAndTopLimit) {
-  const std::string text = render_analysis_text(sample(), {"x.pcap", "pcap-us", {}, {}}, 2);
+  const std::string text =
+      render_analysis_text(sample_analysis(), {"x.pcap", "pcap-us", {}, {}}, 2);
   EXPECT_NE(text.find("x.pcap (pcap-us): 1,234,567 frames"), std::string::npos) << text;
   EXPECT_NE(text.find("CNPs: 10 to 2 QPs"), std::string::npos) << text;
   EXPECT_NE(text.find("0x000101 (257)"), std::string::npos) << text;
@@ -54,7 +55,7 @@ TEST(AnalysisText, SectionsAndTopLimit) {
 // A capture of 10 s in which priority 3 was held for 2.5 s (one storm of 2 s still going at the
 // end) and the link was PAUSEd for 1 s.
 capture::Analysis stormy() {
-  capture::Analysis a = sample();
+  capture::Analysis a = sample_analysis();
   a.window_start_ns = 1'000'000'000;
   a.window_end_ns = 11'000'000'000;
   capture::PfcPriority& p3 = a.pfc.priorities[3];
@@ -156,8 +157,8 @@ TEST(AnalysisText, StormsAreListedWithSenderStartAndLength) {
 }
 
 TEST(AnalysisText, ProblemsAreWarnings) {
-  const std::string text =
-      render_analysis_text(sample(), {"x.pcap", "pcap-us", {"record 3 at byte 100: cut"}, {}}, 10);
+  const std::string text = render_analysis_text(
+      sample_analysis(), {"x.pcap", "pcap-us", {"record 3 at byte 100: cut"}, {}}, 10);
   EXPECT_NE(text.find("warning: record 3 at byte 100: cut"), std::string::npos) << text;
 }
 

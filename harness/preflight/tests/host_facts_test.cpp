@@ -9,20 +9,16 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "probe_samples.hpp"
 #include "rocehil/remote/run_command.hpp"
 
 namespace rocehil::preflight {
 namespace {
 
-std::string sample(const std::string& name) {
-  std::ifstream in(std::filesystem::path(__FILE__).parent_path() / "data/probe" / name);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::probe_sample;
 
 TEST(HostFacts, ParsesAConnectXHost) {
-  const HostFacts f = parse_probe_output(sample("connectx_host.txt"));
+  const HostFacts f = parse_probe_output(probe_sample("connectx_host.txt"));
   EXPECT_EQ(f.hostname, "gpu001");
   EXPECT_EQ(f.kernel, "6.1.0-18-amd64");
   EXPECT_EQ(f.agent_version, "rocehil 0.1.0");
@@ -116,7 +112,7 @@ TEST(HostFacts, OddOutputBecomesBoundedNotes) {
 // Older nvidia-smi names the NICs in the matrix itself (no NIC legend); the shell lists gids/ in
 // name order, so 10 and 11 come before 2.
 TEST(HostFacts, OlderNvidiaSmiAndGidOrder) {
-  const HostFacts f = parse_probe_output(sample("connectx_healthy.txt"));
+  const HostFacts f = parse_probe_output(probe_sample("connectx_healthy.txt"));
   EXPECT_TRUE(f.notes.empty()) << f.notes.front();
   ASSERT_EQ(f.rdma.size(), 2u);
   const auto& gids = f.rdma[0].ports.at(0).gids;
@@ -143,7 +139,7 @@ TEST(HostFacts, OlderNvidiaSmiAndGidOrder) {
 
 // A testbed namespace: one veth, no RDMA device, dcb installed but with nothing to say.
 TEST(HostFacts, TestbedVeth) {
-  const HostFacts f = parse_probe_output(sample("testbed_host.txt"));
+  const HostFacts f = parse_probe_output(probe_sample("testbed_host.txt"));
   EXPECT_TRUE(f.notes.empty()) << f.notes.front();
   EXPECT_TRUE(f.rdma.empty());
   EXPECT_FALSE(f.nvidia_smi);

@@ -9,7 +9,7 @@
 namespace rocehil::run {
 namespace {
 
-constexpr std::string_view fabric = R"(schema_version: 1
+constexpr std::string_view fabric_yaml = R"(schema_version: 1
 name: small
 defaults:
   agent: /opt/rocehil
@@ -39,7 +39,7 @@ captures:
 )";
 
 inventory::Inventory small_fabric() {
-  auto r = inventory::parse_inventory(fabric, "fabric.yaml");
+  auto r = inventory::parse_inventory(fabric_yaml, "fabric.yaml");
   for (const auto& d : r.diagnostics) ADD_FAILURE() << inventory::to_string(d);
   return r.inventory.value();
 }
@@ -81,7 +81,7 @@ TEST(SuiteCheck, EveryProblemWithItsTestsLine) {
 }
 
 TEST(SuiteCheck, GpuMemoryNeedsAGpuPairedWithEachSidesNic) {
-  std::string text(fabric);
+  std::string text(fabric_yaml);
   const std::string h1_nic = "nics: [{netdev: eth1, ip: 198.18.1.11, link_gbps: 100, link: h1-l1}]";
   ASSERT_NE(text.find(h1_nic), std::string::npos);
   text.replace(text.find(h1_nic), h1_nic.size(),

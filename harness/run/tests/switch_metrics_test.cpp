@@ -9,7 +9,7 @@ namespace rocehil::run {
 namespace {
 
 // Two racks of one host, two spines; every switch answers SNMP.
-inventory::Inventory fabric() {
+inventory::Inventory switch_fabric() {
   auto r = inventory::parse_inventory(R"(schema_version: 1
 defaults:
   snmp: {version: 2c, community_env: C}
@@ -71,14 +71,14 @@ std::vector<switches::SwitchDelta> cross_rack_case() {
 }
 
 TEST(SwitchScope, LeavesOfTheRacksAndSpinesWhenTrafficCrossesRacks) {
-  const auto inv = fabric();
+  const auto inv = switch_fabric();
   EXPECT_EQ(switches_in_scope(inv, {"h1", "h2"}),
             (std::vector<std::string>{"l1", "l2", "s1", "s2"}));
   EXPECT_EQ(switches_in_scope(inv, {"h1"}), (std::vector<std::string>{"l1"}));
 }
 
 TEST(SwitchMetrics, SumsNameTheSwitchPortsBehindThem) {
-  const auto m = switch_metrics(fabric(), cross_rack_case());
+  const auto m = switch_metrics(switch_fabric(), cross_rack_case());
   EXPECT_EQ(m.values.at("switch_drops"), 15);
   EXPECT_EQ(m.where.at("switch_drops"), "l1:swp51 12, l2:swp1 3");
   EXPECT_EQ(m.values.at("switch_errors"), 0);
@@ -98,7 +98,7 @@ TEST(SwitchMetrics, ASwitchThatDidNotAnswerMakesEveryMetricAbsentNotZero) {
   auto deltas = cross_rack_case();
   deltas[2].error = "after the case: no answer from 198.19.1.201";
   deltas[2].ports.clear();
-  const auto m = switch_metrics(fabric(), deltas);
+  const auto m = switch_metrics(switch_fabric(), deltas);
   EXPECT_FALSE(m.values.contains("switch_drops"));
   EXPECT_EQ(m.unmeasured.at("switch_drops"),
             "switch s1 gave no counters: after the case: no answer from 198.19.1.201");
@@ -108,7 +108,7 @@ TEST(SwitchMetrics, ASwitchThatDidNotAnswerMakesEveryMetricAbsentNotZero) {
 TEST(SwitchMetrics, PfcIsAbsentWhereASwitchServesNoPfcMib) {
   auto deltas = cross_rack_case();
   deltas[1].pfc_served = false;
-  const auto m = switch_metrics(fabric(), deltas);
+  const auto m = switch_metrics(switch_fabric(), deltas);
   EXPECT_FALSE(m.values.contains("switch_pfc_rx[3]"));
   EXPECT_NE(m.unmeasured.at("switch_pfc_rx").find("switch l2 does not serve CISCO-PFC-EXT-MIB"),
             std::string::npos);
@@ -116,7 +116,7 @@ TEST(SwitchMetrics, PfcIsAbsentWhereASwitchServesNoPfcMib) {
 }
 
 TEST(SwitchMetrics, NoSwitchWithSnmpSaysSo) {
-  const auto m = switch_metrics(fabric(), {});
+  const auto m = switch_metrics(switch_fabric(), {});
   EXPECT_NE(m.unmeasured.at("switch_drops").find("snmp settings"), std::string::npos);
   const auto off = switches_not_polled();
   EXPECT_NE(off.unmeasured.at("switch_pfc_rx").find("--no-switches"), std::string::npos);
@@ -124,7 +124,7 @@ TEST(SwitchMetrics, NoSwitchWithSnmpSaysSo) {
 }
 
 TEST(SwitchReconciliation, HostPortPfcAgainstTheNicsPauseFrames) {
-  auto ports = host_switch_ports(fabric(), {"h1", "h2"});
+  auto ports = host_switch_ports(switch_fabric(), {"h1", "h2"});
   ASSERT_EQ(ports.size(), 2u);
   EXPECT_EQ(ports[0].switch_name, "l1");
   EXPECT_EQ(ports[0].port, "swp1");
@@ -139,7 +139,7 @@ TEST(SwitchReconciliation, HostPortPfcAgainstTheNicsPauseFrames) {
 }
 
 TEST(SwitchReconciliation, MirrorBytesAgainstTheMirroredSpinePortsOctets) {
-  const auto inv = fabric();
+  const auto inv = switch_fabric();
   // spine-to-leaf on s1: its ports toward l1 and l2 sent 10 + 990 octets.
   const auto r = switch_mirror_reconciliation(inv, {{"s1-mirror", 990.0}}, cross_rack_case());
   EXPECT_NEAR(r.measured.values.at("switch_mirror_reconciliation"), 0.99, 1e-12);
