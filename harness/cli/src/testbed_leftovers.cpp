@@ -6,6 +6,7 @@
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/settings/journal.hpp"
+#include "testbed_links.hpp"
 
 namespace rocehil::cli {
 
@@ -37,12 +38,12 @@ DiscardedSettings discard_testbed_settings(std::string_view id, const std::strin
   DiscardedSettings out;
   if (id.empty()) return out;
   const std::string prefix = std::string(id) + "-";
-  const std::string switches_journal = "testbed-" + std::string(id) + ".json";
+  const std::string switches = testbed_switches_name(id);
   std::error_code ec;
   for (const fs::path& path : entries_of(journal_dir)) {
     const std::string name = path.filename().string();
     if (!name.ends_with(".json")) continue;
-    bool ours = name == switches_journal;
+    bool ours = settings::is_journal_of(name, switches);
     if (!ours) {
       try {
         const auto journal = settings::load(path.string());

@@ -8,6 +8,10 @@
 
 namespace rocehil::cli {
 
+std::string testbed_switches_name(std::string_view id) {
+  return "testbed-" + std::string(id);
+}
+
 std::optional<run::FabricLinkAccess> testbed_links_for(const std::string& inventory_file) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -18,8 +22,8 @@ std::optional<run::FabricLinkAccess> testbed_links_for(const std::string& invent
   if (!state) return std::nullopt;
   const std::string d = paths.dir;
   return run::FabricLinkAccess{
-      .name =
-          "testbed-" + (state->options.id.empty() ? dir.filename().string() : state->options.id),
+      .name = testbed_switches_name(state->options.id.empty() ? dir.filename().string()
+                                                              : state->options.id),
       .read = [d] { return testbed::read_fabric_settings(d); },
       .write = [d](std::string_view setting,
                    int value) { testbed::apply_fabric_setting(d, setting, value); }};
