@@ -26,6 +26,8 @@ TEST(SshFiles, SshdListensOnItsManagementAddressWithKeysOnly) {
   EXPECT_NE(config.find("KbdInteractiveAuthentication no\n"), std::string::npos);
   EXPECT_NE(config.find("HostKey /srv/tb/ssh/rocehil-t1-h2.host_key\n"), std::string::npos);
   EXPECT_NE(config.find("AuthorizedKeysFile /srv/tb/ssh/authorized_keys\n"), std::string::npos);
+  // Sessions start below a shell level, so bash leaves root's ~/.bashrc alone.
+  EXPECT_NE(config.find("SetEnv SHLVL=1\n"), std::string::npos);
   EXPECT_NE(f.paths.sshd_config(*f.t.find("h2")).find("rocehil-t1-h2"), std::string::npos);
 }
 

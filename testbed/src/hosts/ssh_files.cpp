@@ -25,7 +25,12 @@ std::string sshd_config(const Namespace& ns, const TestbedPaths& paths) {
       "# The controller multiplexes sessions and fans out: allow many at once.\n"
       "MaxSessions 64\n"
       "MaxStartups 64:30:128\n"
-      "Subsystem sftp internal-sftp\n",
+      "Subsystem sftp internal-sftp\n"
+      "# Every host namespace shares root's home: bash, asked by sshd to run a command, sources\n"
+      "# ~/.bashrc unless it starts below another shell (SHLVL), and a .bashrc that sets up\n"
+      "# pyenv or conda costs each session half a second of CPU. The testbed's sessions run\n"
+      "# rocehil's own commands by absolute path and need nothing from it.\n"
+      "SetEnv SHLVL=1\n",
       fmt::arg("netns", ns.netns), fmt::arg("address", ns.mgmt_address),
       fmt::arg("host_key", paths.host_key(ns)), fmt::arg("pid", paths.sshd_pid(ns)),
       fmt::arg("authorized", paths.authorized_keys()));

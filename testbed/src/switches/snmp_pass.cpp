@@ -109,12 +109,14 @@ const CounterTable& PassPersist::table(bool continues_walk) {
 std::string PassPersist::answer_get(const std::string& oid_text, bool next) {
   const auto oid = parse_oid(oid_text);
   if (!oid) return "NONE\n";
-  const bool continues_walk = next && last_answer_ && *oid == *last_answer_;
+  // A getnext from a row of the current reading goes on with a walk that reading began: snmpd
+  // asks from the row it was last given, for each column of a GETBULK in turn, so the rows of
+  // this handler's columns interleave with each other's (and the other handler's) and only a
+  // walk's first getnext names an OID that is not a row.
+  const bool continues_walk = next && read_at_ && table_.count(*oid) > 0;
   const CounterTable& values = table(continues_walk);
   const auto it = next ? values.upper_bound(*oid) : values.find(*oid);
-  if (next) last_answer_.reset();
   if (it == values.end()) return "NONE\n";
-  if (next) last_answer_ = it->first;
   return fmt::format("{}\ncounter64\n{}\n", format_oid(it->first), it->second);
 }
 

@@ -9,16 +9,20 @@
 
 namespace rocehil::testbed {
 
-std::vector<PortCounters> read_port_counters(std::string_view netns) {
+std::vector<PortCounters> read_port_counters(std::string_view netns, CounterSet set) {
   const std::string table = pfc_table_name(id_of_netns(netns));
   const auto pfc_counters = [&](std::vector<std::string> argv) {
     argv.insert(argv.end(), {"nft", "-j", "list", "counters", "table", "netdev", table});
     return parse_nft_counters(command_json("reading the PFC counters", argv), table);
   };
+  // The fabric ports are the ones with PFC counters, whichever set is read.
   const auto counters = pfc_counters({});
-  const auto queues =
-      parse_tbf_stats(command_json("reading the queues", {"tc", "-s", "-j", "qdisc", "show"}));
   const auto links = command_json("reading the interfaces", {"ip", "-j", "link", "show"});
+  if (set == CounterSet::queues) {
+    const auto queues =
+        parse_tbf_stats(command_json("reading the queues", {"tc", "-s", "-j", "qdisc", "show"}));
+    return assemble_ports(parse_ifindexes(links), counters, queues, {}, {});
+  }
   // Each fabric port's veth peer, in the namespace at the other end of its wire: found once, as
   // the testbed's cables do not move while its agents run.
   static std::map<std::string, VethPeer> peers;
@@ -39,7 +43,7 @@ std::vector<PortCounters> read_port_counters(std::string_view netns) {
   for (const auto& [ifname, peer] : peers)
     if (!peer_counters.contains(peer.netns))
       peer_counters[peer.netns] = pfc_counters({"ip", "netns", "exec", peer.netns});
-  return assemble_ports(parse_ifindexes(links), counters, queues, peers, peer_counters);
+  return assemble_ports(parse_ifindexes(links), counters, {}, peers, peer_counters);
 }
 
 }  // namespace rocehil::testbed

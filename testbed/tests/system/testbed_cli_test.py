@@ -5,6 +5,7 @@ Usage: python3 testbed_cli_test.py PATH/TO/rocehil   (as root)
 """
 import json
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -148,6 +149,14 @@ class Fabric(unittest.TestCase):
                                capture_output=True, text=True, timeout=30)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stdout.strip(), host["netns"])
+        # The session's shell is not top-level (sshd sets SHLVL=1), so bash does not source
+        # root's ~/.bashrc for every command the controller runs (pyenv's init there took half a
+        # second of CPU a session). Unset, bash would make it 1.
+        if os.path.basename(pwd.getpwnam(ssh["user"]).pw_shell) == "bash":
+            r = subprocess.run(argv + [f"{ssh['user']}@{self.inventory['hosts'][0]['address']}",
+                                       "echo $SHLVL"],
+                               capture_output=True, text=True, timeout=30)
+            self.assertEqual(r.stdout.strip(), "2", r.stderr)
         # Key-only: without the key, the server offers nothing else.
         r = subprocess.run(["ssh", "-F", "/dev/null", "-o", "BatchMode=yes", "-o",
                             "PubkeyAuthentication=no", "-o",

@@ -45,10 +45,11 @@ CounterTable counter_table(CounterMib mib, const std::vector<PortCounters>& port
 // The pass_persist protocol: PING -> PONG; get OID -> OID, type, value or NONE; getnext OID ->
 // the first OID after it, in OID order, or NONE past the last; set -> not-writable. Pure: the
 // counters come from `read`, called again when the last reading is older than `max_age`, counted
-// from the reading's end (a walk is hundreds of getnexts, each its own request). A getnext that
-// continues from the last answer (a walk, or a GETBULK's next row) is served from the reading
-// that began it, up to `walk_limit`: one poll sees one reading, however its columns interleave
-// with another handler's (the PFC and queue handlers, each a few processes to read).
+// from the reading's end (a walk is hundreds of getnexts, each its own request). A getnext from
+// a row of the current reading (a walk's next step, or a GETBULK's next row in any of its
+// columns) is served from that reading, up to `walk_limit`: one poll sees one reading, however
+// its columns interleave with each other and with another handler's (the PFC and queue handlers,
+// each a few processes to read).
 class PassPersist {
  public:
   using Clock = std::chrono::steady_clock;
@@ -73,8 +74,7 @@ class PassPersist {
   std::chrono::milliseconds max_age_;
   CounterTable table_;
   std::optional<Clock::time_point> read_at_;
-  std::optional<Oid> last_answer_;  // the OID the last getnext returned
-  std::string command_;             // get, getnext or set, until its arguments arrive
+  std::string command_;  // get, getnext or set, until its arguments arrive
   std::vector<std::string> arguments_;
 };
 

@@ -88,9 +88,15 @@ std::vector<PortCounters> assemble_ports(
 // "rocehil-<id>-<name>" -> "<id>"; throws rocehil::Error (bad input) for any other name.
 std::string id_of_netns(std::string_view netns);
 
+// What a reading is for: each of a switch's two counter handlers reads only what it serves, as
+// snmpd waits for each reading (a process each, and the PFC frames received one more per
+// neighbour's namespace) while the poll that asked waits for snmpd.
+enum class CounterSet { pfc, queues };
+
 // Reads them live in the current network namespace (the counters handler runs inside the
-// switch's, started by its snmpd) for the testbed of namespace `netns` (rocehil-<id>-<name>).
+// switch's, started by its snmpd) for the testbed of namespace `netns` (rocehil-<id>-<name>):
+// every fabric port, with its PFC counters (`pfc`) or its queue (`queues`) and nothing else.
 // Throws rocehil::Error when nft, tc or ip fails.
-std::vector<PortCounters> read_port_counters(std::string_view netns);
+std::vector<PortCounters> read_port_counters(std::string_view netns, CounterSet set);
 
 }  // namespace rocehil::testbed
