@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -249,6 +250,7 @@ TrafficOutcome run_collective(const CaseContext& c) {
   job.warmup_iterations = settings.warmup;
   job.iterations = settings.iterations;
   job.reply_timeout = c.timeout;
+  if (c.before_first_packet) c.before_first_packet();
   const CollectiveCase result = in_phase("traffic", "", [&] {
     return run_collective_case(
         links, ranks.setups, job,
@@ -418,24 +420,32 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
   std::vector<RunningCapture> captures;
   std::unique_ptr<InjectionRun> injection;
   std::vector<std::string> switch_scope;
-  std::vector<switches::SwitchSnapshot> switches_before;
+  SwitchesBefore switches_before;
+  CaseContext traffic_context = c;
+  const auto switches_polled = [&switches_before] {
+    in_phase("switches", "", [&] { switches_before.wait(); });
+  };
+  traffic_context.before_first_packet = switches_polled;
   try {
-    // The switches first, all at once: their counters before anything of the case moves.
+    // The switches first, all at once: their counters before anything of the case moves, read
+    // while the captures and the agents start.
     if (c.switch_polling) {
       switch_scope = switches_in_scope(*c.inventory, case_shape(c).hosts);
-      switches_before =
-          in_phase("switches", "", [&] { return c.switch_polling->snapshot(switch_scope); });
+      switches_before = SwitchesBefore(*c.switch_polling, switch_scope);
     }
     captures = start_captures(c);
     if (c.test->inject) {
+      switches_polled();  // an injection may send at once
       InjectionCommand command = in_phase("inject", c.test->inject->from, [&] {
         return injection_command(*c.test->inject, *c.inventory, c.suite->file, c.self, c.multiplex);
       });
       injection = std::make_unique<InjectionRun>(std::move(command), c.test->inject->after_s,
                                                  c.test->inject->duration_s, *c.interrupt);
     }
-    TrafficOutcome traffic =
-        is_collective(*c.test) ? run_collective(c) : run_point_to_point_case(c);
+    TrafficOutcome traffic = is_collective(*c.test) ? run_collective(traffic_context)
+                                                    : run_point_to_point_case(traffic_context);
+    if (switches_before.begun() && !switches_before.waited())
+      throw std::logic_error("the workload sent without waiting for the switches' counters");
     suites::Measured measured = std::move(traffic.metrics);
     const std::vector<HostNic> nics = distinct_nics(std::move(traffic.nics));
     measured.merge(nic_metrics(nics));
@@ -467,7 +477,7 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     std::vector<switches::SwitchDelta> switch_deltas;
     if (c.switch_polling) {
       switch_deltas =
-          deltas(switches_before, in_phase("switches", "", [&] {
+          deltas(switches_before.wait(), in_phase("switches", "", [&] {
                    return c.switch_polling->snapshot_after_traffic(switch_scope, c.interrupt);
                  }));
       attempt.raw["switches"] = switches_json(switch_deltas);

@@ -40,6 +40,10 @@ struct CaseContext {
   const CaptureKeeping* keeping = nullptr;
   std::size_t case_index = 0;
   std::size_t attempt_index = 0;
+  // Called by the workload once its agents are launched and before any is asked to send: the
+  // switches' counters before the case, read meanwhile, are waited for here. May be called more
+  // than once (a calibration's runs); unset outside a case attempt.
+  std::function<void()> before_first_packet = {};
 };
 
 // The hosts the case's traffic runs on (its ranks' hosts; bw and lat: the first two) and the

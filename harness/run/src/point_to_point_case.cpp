@@ -100,6 +100,7 @@ TrafficOutcome run_perftest_case(const CaseContext& c) {
   const AgentsClosedOnExit closer{agents};
   agents.push_back(launch_on(c, client_host));
   agents.push_back(launch_on(c, server_host));
+  if (c.before_first_packet) c.before_first_packet();
   const double planned = c.test->workload == "lat" ? 0 : config.client.seconds;
   const PerftestPairResult result = in_phase("perftest", "", [&] {
     return run_perftest_pair(
@@ -147,6 +148,7 @@ TrafficOutcome run_rocehil_case(const CaseContext& c) {
   const AgentsClosedOnExit closer{agents};
   agents.push_back(launch_on(c, client_host));
   agents.push_back(launch_on(c, server_host));
+  if (c.before_first_packet) c.before_first_packet();
   remote::AgentLink& client = *agents[0];
   remote::AgentLink& server = *agents[1];
   const double planned = c.test->workload == "lat" ? 0 : settings.duration_s;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <thread>
 
 #include "rocehil/switches/late_agents.hpp"
@@ -34,6 +35,24 @@ std::vector<switches::SwitchSnapshot> SwitchPolling::snapshot(
   for (const auto& s : snapshots)
     if (s.answered()) heard_.insert(s.switch_name);
   return snapshots;
+}
+
+SwitchesBefore::SwitchesBefore(SwitchPolling& polling, std::vector<std::string> names)
+    : begun_(true), poll_(std::async(std::launch::async, [&polling, names = std::move(names)] {
+        return polling.snapshot(names);
+      })) {}
+
+const std::vector<switches::SwitchSnapshot>& SwitchesBefore::wait() {
+  if (snapshot_) return *snapshot_;
+  if (failure_) std::rethrow_exception(failure_);
+  if (!begun_) return snapshot_.emplace();
+  try {
+    snapshot_ = poll_.get();
+  } catch (...) {
+    failure_ = std::current_exception();
+    throw;
+  }
+  return *snapshot_;
 }
 
 std::vector<switches::SwitchSnapshot> SwitchPolling::snapshot_after_traffic(

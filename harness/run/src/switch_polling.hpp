@@ -5,7 +5,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <exception>
+#include <future>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,6 +42,27 @@ class SwitchPolling {
   std::chrono::milliseconds wait_for_silent_;
   std::set<std::string> heard_;     // switches that have answered in this run
   std::set<std::string> given_up_;  // waited for once, in vain
+};
+
+// One case's poll of its switches before its traffic, on a thread of its own: the switches are
+// read while the case's captures and agents start (each about as long as the poll: ssh sessions
+// and processes), and the poll is waited for before any agent may send a packet.
+class SwitchesBefore {
+ public:
+  SwitchesBefore() = default;  // nothing to poll
+  SwitchesBefore(SwitchPolling& polling, std::vector<std::string> names);
+
+  // The counters read; throws what the poll threw. The first call waits, later ones return the
+  // same reading (a calibration's runs each call it).
+  const std::vector<switches::SwitchSnapshot>& wait();
+  bool begun() const { return begun_; }
+  bool waited() const { return snapshot_.has_value(); }
+
+ private:
+  bool begun_ = false;
+  std::future<std::vector<switches::SwitchSnapshot>> poll_;
+  std::optional<std::vector<switches::SwitchSnapshot>> snapshot_;
+  std::exception_ptr failure_;  // what the poll threw, thrown again by each wait
 };
 
 // `after` minus `before`, switch by switch (both in the same order).
