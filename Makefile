@@ -58,9 +58,11 @@ package: build
 	cd $(BUILD) && cpack
 	@ls -l $(BUILD)/rocehil_*_amd64.deb $(BUILD)/rocehil-dpdk_*_amd64.deb
 
+# Only what test-asan runs: the unit tests and the fuzzers (not the binary, the benches or the
+# system tests' helpers, which the release build has built and run).
 build-asan: deps
 	cmake --preset asan -DROCEHIL_FUZZ_SECONDS=$(FUZZ_SECONDS)
-	cmake --build --preset asan
+	cmake --build --preset asan --target unit-and-fuzz-tests
 
 test-asan: build-asan
 	cd build/asan && ctest $(CTEST_FLAGS) -L 'unit|fuzz'

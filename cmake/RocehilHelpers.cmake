@@ -25,19 +25,22 @@ if(ROCEHIL_FUZZ)
   add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
 
-# rocehil_library(NAME [COLD] SOURCES src... [ALONE src...] [PUBLIC lib...] [PRIVATE lib...]
-#                 [PUBLIC_INCLUDE dir...] [PRIVATE_INCLUDE dir...])
+# rocehil_library(NAME [COLD [FUZZED]] SOURCES src... [ALONE src...] [PUBLIC lib...]
+#                 [PRIVATE lib...] [PUBLIC_INCLUDE dir...] [PRIVATE_INCLUDE dir...])
 # A module's library: rocehil_NAME, its alias rocehil::NAME, headers under PUBLIC_INCLUDE
 # (default: include), and the warnings every module builds with.
 # COLD: nothing of it runs per packet, per work request or per frame, and no benchmark in bench/
 # measures it (options, suites, grading, reports, the agent's control loop): a Release build
 # compiles it at -O1, which halves its compile time (bench/RESULTS.md, issue 47) and costs
-# nothing a user could measure. The per-packet libraries keep the build type's -O3.
+# nothing a user could measure. The per-packet libraries keep the build type's -O3. Under the
+# sanitizers (the asan preset, every file compiled alone) a COLD library is not optimized at all,
+# which takes 40% off each of its files (bench/RESULTS.md), unless FUZZED: a fuzzer drives it,
+# and in the fuzzer's bounded time the executions it manages are its coverage.
 # ALONE: sources left out of the unity batches: their implementation struct holds types of their
 # own anonymous namespace, which gcc accepts only in the file it was asked to compile (included
 # into a batch, it takes them for a header's and warns, -Wsubobject-linkage).
 function(rocehil_library name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "COLD" ""
+  cmake_parse_arguments(PARSE_ARGV 1 arg "COLD;FUZZED" ""
                         "SOURCES;ALONE;PUBLIC;PRIVATE;PUBLIC_INCLUDE;PRIVATE_INCLUDE")
   if(NOT arg_PUBLIC_INCLUDE)
     set(arg_PUBLIC_INCLUDE include)
@@ -58,6 +61,9 @@ function(rocehil_library name)
                                                    UNITY_BUILD_BATCH_SIZE 16)
   if(arg_COLD)
     rocehil_compile_cold(rocehil_${name})
+    if(ROCEHIL_SANITIZE AND NOT arg_FUZZED)
+      target_compile_options(rocehil_${name} PRIVATE -O0)
+    endif()
   endif()
 endfunction()
 
@@ -90,6 +96,9 @@ function(rocehil_add_gtest name label)
   # file's compile time.
   set_target_properties(${name} PROPERTIES UNITY_BUILD ${ROCEHIL_UNITY_BUILD}
                                            UNITY_BUILD_BATCH_SIZE 16)
+  if(label STREQUAL "unit")
+    set_property(GLOBAL APPEND PROPERTY ROCEHIL_UNIT_AND_FUZZ_TARGETS ${name})
+  endif()
   include(GoogleTest)
   if(arg_ENVIRONMENT)
     gtest_discover_tests(${name} PROPERTIES LABELS ${label} ENVIRONMENT "${arg_ENVIRONMENT}"
@@ -136,6 +145,7 @@ function(rocehil_add_fuzzer name)
     target_include_directories(${name} PRIVATE ${arg_INCLUDE})
   endif()
   target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  set_property(GLOBAL APPEND PROPERTY ROCEHIL_UNIT_AND_FUZZ_TARGETS ${name})
   set(corpus ${CMAKE_CURRENT_BINARY_DIR}/${name}-corpus)
   set(seeds ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/${name})
   set(ROCEHIL_FUZZ_SECONDS 20 CACHE STRING "Seconds each fuzzer runs under ctest")
