@@ -64,8 +64,10 @@ build-asan: deps
 	cmake --preset asan -DROCEHIL_FUZZ_SECONDS=$(FUZZ_SECONDS)
 	cmake --build --preset asan --target unit-and-fuzz-tests
 
+# Two jobs: each fuzzer runs beside the unit tests, which still run one at a time (their
+# RESOURCE_LOCK, cmake/RocehilHelpers.cmake).
 test-asan: build-asan
-	cd build/asan && ctest $(CTEST_FLAGS) -L 'unit|fuzz'
+	cd build/asan && ctest $(CTEST_FLAGS) -j2 -L 'unit|fuzz'
 
 # The virtual fabric goes up (4 hosts in 2 racks, 2 spines, each spine's links mirrored to a
 # capture host) and the smoke suite runs on it: point-to-point bw and lat, a ring allreduce over

@@ -25,22 +25,23 @@ if(ROCEHIL_FUZZ)
   add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
 
-# rocehil_library(NAME [COLD [FUZZED]] SOURCES src... [ALONE src...] [PUBLIC lib...]
+# rocehil_library(NAME [COLD] [ASAN_OPTIMIZED] SOURCES src... [ALONE src...] [PUBLIC lib...]
 #                 [PRIVATE lib...] [PUBLIC_INCLUDE dir...] [PRIVATE_INCLUDE dir...])
 # A module's library: rocehil_NAME, its alias rocehil::NAME, headers under PUBLIC_INCLUDE
 # (default: include), and the warnings every module builds with.
 # COLD: nothing of it runs per packet, per work request or per frame, and no benchmark in bench/
 # measures it (options, suites, grading, reports, the agent's control loop): a Release build
 # compiles it at -O1, which halves its compile time (bench/RESULTS.md, issue 47) and costs
-# nothing a user could measure. The per-packet libraries keep the build type's -O3. Under the
-# sanitizers (the asan preset, every file compiled alone) a COLD library is not optimized at all,
-# which takes 40% off each of its files (bench/RESULTS.md), unless FUZZED: a fuzzer drives it,
-# and in the fuzzer's bounded time the executions it manages are its coverage.
+# nothing a user could measure. The per-packet libraries keep the build type's -O3.
+# ASAN_OPTIMIZED: under the sanitizers (the asan preset, every file compiled alone) the library
+# keeps the build type's optimization: a fuzzer drives it (in the fuzzer's bounded time the
+# executions it manages are its coverage), or its unit tests push packets through it. Every other
+# library is compiled at -O0 there, which takes 40% off each of its files (bench/RESULTS.md).
 # ALONE: sources left out of the unity batches: their implementation struct holds types of their
 # own anonymous namespace, which gcc accepts only in the file it was asked to compile (included
 # into a batch, it takes them for a header's and warns, -Wsubobject-linkage).
 function(rocehil_library name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "COLD;FUZZED" ""
+  cmake_parse_arguments(PARSE_ARGV 1 arg "COLD;ASAN_OPTIMIZED" ""
                         "SOURCES;ALONE;PUBLIC;PRIVATE;PUBLIC_INCLUDE;PRIVATE_INCLUDE")
   if(NOT arg_PUBLIC_INCLUDE)
     set(arg_PUBLIC_INCLUDE include)
@@ -61,9 +62,9 @@ function(rocehil_library name)
                                                    UNITY_BUILD_BATCH_SIZE 16)
   if(arg_COLD)
     rocehil_compile_cold(rocehil_${name})
-    if(ROCEHIL_SANITIZE AND NOT arg_FUZZED)
-      target_compile_options(rocehil_${name} PRIVATE -O0)
-    endif()
+  endif()
+  if(ROCEHIL_SANITIZE AND NOT arg_ASAN_OPTIMIZED)
+    target_compile_options(rocehil_${name} PRIVATE -O0)
   endif()
 endfunction()
 
@@ -100,11 +101,15 @@ function(rocehil_add_gtest name label)
     set_property(GLOBAL APPEND PROPERTY ROCEHIL_UNIT_AND_FUZZ_TARGETS ${name})
   endif()
   include(GoogleTest)
+  # One test case at a time however many jobs ctest runs (tests share loopback ports, the
+  # soft provider's UDP port and capture interfaces): only the fuzzers, which touch nothing
+  # outside their process, run beside them (make test-asan runs ctest -j2).
   if(arg_ENVIRONMENT)
-    gtest_discover_tests(${name} PROPERTIES LABELS ${label} ENVIRONMENT "${arg_ENVIRONMENT}"
-                         DISCOVERY_TIMEOUT 30)
+    gtest_discover_tests(${name} PROPERTIES LABELS ${label} RESOURCE_LOCK rocehil-test-cases
+                         ENVIRONMENT "${arg_ENVIRONMENT}" DISCOVERY_TIMEOUT 30)
   else()
-    gtest_discover_tests(${name} PROPERTIES LABELS ${label} DISCOVERY_TIMEOUT 30)
+    gtest_discover_tests(${name} PROPERTIES LABELS ${label} RESOURCE_LOCK rocehil-test-cases
+                         DISCOVERY_TIMEOUT 30)
   endif()
 endfunction()
 
