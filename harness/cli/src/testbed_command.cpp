@@ -74,10 +74,8 @@ void add_snmp_counters_command(CLI::App* testbed, int& exit_code) {
   counters->callback([netns, mib, &exit_code] {
     testbed::id_of_netns(*netns);  // a bad name is an error now, not a NONE to every request
     const testbed::CounterMib served = *testbed::counter_mib_from(*mib);
-    const testbed::CounterSet reads =
-        served == testbed::CounterMib::pfc ? testbed::CounterSet::pfc : testbed::CounterSet::queues;
     testbed::PassPersist session(
-        served, [netns, reads] { return testbed::read_port_counters(*netns, reads); });
+        served, [netns, served] { return testbed::read_port_counters(*netns, served); });
     // Until snmpd closes the pipe; each answer flushed, snmpd waits for it.
     for (std::string line; std::getline(std::cin, line);) {
       const std::string reply = session.feed(line);

@@ -9,16 +9,16 @@
 
 namespace rocehil::testbed {
 
-std::vector<PortCounters> read_port_counters(std::string_view netns, CounterSet set) {
+std::vector<PortCounters> read_port_counters(std::string_view netns, CounterMib mib) {
   const std::string table = pfc_table_name(id_of_netns(netns));
   const auto pfc_counters = [&](std::vector<std::string> argv) {
     argv.insert(argv.end(), {"nft", "-j", "list", "counters", "table", "netdev", table});
     return parse_nft_counters(command_json("reading the PFC counters", argv), table);
   };
-  // The fabric ports are the ones with PFC counters, whichever set is read.
+  // The fabric ports are the ones with PFC counters, whichever MIB is read for.
   const auto counters = pfc_counters({});
   const auto links = command_json("reading the interfaces", {"ip", "-j", "link", "show"});
-  if (set == CounterSet::queues) {
+  if (mib == CounterMib::qos) {
     const auto queues =
         parse_tbf_stats(command_json("reading the queues", {"tc", "-s", "-j", "qdisc", "show"}));
     return assemble_ports(parse_ifindexes(links), counters, queues, {}, {});

@@ -22,16 +22,6 @@ using Oid = std::vector<std::uint32_t>;  // std::vector's < is SNMP's lexicograp
 std::optional<Oid> parse_oid(std::string_view text);
 std::string format_oid(const Oid& oid);  // ".1.3.6.1", as snmpd writes them
 
-enum class CounterMib {
-  // CISCO-PFC-EXT-MIB: cpfcIfTable (1.3.6.1.4.1.9.9.813.1.1.1.C.ifIndex: 1 requests = PFC
-  // frames sent, 2 indications = received, summed over priorities) and cpfcIfPriorityTable
-  // (813.1.2.1.C.ifIndex.priority: 2 requests, 3 indications, priorities 0-7).
-  pfc,
-  // CISCO-SWITCH-QOS-MIB csqIfQosGroupStatsTable, csqIfQosGroupStatsValue
-  // (1.3.6.1.4.1.9.9.580.1.5.5.1.4.ifIndex.direction.queue.type): egress (2), queue 1 (the tbf),
-  // types 1 unicast packets sent, 2 unicast bytes sent, 5 unicast packets dropped.
-  qos,
-};
 std::string_view to_string(CounterMib mib);
 std::optional<CounterMib> counter_mib_from(std::string_view name);
 

@@ -88,15 +88,25 @@ std::vector<PortCounters> assemble_ports(
 // "rocehil-<id>-<name>" -> "<id>"; throws rocehil::Error (bad input) for any other name.
 std::string id_of_netns(std::string_view netns);
 
-// What a reading is for: each of a switch's two counter handlers reads only what it serves, as
-// snmpd waits for each reading (a process each, and the PFC frames received one more per
-// neighbour's namespace) while the poll that asked waits for snmpd.
-enum class CounterSet { pfc, queues };
+// The two MIBs a switch's counters are served under, one handler each (snmp_pass.hpp). Each
+// handler's reading takes only what its MIB serves, as snmpd waits for each reading (a process
+// each, and the PFC frames received one more per neighbour's namespace) while the poll that
+// asked waits for snmpd.
+enum class CounterMib {
+  // CISCO-PFC-EXT-MIB: cpfcIfTable (1.3.6.1.4.1.9.9.813.1.1.1.C.ifIndex: 1 requests = PFC
+  // frames sent, 2 indications = received, summed over priorities) and cpfcIfPriorityTable
+  // (813.1.2.1.C.ifIndex.priority: 2 requests, 3 indications, priorities 0-7).
+  pfc,
+  // CISCO-SWITCH-QOS-MIB csqIfQosGroupStatsTable, csqIfQosGroupStatsValue
+  // (1.3.6.1.4.1.9.9.580.1.5.5.1.4.ifIndex.direction.queue.type): egress (2), queue 1 (the tbf),
+  // types 1 unicast packets sent, 2 unicast bytes sent, 5 unicast packets dropped.
+  qos,
+};
 
 // Reads them live in the current network namespace (the counters handler runs inside the
 // switch's, started by its snmpd) for the testbed of namespace `netns` (rocehil-<id>-<name>):
-// every fabric port, with its PFC counters (`pfc`) or its queue (`queues`) and nothing else.
+// every fabric port, with its PFC counters (`pfc`) or its queue (`qos`) and nothing else.
 // Throws rocehil::Error when nft, tc or ip fails.
-std::vector<PortCounters> read_port_counters(std::string_view netns, CounterSet set);
+std::vector<PortCounters> read_port_counters(std::string_view netns, CounterMib mib);
 
 }  // namespace rocehil::testbed
