@@ -17,15 +17,11 @@ if(NOT ROCEHIL_SANITIZE AND NOT ROCEHIL_FUZZ)
   add_link_options(-Wl,-z,relro -Wl,-z,now)
 endif()
 
-if(ROCEHIL_FUZZ)
-  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-    message(FATAL_ERROR "ROCEHIL_FUZZ needs clang (libFuzzer); use the 'asan' preset")
-  endif()
-  # Instrument every library for coverage so the fuzzer can steer into the decoders.
-  add_compile_options(-fsanitize=fuzzer-no-link)
+if(ROCEHIL_FUZZ AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  message(FATAL_ERROR "ROCEHIL_FUZZ needs clang (libFuzzer); use the 'asan' preset")
 endif()
 
-# rocehil_library(NAME [COLD] [ASAN_OPTIMIZED] SOURCES src... [ALONE src...] [PUBLIC lib...]
+# rocehil_library(NAME [COLD] [FUZZED] SOURCES src... [ALONE src...] [PUBLIC lib...]
 #                 [PRIVATE lib...] [PUBLIC_INCLUDE dir...] [PRIVATE_INCLUDE dir...])
 # A module's library: rocehil_NAME, its alias rocehil::NAME, headers under PUBLIC_INCLUDE
 # (default: include), and the warnings every module builds with.
@@ -33,15 +29,17 @@ endif()
 # measures it (options, suites, grading, reports, the agent's control loop): a Release build
 # compiles it at -O1, which halves its compile time (bench/RESULTS.md, issue 47) and costs
 # nothing a user could measure. The per-packet libraries keep the build type's -O3.
-# ASAN_OPTIMIZED: under the sanitizers (the asan preset, every file compiled alone) the library
-# keeps the build type's optimization: a fuzzer drives it (in the fuzzer's bounded time the
-# executions it manages are its coverage), or its unit tests push packets through it. Every other
-# library is compiled at -O0 there, which takes 40% off each of its files (bench/RESULTS.md).
+# FUZZED: a fuzzer links it, directly or through another library. Under ROCEHIL_FUZZ it is
+# instrumented for coverage (-fsanitize=fuzzer-no-link), so the fuzzers can steer into it, and
+# under the sanitizers it keeps the build type's optimization (in a fuzzer's bounded time the
+# executions it manages are its coverage). Every other library, and every test, is compiled
+# without either there: -O0 takes 40% off a file, no coverage instrumentation a further quarter
+# (bench/RESULTS.md).
 # ALONE: sources left out of the unity batches: their implementation struct holds types of their
 # own anonymous namespace, which gcc accepts only in the file it was asked to compile (included
 # into a batch, it takes them for a header's and warns, -Wsubobject-linkage).
 function(rocehil_library name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "COLD;ASAN_OPTIMIZED" ""
+  cmake_parse_arguments(PARSE_ARGV 1 arg "COLD;FUZZED" ""
                         "SOURCES;ALONE;PUBLIC;PRIVATE;PUBLIC_INCLUDE;PRIVATE_INCLUDE")
   if(NOT arg_PUBLIC_INCLUDE)
     set(arg_PUBLIC_INCLUDE include)
@@ -63,8 +61,11 @@ function(rocehil_library name)
   if(arg_COLD)
     rocehil_compile_cold(rocehil_${name})
   endif()
-  if(ROCEHIL_SANITIZE AND NOT arg_ASAN_OPTIMIZED)
+  if(ROCEHIL_SANITIZE AND NOT arg_FUZZED)
     target_compile_options(rocehil_${name} PRIVATE -O0)
+  endif()
+  if(ROCEHIL_FUZZ AND arg_FUZZED)
+    target_compile_options(rocehil_${name} PRIVATE -fsanitize=fuzzer-no-link)
   endif()
 endfunction()
 
@@ -76,7 +77,7 @@ endfunction()
 
 # rocehil_add_gtest(NAME LABEL source... [LINK lib...] [INCLUDE dir...] [DEFINES def...]
 #                   [ENVIRONMENT VAR=value...])
-# One GoogleTest binary, registered per test case.
+# One GoogleTest binary, registered per test case (or whole: ROCEHIL_TEST_EACH_CASE).
 function(rocehil_add_gtest name label)
   if(NOT ROCEHIL_BUILD_TESTS)
     return()
@@ -100,10 +101,19 @@ function(rocehil_add_gtest name label)
   if(label STREQUAL "unit")
     set_property(GLOBAL APPEND PROPERTY ROCEHIL_UNIT_AND_FUZZ_TARGETS ${name})
   endif()
-  include(GoogleTest)
   # One test case at a time however many jobs ctest runs (tests share loopback ports, the
   # soft provider's UDP port and capture interfaces): only the fuzzers, which touch nothing
   # outside their process, run beside them (make test-asan runs ctest -j2).
+  if(NOT ROCEHIL_TEST_EACH_CASE)
+    # The binary whole, one ctest test: --gtest_brief prints only the cases that fail.
+    add_test(NAME ${name} COMMAND ${name} --gtest_brief=1)
+    set_tests_properties(${name} PROPERTIES LABELS ${label} RESOURCE_LOCK rocehil-test-cases)
+    if(arg_ENVIRONMENT)
+      set_tests_properties(${name} PROPERTIES ENVIRONMENT "${arg_ENVIRONMENT}")
+    endif()
+    return()
+  endif()
+  include(GoogleTest)
   if(arg_ENVIRONMENT)
     gtest_discover_tests(${name} PROPERTIES LABELS ${label} RESOURCE_LOCK rocehil-test-cases
                          ENVIRONMENT "${arg_ENVIRONMENT}" DISCOVERY_TIMEOUT 30)
@@ -149,6 +159,7 @@ function(rocehil_add_fuzzer name)
   if(arg_INCLUDE)
     target_include_directories(${name} PRIVATE ${arg_INCLUDE})
   endif()
+  target_compile_options(${name} PRIVATE -fsanitize=fuzzer-no-link)
   target_link_options(${name} PRIVATE -fsanitize=fuzzer)
   set_property(GLOBAL APPEND PROPERTY ROCEHIL_UNIT_AND_FUZZ_TARGETS ${name})
   set(corpus ${CMAKE_CURRENT_BINARY_DIR}/${name}-corpus)

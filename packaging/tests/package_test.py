@@ -181,15 +181,17 @@ class Package(unittest.TestCase):
             with open(os.path.join(directory, "inventory.yaml")) as f:
                 self.assertIn("/usr/bin/rocehil", f.read())
             reports = os.path.join(directory, "reports")
-            # The whole of make demo's suite: captures on both mirror ports, collectives, the
-            # incast, and the PFC storm the suite expects the harness to catch.
+            # make demo's suite, its cases whose id starts with p: the installed agents' traffic
+            # both ways, a mirror port's capture, and the PFC storm injected from a switch that
+            # the suite expects the harness to catch. The collectives are the same agents and
+            # captures (run_cli runs the whole suite on the build's binary).
             r = sh("/usr/bin/rocehil", "run", "/usr/share/rocehil/suites/smoke.yaml", "--inventory",
                    os.path.join(directory, "inventory.yaml"), "--reports", reports, "--json",
-                   check=False)
+                   "--only", "p*", check=False)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             outcomes = {c["id"]: c["outcome"] for c in json.loads(r.stdout)["cases"]}
             self.assertEqual(outcomes.pop("pfc_storm"), "expected_fail", outcomes)
-            self.assertEqual(len(outcomes), 7, outcomes)
+            self.assertEqual(sorted(outcomes), ["p2p_bw", "p2p_lat"], outcomes)
             self.assertTrue(set(outcomes.values()) <= {"pass", "warn"}, outcomes)
         finally:
             testbed_down("/usr/bin/rocehil", directory)
