@@ -31,7 +31,7 @@ struct Probe {
 
 Probe probe(const inventory::Host& host, const CheckOptions& o) {
   const remote::AgentCommand command =
-      remote::host_command(host, probe_command(host.agent, probed_netdevs(host)));
+      remote::host_command(host, probe_command(host.agent, probed_netdevs(host)), o.multiplex);
   remote::RunOptions run_options;
   run_options.timeout = o.timeout;
   Probe p;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "capture_keeping.hpp"
@@ -119,6 +120,11 @@ class Run {
                          .cases = cases_.size(),
                          .hosts = hosts_.size(),
                          .directory = directory_->path()});
+    // One ssh connection per host for the whole run: the preflight's probe opens it, and the
+    // settings, agents and captures after it reuse it instead of paying for a handshake each.
+    multiplex_.emplace();
+    for (const auto* h : hosts_)
+      if (h->launcher == inventory::Launcher::ssh) multiplex_->add_host(h);
     if (!preflight()) return finish();
     if (!apply_settings()) return finish();
     try {
@@ -143,7 +149,7 @@ class Run {
             .suite = &suite_,
             .test = &suite_.tests[tc.test],
             .test_case = &tc,
-            .multiplex = multiplex_ != nullptr ? multiplex_->get() : nullptr,
+            .multiplex = multiplex_ ? multiplex_->get() : nullptr,
             .self = self_,
             .timeout = o_.timeout,
             .fanout = o_.fanout,
@@ -236,6 +242,7 @@ class Run {
     options.deploy = o_.deploy;
     options.packages = o_.deploy_packages;
     options.local_binary = self_;
+    options.multiplex = multiplex_->get();
     options.controller_version = fmt::format("rocehil {}", ROCEHIL_VERSION);
     options.on_progress = [this](std::size_t done, std::size_t total) {
       events_.preflight_progress(done, total);
@@ -278,8 +285,8 @@ class Run {
     const std::vector<settings::Assignment> wanted = settings::merge(suite_.settings, o_.settings);
     std::vector<SettingsHost> hosts;
     for (const auto* h : hosts_) hosts.push_back({h, provider_on(*h)});
-    fabric_settings_ =
-        std::make_unique<FabricSettings>(std::move(hosts), o_.fabric_links, nullptr, o_.timeout);
+    fabric_settings_ = std::make_unique<FabricSettings>(std::move(hosts), o_.fabric_links,
+                                                        multiplex_->get(), o_.timeout);
     try {
       const auto journal_on = [this](const inventory::Host& h) {
         return hosts_with_journals_.contains(h.name);
@@ -341,10 +348,6 @@ class Run {
   }
 
   void run_cases() {
-    MultiplexDir multiplex;
-    multiplex_ = &multiplex;
-    for (const auto* h : hosts_)
-      if (h->launcher == inventory::Launcher::ssh) multiplex.add_host(h);
     std::size_t i = 0;
     while (i < cases_.size() && !interrupt_.load()) {
       const std::size_t test = cases_[i].test;
@@ -360,7 +363,6 @@ class Run {
       i = end;
     }
     if (interrupt_.load()) record_.interrupted = true;
-    multiplex_ = nullptr;
   }
 
   void run_case(std::size_t k) {
@@ -494,7 +496,7 @@ class Run {
   std::string self_;
   std::optional<reports::RunDirectory> directory_;
   reports::RunRecord record_;
-  const MultiplexDir* multiplex_ = nullptr;
+  std::optional<MultiplexDir> multiplex_;  // from the preflight on; masters stopped with it
   bool preflight_failed_ = false;
   std::unique_ptr<SwitchPolling> switch_polling_;
   CaptureKeeping keeping_;  // the suite's capture.keep, or --keep-captures

@@ -10,6 +10,10 @@
 #include "rocehil/preflight/deploy.hpp"
 #include "rocehil/preflight/preflight.hpp"
 
+namespace rocehil::remote {
+struct SshMultiplex;
+}
+
 namespace rocehil::preflight {
 
 struct CheckOptions {
@@ -20,6 +24,9 @@ struct CheckOptions {
   std::string local_binary;          // what --deploy=binary copies (this executable)
   std::vector<DebPackage> packages;  // what --deploy=package installs (read_deb_packages)
   std::string controller_version;    // "rocehil X.Y.Z"
+  // The probe's ssh opens the caller's shared connection to each host (remote/host_ssh.hpp), so
+  // what the caller runs there next skips the handshake; none: a connection of its own.
+  const remote::SshMultiplex* multiplex = nullptr;
   // Called after each host, with the hosts done and the total, one call at a time (from the
   // fan-out's threads): the command line draws its progress bar from it.
   std::function<void(std::size_t done, std::size_t total)> on_progress;
