@@ -44,11 +44,14 @@ std::int64_t unix_s_now() {
 // A private directory for ssh's multiplexing sockets, removed (masters stopped) at the end.
 class MultiplexDir {
  public:
-  MultiplexDir() {
+  // The masters it stops at the end are those of `hosts` reached over ssh.
+  explicit MultiplexDir(const std::vector<const inventory::Host*>& hosts) {
     char path[] = "/tmp/rocehil-ssh-XXXXXX";
     if (mkdtemp(path) == nullptr)
       throw system_error("cannot make a directory for ssh's shared connections", errno);
     multiplex_.control_dir = path;
+    for (const auto* h : hosts)
+      if (h->launcher == inventory::Launcher::ssh) hosts_.push_back(h);
   }
   ~MultiplexDir() {
     for (const auto* host : hosts_)
@@ -60,11 +63,10 @@ class MultiplexDir {
   MultiplexDir(const MultiplexDir&) = delete;
   MultiplexDir& operator=(const MultiplexDir&) = delete;
   const remote::SshMultiplex* get() const { return &multiplex_; }
-  void add_host(const inventory::Host* h) { hosts_.insert(h); }
 
  private:
   remote::SshMultiplex multiplex_;
-  std::set<const inventory::Host*> hosts_;
+  std::vector<const inventory::Host*> hosts_;
 };
 
 class Run {
@@ -122,9 +124,7 @@ class Run {
                          .directory = directory_->path()});
     // One ssh connection per host for the whole run: the preflight's probe opens it, and the
     // settings, agents and captures after it reuse it instead of paying for a handshake each.
-    multiplex_.emplace();
-    for (const auto* h : hosts_)
-      if (h->launcher == inventory::Launcher::ssh) multiplex_->add_host(h);
+    multiplex_.emplace(hosts_);
     if (!preflight()) return finish();
     if (!apply_settings()) return finish();
     try {

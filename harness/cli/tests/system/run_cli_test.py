@@ -782,6 +782,19 @@ class RunTest(unittest.TestCase):
         self.assertEqual(len(errors), 1)
         self.assertTrue(errors[0].get("message").startswith("h2: "), errors[0].get("message"))
 
+    def test_a_run_opens_one_ssh_connection_to_each_host(self):
+        # The preflight's probe, the settings' reads and the agents share one connection a host
+        # (ControlMaster): each host's sshd logs one login for the whole run.
+        def logins(host):
+            path = os.path.join(TB["dir"], "run", f"rocehil-{TB['id']}-{host}.sshd.log")
+            with open(path) as f:
+                return f.read().count("Accepted publickey")
+        before = {h: logins(h) for h in ("h1", "h3")}
+        code, out, err = run(SMOKE, "--inventory", TB["inventory"], "--only", "p2p_lat",
+                             "--no-switches", reports=os.path.join(self.reports, "r"))
+        self.assertEqual(code, 0, out + err)
+        self.assertEqual({h: logins(h) - n for h, n in before.items()}, {"h1": 1, "h3": 1})
+
     def test_a_link_set_down_makes_its_case_an_error_naming_the_host(self):
         ns, nic = f"rocehil-{TB['id']}-h3", f"{TB['id']}-nic0"
         routes = subprocess.run(["ip", "netns", "exec", ns, "ip", "route", "show", "dev", nic],
