@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -172,11 +173,21 @@ class FabricBuilder {
 
   bool is_guest(const Namespace& ns) const { return o_.vm.enabled && ns.role == Role::host; }
 
+  // Each attempt waits for the banner until the deadline: sshd forks and re-executes itself for
+  // every connection, which in a guest under full emulation can take longer than any short
+  // attempt, and an attempt given up on only starts another such child.
   void wait_for_sshds(const std::vector<const Namespace*>& servers) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    const auto deadline = std::chrono::steady_clock::now() +
+                          (o_.vm.enabled ? std::chrono::seconds(60) : std::chrono::seconds(10));
     for (const Namespace* ns : servers) {
       std::string detail;
-      while (!ssh_banner(ns->mgmt_address, 500, detail)) {
+      const auto remaining_ms = [&] {
+        return static_cast<int>(
+            std::max<long long>(500, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         deadline - std::chrono::steady_clock::now())
+                                         .count()));
+      };
+      while (!ssh_banner(ns->mgmt_address, remaining_ms(), detail)) {
         if (std::chrono::steady_clock::now() > deadline)
           throw Error(ExitCode::infrastructure,
                       fmt::format("sshd in {} does not answer on {}:22 ({}); its log is {}",
