@@ -10,6 +10,8 @@ packages=(
   # libraries
   libibverbs-dev librdmacm-dev ibverbs-utils libpcap-dev libdpdk-dev libboost-dev libboost-filesystem-dev
   libcli11-dev libgtest-dev libgmock-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev
+  # the agents' control channel: TLS 1.3 on the run's secret
+  libssl-dev
   # the package's own checks: lintian on the .deb, man to read the page it installs
   lintian man-db
   # perftest: the engine rocehil runs on request and calibrates its own numbers against

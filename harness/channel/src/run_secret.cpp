@@ -1,0 +1,85 @@
+#include "rocehil/channel/run_secret.hpp"
+
+#include <openssl/crypto.h>
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+#include "rocehil/common/error.hpp"
+
+namespace rocehil::channel {
+
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+RunSecret RunSecret::generate() {
+  RunSecret s;
+  std::size_t filled = 0;
+  while (filled < bytes) {
+    const ssize_t n = ::getrandom(s.key_.data() + filled, bytes - filled, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw system_error("drawing the run's secret (getrandom)", errno);
+    }
+    filled += static_cast<std::size_t>(n);
+  }
+  return s;
+}
+
+std::optional<RunSecret> RunSecret::parse(std::string_view text) {
+  if (text.size() != 2 * bytes) return std::nullopt;
+  RunSecret s;
+  for (std::size_t i = 0; i < bytes; ++i) {
+    const int high = hex_value(text[2 * i]);
+    const int low = hex_value(text[2 * i + 1]);
+    if (high < 0 || low < 0) return std::nullopt;
+    s.key_[i] = static_cast<std::uint8_t>(high * 16 + low);
+  }
+  return s;
+}
+
+std::string RunSecret::for_launcher() const {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * bytes);
+  for (const std::uint8_t b : key_) {
+    out += digits[b >> 4];
+    out += digits[b & 0x0f];
+  }
+  return out;
+}
+
+bool RunSecret::operator==(const RunSecret& other) const noexcept {
+  return CRYPTO_memcmp(key_.data(), other.key_.data(), bytes) == 0;
+}
+
+RunSecret::~RunSecret() {
+  OPENSSL_cleanse(key_.data(), bytes);
+}
+
+std::optional<RunSecret> take_secret_from_environment() {
+  const std::string name(secret_environment_variable);
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr) return std::nullopt;
+  std::string text(value);
+  ::unsetenv(name.c_str());
+  auto secret = RunSecret::parse(text);
+  OPENSSL_cleanse(text.data(), text.size());
+  if (!secret)
+    throw input_error(name +
+                      " is set but is not a run secret (64 hex digits, as the controller that "
+                      "launched this agent hands it over); start the agent from 'rocehil run'");
+  return secret;
+}
+
+}  // namespace rocehil::channel
