@@ -205,12 +205,9 @@ Step TlsSession::handshake() {
   return fail_from_queue("the TLS handshake", e);
 }
 
-Transfer TlsSession::read(std::span<char> out) {
-  if (!handshake_done_) return {0, Step::failed, false};
-  ERR_clear_error();
-  errno = 0;
-  std::size_t n = 0;
-  const int r = SSL_read_ex(ssl_->ssl, out.data(), out.size(), &n);
+// SSL_read_ex's or SSL_write_ex's return as a Transfer. A read may also find the peer gone:
+// cleanly (close_notify) or cut off (end of file without it), both `closed`.
+Transfer TlsSession::transfer_result(int r, std::size_t n, std::string_view during) {
   if (r == 1) return {n, Step::done, false};
   const int e = SSL_get_error(ssl_->ssl, r);
   if (e == SSL_ERROR_WANT_READ) return {0, Step::want_read, false};
@@ -222,7 +219,16 @@ Transfer TlsSession::read(std::span<char> out) {
     failure_ = "the connection ended without TLS's close (the peer stopped or was cut off)";
     return {0, Step::done, true};
   }
-  return {0, fail_from_queue("reading", e), false};
+  return {0, fail_from_queue(during, e), false};
+}
+
+Transfer TlsSession::read(std::span<char> out) {
+  if (!handshake_done_) return {0, Step::failed, false};
+  ERR_clear_error();
+  errno = 0;
+  std::size_t n = 0;
+  const int r = SSL_read_ex(ssl_->ssl, out.data(), out.size(), &n);
+  return transfer_result(r, n, "reading");
 }
 
 Transfer TlsSession::write(std::span<const char> in) {
@@ -231,11 +237,7 @@ Transfer TlsSession::write(std::span<const char> in) {
   errno = 0;
   std::size_t n = 0;
   const int r = SSL_write_ex(ssl_->ssl, in.data(), in.size(), &n);
-  if (r == 1) return {n, Step::done, false};
-  const int e = SSL_get_error(ssl_->ssl, r);
-  if (e == SSL_ERROR_WANT_READ) return {0, Step::want_read, false};
-  if (e == SSL_ERROR_WANT_WRITE) return {0, Step::want_write, false};
-  return {0, fail_from_queue("writing", e), false};
+  return transfer_result(r, n, "writing");
 }
 
 }  // namespace rocehil::channel

@@ -73,12 +73,23 @@ std::pair<Step, std::string> controller_given(const std::string& bytes) {
   return {s, controller.failure()};
 }
 
-TEST(TlsSession, BothSidesWithTheRunsSecretConnectAndCarryLinesBothWays) {
+// An agent and a controller session on the two ends of one socket pair.
+struct Pair {
   SocketPair wire;
-  const TlsContext agent_side(Side::agent, secret_a(), "run-1");
-  const TlsContext controller_side(Side::controller, secret_a(), "run-1");
-  TlsSession agent(agent_side, wire.agent());
-  TlsSession controller(controller_side, wire.controller());
+  TlsContext agent_side, controller_side;
+  TlsSession agent, controller;
+  Pair(const RunSecret& agent_secret, std::string_view agent_run, const RunSecret& secret,
+       std::string_view run)
+      : agent_side(Side::agent, agent_secret, agent_run),
+        controller_side(Side::controller, secret, run),
+        agent(agent_side, wire.agent()),
+        controller(controller_side, wire.controller()) {}
+};
+
+TEST(TlsSession, BothSidesWithTheRunsSecretConnectAndCarryLinesBothWays) {
+  Pair p(secret_a(), "run-1", secret_a(), "run-1");
+  TlsSession& agent = p.agent;
+  TlsSession& controller = p.controller;
   const auto [a, c] = pump(agent, controller);
   ASSERT_EQ(a, Step::done) << agent.failure();
   ASSERT_EQ(c, Step::done) << controller.failure();
@@ -102,35 +113,26 @@ TEST(TlsSession, BothSidesWithTheRunsSecretConnectAndCarryLinesBothWays) {
 }
 
 TEST(TlsSession, WhatCrossesTheWireIsNotTheText) {
-  SocketPair wire, tap;
-  const TlsContext agent_side(Side::agent, secret_a(), "run-1");
-  const TlsContext controller_side(Side::controller, secret_a(), "run-1");
-  TlsSession agent(agent_side, wire.agent());
-  TlsSession controller(controller_side, wire.controller());
-  ASSERT_EQ(pump(agent, controller), std::make_pair(Step::done, Step::done));
+  Pair p(secret_a(), "run-1", secret_a(), "run-1");
+  ASSERT_EQ(pump(p.agent, p.controller), std::make_pair(Step::done, Step::done));
   const std::string secret_line = "settings: roce_np.min_time_between_cnps=8\n";
-  ASSERT_EQ(agent.write(secret_line).bytes, secret_line.size());
+  ASSERT_EQ(p.agent.write(secret_line).bytes, secret_line.size());
   // Read the record off the controller's socket raw: the text is not in it, nor the key.
-  const std::string raw = drain(wire.controller());
+  const std::string raw = drain(p.wire.controller());
   EXPECT_GT(raw.size(), secret_line.size());  // header and tag around the ciphertext
   EXPECT_EQ(raw.find("roce_np"), std::string::npos);
   EXPECT_EQ(raw.find(secret_a().for_launcher()), std::string::npos);
 }
 
 TEST(TlsSession, AnAgentWithAnotherSecretIsRefusedOnBothSides) {
-  SocketPair wire;
-  const RunSecret other = RunSecret::generate();
-  const TlsContext agent_side(Side::agent, other, "run-1");
-  const TlsContext controller_side(Side::controller, secret_a(), "run-1");
-  TlsSession agent(agent_side, wire.agent());
-  TlsSession controller(controller_side, wire.controller());
-  const auto [a, c] = pump(agent, controller);
+  Pair p(RunSecret::generate(), "run-1", secret_a(), "run-1");
+  const auto [a, c] = pump(p.agent, p.controller);
   EXPECT_EQ(c, Step::failed);
-  EXPECT_EQ(controller.failure(),
+  EXPECT_EQ(p.controller.failure(),
             "the agent does not hold this run's secret (its key does not verify)");
   EXPECT_EQ(a, Step::failed);
-  EXPECT_NE(agent.failure().find("refused this agent's secret"), std::string::npos)
-      << agent.failure();
+  EXPECT_NE(p.agent.failure().find("refused this agent's secret"), std::string::npos)
+      << p.agent.failure();
 }
 
 TEST(TlsSession, AControllerWithoutTheSecretIsRefusedByTheAgentEvenWithACertificate) {
@@ -174,15 +176,11 @@ TEST(TlsSession, AControllerWithoutTheSecretIsRefusedByTheAgentEvenWithACertific
 }
 
 TEST(TlsSession, AnAgentOfAnotherRunIsNamedAndRefused) {
-  SocketPair wire;
-  const TlsContext agent_side(Side::agent, secret_a(), "20261127T0300Z-nightly");
-  const TlsContext controller_side(Side::controller, secret_a(), "20261128T0300Z-nightly");
-  TlsSession agent(agent_side, wire.agent());
-  TlsSession controller(controller_side, wire.controller());
-  const auto [a, c] = pump(agent, controller);
+  Pair p(secret_a(), "20261127T0300Z-nightly", secret_a(), "20261128T0300Z-nightly");
+  const auto [a, c] = pump(p.agent, p.controller);
   EXPECT_EQ(c, Step::failed);
   EXPECT_EQ(a, Step::failed);
-  EXPECT_EQ(controller.failure(),
+  EXPECT_EQ(p.controller.failure(),
             "an agent of run '20261127T0300Z-nightly' dialed in; this is run "
             "'20261128T0300Z-nightly'");
 }

@@ -79,6 +79,7 @@ class TlsSession {
   struct Ssl;
   friend struct PskCallbacks;
   Step fail_from_queue(std::string_view during, int ssl_error);
+  Transfer transfer_result(int ssl_return, std::size_t bytes, std::string_view during);
 
   const TlsContext& context_;
   std::unique_ptr<Ssl> ssl_;
