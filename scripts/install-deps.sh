@@ -18,6 +18,8 @@ packages=(
   perftest
   # capture tools the tests compare against, and the packet builder they use
   tshark tcpdump python3 python3-scapy python3-yaml
+  # the independent TLS server the dialing agent is tested against (openssl s_server)
+  openssl
   # the virtual fabric, and what its tests check it with
   iproute2 nftables ethtool openssh-server openssh-client procps iputils-ping util-linux
   # the switches' view: SNMP agents and LLDP in the testbed's switches, net-snmp's tools the

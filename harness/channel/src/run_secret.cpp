@@ -69,9 +69,12 @@ RunSecret::~RunSecret() {
 
 std::optional<RunSecret> take_secret_from_environment() {
   const std::string name(secret_environment_variable);
-  const char* value = std::getenv(name.c_str());
+  char* value = std::getenv(name.c_str());
   if (value == nullptr) return std::nullopt;
   std::string text(value);
+  // Wiped where it lies before it is unset: unsetenv only drops the pointer, and the string
+  // the process started with stays readable in /proc/PID/environ.
+  OPENSSL_cleanse(value, text.size());
   ::unsetenv(name.c_str());
   auto secret = RunSecret::parse(text);
   OPENSSL_cleanse(text.data(), text.size());

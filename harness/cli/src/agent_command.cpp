@@ -1,5 +1,8 @@
 #include "agent_command.hpp"
 
+#include <memory>
+
+#include "rocehil/agent/dial_home.hpp"
 #include "rocehil/agent/stdio_loop.hpp"
 
 namespace rocehil::cli {
@@ -8,7 +11,15 @@ void add_agent_command(CLI::App& app, int& exit_code) {
   CLI::App* agent = app.add_subcommand(
       "agent",
       "Run traffic for a controller: JSON lines on stdin, replies on stdout (started over ssh by "
-      "'rocehil run' and 'rocehil traffic client'; no port is opened).");
+      "'rocehil run' and 'rocehil traffic client'; no port is opened), or over a TLS connection "
+      "it dials (--connect).");
+  auto connect = std::make_shared<std::string>();
+  auto run_id = std::make_shared<std::string>();
+  agent->add_option("--connect", *connect,
+                    "Dial the controller at ADDRESS:PORT instead of reading stdin: TLS 1.3 on the "
+                    "run's secret, which comes from ROCEHIL_RUN_SECRET or stdin's first line "
+                    "(never the command line)");
+  agent->add_option("--run-id", *run_id, "The run this agent belongs to (with --connect)");
   agent->footer(R"(
 Protocol (version 1), one JSON object per line; "id" is copied into the replies:
   {"v":1,"op":"hello","id":1}                      -> hello: version, providers, devices
@@ -18,8 +29,26 @@ Protocol (version 1), one JSON object per line; "id" is copied into the replies:
   {"v":1,"op":"start","id":4,"seconds":5}          -> started, stats..., results
   {"v":1,"op":"stop","id":5}                       -> results
 A bad line gets {"op":"error","error":"..."} and the agent reads on; when stdin closes it stops
-its traffic and exits. Try it: printf '{"v":1,"op":"hello"}\n' | rocehil agent)");
-  agent->callback([&exit_code] { exit_code = agent::run_agent_stdio(0, 1, ROCEHIL_VERSION); });
+its traffic and exits. Try it: printf '{"v":1,"op":"hello"}\n' | rocehil agent
+
+Dialing home (--connect ADDRESS:PORT --run-id ID): the same protocol over TLS 1.3 whose key is
+the run's secret, so only the run's controller can command the agent and only the run's agents
+can join; when the controller goes, the agent stops its traffic, puts back what it set, and
+exits. An agent that cannot connect or is refused exits 3 saying so.)");
+  agent->callback([&exit_code, connect, run_id, agent] {
+    if (connect->empty()) {
+      if (agent->count("--run-id") > 0)
+        throw CLI::ValidationError("--run-id", "goes with --connect (a dialing agent's run)");
+      exit_code = agent::run_agent_stdio(0, 1, ROCEHIL_VERSION);
+      return;
+    }
+    if (run_id->empty())
+      throw CLI::ValidationError("--run-id", "is required with --connect: the run to join");
+    agent::DialOptions options;
+    agent::parse_connect_address(*connect, options);
+    options.run_id = *run_id;
+    exit_code = agent::run_agent_dialing(options, agent::read_run_secret(0), ROCEHIL_VERSION);
+  });
 }
 
 }  // namespace rocehil::cli

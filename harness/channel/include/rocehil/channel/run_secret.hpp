@@ -45,8 +45,9 @@ class RunSecret {
 // The environment variable a launcher sets for `rocehil agent --connect`.
 inline constexpr std::string_view secret_environment_variable = "ROCEHIL_RUN_SECRET";
 
-// The secret from the environment variable, which is then removed from this process's
-// environment (so no child it starts, and no /proc/PID/environ read after, carries it).
+// The secret from the environment variable, which is then wiped and removed from this
+// process's environment (so no child it starts carries it, and /proc/PID/environ no longer
+// shows it).
 // nullopt when the variable is unset; throws rocehil::Error (bad input) when it is set to
 // something that is not a secret.
 std::optional<RunSecret> take_secret_from_environment();

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string>
+
+namespace rocehil::agent {
+
+// How an agent hears its controller and answers it: a pipe pair (stdio, started over ssh or a
+// Slurm step), or a TLS connection it dialed (dial_home.hpp). serve_controller() runs the same
+// protocol over either.
+class AgentTransport {
+ public:
+  virtual ~AgentTransport() = default;
+  // A descriptor that is readable when read_available() has something to give (or the
+  // controller has gone).
+  virtual int poll_fd() const = 0;
+  // Appends what has arrived to `out`; false once the controller has gone.
+  virtual bool read_available(std::string& out) = 0;
+  // Sends one whole line; false once the controller has gone.
+  virtual bool write_line(const std::string& line) = 0;
+};
+
+// Serves one controller until it goes: one JSON request per line in, replies and events out
+// (protocol.hpp); then stops traffic and releases what the session holds. Returns the exit code.
+int serve_controller(AgentTransport& transport, const std::string& version);
+
+}  // namespace rocehil::agent

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "rocehil/channel/run_secret.hpp"
+
+namespace rocehil::agent {
+
+// Where an agent that dials home connects, and as what.
+struct DialOptions {
+  std::string address;  // the controller's IPv4 address
+  std::uint16_t port = 0;
+  std::string run_id;  // the run the agent belongs to (its key's identity; not secret)
+  // To connect and to complete the handshake, each.
+  std::chrono::milliseconds deadline{10'000};
+};
+
+// "198.19.0.1:7000" -> address and port; throws rocehil::Error (bad input) naming the flag.
+void parse_connect_address(const std::string& text, DialOptions& options);
+
+// The run's secret for an agent: from ROCEHIL_RUN_SECRET when its launcher set it (which then
+// leaves the environment), else the first line of `in_fd` (what an ssh launcher writes to the
+// agent's stdin). Throws rocehil::Error (bad input) when neither holds one.
+channel::RunSecret read_run_secret(int in_fd);
+
+// `rocehil agent --connect`: connects to the controller, proves it holds the run's secret (and
+// checks the controller does, over TLS 1.3: channel/tls_session.hpp), then serves it as over
+// stdio until it goes; traffic is then stopped and what the session set is put back. Throws
+// rocehil::Error (infrastructure) naming the address when it cannot connect or the handshake
+// fails; returns the exit code otherwise.
+int run_agent_dialing(const DialOptions& options, const channel::RunSecret& secret,
+                      const std::string& version);
+
+}  // namespace rocehil::agent

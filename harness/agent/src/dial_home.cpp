@@ -1,0 +1,173 @@
+// The agent that dials its controller: a TCP connection, TLS on the run's secret, and then the
+// same protocol loop as on stdio.
+#include "rocehil/agent/dial_home.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include "rocehil/agent/agent_transport.hpp"
+#include "rocehil/channel/tls_session.hpp"
+#include "rocehil/common/error.hpp"
+
+namespace rocehil::agent {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int left_ms(Clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  return static_cast<int>(std::max<std::int64_t>(0, left.count()));
+}
+
+// Waits until `fd` is ready as a TLS step asks, or the deadline; false at the deadline.
+bool wait_for(int fd, channel::Step step, Clock::time_point deadline) {
+  pollfd p{fd, static_cast<short>(step == channel::Step::want_write ? POLLOUT : POLLIN), 0};
+  return poll(&p, 1, left_ms(deadline)) > 0;
+}
+
+class Socket {
+ public:
+  explicit Socket(int fd) : fd_(fd) {}
+  ~Socket() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Socket(const Socket&) = delete;
+  Socket& operator=(const Socket&) = delete;
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+int connect_within(const DialOptions& o, Clock::time_point deadline) {
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(o.port);
+  if (::inet_pton(AF_INET, o.address.c_str(), &sa.sin_addr) != 1)
+    throw input_error(fmt::format("--connect: '{}' is not an IPv4 address", o.address));
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw system_error("agent: a socket to dial the controller", errno);
+  const int on = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);  // lines, not bulk
+  int err = 0;
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa) != 0) {
+    err = errno;
+    if (err == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      if (poll(&p, 1, left_ms(deadline)) <= 0) {
+        err = ETIMEDOUT;
+      } else {
+        socklen_t len = sizeof err;
+        ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+      }
+    }
+  }
+  if (err != 0) {
+    ::close(fd);
+    throw Error(ExitCode::infrastructure,
+                fmt::format("agent: cannot reach the controller at {}:{}: {}; is 'rocehil run' "
+                            "listening there, and does the inventory's controller address reach "
+                            "it from this host?",
+                            o.address, o.port, std::strerror(err)),
+                err);
+  }
+  return fd;
+}
+
+class TlsTransport final : public AgentTransport {
+ public:
+  TlsTransport(int fd, channel::TlsSession& session) : fd_(fd), session_(session) {}
+  int poll_fd() const override { return fd_; }
+
+  // Everything TLS has for us now: it may hold decrypted records beyond what one read takes.
+  bool read_available(std::string& out) override {
+    char chunk[16384];
+    while (true) {
+      const channel::Transfer t = session_.read(chunk);
+      out.append(chunk, t.bytes);
+      if (t.closed || t.step == channel::Step::failed) return false;
+      if (t.bytes == 0) return true;  // wants the socket readable again
+    }
+  }
+
+  bool write_line(const std::string& line) override {
+    std::string_view rest = line;
+    while (!rest.empty()) {
+      const channel::Transfer t = session_.write(rest);
+      if (t.step == channel::Step::failed || t.closed) return false;
+      rest.remove_prefix(t.bytes);
+      // A full socket: the controller reads everyone's lines in one loop; give it a while.
+      if (t.bytes == 0 && !wait_for(fd_, t.step, Clock::now() + std::chrono::seconds(30)))
+        return false;
+    }
+    return true;
+  }
+
+ private:
+  int fd_;
+  channel::TlsSession& session_;
+};
+
+}  // namespace
+
+void parse_connect_address(const std::string& text, DialOptions& options) {
+  const std::size_t colon = text.rfind(':');
+  unsigned port = 0;
+  const char* end = text.data() + text.size();
+  if (colon == std::string::npos || colon == 0 ||
+      std::from_chars(text.data() + colon + 1, end, port).ptr != end || port == 0 || port > 65535)
+    throw input_error(fmt::format(
+        "--connect '{}': give the controller as ADDRESS:PORT (198.19.0.1:7000), as 'rocehil run' "
+        "hands it to its agents",
+        text));
+  options.address = text.substr(0, colon);
+  options.port = static_cast<std::uint16_t>(port);
+}
+
+channel::RunSecret read_run_secret(int in_fd) {
+  if (auto secret = channel::take_secret_from_environment()) return *secret;
+  // One line, read a byte at a time: what follows it on stdin is not ours to consume.
+  std::string line;
+  char c = 0;
+  while (line.size() <= 2 * channel::RunSecret::bytes && ::read(in_fd, &c, 1) == 1 && c != '\n')
+    line += c;
+  auto secret = channel::RunSecret::parse(line);
+  std::fill(line.begin(), line.end(), '\0');
+  if (!secret)
+    throw input_error(
+        "agent --connect: no run secret (ROCEHIL_RUN_SECRET unset, and stdin's first line is not "
+        "one); start dialing agents from 'rocehil run', which hands each its run's secret");
+  return *secret;
+}
+
+int run_agent_dialing(const DialOptions& options, const channel::RunSecret& secret,
+                      const std::string& version) {
+  const Clock::time_point deadline = Clock::now() + options.deadline;
+  const Socket socket(connect_within(options, deadline));
+  const channel::TlsContext context(channel::Side::agent, secret, options.run_id);
+  channel::TlsSession session(context, socket.fd());
+  for (channel::Step step = session.handshake(); step != channel::Step::done;
+       step = session.handshake()) {
+    if (step == channel::Step::failed || !wait_for(socket.fd(), step, deadline))
+      throw Error(ExitCode::infrastructure,
+                  fmt::format("agent: the controller at {}:{} {}", options.address, options.port,
+                              step == channel::Step::failed
+                                  ? "refused it: " + session.failure()
+                                  : std::string("did not complete the handshake in time")));
+  }
+  TlsTransport transport(socket.fd(), session);
+  return serve_controller(transport, version);
+}
+
+}  // namespace rocehil::agent

@@ -1,0 +1,149 @@
+"""System tests of `rocehil agent --connect`: the real binary dialing a controller played by
+OpenSSL's own `openssl s_server` (TLS 1.3, an external PSK, no certificate), an implementation
+independent of rocehil's, over TCP on loopback.
+
+Usage: python3 agent_dial_cli_test.py PATH/TO/rocehil
+"""
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import unittest
+
+ROCEHIL = None
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Controller:
+    """openssl s_server holding `key` for run `run_id`: what it reads from the agent lands in
+    its stdout, what the test writes to its stdin goes to the agent."""
+
+    def __init__(self, key, run_id):
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            ["openssl", "s_server", "-accept", f"127.0.0.1:{self.port}", "-nocert", "-tls1_3",
+             "-ciphersuites", "TLS_AES_128_GCM_SHA256", "-psk", key, "-psk_identity",
+             f"rocehil-run:{run_id}", "-quiet", "-naccept", "1"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # Listening once the port can no longer be bound (a probe connection would be the one
+        # connection -naccept allows).
+        for _ in range(500):
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", self.port))
+                except OSError:
+                    return
+            time.sleep(0.01)
+        raise AssertionError(f"openssl s_server did not listen: {self.proc.stderr.read()}")
+
+    def hello(self, request_id):
+        """Sends the agent a hello and returns its reply, parsed."""
+        self.proc.stdin.write(b'{"v":1,"op":"hello","id":%d}\n' % request_id)
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        close_pipes(self.proc)
+
+
+def close_pipes(p):
+    for pipe in (p.stdin, p.stdout, p.stderr):
+        if pipe:
+            pipe.close()
+
+
+STARTED = []  # every agent process a test started, ended and closed in tearDown
+
+
+def agent(port, run_id, key=None, stdin_key=None):
+    env = dict(os.environ)
+    env.pop("ROCEHIL_RUN_SECRET", None)
+    if key is not None:
+        env["ROCEHIL_RUN_SECRET"] = key
+    p = subprocess.Popen([ROCEHIL, "agent", "--connect", f"127.0.0.1:{port}", "--run-id", run_id],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env)
+    STARTED.append(p)
+    if stdin_key is not None:
+        p.stdin.write((stdin_key + "\n").encode())
+        p.stdin.flush()
+    return p
+
+
+class AgentDialTest(unittest.TestCase):
+    def setUp(self):
+        if shutil.which("openssl") is None:
+            self.skipTest("openssl (the independent TLS server) is not installed")
+
+    def tearDown(self):
+        while STARTED:
+            p = STARTED.pop()
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+            close_pipes(p)
+
+    def test_an_agent_serves_openssls_server_over_the_runs_key_and_hides_the_key(self):
+        key = secrets.token_hex(32)
+        controller = Controller(key, "r1")
+        try:
+            a = agent(controller.port, "r1", key=key)
+            hello = controller.hello(1)
+            self.assertEqual(hello["op"], "hello")
+            self.assertEqual(hello["id"], 1)
+            self.assertIn("soft", hello["providers"])
+            # The key reached the agent through its environment, which no longer shows it, and
+            # never through its command line.
+            for shown in ("cmdline", "environ"):
+                with open(f"/proc/{a.pid}/{shown}", "rb") as f:
+                    self.assertFalse(key.encode() in f.read(), f"the key is in /proc/PID/{shown}")
+            # The controller goes: the agent stops and exits 0.
+            controller.close()
+            self.assertEqual(a.wait(timeout=30), 0, a.stderr.read().decode())
+        finally:
+            controller.close()
+
+    def test_the_key_may_come_as_stdins_first_line(self):
+        key = secrets.token_hex(32)
+        controller = Controller(key, "r2")
+        try:
+            a = agent(controller.port, "r2", stdin_key=key)
+            self.assertEqual(controller.hello(7)["id"], 7)
+            controller.close()
+            self.assertEqual(a.wait(timeout=30), 0)
+        finally:
+            controller.close()
+
+    def test_another_key_is_refused_and_the_agent_exits_3_naming_the_controller(self):
+        controller = Controller(secrets.token_hex(32), "r3")
+        try:
+            a = agent(controller.port, "r3", key=secrets.token_hex(32))
+            self.assertEqual(a.wait(timeout=30), 3)
+            err = a.stderr.read().decode()
+            self.assertIn(f"the controller at 127.0.0.1:{controller.port} refused it", err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+        finally:
+            controller.close()
+
+    def test_nobody_listening_exits_3_naming_the_address(self):
+        port = free_port()
+        a = agent(port, "r4", key=secrets.token_hex(32))
+        self.assertEqual(a.wait(timeout=30), 3)
+        self.assertIn(f"cannot reach the controller at 127.0.0.1:{port}", a.stderr.read().decode())
+
+
+if __name__ == "__main__":
+    ROCEHIL = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
