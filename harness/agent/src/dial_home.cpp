@@ -58,8 +58,7 @@ int connect_within(const DialOptions& o, Clock::time_point deadline) {
     throw input_error(fmt::format("--connect: '{}' is not an IPv4 address", o.address));
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) throw system_error("agent: a socket to dial the controller", errno);
-  const int on = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);  // lines, not bulk
+  configure_control_socket(fd);
   int err = 0;
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa) != 0) {
     err = errno;
@@ -120,6 +119,18 @@ class TlsTransport final : public AgentTransport {
 };
 
 }  // namespace
+
+void configure_control_socket(int fd) {
+  const int on = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);  // lines, not bulk
+  // A controller whose host dies or is cut off sends no FIN; keepalive probes find it gone
+  // (10 s idle, then 3 probes 5 s apart), the loop reads an error, and the agent stops.
+  const int idle_s = 10, interval_s = 5, probes = 3;
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle_s, sizeof idle_s);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval_s, sizeof interval_s);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof probes);
+}
 
 void parse_connect_address(const std::string& text, DialOptions& options) {
   const std::size_t colon = text.rfind(':');

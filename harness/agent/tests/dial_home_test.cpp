@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <future>
@@ -127,6 +130,24 @@ TEST(DialHome, NoControllerListeningIsAnErrorNamingWhere) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(DialHome, TheControlSocketProbesAControllerThatWentSilent) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  configure_control_socket(fd);
+  const auto option = [fd](int level, int name) {
+    int value = -1;
+    socklen_t len = sizeof value;
+    EXPECT_EQ(::getsockopt(fd, level, name, &value, &len), 0);
+    return value;
+  };
+  EXPECT_EQ(option(SOL_SOCKET, SO_KEEPALIVE), 1);
+  EXPECT_EQ(option(IPPROTO_TCP, TCP_KEEPIDLE), 10);
+  EXPECT_EQ(option(IPPROTO_TCP, TCP_KEEPINTVL), 5);
+  EXPECT_EQ(option(IPPROTO_TCP, TCP_KEEPCNT), 3);
+  EXPECT_EQ(option(IPPROTO_TCP, TCP_NODELAY), 1);
+  ::close(fd);
 }
 
 TEST(DialHome, TheControllersAddressIsAddressColonPort) {

@@ -17,6 +17,11 @@ struct DialOptions {
   std::chrono::milliseconds deadline{10'000};
 };
 
+// The agent's end of its control connection: no Nagle delay for its lines, and TCP keepalive so
+// that a controller gone without a word (its host down, the network cut) is noticed within about
+// 25 s and the agent stops its traffic then, not never.
+void configure_control_socket(int fd);
+
 // "198.19.0.1:7000" -> address and port; throws rocehil::Error (bad input) naming the flag.
 void parse_connect_address(const std::string& text, DialOptions& options);
 
