@@ -8,19 +8,9 @@
 #include <string>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/common/hex.hpp"
 
 namespace rocehil::channel {
-
-namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
 
 RunSecret RunSecret::generate() {
   RunSecret s;
@@ -40,8 +30,8 @@ std::optional<RunSecret> RunSecret::parse(std::string_view text) {
   if (text.size() != 2 * bytes) return std::nullopt;
   RunSecret s;
   for (std::size_t i = 0; i < bytes; ++i) {
-    const int high = hex_value(text[2 * i]);
-    const int low = hex_value(text[2 * i + 1]);
+    const int high = hex_digit_value(text[2 * i]);
+    const int low = hex_digit_value(text[2 * i + 1]);
     if (high < 0 || low < 0) return std::nullopt;
     s.key_[i] = static_cast<std::uint8_t>(high * 16 + low);
   }

@@ -8,17 +8,11 @@
 #include <cstring>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/common/hex.hpp"
 
 namespace rocehil::traffic::verbs {
 
 namespace {
-
-int hex_value(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 bool is_roce_v2(const GidEntry& entry) noexcept {
   return entry.type == IBV_GID_TYPE_ROCE_V2;
@@ -40,8 +34,8 @@ std::optional<ibv_gid> parse_gid(std::string_view text) noexcept {
   if (text.size() != 32) return std::nullopt;
   ibv_gid gid{};
   for (std::size_t i = 0; i < 16; ++i) {
-    const int high = hex_value(text[2 * i]);
-    const int low = hex_value(text[2 * i + 1]);
+    const int high = hex_digit_value(text[2 * i]);
+    const int low = hex_digit_value(text[2 * i + 1]);
     if (high < 0 || low < 0) return std::nullopt;
     gid.raw[i] = static_cast<std::uint8_t>(high << 4 | low);
   }
