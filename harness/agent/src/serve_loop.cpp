@@ -1,11 +1,14 @@
-// The agent's loop over its transport: requests in, replies out, the session ticking between.
+// The agent's loop over its transport: requests in, replies out, the sessions ticking between.
 #include <fmt/format.h>
 #include <poll.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <map>
+#include <memory>
 #include <string_view>
+#include <vector>
 
 #include "rocehil/agent/agent_transport.hpp"
 #include "rocehil/agent/protocol.hpp"
@@ -23,22 +26,89 @@ int poll_timeout_ms(AgentSession::Clock::time_point next) {
   return static_cast<int>(std::clamp<std::int64_t>(left.count() + 1, 0, 1000));
 }
 
+// The sessions a controller has opened on this connection, each its own state machine whose
+// replies carry its number.
+class Sessions {
+ public:
+  Sessions(AgentTransport& transport, const std::string& version)
+      : transport_(transport), version_(version) {}
+
+  bool open() const { return out_open_; }
+
+  void send(const Reply& reply) {
+    if (out_open_) out_open_ = transport_.write_line(to_json_line(reply) + "\n");
+  }
+
+  void handle(const Request& request) {
+    auto it = sessions_.find(request.session);
+    if (it == sessions_.end()) {
+      if (std::holds_alternative<EndRequest>(request.body))  // nothing to end: say so, idempotent
+        return send(Reply{request.id, EndedReply{}, request.session});
+      if (sessions_.size() >= max_agent_sessions)
+        return send(Reply{request.id,
+                          ErrorReply{fmt::format("this agent already serves {} sessions; end one "
+                                                 "before opening session {}",
+                                                 max_agent_sessions, request.session)},
+                          request.session});
+      const SessionId id = request.session;
+      it = sessions_
+               .emplace(id, std::make_unique<AgentSession>(
+                                [this, id](const Reply& reply) {
+                                  Reply stamped = reply;
+                                  stamped.session = id;
+                                  send(stamped);
+                                },
+                                version_))
+               .first;
+    }
+    it->second->handle(request);
+    if (std::holds_alternative<EndRequest>(request.body)) sessions_.erase(it);
+  }
+
+  // The transport and every session's wake descriptor, the transport first.
+  std::vector<pollfd>& poll_set() {
+    fds_.assign(1, pollfd{transport_.poll_fd(), POLLIN, 0});
+    for (const auto& [id, session] : sessions_) fds_.push_back({session->wake_fd(), POLLIN, 0});
+    return fds_;
+  }
+
+  AgentSession::Clock::time_point next_tick() const {
+    auto next = AgentSession::Clock::time_point::max();
+    for (const auto& [id, session] : sessions_) next = std::min(next, session->next_tick());
+    return next;
+  }
+
+  void tick() {
+    for (const auto& [id, session] : sessions_) session->tick();
+  }
+
+  // The controller has gone: every session stops its traffic and releases what it holds.
+  void shutdown() {
+    for (const auto& [id, session] : sessions_) session->shutdown();
+    sessions_.clear();
+  }
+
+ private:
+  AgentTransport& transport_;
+  const std::string& version_;
+  bool out_open_ = true;
+  std::map<SessionId, std::unique_ptr<AgentSession>> sessions_;
+  std::vector<pollfd> fds_;
+};
+
 }  // namespace
 
 int serve_controller(AgentTransport& transport, const std::string& version) {
   // A controller that goes away must not kill the agent with SIGPIPE before it stops traffic.
   std::signal(SIGPIPE, SIG_IGN);
-  bool out_open = true;
-  const auto send = [&](const Reply& reply) {
-    if (out_open) out_open = transport.write_line(to_json_line(reply) + "\n");
-  };
-  AgentSession session(send, version);
+  Sessions sessions(transport, version);
 
   std::string pending;
   bool discarding = false;  // inside a line that was too long: drop it up to its newline
-  while (out_open) {
-    pollfd fds[2] = {{transport.poll_fd(), POLLIN, 0}, {session.wake_fd(), POLLIN, 0}};
-    const int ready = poll(fds, 2, poll_timeout_ms(session.next_tick()));
+  while (sessions.open()) {
+    std::vector<pollfd>& fds = sessions.poll_set();
+    const int ready =
+        poll(fds.data(), static_cast<nfds_t>(fds.size()), poll_timeout_ms(sessions.next_tick()));
     if (ready < 0 && errno != EINTR) throw system_error("agent: poll", errno);
     if (ready > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       if (!transport.read_available(pending)) break;  // the controller is gone: stop and leave
@@ -53,23 +123,23 @@ int serve_controller(AgentTransport& transport, const std::string& version) {
         if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
         ParsedRequest parsed = parse_request(line);
         if (parsed.request)
-          session.handle(*parsed.request);
+          sessions.handle(*parsed.request);
         else
-          send(Reply{parsed.id, ErrorReply{std::move(parsed.error)}});
+          sessions.send(Reply{parsed.id, ErrorReply{std::move(parsed.error)}, parsed.session});
       }
       pending.erase(0, start);
       if (pending.size() > max_agent_line_bytes) {
-        send(Reply{std::nullopt,
-                   ErrorReply{fmt::format("a request line is longer than {} bytes; it was "
-                                          "dropped (one JSON object per line)",
-                                          max_agent_line_bytes)}});
+        sessions.send(
+            Reply{std::nullopt, ErrorReply{fmt::format("a request line is longer than {} bytes; it "
+                                                       "was dropped (one JSON object per line)",
+                                                       max_agent_line_bytes)}});
         pending.clear();
         discarding = true;
       }
     }
-    session.tick();
+    sessions.tick();
   }
-  session.shutdown();
+  sessions.shutdown();
   return 0;
 }
 

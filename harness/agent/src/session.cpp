@@ -118,6 +118,9 @@ void AgentSession::handle(const Request& request) {
             if (state_ == State::running)
               return error(id, "settings: a workload is running; send stop first");
             emit_(Reply{id, handle_settings(body, host_settings_places())});
+          } else if constexpr (std::is_same_v<T, EndRequest>) {
+            shutdown();
+            emit_(Reply{id, EndedReply{}});
           }  // capture requests were handled above
         },
         request.body);

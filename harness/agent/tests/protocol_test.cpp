@@ -205,6 +205,30 @@ TEST(AgentProtocolRoundTrip, HelloAndStopKeepTheirIds) {
   request_round_trip<StopRequest>(Request{std::nullopt, StopRequest{}});
 }
 
+// A connection that carries several sessions (an agent that dialed home) names each line's
+// session; session 0, stdio's only one, is absent on the wire.
+TEST(AgentProtocolRoundTrip, SessionsAndTheirEnd) {
+  EXPECT_EQ(to_json_line(Request{3, HelloRequest{}, 0}), R"({"v":1,"op":"hello","id":3})");
+  EXPECT_EQ(to_json_line(Request{3, EndRequest{}, 17}),
+            R"({"v":1,"op":"end","id":3,"session":17})");
+  for (const SessionId session : {SessionId{0}, SessionId{1}, SessionId{4294967295u}}) {
+    request_round_trip<EndRequest>(Request{1, EndRequest{}, session});
+    const ParsedRequest p = parse_request(to_json_line(Request{2, StopRequest{}, session}));
+    ASSERT_TRUE(p.request.has_value()) << p.error;
+    EXPECT_EQ(p.request->session, session);
+    EXPECT_EQ(p.session, session);
+    const ParsedReply r = parse_reply(to_json_line(Reply{2, EndedReply{}, session}));
+    ASSERT_TRUE(r.reply.has_value()) << r.error;
+    EXPECT_EQ(r.reply->session, session);
+    EXPECT_TRUE(std::holds_alternative<EndedReply>(r.reply->body));
+  }
+  // A refused line still names its session, so the error goes back to the session that sent it.
+  const ParsedRequest refused = parse_request(R"({"v":1,"op":"setup","id":4,"session":9,"qps":0})");
+  EXPECT_FALSE(refused.request.has_value());
+  EXPECT_EQ(refused.session, 9u);
+  EXPECT_EQ(refused.id, 4u);
+}
+
 TEST(AgentProtocolRoundTrip, SetupWithEveryFieldSet) {
   SetupRequest s;
   s.provider = "verbs";
@@ -775,13 +799,14 @@ TEST(AgentProtocolRejects, HostileBytes) {
 
 TEST(AgentProtocolRejects, DepthUpToSixteenIsOnlyAnUnknownField) {
   // 1 level for the object + 15 arrays: the pre-scan lets it through, the field check refuses it.
-  expect_rejected({{R"({"v":1,"op":"hello","x":)" + nested(15) + "}",
-                    "hello: unknown field 'x' (hello takes no fields besides v, op and id)"},
-                   // Brackets inside strings are not nesting.
-                   {setup_prefix + R"("device":")" + std::string(20, '[') + R"("})",
-                    "setup: field 'device' must be an RDMA device name such as mlx5_0: up to 64 "
-                    "letters, digits, '_', '.', ':' or '-', got \"[[[[[[[[[[[[[[[[[[[[\""}},
-                  false);
+  expect_rejected(
+      {{R"({"v":1,"op":"hello","x":)" + nested(15) + "}",
+        "hello: unknown field 'x' (hello takes no fields besides v, op, id and session)"},
+       // Brackets inside strings are not nesting.
+       {setup_prefix + R"("device":")" + std::string(20, '[') + R"("})",
+        "setup: field 'device' must be an RDMA device name such as mlx5_0: up to 64 "
+        "letters, digits, '_', '.', ':' or '-', got \"[[[[[[[[[[[[[[[[[[[[\""}},
+      false);
   // A line of exactly the limit is read.
   std::string padded = R"({"v":1,"op":"hello"})";
   padded.resize(max_agent_line_bytes, ' ');
@@ -805,20 +830,20 @@ TEST(AgentProtocolRejects, Envelope) {
            "protocol version -1 is not supported (this agent speaks 1): " + fix},
           {R"({"v":1})",
            "missing field 'op' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop, perftest, settings)"},
+           "capture_stop, perftest, settings, end)"},
           {R"({"v":1,"op":5})", "field 'op' must be a string, got 5"},
           {R"({"v":1,"op":"frobnicate"})",
            "unknown op 'frobnicate' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop, perftest, settings)"},
+           "capture_stop, perftest, settings, end)"},
           {R"({"v":1,"op":"Hello"})",
            "unknown op 'Hello' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop, perftest, settings)"},
+           "capture_stop, perftest, settings, end)"},
           {R"({"v":1,"op":"\u001b[2J\u0007it's a very long op name, longer than forty"})",
            "unknown op '\\x1b[2J\\x07it\\'s a very long op name, longer th...' (known: hello, "
-           "setup, connect, start, stop, capture_start, capture_stop, perftest, settings)"},
+           "setup, connect, start, stop, capture_start, capture_stop, perftest, settings, end)"},
           {R"({"v":1,"op":"connected"})",
            "unknown op 'connected' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop, perftest, settings)"},
+           "capture_stop, perftest, settings, end)"},
           {R"({"v":1,"op":"hello","id":-1})",
            "hello: field 'id' must be an integer from 0 to 18446744073709551615, got -1"},
           {R"({"v":1,"op":"hello","id":1.5})",
@@ -829,9 +854,17 @@ TEST(AgentProtocolRejects, Envelope) {
            "hello: field 'id' must be an integer from 0 to 18446744073709551615, got "
            "1.8446744073709552e+19"},
           {R"({"v":1,"op":"hello","x":1})",
-           "hello: unknown field 'x' (hello takes no fields besides v, op and id)"},
+           "hello: unknown field 'x' (hello takes no fields besides v, op, id and session)"},
+          {R"({"v":1,"op":"hello","session":-1})",
+           "hello: field 'session' must be an integer from 0 to 4294967295, got -1"},
+          {R"({"v":1,"op":"hello","session":4294967296})",
+           "hello: field 'session' must be an integer from 0 to 4294967295, got 4294967296"},
+          {R"({"v":1,"op":"hello","session":"2"})",
+           R"(hello: field 'session' must be an integer from 0 to 4294967295, got "2")"},
+          {R"({"v":1,"op":"end","session":1,"now":true})",
+           "end: unknown field 'now' (end takes no fields besides v, op, id and session)"},
           {R"({"v":1,"op":"stop","seconds":1})",
-           "stop: unknown field 'seconds' (stop takes no fields besides v, op and id)"},
+           "stop: unknown field 'seconds' (stop takes no fields besides v, op, id and session)"},
       },
       false);
 }
@@ -1101,7 +1134,7 @@ TEST(AgentProtocolRejects, Replies) {
            "missing field 'v' (the protocol version; this controller speaks 1): " + fix},
           {R"({"v":1,"op":"start"})",
            "unknown op 'start' (known: hello, setup, connected, started, stats, results, error, "
-           "capture_started, capture_summary, perftest_listening, perftest_results, settings)"},
+           "capture_started, capture_summary, perftest_listening, perftest_results, settings, ended)"},
           {R"({"v":1,"op":"stats","t_s":1,"messages":1,"bytes":1})",
            "stats: missing required field 'gbps'"},
           {R"({"v":1,"op":"stats","t_s":1,"messages":-1,"bytes":1,"gbps":1})",
@@ -1111,7 +1144,8 @@ TEST(AgentProtocolRejects, Replies) {
           {R"({"v":1,"op":"stats","t_s":1,"messages":1,"bytes":1,"gbps":1,"rate":2})",
            "stats: unknown field 'rate' (known: t_s, messages, bytes, gbps)"},
           {R"({"v":1,"op":"connected","x":1})",
-           "connected: unknown field 'x' (connected takes no fields besides v, op and id)"},
+           "connected: unknown field 'x' (connected takes no fields besides v, op, id and "
+           "session)"},
           {R"({"v":1,"op":"error"})", "error: missing required field 'error'"},
           {R"({"v":1,"op":"error","error":5})", "error: field 'error' must be a string, got 5"},
           {R"({"v":1,"op":"started","at_ns":1})", "started: missing required field 'late_ns'"},

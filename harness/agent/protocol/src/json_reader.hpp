@@ -150,14 +150,14 @@ class Object {
   Object(const json& object, std::string_view op, std::string path, bool all_required)
       : object_(object), op_(op), path_(std::move(path)), all_required_(all_required) {}
 
-  // Refuses any key outside `known` (and, at the top level, the envelope's v, op and id). A typo
-  // must not pass as "field absent, default used".
+  // Refuses any key outside `known` (and, at the top level, the envelope's v, op, id and session).
+  // A typo must not pass as "field absent, default used".
   void only(std::span<const std::string_view> known) const {
     for (auto it = object_.begin(); it != object_.end(); ++it) {
       const std::string& key = it.key();
       if ((path_.empty() && is_envelope(key)) || contains(known, key)) continue;
       reject(fmt::format("{}: {}unknown field {} ({})", op_, where(), quote_text(key, '\''),
-                         known.empty() ? fmt::format("{} takes no fields besides v, op and id", op_)
+                         known.empty() ? fmt::format("{} takes no fields besides v, op, id and session", op_)
                                        : fmt::format("known: {}", join(known))));
     }
   }
@@ -198,7 +198,9 @@ class Object {
   bool all_required() const { return all_required_; }
 
  private:
-  static bool is_envelope(std::string_view key) { return key == "v" || key == "op" || key == "id"; }
+  static bool is_envelope(std::string_view key) {
+    return key == "v" || key == "op" || key == "id" || key == "session";
+  }
   std::string where() const { return path_.empty() ? std::string() : path_ + ": "; }
   [[noreturn]] void missing(std::string_view key) const {
     reject(fmt::format("{}: {}missing required field '{}'", op_, where(), key));

@@ -48,9 +48,9 @@ constexpr std::string_view version_fix =
 
 // The op names, in the order of the alternatives of RequestBody and ReplyBody: an op's index is
 // its variant index, so parsing and writing share one table.
-constexpr std::string_view request_ops[] = {"hello",        "setup",    "connect",
-                                            "start",        "stop",     "capture_start",
-                                            "capture_stop", "perftest", "settings"};
+constexpr std::string_view request_ops[] = {
+    "hello",         "setup",        "connect",  "start",    "stop",
+    "capture_start", "capture_stop", "perftest", "settings", "end"};
 constexpr std::string_view reply_ops[] = {"hello",
                                           "setup",
                                           "connected",
@@ -62,7 +62,8 @@ constexpr std::string_view reply_ops[] = {"hello",
                                           "capture_summary",
                                           "perftest_listening",
                                           "perftest_results",
-                                          "settings"};
+                                          "settings",
+                                          "ended"};
 static_assert(std::size(request_ops) == std::variant_size_v<RequestBody>);
 static_assert(std::size(reply_ops) == std::variant_size_v<ReplyBody>);
 
@@ -490,6 +491,10 @@ template <>
 struct Describe<StopRequest> : NoFields<StopRequest> {};
 template <>
 struct Describe<CaptureStopRequest> : NoFields<CaptureStopRequest> {};
+template <>
+struct Describe<EndRequest> : NoFields<EndRequest> {};
+template <>
+struct Describe<EndedReply> : NoFields<EndedReply> {};
 template <>
 struct Describe<ConnectedReply> : NoFields<ConnectedReply> {};
 
@@ -1082,12 +1087,19 @@ void Describe<PerftestRequest>::check(const Object&, PerftestRequest& p) {
 
 namespace {
 
-// Checks v and op, reads id; returns the op's index in `ops`. `id` is set as soon as a valid id
-// is seen, before any check can reject the line, so even a refusal can carry it back.
+// Checks v and op, reads id and session; returns the op's index in `ops`. `id` and `session` are
+// set as soon as valid ones are seen, before any check can reject the line, so even a refusal
+// can carry them back.
 std::size_t read_envelope(const json& doc, std::span<const std::string_view> ops,
-                          std::string_view side, std::optional<std::uint64_t>& id) {
+                          std::string_view side, std::optional<std::uint64_t>& id,
+                          SessionId& session) {
   const auto id_it = doc.find("id");
   if (id_it != doc.end()) id = as_u64(*id_it);
+  const auto session_it = doc.find("session");
+  std::optional<std::uint64_t> session_value;
+  if (session_it != doc.end()) session_value = as_u64(*session_it);
+  if (session_value && *session_value <= std::numeric_limits<SessionId>::max())
+    session = static_cast<SessionId>(*session_value);
 
   const auto v = doc.find("v");
   if (v == doc.end())
@@ -1108,6 +1120,11 @@ std::size_t read_envelope(const json& doc, std::span<const std::string_view> ops
 
   if (id_it != doc.end() && !id)
     Value(*id_it, ops[index], "id").fail(fmt::format("must be an integer from 0 to {}", max_u64));
+  if (session_it != doc.end() &&
+      (!session_value || *session_value > std::numeric_limits<SessionId>::max()))
+    Value(*session_it, ops[index], "session")
+        .fail(
+            fmt::format("must be an integer from 0 to {}", std::numeric_limits<SessionId>::max()));
   return index;
 }
 
@@ -1127,6 +1144,7 @@ std::string write_line(const Message& message, std::span<const std::string_view>
   j["v"] = agent_protocol_version;
   j["op"] = std::string(ops[message.body.index()]);
   if (message.id) j["id"] = *message.id;
+  if (message.session != 0) j["session"] = message.session;
   std::visit([&j](const auto& body) { write_fields(j, body); }, message.body);
   // replace: a string with broken UTF-8 (a device's detail text, say) must not throw here.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -1186,8 +1204,9 @@ ParsedRequest parse_request(std::string_view line) {
   try {
     const json doc = parse_object(line);
     Request request;
-    const std::size_t op = read_envelope(doc, request_ops, "agent", out.id);
+    const std::size_t op = read_envelope(doc, request_ops, "agent", out.id, out.session);
     request.id = out.id;
+    request.session = out.session;
     request.body = read_body<RequestBody>(op, Object(doc, request_ops[op], "", false),
                                           std::make_index_sequence<std::size(request_ops)>{});
     out.request = std::move(request);
@@ -1204,7 +1223,7 @@ ParsedReply parse_reply(std::string_view line) {
   try {
     const json doc = parse_object(line);
     Reply reply;
-    const std::size_t op = read_envelope(doc, reply_ops, "controller", reply.id);
+    const std::size_t op = read_envelope(doc, reply_ops, "controller", reply.id, reply.session);
     reply.body = read_body<ReplyBody>(op, Object(doc, reply_ops[op], "", true),
                                       std::make_index_sequence<std::size(reply_ops)>{});
     out.reply = std::move(reply);

@@ -210,13 +210,26 @@ struct SettingsRequest {
   std::vector<SettingValue> values;    // apply, check: names and values; read: names
 };
 
-using RequestBody =
-    std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest, StopRequest,
-                 CaptureStartRequest, CaptureStopRequest, PerftestRequest, SettingsRequest>;
+// Ends one session of a connection that carries several (an agent that dialed its controller):
+// the agent stops that session's traffic and capture, releases what it holds and answers
+// `ended`. On stdio it ends the only session and the agent starts afresh.
+struct EndRequest {};
+
+using RequestBody = std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest,
+                                 StopRequest, CaptureStartRequest, CaptureStopRequest,
+                                 PerftestRequest, SettingsRequest, EndRequest>;
+
+// An agent that dialed its controller serves every case of the run over one connection: each
+// rank or capture the controller gives that host is a session, numbered by the controller, and
+// every request and reply names its session (field 'session', absent for session 0, the only
+// one on stdio). Sessions are independent state machines in the agent.
+using SessionId = std::uint32_t;
+inline constexpr std::size_t max_agent_sessions = 256;  // at once, per agent
 
 struct Request {
   std::optional<std::uint64_t> id;
   RequestBody body;
+  SessionId session = 0;
 };
 
 // The outcome of parsing one line: a request, or a one-line error for a person. `id` is the
@@ -224,7 +237,8 @@ struct Request {
 struct ParsedRequest {
   std::optional<Request> request;
   std::optional<std::uint64_t> id;
-  std::string error;  // empty when `request` is set
+  SessionId session = 0;  // the request's session whenever it could be read
+  std::string error;      // empty when `request` is set
 };
 
 // Never throws, never crashes, whatever the bytes (a fuzz target holds it to that).
@@ -406,13 +420,18 @@ struct SettingsReply {
   std::vector<SettingValue> values;
 };
 
-using ReplyBody = std::variant<HelloReply, SetupReply, ConnectedReply, StartedReply, StatsEvent,
-                               ResultsEvent, ErrorReply, CaptureStartedReply, CaptureSummaryEvent,
-                               PerftestListeningReply, PerftestResultsEvent, SettingsReply>;
+// The session's traffic and capture have stopped and what it held is released.
+struct EndedReply {};
+
+using ReplyBody =
+    std::variant<HelloReply, SetupReply, ConnectedReply, StartedReply, StatsEvent, ResultsEvent,
+                 ErrorReply, CaptureStartedReply, CaptureSummaryEvent, PerftestListeningReply,
+                 PerftestResultsEvent, SettingsReply, EndedReply>;
 
 struct Reply {
   std::optional<std::uint64_t> id;
   ReplyBody body;
+  SessionId session = 0;
 };
 
 struct ParsedReply {
