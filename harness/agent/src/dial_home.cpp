@@ -178,7 +178,7 @@ int run_agent_dialing(const DialOptions& options, const channel::RunSecret& secr
                                   : std::string("did not complete the handshake in time")));
   }
   TlsTransport transport(socket.fd(), session);
-  return serve_controller(transport, version);
+  return serve_controller(transport, version, options.host_name);
 }
 
 }  // namespace rocehil::agent

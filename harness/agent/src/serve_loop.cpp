@@ -30,8 +30,8 @@ int poll_timeout_ms(AgentSession::Clock::time_point next) {
 // replies carry its number.
 class Sessions {
  public:
-  Sessions(AgentTransport& transport, const std::string& version)
-      : transport_(transport), version_(version) {}
+  Sessions(AgentTransport& transport, const std::string& version, const std::string& host_name)
+      : transport_(transport), version_(version), host_name_(host_name) {}
 
   bool open() const { return out_open_; }
 
@@ -58,7 +58,7 @@ class Sessions {
                                   stamped.session = id;
                                   send(stamped);
                                 },
-                                version_))
+                                version_, host_name_))
                .first;
     }
     it->second->handle(request);
@@ -91,6 +91,7 @@ class Sessions {
  private:
   AgentTransport& transport_;
   const std::string& version_;
+  const std::string& host_name_;
   bool out_open_ = true;
   std::map<SessionId, std::unique_ptr<AgentSession>> sessions_;
   std::vector<pollfd> fds_;
@@ -98,10 +99,11 @@ class Sessions {
 
 }  // namespace
 
-int serve_controller(AgentTransport& transport, const std::string& version) {
+int serve_controller(AgentTransport& transport, const std::string& version,
+                     const std::string& host_name) {
   // A controller that goes away must not kill the agent with SIGPIPE before it stops traffic.
   std::signal(SIGPIPE, SIG_IGN);
-  Sessions sessions(transport, version);
+  Sessions sessions(transport, version, host_name);
 
   std::string pending;
   bool discarding = false;  // inside a line that was too long: drop it up to its newline

@@ -48,8 +48,8 @@ traffic::NicRef nic_for(const SetupRequest& setup) {
 
 }  // namespace
 
-AgentSession::AgentSession(Emit emit, std::string version)
-    : emit_(std::move(emit)), version_(std::move(version)) {
+AgentSession::AgentSession(Emit emit, std::string version, std::string host_name)
+    : emit_(std::move(emit)), version_(std::move(version)), host_name_(std::move(host_name)) {
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) throw system_error("agent: eventfd", errno);
 }
@@ -96,7 +96,10 @@ void AgentSession::handle(const Request& request) {
             if (capture::dpdk_available()) hello.capture_backends.push_back("dpdk");
             if (perftest::find_on_path("ib_write_bw")) hello.engines.push_back("perftest");
             char name[256] = {};
-            if (gethostname(name, sizeof name - 1) == 0) hello.host = name;
+            if (!host_name_.empty())
+              hello.host = host_name_;
+            else if (gethostname(name, sizeof name - 1) == 0)
+              hello.host = name;
             for (traffic::DeviceInfo& d : traffic::list_devices())
               hello.devices.push_back({.name = std::move(d.name),
                                        .provider = std::move(d.provider),

@@ -19,7 +19,12 @@ void add_agent_command(CLI::App& app, int& exit_code) {
                     "Dial the controller at ADDRESS:PORT instead of reading stdin: TLS 1.3 on the "
                     "run's secret, which comes from ROCEHIL_RUN_SECRET or stdin's first line "
                     "(never the command line)");
+  auto host_name = std::make_shared<std::string>();
   agent->add_option("--run-id", *run_id, "The run this agent belongs to (with --connect)");
+  agent->add_option("--as", *host_name,
+                    "The inventory's name for this host, which its hello gives (with --connect; "
+                    "default: the host name, matched to the inventory by name, else by its NICs' "
+                    "addresses)");
   agent->footer(R"(
 Protocol (version 1), one JSON object per line; "id" is copied into the replies:
   {"v":1,"op":"hello","id":1}                      -> hello: version, providers, devices
@@ -31,14 +36,18 @@ Protocol (version 1), one JSON object per line; "id" is copied into the replies:
 A bad line gets {"op":"error","error":"..."} and the agent reads on; when stdin closes it stops
 its traffic and exits. Try it: printf '{"v":1,"op":"hello"}\n' | rocehil agent
 
-Dialing home (--connect ADDRESS:PORT --run-id ID): the same protocol over TLS 1.3 whose key is
-the run's secret, so only the run's controller can command the agent and only the run's agents
-can join; when the controller goes, the agent stops its traffic, puts back what it set, and
-exits. An agent that cannot connect or is refused exits 3 saying so.)");
-  agent->callback([&exit_code, connect, run_id, agent] {
+Dialing home (--connect ADDRESS:PORT --run-id ID [--as HOST]): the same protocol over TLS 1.3
+whose key is the run's secret, so only the run's controller can command the agent and only the
+run's agents can join. One connection carries a session per rank or capture ("session":N in
+every line; "end" closes one), so one agent per host serves the whole run. When the controller
+goes, the agent stops its traffic, puts back what it set, and exits. An agent that cannot
+connect or is refused exits 3 saying so.)");
+  agent->callback([&exit_code, connect, run_id, host_name, agent] {
     if (connect->empty()) {
       if (agent->count("--run-id") > 0)
         throw CLI::ValidationError("--run-id", "goes with --connect (a dialing agent's run)");
+      if (agent->count("--as") > 0)
+        throw CLI::ValidationError("--as", "goes with --connect (the name a dialing agent gives)");
       exit_code = agent::run_agent_stdio(0, 1, ROCEHIL_VERSION);
       return;
     }
@@ -47,6 +56,7 @@ exits. An agent that cannot connect or is refused exits 3 saying so.)");
     agent::DialOptions options;
     agent::parse_connect_address(*connect, options);
     options.run_id = *run_id;
+    options.host_name = *host_name;
     exit_code = agent::run_agent_dialing(options, agent::read_run_secret(0), ROCEHIL_VERSION);
   });
 }

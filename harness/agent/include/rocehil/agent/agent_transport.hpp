@@ -20,7 +20,10 @@ class AgentTransport {
 };
 
 // Serves one controller until it goes: one JSON request per line in, replies and events out
-// (protocol.hpp); then stops traffic and releases what the session holds. Returns the exit code.
-int serve_controller(AgentTransport& transport, const std::string& version);
+// (protocol.hpp), in as many sessions as it opens; then stops traffic and releases what every
+// session holds. `host_name`: what hello names this host (empty: its own name). Returns the exit
+// code.
+int serve_controller(AgentTransport& transport, const std::string& version,
+                     const std::string& host_name = {});
 
 }  // namespace rocehil::agent

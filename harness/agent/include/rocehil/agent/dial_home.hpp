@@ -13,6 +13,9 @@ struct DialOptions {
   std::string address;  // the controller's IPv4 address
   std::uint16_t port = 0;
   std::string run_id;  // the run the agent belongs to (its key's identity; not secret)
+  // The inventory's name for this host, which hello answers with (--as); empty: the host's own
+  // name, which the controller maps to the inventory by name, else by the NICs' addresses.
+  std::string host_name;
   // To connect and to complete the handshake, each.
   std::chrono::milliseconds deadline{10'000};
 };

@@ -33,7 +33,9 @@ class AgentSession {
   using Emit = std::function<void(const Reply&)>;
   using Clock = std::chrono::steady_clock;
 
-  AgentSession(Emit emit, std::string version);
+  // `host_name`: the name this agent answers hello with (its launcher's name for the host, which
+  // an inventory uses); empty: the host's own name.
+  AgentSession(Emit emit, std::string version, std::string host_name = {});
   ~AgentSession();  // stops traffic and joins the worker
   AgentSession(const AgentSession&) = delete;
   AgentSession& operator=(const AgentSession&) = delete;
@@ -72,6 +74,7 @@ class AgentSession {
 
   Emit emit_;
   std::string version_;
+  std::string host_name_;
   int wake_fd_ = -1;
   State state_ = State::idle;
   bool lat_receive_posted_ = false;  // at connect, for the first lat run (on_connect)
