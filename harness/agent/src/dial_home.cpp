@@ -9,6 +9,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -177,8 +178,61 @@ int run_agent_dialing(const DialOptions& options, const channel::RunSecret& secr
                                   ? "refused it: " + session.failure()
                                   : std::string("did not complete the handshake in time")));
   }
+  if (options.on_joined) options.on_joined();
   TlsTransport transport(socket.fd(), session);
   return serve_controller(transport, version, options.host_name);
+}
+
+int start_detached_agent(const DialOptions& options, const channel::RunSecret& secret,
+                         const std::string& version) {
+  int ready[2];
+  if (::pipe2(ready, O_CLOEXEC) != 0) throw system_error("agent: pipe", errno);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    ::close(ready[0]);
+    ::close(ready[1]);
+    throw system_error("agent: fork", err);
+  }
+  if (pid == 0) {
+    // The agent: its own session, so the launcher's hangup does not reach it, and no descriptor
+    // of the launcher's (ssh waits for its pipes to close).
+    ::close(ready[0]);
+    ::setsid();
+    const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
+    int code = 3;
+    int tell = ready[1];
+    const auto say = [&tell](const std::string& line) {
+      if (tell < 0) return;
+      [[maybe_unused]] const ssize_t n = ::write(tell, line.data(), line.size());
+      ::close(tell);
+      tell = -1;
+    };
+    try {
+      DialOptions joined = options;
+      joined.on_joined = [&say] { say("joined\n"); };
+      code = run_agent_dialing(joined, secret, version);
+    } catch (const std::exception& e) {
+      say(std::string(e.what()) + "\n");
+    }
+    ::_exit(code);
+  }
+  ::close(ready[1]);
+  std::string said;
+  char chunk[512];
+  for (ssize_t n; (n = ::read(ready[0], chunk, sizeof chunk)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    said.append(chunk, static_cast<std::size_t>(n));
+  }
+  ::close(ready[0]);
+  if (said == "joined\n") return 0;
+  int status = 0;
+  ::waitpid(pid, &status, 0);  // it has given up: collect it
+  while (!said.empty() && said.back() == '\n') said.pop_back();
+  throw Error(ExitCode::infrastructure,
+              said.empty() ? std::string("agent: it ended before joining its controller") : said);
 }
 
 }  // namespace rocehil::agent

@@ -20,11 +20,15 @@ void add_agent_command(CLI::App& app, int& exit_code) {
                     "run's secret, which comes from ROCEHIL_RUN_SECRET or stdin's first line "
                     "(never the command line)");
   auto host_name = std::make_shared<std::string>();
+  auto detach = std::make_shared<bool>(false);
   agent->add_option("--run-id", *run_id, "The run this agent belongs to (with --connect)");
   agent->add_option("--as", *host_name,
                     "The inventory's name for this host, which its hello gives (with --connect; "
                     "default: the host name, matched to the inventory by name, else by its NICs' "
                     "addresses)");
+  agent->add_flag("--detach", *detach,
+                  "With --connect: go on in the background and return once joined (exit 0), or "
+                  "say why not (exit 3); what ssh, pdsh or clush run to start a run's agents");
   agent->footer(R"(
 Protocol (version 1), one JSON object per line; "id" is copied into the replies:
   {"v":1,"op":"hello","id":1}                      -> hello: version, providers, devices
@@ -42,10 +46,11 @@ run's agents can join. One connection carries a session per rank or capture ("se
 every line; "end" closes one), so one agent per host serves the whole run. When the controller
 goes, the agent stops its traffic, puts back what it set, and exits. An agent that cannot
 connect or is refused exits 3 saying so.)");
-  agent->callback([&exit_code, connect, run_id, host_name, agent] {
+  agent->callback([&exit_code, connect, run_id, host_name, detach, agent] {
     if (connect->empty()) {
       if (agent->count("--run-id") > 0)
         throw CLI::ValidationError("--run-id", "goes with --connect (a dialing agent's run)");
+      if (*detach) throw CLI::ValidationError("--detach", "goes with --connect (a dialing agent)");
       if (agent->count("--as") > 0)
         throw CLI::ValidationError("--as", "goes with --connect (the name a dialing agent gives)");
       exit_code = agent::run_agent_stdio(0, 1, ROCEHIL_VERSION);
@@ -57,7 +62,9 @@ connect or is refused exits 3 saying so.)");
     agent::parse_connect_address(*connect, options);
     options.run_id = *run_id;
     options.host_name = *host_name;
-    exit_code = agent::run_agent_dialing(options, agent::read_run_secret(0), ROCEHIL_VERSION);
+    const channel::RunSecret secret = agent::read_run_secret(0);
+    exit_code = *detach ? agent::start_detached_agent(options, secret, ROCEHIL_VERSION)
+                        : agent::run_agent_dialing(options, secret, ROCEHIL_VERSION);
   });
 }
 

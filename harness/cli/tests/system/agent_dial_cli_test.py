@@ -67,12 +67,13 @@ def close_pipes(p):
 STARTED = []  # every agent process a test started, ended and closed in tearDown
 
 
-def agent(port, run_id, key=None, stdin_key=None):
+def agent(port, run_id, key=None, stdin_key=None, extra=()):
     env = dict(os.environ)
     env.pop("ROCEHIL_RUN_SECRET", None)
     if key is not None:
         env["ROCEHIL_RUN_SECRET"] = key
-    p = subprocess.Popen([ROCEHIL, "agent", "--connect", f"127.0.0.1:{port}", "--run-id", run_id],
+    p = subprocess.Popen([ROCEHIL, "agent", "--connect", f"127.0.0.1:{port}", "--run-id", run_id,
+                          *extra],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          env=env)
     STARTED.append(p)
@@ -142,6 +143,63 @@ class AgentDialTest(unittest.TestCase):
         a = agent(port, "r4", key=secrets.token_hex(32))
         self.assertEqual(a.wait(timeout=30), 3)
         self.assertIn(f"cannot reach the controller at 127.0.0.1:{port}", a.stderr.read().decode())
+
+    def test_detached_it_returns_once_joined_and_ends_with_its_controller(self):
+        key = secrets.token_hex(32)
+        controller = Controller(key, "r5")
+        try:
+            launcher = agent(controller.port, "r5", stdin_key=key, extra=("--detach", "--as", "h7"))
+            # What ssh or pdsh waits for: the launcher exits 0 once the agent has joined, and
+            # holds none of the launcher's pipes (communicate() returns: they are closed).
+            out, err = launcher.communicate(timeout=30)
+            self.assertEqual(launcher.returncode, 0, err.decode())
+            self.assertEqual(out, b"")
+            hello = controller.hello(3)
+            self.assertEqual(hello["host"], "h7")
+            pids = agents_of_run("r5")
+            self.assertEqual(len(pids), 1, pids)
+            with open(f"/proc/{pids[0]}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            self.assertEqual(int(fields[3]), pids[0], "the agent leads its own session")  # sid
+            # The controller goes: the agent in the background ends too.
+            controller.close()
+            deadline = time.monotonic() + 30
+            while agents_of_run("r5") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertEqual(agents_of_run("r5"), [])
+        finally:
+            controller.close()
+
+    def test_detached_with_another_key_exits_3_and_leaves_nothing(self):
+        controller = Controller(secrets.token_hex(32), "r6")
+        try:
+            launcher = agent(controller.port, "r6", stdin_key=secrets.token_hex(32),
+                             extra=("--detach",))
+            _, err = launcher.communicate(timeout=30)
+            self.assertEqual(launcher.returncode, 3)
+            self.assertIn(f"the controller at 127.0.0.1:{controller.port} refused it", err.decode())
+            self.assertEqual(agents_of_run("r6"), [])
+        finally:
+            controller.close()
+
+
+def agents_of_run(run_id):
+    """The PIDs of agents of `run_id` running on this machine (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"--connect" in argv and run_id.encode() in argv:
+            with open(f"/proc/{entry}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+            found.append(int(entry))
+    return found
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "rocehil/channel/run_secret.hpp"
@@ -18,6 +19,8 @@ struct DialOptions {
   std::string host_name;
   // To connect and to complete the handshake, each.
   std::chrono::milliseconds deadline{10'000};
+  // Called once the handshake is done, before the agent serves: it has joined.
+  std::function<void()> on_joined{};
 };
 
 // The agent's end of its control connection: no Nagle delay for its lines, and TCP keepalive so
@@ -40,5 +43,12 @@ channel::RunSecret read_run_secret(int in_fd);
 // fails; returns the exit code otherwise.
 int run_agent_dialing(const DialOptions& options, const channel::RunSecret& secret,
                       const std::string& version);
+
+// `rocehil agent --connect ... --detach`, what a launcher runs: the agent goes on in the
+// background (its own session, stdio on /dev/null, so ssh or pdsh returns), and this returns 0
+// once it has joined its controller. Throws rocehil::Error (infrastructure) with the agent's
+// reason when it could not join; nothing is left running then.
+int start_detached_agent(const DialOptions& options, const channel::RunSecret& secret,
+                         const std::string& version);
 
 }  // namespace rocehil::agent
