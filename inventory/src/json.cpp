@@ -128,6 +128,13 @@ nlohmann::json to_json(const Inventory& inv) {
                           {"gbps", l.gbps}});
   j["captures"] = nlohmann::json::array();
   for (const auto& c : inv.captures) j["captures"].push_back(to_json(c));
+  if (inv.controller) {
+    nlohmann::json cj{{"address", inv.controller->address},
+                      {"port", inv.controller->port},
+                      {"join_timeout_s", inv.controller->join_timeout_s}};
+    put(cj, "listen", inv.controller->listen);
+    j["controller"] = cj;
+  }
   return j;
 }
 

@@ -144,9 +144,9 @@ std::optional<std::string> read_agent(LoadContext& ctx, const YAML::Node& n,
 }
 
 std::optional<Inventory> Loader::load(const YAML::Node& root) {
-  const MapReader top(
-      ctx_, root, "the inventory",
-      {"schema_version", "name", "defaults", "hosts", "racks", "switches", "links", "captures"});
+  const MapReader top(ctx_, root, "the inventory",
+                      {"schema_version", "name", "defaults", "hosts", "racks", "switches", "links",
+                       "captures", "controller"});
   if (!top.ok()) return std::nullopt;
   const auto version = top.require("schema_version", "1");
   if (version.IsDefined())
@@ -157,6 +157,7 @@ std::optional<Inventory> Loader::load(const YAML::Node& root) {
   if (const auto n = top.get("name"); n.IsDefined())
     if (const auto v = read_string(ctx_, n, "name")) inv_.name = shown(*v);
   if (const auto n = top.get("defaults"); n.IsDefined()) read_defaults(n);
+  if (const auto n = top.get("controller"); n.IsDefined()) read_controller(n);
   const auto hosts = top.require("hosts", "[{name: h1, address: 10.0.0.1}]");
   if (hosts.IsDefined()) read_list(hosts, "hosts", [&](const YAML::Node& h) { read_host(h); });
   if (hosts.IsNull() || (hosts.IsSequence() && hosts.size() == 0))
@@ -172,6 +173,33 @@ std::optional<Inventory> Loader::load(const YAML::Node& root) {
   if (const auto n = top.get("captures"); n.IsDefined())
     read_list(n, "captures", [&](const YAML::Node& c) { read_capture(c); });
   return inv_;
+}
+
+void Loader::read_controller(const YAML::Node& n) {
+  const MapReader m(ctx_, n, "controller", {"address", "port", "listen", "join_timeout_s"});
+  if (!m.ok()) return;
+  Controller c;
+  c.where = {n.Mark().line + 1, n.Mark().column + 1};
+  const auto ipv4 = [&](const YAML::Node& v, std::string_view what) -> std::optional<std::string> {
+    const auto text = read_string(ctx_, v, what);
+    if (!text) return std::nullopt;
+    if (is_ipv4_address(*text)) return text;
+    ctx_.error(v, fmt::format("{} '{}' is not an IPv4 address; give the controller machine's "
+                              "address as the hosts reach it (198.18.0.1)",
+                              what, shown(*text)));
+    return std::nullopt;
+  };
+  if (const auto a = m.require("address", "198.18.0.1"); a.IsDefined())
+    if (const auto v = ipv4(a, "controller: address")) c.address = *v;
+  if (const auto l = m.get("listen"); l.IsDefined())
+    if (const auto v = ipv4(l, "controller: listen")) c.listen = *v;
+  if (const auto p = m.get("port"); p.IsDefined())
+    if (const auto v = read_int(ctx_, p, "controller: port", 0, 65535, "0 (any free port)"))
+      c.port = static_cast<int>(*v);
+  if (const auto t = m.get("join_timeout_s"); t.IsDefined())
+    if (const auto v = read_number(ctx_, t, "controller: join_timeout_s", 1, 3600))
+      c.join_timeout_s = *v;
+  inv_.controller = c;
 }
 
 void Loader::read_defaults(const YAML::Node& n) {

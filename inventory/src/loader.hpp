@@ -65,6 +65,7 @@ class Loader {
     for (const auto& entry : n) read_one(entry);
   }
   void read_defaults(const YAML::Node& n);
+  void read_controller(const YAML::Node& n);
   // `host` names the host in the hint; a default has none yet.
   std::optional<int> gid_index(const YAML::Node& n, const std::string& owner,
                                std::string_view host = "HOST");

@@ -38,6 +38,41 @@ hosts:
             "one of them");
 }
 
+TEST(Load, TheControllerAgentsDialHomeTo) {
+  const Inventory inv = load_ok(R"(schema_version: 1
+controller: {address: 198.18.0.1, port: 7400, listen: 0.0.0.0, join_timeout_s: 90}
+hosts: [{name: h1}]
+)");
+  ASSERT_TRUE(inv.controller.has_value());
+  EXPECT_EQ(inv.controller->address, "198.18.0.1");
+  EXPECT_EQ(inv.controller->port, 7400);
+  EXPECT_EQ(inv.controller->listen, "0.0.0.0");
+  EXPECT_EQ(inv.controller->join_timeout_s, 90);
+  EXPECT_EQ(inv.controller->where.line, 2);
+  EXPECT_EQ(to_json(inv)["controller"]["port"], 7400);
+  const Inventory plain = load_ok("schema_version: 1\nhosts: [{name: h1}]\n");
+  EXPECT_FALSE(plain.controller.has_value());
+  EXPECT_FALSE(to_json(plain).contains("controller"));
+  const Inventory least =
+      load_ok("schema_version: 1\ncontroller: {address: 10.0.0.9}\nhosts: [{name: h1}]\n");
+  EXPECT_EQ(least.controller->port, 0);
+  EXPECT_EQ(least.controller->listen, "");
+  EXPECT_EQ(least.controller->join_timeout_s, 60);
+
+  const auto bad = [](const std::string& controller) {
+    return messages("schema_version: 1\ncontroller: " + controller + "\nhosts: [{name: h1}]\n");
+  };
+  EXPECT_EQ(bad("{address: ctl.example.com}"),
+            std::vector<std::string>{"f.yaml:2:23: controller: address 'ctl.example.com' is not "
+                                     "an IPv4 address; give the controller machine's address as "
+                                     "the hosts reach it (198.18.0.1)"});
+  EXPECT_EQ(bad("{port: 7400}").size(), 1u);
+  EXPECT_NE(bad("{port: 7400}")[0].find("address"), std::string::npos) << bad("{port: 7400}")[0];
+  EXPECT_EQ(bad("{address: 10.0.0.9, port: 70000}").size(), 1u);
+  EXPECT_EQ(bad("{address: 10.0.0.9, join_timeout_s: 0}").size(), 1u);
+  EXPECT_EQ(bad("{address: 10.0.0.9, secret: x}").size(), 1u);
+}
+
 TEST(Load, DefaultsAndOverrides) {
   const Inventory inv = load_ok(R"(schema_version: 1
 name: lab

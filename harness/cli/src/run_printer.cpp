@@ -62,6 +62,40 @@ void RunPrinter::preflight_ended(const preflight::CheckReport& report, std::size
              failed, report.hosts.size(), why, inventory_file_);
 }
 
+void RunPrinter::agents_joining(std::size_t joined, std::size_t total) {
+  if (!agents_bar_) {
+    agents_bar_.emplace("agents", "joined", total);
+    agents_bar_->set_enabled(speaks() && bars_);
+  }
+  agents_bar_->update(joined);
+}
+
+void RunPrinter::agents_joined(std::size_t joined, double seconds,
+                               const std::vector<run::MissingAgent>& missing) {
+  if (agents_bar_) agents_bar_->finish();
+  agents_bar_.reset();
+  if (missing.empty()) {
+    say(fmt::format("agents: {} dialed in within {:.1f} s\n", count_of(joined, "host"), seconds));
+    return;
+  }
+  std::string why;
+  for (const auto& m : missing) why += fmt::format("  {}: {}\n", m.host, m.why);
+  fmt::print(stderr,
+             "rocehil run: {} of {} host(s) did not dial in within {:.1f} s; nothing was run:\n{}"
+             "Fix them (rocehil inventory check {}), or leave them out of the suite's hosts.\n",
+             missing.size(), joined + missing.size(), seconds, why, inventory_file_);
+}
+
+// On stderr in every mode: connections the run refused and agents it lost are what the run's
+// log must show whatever it prints on stdout.
+void RunPrinter::agent_refused(const std::string& peer, const std::string& why) {
+  fmt::print(stderr, "rocehil run: refused a connection from {}: {}\n", peer, why);
+}
+
+void RunPrinter::agent_lost(const std::string& host, const std::string& why) {
+  fmt::print(stderr, "rocehil run: lost the agent on {}: {}\n", host, why);
+}
+
 void RunPrinter::test_started(const std::string& test, std::size_t cases) {
   test_bar_.emplace(test, "cases", cases);
   test_bar_->set_enabled(speaks() && bars_);

@@ -28,6 +28,11 @@ class RunPrinter final : public run::RunEvents {
   void run_started(const Start& start) override;
   void preflight_progress(std::size_t done, std::size_t total) override;
   void preflight_ended(const preflight::CheckReport& report, std::size_t failed) override;
+  void agents_joining(std::size_t joined, std::size_t total) override;
+  void agents_joined(std::size_t joined, double seconds,
+                     const std::vector<run::MissingAgent>& missing) override;
+  void agent_refused(const std::string& peer, const std::string& why) override;
+  void agent_lost(const std::string& host, const std::string& why) override;
   void test_started(const std::string& test, std::size_t cases) override;
   void case_progress(double fraction) override;
   void case_retried(const reports::CaseRecord& c) override;
@@ -52,6 +57,7 @@ class RunPrinter final : public run::RunEvents {
   // Bars only on a terminal: a log gets the one line per case that case_ended prints.
   bool bars_ = isatty(STDERR_FILENO) != 0;
   std::optional<Progress> preflight_bar_;
+  std::optional<Progress> agents_bar_;
   std::optional<Progress> test_bar_;
   std::size_t case_index_ = 0;
 };

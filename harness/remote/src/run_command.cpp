@@ -96,6 +96,23 @@ CommandResult run_command(const std::vector<std::string>& argv, const RunOptions
       return result;
     }
   }
+  if (!options.stdin_text.empty()) {
+    // Small enough for the pipe's buffer: written whole before the child starts.
+    int p[2];
+    if (options.stdin_text.size() > 4096 || ::pipe2(p, O_CLOEXEC) != 0) {
+      result.start_error = "cannot pass the command its input through a pipe";
+      return result;
+    }
+    const bool written = ::write(p[1], options.stdin_text.data(), options.stdin_text.size()) ==
+                         static_cast<ssize_t>(options.stdin_text.size());
+    ::close(p[1]);
+    input.reset(::fdopen(p[0], "rb"));
+    if (!written || !input) {
+      if (!input) ::close(p[0]);
+      result.start_error = "cannot pass the command its input through a pipe";
+      return result;
+    }
+  }
   if (!options.stdout_file.empty()) {
     output.reset(std::fopen(options.stdout_file.c_str(), "wbe"));
     if (!output) {

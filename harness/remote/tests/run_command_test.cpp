@@ -20,6 +20,19 @@ TEST(RunCommand, CollectsStdoutStderrAndTheExitCode) {
   EXPECT_EQ(r.reason(), "why");
 }
 
+TEST(RunCommand, TextOnStdinComesThroughAPipeAndEnds) {
+  RunOptions options;
+  options.stdin_text = "secret-line\nrest\n";
+  // The command reads its input to the end: EOF comes after the text.
+  const CommandResult r = run_command(
+      {"sh", "-c", "read first; cat >/dev/null; echo \"$first\"; ls -l /proc/self/fd/0"}, options);
+  EXPECT_TRUE(r.succeeded()) << r.reason();
+  EXPECT_TRUE(r.out.starts_with("secret-line\n")) << r.out;
+  EXPECT_NE(r.out.find("pipe:"), std::string::npos) << r.out;
+  options.stdin_text = std::string(5000, 'x');
+  EXPECT_FALSE(run_command({"true"}, options).started);
+}
+
 TEST(RunCommand, StdoutToAFileTakesAllOfItAndLeavesOutEmpty) {
   const std::filesystem::path file =
       std::filesystem::temp_directory_path() / ("rocehil-stdout-" + std::to_string(getpid()));

@@ -13,10 +13,12 @@
 
 #include "agent_conversation.hpp"
 #include "capture_keeping.hpp"
+#include "case_agents.hpp"
 #include "case_events.hpp"
 #include "case_traffic.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/agent_link.hpp"
+#include "rocehil/remote/dialed_agents.hpp"
 #include "rocehil/remote/run_command.hpp"
 #include "rocehil/run/capture_metrics.hpp"
 #include "rocehil/run/case_metrics.hpp"
@@ -89,10 +91,7 @@ std::vector<RunningCapture> start_captures(const CaseContext& c) {
     const auto* point = c.inventory->find_capture(name);
     const auto* host = c.inventory->find_host(point->host);
     in_phase("capture start", host->name, [&] {
-      remote::AgentCommand command =
-          remote::host_command(*host, {host->agent, "agent"}, c.multiplex);
-      command.name = host->name;
-      running.push_back({name, host->name, remote::launch_agent(command)});
+      running.push_back({name, host->name, open_agent(c, *host, host->name)});
     });
   }
   for (auto& r : running) {
@@ -230,7 +229,9 @@ TrafficOutcome run_collective(const CaseContext& c) {
     const std::size_t end = std::min(n, wave + std::max<std::size_t>(c.fanout, 1));
     for (std::size_t r = wave; r < end; ++r)
       in_phase("launch", ranks.hosts[r], [&] {
-        agents.push_back(remote::launch_agent(ranks.commands[r]));
+        agents.push_back(c.dialed != nullptr
+                             ? c.dialed->open_session(ranks.hosts[r], ranks.commands[r].name)
+                             : remote::launch_agent(ranks.commands[r]));
         links.push_back(agents.back().get());
       });
     for (std::size_t r = wave; r < end; ++r)

@@ -17,6 +17,10 @@
 #include "rocehil/reports/run_record.hpp"
 #include "rocehil/suites/suite.hpp"
 
+namespace rocehil::remote {
+class DialedAgents;
+}
+
 namespace rocehil::run {
 
 class SwitchPolling;
@@ -28,6 +32,9 @@ struct CaseContext {
   const suites::SuiteTest* test = nullptr;
   const suites::TestCase* test_case = nullptr;
   const remote::SshMultiplex* multiplex = nullptr;
+  // The run's agents, when they dialed home (the inventory names a controller): each case opens
+  // sessions on them instead of starting processes. Null: agents are started per case.
+  remote::DialedAgents* dialed = nullptr;
   std::string self;                  // this binary, for switch namespaces
   std::chrono::seconds timeout{30};  // each phase's replies; silence during traffic
   std::size_t fanout = 32;           // ssh sessions opening at once

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "case_agents.hpp"
 #include "case_traffic.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/run/case_metrics.hpp"
@@ -51,9 +52,7 @@ agent::SetupRequest side_setup(const CaseContext& c, const inventory::Host& host
 
 // The agent of one side of a point-to-point case; a failure to start it is the host's.
 std::unique_ptr<remote::AgentLink> launch_on(const CaseContext& c, const inventory::Host& host) {
-  return in_phase("launch", host.name, [&] {
-    return remote::launch_agent(remote::host_command(host, {host.agent, "agent"}, c.multiplex));
-  });
+  return in_phase("launch", host.name, [&] { return open_agent(c, host, host.name); });
 }
 
 // engine perftest: the same case as perftest's tools run it, each side with its host's NIC.

@@ -1,4 +1,5 @@
 #include "rocehil/run/suite_run.hpp"
+#include "run_agents.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -126,6 +127,7 @@ class Run {
     // settings, agents and captures after it reuse it instead of paying for a handshake each.
     multiplex_.emplace(hosts_);
     if (!preflight()) return finish();
+    if (!start_agents()) return finish();
     if (!apply_settings()) return finish();
     try {
       run_cases();
@@ -150,6 +152,7 @@ class Run {
             .test = &suite_.tests[tc.test],
             .test_case = &tc,
             .multiplex = multiplex_ ? multiplex_->get() : nullptr,
+            .dialed = agents_ ? &agents_->dialed() : nullptr,
             .self = self_,
             .timeout = o_.timeout,
             .fanout = o_.fanout,
@@ -462,11 +465,20 @@ class Run {
     }
   }
 
+  // With the inventory's controller: one agent per host for the whole run, dialed in before any
+  // case. A host that did not join stops the run, as a preflight failure does.
+  bool start_agents() {
+    if (!inventory_.controller) return true;
+    agents_ = std::make_unique<RunAgents>(inventory_, hosts_, record_.run_id, events_);
+    agents_failed_ = !agents_->start(multiplex_->get(), o_.fanout, interrupt_).empty();
+    return !agents_failed_;
+  }
+
   int finish() {
     std::vector<suites::Outcome> outcomes;
     for (const auto& c : record_.cases) outcomes.push_back(c.outcome);
     int code = suites::run_exit_code(outcomes, record_.interrupted);
-    if (preflight_failed_) code = static_cast<int>(ExitCode::infrastructure);
+    if (preflight_failed_ || agents_failed_) code = static_cast<int>(ExitCode::infrastructure);
     if (settings_stopped_run_)
       code = settings_error_;
     else if (settings_error_ != 0)
@@ -498,6 +510,8 @@ class Run {
   reports::RunRecord record_;
   std::optional<MultiplexDir> multiplex_;  // from the preflight on; masters stopped with it
   bool preflight_failed_ = false;
+  std::unique_ptr<RunAgents> agents_;  // the inventory names a controller: the run's agents
+  bool agents_failed_ = false;
   std::unique_ptr<SwitchPolling> switch_polling_;
   CaptureKeeping keeping_;  // the suite's capture.keep, or --keep-captures
   std::unique_ptr<FabricSettings> fabric_settings_;

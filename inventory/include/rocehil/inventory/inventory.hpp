@@ -153,6 +153,17 @@ struct CapturePoint {
   SourceLocation where;
 };
 
+// Where a run's agents reach its controller. With it, `rocehil run` starts one agent per host for
+// the whole run, which dials home (`rocehil agent --connect`) and serves every case over that one
+// connection; without it, each case starts its agents over ssh and speaks to them on stdio.
+struct Controller {
+  std::string address;         // the controller machine's IPv4 address as the hosts reach it
+  int port = 0;                // 0: a free port each run, told to the agents
+  std::string listen;          // the address it listens on; empty: `address`
+  double join_timeout_s = 60;  // how long every host has to dial in
+  SourceLocation where;
+};
+
 struct Defaults {
   SshSettings ssh;
   std::string agent = "rocehil";
@@ -175,6 +186,7 @@ struct Inventory {
   std::vector<Switch> switches;
   std::vector<Link> links;
   std::vector<CapturePoint> captures;
+  std::optional<Controller> controller;
 
   const Host* find_host(std::string_view name) const;
   const Switch* find_switch(std::string_view name) const;

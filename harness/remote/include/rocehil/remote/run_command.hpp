@@ -27,6 +27,9 @@ struct RunOptions {
   std::chrono::milliseconds timeout{30000};
   std::size_t max_output{std::size_t{1} << 20};
   std::string stdin_file{};  // sent to the command's stdin when set; otherwise stdin is empty
+  // Sent to the command's stdin when set (not with stdin_file), through a pipe and never a file:
+  // a run's secret for an agent its launcher starts. At most 4 KiB.
+  std::string stdin_text{};
   // When set, stdout is written to this file (created or truncated) instead of `out`, whatever
   // its size: a file fetched from a host with `cat`.
   std::string stdout_file{};

@@ -16,8 +16,15 @@ namespace rocehil::run {
 // them instead). Every call has an empty default, so a watcher overrides only what it shows.
 //
 //   baseline_chosen (when one is named), run_started, preflight_progress..., preflight_ended,
-//   then per test: test_started, per case (case_started, case_progress..., case_retried...,
-//   case_ended), test_ended; then run_ended. history_not_updated may come before run_ended.
+//   (when the inventory names a controller) agents_joining..., agents_joined, then per test:
+//   test_started, per case (case_started, case_progress..., case_retried..., case_ended),
+//   test_ended; then run_ended. history_not_updated may come before run_ended.
+// A host whose agent did not dial in to the run, and why (its launcher's words, or silence).
+struct MissingAgent {
+  std::string host;
+  std::string why;
+};
+
 class RunEvents {
  public:
   struct Start {
@@ -37,6 +44,15 @@ class RunEvents {
   virtual void preflight_progress(std::size_t /*done*/, std::size_t /*total*/) {}
   // `failed` hosts were unreachable or failed a check: when there are any, nothing runs.
   virtual void preflight_ended(const preflight::CheckReport& /*report*/, std::size_t /*failed*/) {}
+  // Agents that dial home (the inventory's controller): how many of the run's hosts have joined
+  // while they start; then who joined, how long it took, and who did not (the run stops then).
+  virtual void agents_joining(std::size_t /*joined*/, std::size_t /*total*/) {}
+  virtual void agents_joined(std::size_t /*joined*/, double /*seconds*/,
+                             const std::vector<MissingAgent>& /*missing*/) {}
+  // One line each, whenever it happens: a connection refused (not the run's, or a host twice),
+  // an agent lost mid-run. The run goes on; a case that needed a lost agent fails naming it.
+  virtual void agent_refused(const std::string& /*peer*/, const std::string& /*why*/) {}
+  virtual void agent_lost(const std::string& /*host*/, const std::string& /*why*/) {}
   // A test of the suite begins: `cases` of its cases were selected.
   virtual void test_started(const std::string& /*test*/, std::size_t /*cases*/) {}
   // `index` counts the test's cases from 0.
