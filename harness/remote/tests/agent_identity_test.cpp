@@ -10,7 +10,8 @@ agent::HelloReply hello(std::string host, std::vector<std::string> addresses) {
   agent::HelloReply h;
   h.host = std::move(host);
   if (!addresses.empty())
-    h.devices.push_back({.name = "soft", .provider = "soft", .addresses = std::move(addresses)});
+    h.devices.push_back(
+        {.name = "soft", .provider = "soft", .addresses = std::move(addresses), .detail = {}});
   return h;
 }
 

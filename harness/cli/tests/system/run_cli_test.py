@@ -91,6 +91,14 @@ def host_pids(testbed_id, match):
     return found
 
 
+def session_leader(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[3] == str(pid)
+    except OSError:
+        return False
+
+
 class shaped_nic:
     """A host's NIC shaped to `mbps` (its tbf's rate) while the block runs, then as it was."""
 
@@ -938,6 +946,116 @@ class RunTest(unittest.TestCase):
         masters = subprocess.run(["pgrep", "-f", "rocehil-ssh-"], capture_output=True,
                                  text=True).stdout
         self.assertEqual(masters, "")
+
+    # ---- agents that dial home: the inventory names the controller ----
+
+    @staticmethod
+    def controller_address():
+        """This machine's address on the testbed's management network, where hosts reach it."""
+        shown = subprocess.run(["ip", "-4", "-o", "addr", "show", "dev", f"{TB['id']}-br"],
+                               capture_output=True, text=True, check=True).stdout
+        return shown.split("inet ")[1].split("/")[0]
+
+    def dialing_inventory(self, name="dial.yaml", port=0, join_timeout_s=30):
+        """The testbed's inventory with a controller on the management address."""
+        with open(TB["inventory"]) as f:
+            text = f.read()
+        return self.write_file(name, text + f"controller: {{address: {self.controller_address()}, "
+                               f"port: {port}, join_timeout_s: {join_timeout_s}}}\n")
+
+    def test_agents_that_dial_home_give_the_smoke_suites_verdicts_one_agent_a_host(self):
+        proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", self.dialing_inventory(),
+                                 "--reports", self.reports],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # While it runs: one agent per host, started once (the run's id on its command line, its
+        # secret nowhere there), and never a second.
+        # (An agent leads its own session; its launcher, gone once it joined, does not.)
+        seen = set()
+        while proc.poll() is None:
+            counts = {}
+            for ns, pid, cmd in host_pids(TB["id"], " agent --connect "):
+                self.assertNotIn("SECRET", cmd)
+                if session_leader(pid):
+                    counts[ns] = counts.get(ns, 0) + 1
+            self.assertTrue(all(n == 1 for n in counts.values()), counts)
+            seen.update(counts)
+            time.sleep(0.2)
+        out, err = proc.communicate()
+        self.assertEqual(proc.returncode, 0, out + err)
+        self.assertEqual(len(seen), 5, seen)  # h1-h4 and the capture host
+        self.assertIn("agents: 5 hosts dialed in within ", out)
+        record, _ = run_record(self.reports)
+        by_id = cases(record)
+        self.assertEqual(len(by_id), 8)
+        for case_id, c in by_id.items():
+            expected = ("expected_fail",) if case_id == "pfc_storm" else ("pass", "warn")
+            self.assertIn(c["outcome"], expected, (case_id, c["attempts"][-1]["error"]))
+        self.assertNotIn("secret", json.dumps(record).lower())
+        # The run over, its connections closed: every agent has ended.
+        self.assertEqual(wait_for(lambda: not host_pids(TB["id"], " agent --connect "), 15), True,
+                         host_pids(TB["id"], " agent --connect "))
+
+    def test_a_sigkilled_controller_leaves_no_agent_on_any_host(self):
+        proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", self.dialing_inventory(),
+                                 "--only", "allreduce/*", "--reports", self.reports],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertTrue(wait_for(lambda: len(host_pids(TB["id"], " agent --connect ")) >= 4, 60))
+        time.sleep(1)  # into a case: sessions set up, traffic running
+        proc.kill()
+        proc.communicate()
+        # The kernel closes a killed process's connections: each agent sees its controller go,
+        # stops its traffic and exits.
+        self.assertEqual(wait_for(lambda: not host_pids(TB["id"], " agent --connect "), 30), True,
+                         host_pids(TB["id"], " agent --connect "))
+
+    def test_a_stranger_at_the_controllers_port_is_refused_and_the_run_goes_on(self):
+        import socket
+        with socket.socket() as probe:
+            probe.bind(("", 0))
+            port = probe.getsockname()[1]
+        proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory",
+                                 self.dialing_inventory(port=port), "--only", "p2p_bw",
+                                 "--reports", self.reports],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertTrue(wait_for(lambda: len(host_pids(TB["id"], " agent --connect ")) >= 2, 60))
+        address = self.controller_address()
+        with socket.create_connection((address, port), timeout=10) as stranger:
+            stranger.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            try:
+                self.assertEqual(stranger.recv(100), b"")  # the controller closes it
+            except ConnectionResetError:
+                pass  # closed with what it sent unread
+        out, err = proc.communicate(timeout=120)
+        self.assertEqual(proc.returncode, 0, out + err)
+        refused = [l for l in err.splitlines() if "refused a connection" in l]
+        self.assertEqual(len(refused), 1, err)
+        self.assertTrue(refused[0].startswith(f"rocehil run: refused a connection from {address}: "),
+                        refused[0])
+        record, _ = run_record(self.reports)
+        self.assertEqual(record["cases"][0]["outcome"], "pass")
+
+    def test_a_host_whose_agent_never_dials_in_is_named_and_nothing_runs(self):
+        # h3's rocehil starts no dialing agent (and says it did): the run waits its join timeout,
+        # names h3, and runs nothing. (p2p_bw runs on h1 and h3: only they are started.)
+        stand_in = self.write_file("mute-rocehil", "#!/bin/sh\n"
+                                   "case \"$*\" in *--connect*) exit 0;; esac\n"
+                                   f"exec {ROCEHIL} \"$@\"\n")
+        os.chmod(stand_in, 0o755)
+        inventory = self.dialing_inventory(join_timeout_s=3)
+        with open(inventory) as f:
+            text = f.read()
+        text = text.replace("  - name: h3\n", f"  - name: h3\n    agent: {stand_in}\n", 1)
+        with open(inventory, "w") as f:
+            f.write(text)
+        code, out, err = run(SMOKE, "--inventory", inventory, "--only", "p2p_bw",
+                             reports=self.reports)
+        self.assertEqual(code, 3, out + err)
+        self.assertIn("rocehil run: 1 of 2 host(s) did not dial in within ", err)
+        self.assertRegex(err, r"\n  h3: its agent started but did not dial in to [0-9.]+:[0-9]+ "
+                              r"within 3 s\n")
+        record, _ = run_record(self.reports)
+        self.assertEqual([c["outcome"] for c in record["cases"]], ["not_run"])
+        self.assertEqual(wait_for(lambda: not host_pids(TB["id"], " agent --connect "), 15), True)
 
     def test_bisect_finds_the_first_bad_candidate_in_log2_runs_and_resumes_after_a_kill(self):
         # Candidates: rates of h1's NIC (its tbf), good to bad. The suite's bw test from h1 to
