@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -16,6 +17,8 @@
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/inventory/selection.hpp"
 #include "rocehil/remote/agent_link.hpp"
+#include "rocehil/remote/dialed_agents.hpp"
+#include "rocehil/remote/dialing_launch.hpp"
 #include "rocehil/remote/host_ssh.hpp"
 #include "rocehil/remote/run_command.hpp"
 
@@ -51,6 +54,44 @@ double round_trip(const std::vector<const rocehil::inventory::Host*>& hosts,
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+struct Quiet : remote::DialedAgentsEvents {
+  void agent_joined(const std::string&, const std::string&) override {}
+  void agent_refused(const std::string& peer, const std::string& why) override {
+    fmt::print(stderr, "refused {}: {}\n", peer, why);
+  }
+  void agent_lost(const std::string&, const std::string&) override {}
+};
+
+// One round with agents that dial home, as `rocehil run` starts them with a controller in the
+// inventory: `agent --connect --detach` over each host's launcher, every hello in, every
+// connection closed (the agents end on their own). Returns seconds.
+double dial_round(const std::vector<const rocehil::inventory::Host*>& hosts,
+                  const remote::SshMultiplex* multiplex, const std::string& address, int round) {
+  const auto start = Clock::now();
+  const auto secret = rocehil::channel::RunSecret::generate();
+  std::vector<remote::ExpectedHost> expected;
+  for (const auto* h : hosts) expected.push_back({h->name, {}});
+  Quiet quiet;
+  remote::DialedAgentsOptions options;
+  options.listen_address = address;
+  options.limits.per_address = hosts.size() + 1;
+  const std::string run_id = fmt::format("bench-{}-{}", getpid(), round);
+  remote::DialedAgents hub(secret, run_id, expected, options, quiet);
+  remote::DialingLaunch launch;
+  launch.run_id = run_id;
+  launch.connect = fmt::format("{}:{}", address, hub.port());
+  launch.fanout = 32;
+  launch.timeout = std::chrono::seconds(30) + std::chrono::milliseconds(500) * hosts.size();
+  launch.multiplex = multiplex;
+  const std::atomic<bool> never{false};
+  const auto missing = remote::launch_dialing_agents(hub, hosts, secret, launch, never);
+  if (!missing.empty())
+    throw rocehil::Error(rocehil::ExitCode::infrastructure,
+                         fmt::format("{} host(s) did not dial in, {}: {}", missing.size(),
+                                     missing.begin()->first, missing.begin()->second));
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -64,6 +105,7 @@ int main(int argc, char** argv) {
   int rounds = 5;
   bool multiplex = false;
   std::string launcher;
+  std::string dial;
   app.add_option("inventory", inventory_file, "Inventory (a testbed's)")->required();
   app.add_option("--hosts", selection, "Host selection");
   app.add_option("--rounds", rounds, "Rounds; the median is printed")->check(CLI::Range(1, 1000));
@@ -75,6 +117,10 @@ int main(int argc, char** argv) {
                  "as a job step of the allocation in SLURM_JOB_ID (srun), as rocehil run "
                  "--launcher slurm does")
       ->check(CLI::IsMember({"ssh", "local", "slurm"}));
+  app.add_option("--dial", dial,
+                 "Agents dial home to this address of this machine (a controller in the "
+                 "inventory): each round starts them with 'agent --connect --detach' and waits "
+                 "for every hello");
   CLI11_PARSE(app, argc, argv);
   try {
     auto inv = rocehil::inventory::load_inventory(inventory_file);
@@ -89,7 +135,8 @@ int main(int argc, char** argv) {
     }
     std::vector<double> seconds;
     for (int r = 0; r < rounds; ++r)
-      seconds.push_back(round_trip(hosts, multiplex ? &mux : nullptr));
+      seconds.push_back(dial.empty() ? round_trip(hosts, multiplex ? &mux : nullptr)
+                                     : dial_round(hosts, multiplex ? &mux : nullptr, dial, r));
     if (multiplex && launcher != "slurm") {
       for (const auto* h : hosts)
         remote::run_command(remote::ssh_multiplex_exit(*h, mux),

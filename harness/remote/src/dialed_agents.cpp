@@ -15,7 +15,8 @@
 
 namespace rocehil::remote {
 
-namespace {
+// Named, not anonymous: DialedAgents::Impl, declared in the header, holds these.
+namespace dialed {
 
 using Clock = DialedAgents::Clock;
 using agent::SessionId;
@@ -39,7 +40,12 @@ struct Connection {
   std::unordered_map<SessionId, std::deque<agent::Reply>> inboxes;  // the open sessions'
 };
 
-}  // namespace
+}  // namespace dialed
+
+using dialed::Clock;
+using dialed::Connection;
+using dialed::greeting_session;
+using agent::SessionId;
 
 struct DialedAgents::Impl final : channel::GateEvents {
   Impl(const channel::RunSecret& secret, const std::string& run_id,

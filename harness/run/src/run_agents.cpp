@@ -3,13 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <map>
-#include <mutex>
-#include <thread>
-
 #include "rocehil/common/error.hpp"
-#include "rocehil/remote/fan_out.hpp"
-#include "rocehil/remote/run_command.hpp"
+#include "rocehil/remote/dialing_launch.hpp"
 
 namespace rocehil::run {
 
@@ -62,63 +57,20 @@ RunAgents::~RunAgents() = default;
 std::vector<MissingAgent> RunAgents::start(const remote::SshMultiplex* multiplex,
                                            std::size_t fanout, const std::atomic<bool>& interrupt) {
   const auto began = Clock::now();
-  const auto join_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+  remote::DialingLaunch launch;
+  launch.run_id = run_id_;
+  launch.connect = fmt::format("{}:{}", controller_.address, dialed_->port());
+  launch.fanout = fanout;
+  launch.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::duration<double>(controller_.join_timeout_s));
-  const auto deadline = began + join_timeout;
-  const std::string connect = fmt::format("{}:{}", controller_.address, dialed_->port());
-
-  // The launchers run in threads of their own; this thread turns the loop their agents dial.
-  std::mutex mutex;
-  std::map<std::string, std::string> launch_failures;
-  std::atomic<bool> launched{false};
-  std::thread launcher([&] {
-    remote::fan_out(hosts_.size(), fanout, [&](std::size_t i) {
-      const inventory::Host& host = *hosts_[i];
-      const remote::AgentCommand command =
-          remote::host_command(host,
-                               {host.agent, "agent", "--connect", connect, "--run-id", run_id_,
-                                "--as", host.name, "--detach"},
-                               multiplex);
-      remote::RunOptions options;
-      options.timeout = join_timeout;
-      options.stdin_text = secret_.for_launcher() + "\n";
-      const remote::CommandResult r = remote::run_command(command.argv, options);
-      if (!r.succeeded()) {
-        const std::lock_guard lock(mutex);
-        launch_failures[host.name] =
-            r.timed_out
-                ? fmt::format("its agent did not start within {} s", controller_.join_timeout_s)
-                : r.reason();
-      }
-    });
-    launched = true;
-  });
-
-  std::size_t shown = static_cast<std::size_t>(-1);
-  while (!interrupt) {
-    const std::size_t joined = dialed_->joined_count();
-    if (joined != shown) events_.agents_joining(joined, hosts_.size());
-    shown = joined;
-    if ((launched && joined == hosts_.size()) || Clock::now() >= deadline) break;
-    if (launched) {
-      const std::lock_guard lock(mutex);
-      if (joined + launch_failures.size() >= hosts_.size()) break;  // nobody else is coming
-    }
-    dialed_->turn(std::chrono::milliseconds(50));
-  }
-  launcher.join();  // each launcher ends by the deadline (its timeout)
-
+  launch.multiplex = multiplex;
+  const auto missed = remote::launch_dialing_agents(
+      *dialed_, hosts_, secret_, launch, interrupt,
+      [&](std::size_t joined) { events_.agents_joining(joined, hosts_.size()); });
   std::vector<MissingAgent> missing;
-  for (const inventory::Host* h : hosts_) {
-    if (dialed_->hello(h->name) != nullptr) continue;
-    const auto failed = launch_failures.find(h->name);
-    missing.push_back(
-        {h->name, failed != launch_failures.end() ? failed->second
-                  : interrupt                     ? std::string("the run was interrupted")
-                              : fmt::format("its agent started but did not dial in to {} within "
-                                            "{} s",
-                                            connect, controller_.join_timeout_s)});
-  }
+  for (const inventory::Host* h : hosts_)  // in the inventory's order
+    if (const auto m = missed.find(h->name); m != missed.end())
+      missing.push_back({h->name, m->second});
   events_.agents_joined(dialed_->joined_count(),
                         std::chrono::duration<double>(Clock::now() - began).count(), missing);
   return missing;
