@@ -84,7 +84,7 @@ double dial_round(const std::vector<const rocehil::inventory::Host*>& hosts,
   launch.timeout = std::chrono::seconds(30) + std::chrono::milliseconds(500) * hosts.size();
   launch.multiplex = multiplex;
   const std::atomic<bool> never{false};
-  const auto missing = remote::launch_dialing_agents(hub, hosts, secret, launch, never);
+  const auto missing = remote::launch_dialing_agents(hub, hosts, secret, launch, never).missing;
   if (!missing.empty())
     throw rocehil::Error(rocehil::ExitCode::infrastructure,
                          fmt::format("{} host(s) did not dial in, {}: {}", missing.size(),

@@ -1,5 +1,6 @@
 #include "agent_command.hpp"
 
+#include <cstdlib>
 #include <memory>
 
 #include "rocehil/agent/dial_home.hpp"
@@ -24,8 +25,8 @@ void add_agent_command(CLI::App& app, int& exit_code) {
   agent->add_option("--run-id", *run_id, "The run this agent belongs to (with --connect)");
   agent->add_option("--as", *host_name,
                     "The inventory's name for this host, which its hello gives (with --connect; "
-                    "default: the host name, matched to the inventory by name, else by its NICs' "
-                    "addresses)");
+                    "default: SLURMD_NODENAME in a Slurm step, else the host name, matched to the "
+                    "inventory by name, else by its NICs' addresses)");
   agent->add_flag("--detach", *detach,
                   "With --connect: go on in the background and return once joined (exit 0), or "
                   "say why not (exit 3); what ssh, pdsh or clush run to start a run's agents");
@@ -62,6 +63,9 @@ connect or is refused exits 3 saying so.)");
     agent::parse_connect_address(*connect, options);
     options.run_id = *run_id;
     options.host_name = *host_name;
+    // A task of a Slurm step (one step starts every host's agent) knows its node's name.
+    if (const char* node = std::getenv("SLURMD_NODENAME"); options.host_name.empty() && node)
+      options.host_name = node;
     const channel::RunSecret secret = agent::read_run_secret(0);
     exit_code = *detach ? agent::start_detached_agent(options, secret, ROCEHIL_VERSION)
                         : agent::run_agent_dialing(options, secret, ROCEHIL_VERSION);

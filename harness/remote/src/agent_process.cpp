@@ -87,8 +87,10 @@ class ProcessAgent final : public AgentLink {
   const std::string& name() const override { return name_; }
 
   void send(const agent::Request& request) override {
-    const std::string line = agent::to_json_line(request) + "\n";
-    std::string_view rest = line;
+    write_raw(agent::to_json_line(request) + "\n");
+  }
+
+  void write_raw(std::string_view rest) {
     while (!rest.empty()) {
       const ssize_t n = write(to_agent_.native_sink(), rest.data(), rest.size());
       if (n < 0 && errno == EINTR) continue;
@@ -161,8 +163,11 @@ class ProcessAgent final : public AgentLink {
 
 }  // namespace
 
-std::unique_ptr<AgentLink> launch_agent(const AgentCommand& command) {
-  return std::make_unique<ProcessAgent>(command);
+std::unique_ptr<AgentLink> launch_agent(const AgentCommand& command,
+                                        const std::string& first_input) {
+  auto agent = std::make_unique<ProcessAgent>(command);
+  if (!first_input.empty()) agent->write_raw(first_input);
+  return agent;
 }
 
 }  // namespace rocehil::remote

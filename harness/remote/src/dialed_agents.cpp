@@ -42,10 +42,10 @@ struct Connection {
 
 }  // namespace dialed
 
+using agent::SessionId;
 using dialed::Clock;
 using dialed::Connection;
 using dialed::greeting_session;
-using agent::SessionId;
 
 struct DialedAgents::Impl final : channel::GateEvents {
   Impl(const channel::RunSecret& secret, const std::string& run_id,

@@ -163,6 +163,26 @@ std::vector<std::string> srun_argv(const std::string& job_id, const std::string&
   return argv;
 }
 
+std::vector<std::string> srun_step_on_nodes_argv(const std::string& job_id,
+                                                 const std::vector<std::string>& nodes,
+                                                 const std::vector<std::string>& remote_argv) {
+  std::string list;
+  for (const std::string& node : nodes) {
+    if (!inventory::is_valid_name(node))
+      throw input_error(fmt::format("Slurm node '{}': not a host name", node));
+    if (!list.empty()) list += ',';
+    list += node;
+  }
+  std::vector<std::string> argv = {"srun", "--jobid=" + job_id, "--nodelist=" + list,
+                                   fmt::format("--nodes={}", nodes.size()), "--ntasks-per-node=1",
+                                   // Captures, extra ranks and the run's other steps share the
+                                   // allocation with this one.
+                                   "--overlap", "--input=all", "--quiet",
+                                   "--job-name=rocehil-agents", "--"};
+  argv.insert(argv.end(), remote_argv.begin(), remote_argv.end());
+  return argv;
+}
+
 std::vector<std::string> scontrol_drain_argv(const std::string& node, std::string_view reason) {
   if (!inventory::is_valid_name(node))
     throw input_error(fmt::format("Slurm node '{}': not a host name", node));

@@ -67,6 +67,19 @@ TEST(Srun, StartsTheWordsAsOneTaskOnTheNodeWithoutAShell) {
   EXPECT_THROW(srun_argv("42", "-h", {"true"}), Error);
 }
 
+TEST(Srun, OneStepStartsATaskOnEveryNodeWithStdinForEach) {
+  const auto argv = srun_step_on_nodes_argv("42", {"h1", "h3", "cap"},
+                                            {"/usr/bin/rocehil", "agent", "--connect", "x"});
+  EXPECT_EQ(argv.front(), "srun");
+  const Names tail(argv.end() - 5, argv.end());
+  EXPECT_EQ(tail, (Names{"--", "/usr/bin/rocehil", "agent", "--connect", "x"}));
+  for (const char* option : {"--jobid=42", "--nodelist=h1,h3,cap", "--nodes=3",
+                             "--ntasks-per-node=1", "--overlap", "--input=all"})
+    EXPECT_NE(std::find(argv.begin(), argv.end(), option), argv.end()) << option;
+  EXPECT_THROW(srun_step_on_nodes_argv("42", {"h1", "-x"}, {"true"}), Error);
+  EXPECT_THROW(srun_step_on_nodes_argv("42", {"h[1-2]"}, {"true"}), Error);
+}
+
 TEST(Scontrol, DrainsOneNodeWithTheReasonAsOneWord) {
   EXPECT_EQ(scontrol_drain_argv("h3", "rocehil: nightly: allreduce/qps=8: busbw_gbps > 40"),
             (Names{"scontrol", "update", "NodeName=h3", "State=DRAIN",

@@ -40,14 +40,6 @@ RunAgents::RunAgents(const inventory::Inventory& inventory,
       run_id_(run_id),
       events_(events),
       secret_(channel::RunSecret::generate()) {
-  std::vector<std::string> slurm_hosts;
-  for (const inventory::Host* h : hosts_)
-    if (h->launcher == inventory::Launcher::slurm) slurm_hosts.push_back(h->name);
-  if (!slurm_hosts.empty())
-    throw input_error(fmt::format(
-        "{}: controller: hosts with launcher slurm ({}) cannot dial home yet (a Slurm step ends "
-        "with its launcher); remove 'controller:' to start their agents per case",
-        inventory.file, fmt::join(slurm_hosts, ", ")));
   dialed_ = std::make_unique<remote::DialedAgents>(secret_, run_id_, expected_of(hosts_),
                                                    listen_options(controller_), *this);
 }
@@ -64,9 +56,11 @@ std::vector<MissingAgent> RunAgents::start(const remote::SshMultiplex* multiplex
   launch.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::duration<double>(controller_.join_timeout_s));
   launch.multiplex = multiplex;
-  const auto missed = remote::launch_dialing_agents(
+  remote::DialingLaunched launched = remote::launch_dialing_agents(
       *dialed_, hosts_, secret_, launch, interrupt,
       [&](std::size_t joined) { events_.agents_joining(joined, hosts_.size()); });
+  slurm_steps_ = std::move(launched.slurm_steps);
+  const auto& missed = launched.missing;
   std::vector<MissingAgent> missing;
   for (const inventory::Host* h : hosts_)  // in the inventory's order
     if (const auto m = missed.find(h->name); m != missed.end())

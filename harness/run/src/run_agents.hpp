@@ -19,8 +19,7 @@ namespace rocehil::run {
 
 class RunAgents final : public remote::DialedAgentsEvents {
  public:
-  // Listens where the inventory's controller says. Throws rocehil::Error when it cannot, or
-  // (bad input) when a host's launcher cannot start a dialing agent.
+  // Listens where the inventory's controller says. Throws rocehil::Error when it cannot.
   RunAgents(const inventory::Inventory& inventory, std::vector<const inventory::Host*> hosts,
             const std::string& run_id, RunEvents& events);
   ~RunAgents() override;  // the connections close: every agent stops and exits
@@ -43,6 +42,9 @@ class RunAgents final : public remote::DialedAgentsEvents {
   std::string run_id_;
   RunEvents& events_;
   channel::RunSecret secret_;
+  // Before dialed_, so destroyed after it: the connections close first, the agents end on their
+  // own, and their Slurm steps with them.
+  std::vector<std::unique_ptr<remote::AgentLink>> slurm_steps_;
   std::unique_ptr<remote::DialedAgents> dialed_;
 };
 

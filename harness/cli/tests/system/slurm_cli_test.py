@@ -58,18 +58,28 @@ def outcomes(record):
     return {c["id"]: c["outcome"] for c in record["cases"]}
 
 
-def agents_on(host):
+def agents_with_command_lines(host):
+    """(pid, command line) of each rocehil agent in the host's namespace."""
     ns = f"rocehil-{TB['id']}-{host}"
     pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout
     found = []
     for pid in pids.split():
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"rocehil\0agent" in f.read():
-                    found.append(int(pid))
+                argv = f.read()
         except OSError:
-            pass
+            continue
+        if b"rocehil\0agent" in argv:
+            found.append((int(pid), argv))
     return found
+
+
+def agent_command_lines(host):
+    return [argv for _, argv in agents_with_command_lines(host)]
+
+
+def agents_on(host):
+    return [pid for pid, _ in agents_with_command_lines(host)]
 
 
 def setUpModule():
@@ -139,6 +149,53 @@ class SlurmTest(unittest.TestCase):
                          {c: severity.get(o, o) for c, o in over_ssh.items()})
         self.assertEqual(over_slurm["pfc_storm"], "expected_fail")
         self.assertNotIn("error", over_slurm.values())
+
+    def test_agents_dialing_home_from_one_step_give_the_smoke_suites_verdicts(self):
+        # The inventory names a controller: one srun step starts every node's agent for the
+        # whole run, and every case opens sessions on them.
+        shown = subprocess.run(["ip", "-4", "-o", "addr", "show", "dev", f"{TB['id']}-br"],
+                               capture_output=True, text=True, check=True).stdout
+        address = shown.split("inet ")[1].split("/")[0]
+        with open(TB["inventory"]) as f:
+            text = f.read()
+        inventory = os.path.join(self.reports, "dial.yaml")
+        with open(inventory, "w") as f:
+            f.write(text + f"controller: {{address: {address}, join_timeout_s: 60}}\n")
+        proc = subprocess.Popen(
+            ["salloc", "-N", "5", "--quiet", ROCEHIL, "run", SMOKE, "--inventory", inventory,
+             "--hosts", "slurm", "--launcher", "slurm", "--reports", self.reports],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=slurm_env())
+        # Once the agents have dialed in, no case starts an agent of its own (the preflight's
+        # probes, before, are steps of their own).
+        most, dialing, stdio_after = 0, False, []
+        while proc.poll() is None:
+            steps = subprocess.run(["squeue", "-s", "-h", "-o", "%i %j"], capture_output=True,
+                                   text=True, env=slurm_env()).stdout.split("\n")
+            names = [line.split()[1] for line in steps if line.strip()]
+            most = max(most, names.count("rocehil-agents"))
+            for host in ("h1", "h2", "h3", "h4", "cap"):
+                for argv in agent_command_lines(host):
+                    if b"--connect" in argv:
+                        dialing = True
+                    elif dialing:
+                        stdio_after.append((host, argv))
+            time.sleep(0.3)
+        out, err = proc.communicate()
+        self.assertEqual(proc.returncode, 0, out + err)
+        self.assertIn("agents: 5 hosts dialed in within ", out)
+        # One step for every agent, never a step per agent.
+        self.assertTrue(dialing)
+        self.assertEqual(most, 1)
+        self.assertEqual(stdio_after, [])
+        over_dial = outcomes(newest_record(self.reports))
+        self.assertEqual(over_dial["pfc_storm"], "expected_fail")
+        self.assertEqual({o for c, o in over_dial.items() if c != "pfc_storm"} - {"pass", "warn"},
+                         set(), over_dial)
+        # The run over: no agent on any node, and no step left.
+        self.assertEqual(wait_for(lambda: not any(agents_on(h) for h in
+                                                   ("h1", "h2", "h3", "h4", "cap")), 30), True)
+        self.assertEqual(subprocess.run(["squeue", "-s", "-h"], capture_output=True, text=True,
+                                        env=slurm_env()).stdout.strip(), "")
 
     def test_a_killed_agent_is_an_error_naming_the_node_and_only_that_node_is_drained(self):
         before = node_states()

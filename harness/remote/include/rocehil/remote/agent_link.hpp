@@ -39,8 +39,10 @@ struct AgentCommand {
   std::vector<std::string> argv;
 };
 // Starts it (Boost.Process); closing the link closes the agent's stdin, which ends it, and kills
-// it if it has not exited a few seconds later.
-std::unique_ptr<AgentLink> launch_agent(const AgentCommand& command);
+// it if it has not exited a few seconds later. `first_input`, when given, is written to its stdin
+// first (a run's secret for dialing agents a Slurm step starts).
+std::unique_ptr<AgentLink> launch_agent(const AgentCommand& command,
+                                        const std::string& first_input = {});
 
 struct SshOptions {
   std::string config_file;  // ssh -F

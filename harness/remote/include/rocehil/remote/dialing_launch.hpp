@@ -23,15 +23,26 @@ struct DialingLaunch {
   const SshMultiplex* multiplex = nullptr;
 };
 
-// Starts one dialing agent on every host through its launcher (`agent --connect ... --as HOST
-// --detach`, the secret on its stdin), at most `fanout` launchers at once in threads, while this
-// thread turns `dialed`'s loop for the agents they start. Returns once every host has joined,
-// or each has joined or its launcher failed, or at the timeout or `interrupt`: the hosts that
-// did not join, each with why (the launcher's words, or silence). `progress` is called with the
-// number joined whenever it changes.
-std::map<std::string, std::string> launch_dialing_agents(
-    DialedAgents& dialed, const std::vector<const inventory::Host*>& hosts,
-    const channel::RunSecret& secret, const DialingLaunch& launch,
-    const std::atomic<bool>& interrupt, const std::function<void(std::size_t)>& progress = {});
+// What launching left: the hosts that did not join, each with why (the launcher's words, or
+// silence), and the Slurm steps the joined agents run in, which live as long as this does
+// (destroy them after the connections: the agents then end on their own, and the step with them).
+struct DialingLaunched {
+  std::map<std::string, std::string> missing;
+  std::vector<std::unique_ptr<AgentLink>> slurm_steps;
+};
+
+// Starts one dialing agent on every host while this thread turns `dialed`'s loop for them. Hosts
+// reached over ssh (or `local`) each get `agent --connect ... --as HOST --detach` with the
+// secret on its stdin, at most `fanout` launchers at once in threads; hosts with launcher slurm
+// get one step for all of them (`srun --nodelist=... --ntasks-per-node=1 --input=all`, the
+// secret on srun's stdin, each agent naming its node from SLURMD_NODENAME), inside the
+// allocation rocehil runs in. Returns once every host has joined, or each has joined or its
+// launcher failed, or at the timeout or `interrupt`. `progress` is called with the number joined
+// whenever it changes.
+DialingLaunched launch_dialing_agents(DialedAgents& dialed,
+                                      const std::vector<const inventory::Host*>& hosts,
+                                      const channel::RunSecret& secret, const DialingLaunch& launch,
+                                      const std::atomic<bool>& interrupt,
+                                      const std::function<void(std::size_t)>& progress = {});
 
 }  // namespace rocehil::remote

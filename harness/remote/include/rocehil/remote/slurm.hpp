@@ -38,6 +38,13 @@ std::string selection_with_slurm_nodes(std::string_view selection);
 std::vector<std::string> srun_argv(const std::string& job_id, const std::string& node,
                                    const std::vector<std::string>& remote_argv);
 
+// `srun` starting `remote_argv` as one task on each of `nodes`, all in one step of `job_id`: how
+// Slurm launches a run's dialing agents at once (its daemons fan the step out), with srun's stdin
+// given to every task (--input=all: each agent reads the run's secret there).
+std::vector<std::string> srun_step_on_nodes_argv(const std::string& job_id,
+                                                 const std::vector<std::string>& nodes,
+                                                 const std::vector<std::string>& remote_argv);
+
 // `scontrol update NodeName=NODE State=DRAIN Reason=REASON`: one argv word per setting, so the
 // reason needs no quoting; a reason longer than Slurm's display keeps its first 200 characters.
 std::vector<std::string> scontrol_drain_argv(const std::string& node, std::string_view reason);
