@@ -76,6 +76,7 @@ double dial_round(const std::vector<const rocehil::inventory::Host*>& hosts,
   options.listen_address = address;
   options.limits.per_address = hosts.size() + 1;
   const std::string run_id = fmt::format("bench-{}-{}", getpid(), round);
+  remote::DialingLaunched launched;  // its Slurm step ends after the hub: declared first
   remote::DialedAgents hub(secret, run_id, expected, options, quiet);
   remote::DialingLaunch launch;
   launch.run_id = run_id;
@@ -84,7 +85,8 @@ double dial_round(const std::vector<const rocehil::inventory::Host*>& hosts,
   launch.timeout = std::chrono::seconds(30) + std::chrono::milliseconds(500) * hosts.size();
   launch.multiplex = multiplex;
   const std::atomic<bool> never{false};
-  const auto missing = remote::launch_dialing_agents(hub, hosts, secret, launch, never).missing;
+  launched = remote::launch_dialing_agents(hub, hosts, secret, launch, never);
+  const auto& missing = launched.missing;
   if (!missing.empty())
     throw rocehil::Error(rocehil::ExitCode::infrastructure,
                          fmt::format("{} host(s) did not dial in, {}: {}", missing.size(),
