@@ -133,6 +133,9 @@ nlohmann::json to_json(const Inventory& inv) {
                       {"port", inv.controller->port},
                       {"join_timeout_s", inv.controller->join_timeout_s}};
     put(cj, "listen", inv.controller->listen);
+    cj["agents"] = inv.controller->agents_external ? "external" : "rocehil";
+    put(cj, "fleet", inv.controller->fleet);
+    put(cj, "secret_file", inv.controller->secret_file);
     j["controller"] = cj;
   }
   return j;

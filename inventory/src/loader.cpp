@@ -176,7 +176,9 @@ std::optional<Inventory> Loader::load(const YAML::Node& root) {
 }
 
 void Loader::read_controller(const YAML::Node& n) {
-  const MapReader m(ctx_, n, "controller", {"address", "port", "listen", "join_timeout_s"});
+  const MapReader m(
+      ctx_, n, "controller",
+      {"address", "port", "listen", "join_timeout_s", "agents", "fleet", "secret_file"});
   if (!m.ok()) return;
   Controller c;
   c.where = {n.Mark().line + 1, n.Mark().column + 1};
@@ -199,6 +201,38 @@ void Loader::read_controller(const YAML::Node& n) {
   if (const auto t = m.get("join_timeout_s"); t.IsDefined())
     if (const auto v = read_number(ctx_, t, "controller: join_timeout_s", 1, 3600))
       c.join_timeout_s = *v;
+  if (const auto a = m.get("agents"); a.IsDefined())
+    if (const auto v = read_choice(ctx_, a, "controller: agents", {"rocehil", "external"}))
+      c.agents_external = *v == "external";
+  if (const auto f = m.get("fleet"); f.IsDefined())
+    if (const auto v = read_string(ctx_, f, "controller: fleet")) {
+      if (is_valid_name(*v))
+        c.fleet = *v;
+      else
+        ctx_.error(f, fmt::format("controller: fleet '{}' is not a name; use letters, digits, "
+                                  "'.', '_' and '-' (nightly)",
+                                  shown(*v)));
+    }
+  if (const auto s = m.get("secret_file"); s.IsDefined())
+    if (const auto v = read_string(ctx_, s, "controller: secret_file")) c.secret_file = *v;
+  if (c.agents_external) {
+    if (c.port == 0)
+      ctx_.error(n,
+                 "controller: agents: external needs a fixed port (port: 7400): the agents "
+                 "others start must know where to dial");
+    if (!m.has("fleet"))
+      ctx_.error(n,
+                 "controller: agents: external needs 'fleet': the name its agents join "
+                 "under (their --run-id)");
+    if (c.secret_file.empty())
+      ctx_.error(n,
+                 "controller: agents: external needs 'secret_file': the file holding the key "
+                 "its agents hold (openssl rand -hex 32 > FILE; chmod 600 FILE)");
+  } else if (m.has("fleet") || m.has("secret_file")) {
+    ctx_.error(n,
+               "controller: 'fleet' and 'secret_file' go with 'agents: external'; rocehil "
+               "draws a key for each run of the agents it starts");
+  }
   inv_.controller = c;
 }
 

@@ -73,6 +73,34 @@ hosts: [{name: h1}]
   EXPECT_EQ(bad("{address: 10.0.0.9, secret: x}").size(), 1u);
 }
 
+TEST(Load, AControllerWhoseAgentsOthersStart) {
+  const Inventory inv = load_ok(R"(schema_version: 1
+controller: {address: 10.0.0.5, port: 7400, agents: external, fleet: nightly, secret_file: /etc/rocehil/fleet.key}
+hosts: [{name: h1}]
+)");
+  EXPECT_TRUE(inv.controller->agents_external);
+  EXPECT_EQ(inv.controller->fleet, "nightly");
+  EXPECT_EQ(inv.controller->secret_file, "/etc/rocehil/fleet.key");
+  EXPECT_EQ(to_json(inv)["controller"]["agents"], "external");
+  const auto bad = [](const std::string& controller) {
+    return messages("schema_version: 1\ncontroller: " + controller + "\nhosts: [{name: h1}]\n");
+  };
+  // Each missing piece is named, all at once.
+  const auto missing = bad("{address: 10.0.0.5, agents: external}");
+  ASSERT_EQ(missing.size(), 3u);
+  EXPECT_NE(missing[0].find("needs a fixed port (port: 7400)"), std::string::npos) << missing[0];
+  EXPECT_NE(missing[1].find("needs 'fleet'"), std::string::npos) << missing[1];
+  EXPECT_NE(missing[2].find("needs 'secret_file'"), std::string::npos) << missing[2];
+  EXPECT_EQ(bad("{address: 10.0.0.5, fleet: nightly}").size(), 1u);
+  EXPECT_NE(bad("{address: 10.0.0.5, fleet: nightly}")[0].find("go with 'agents: external'"),
+            std::string::npos);
+  EXPECT_EQ(bad("{address: 10.0.0.5, agents: pdsh}").size(), 1u);
+  EXPECT_EQ(bad("{address: 10.0.0.5, port: 7400, agents: external, fleet: 'a b', "
+                "secret_file: /k}")
+                .size(),
+            1u);
+}
+
 TEST(Load, DefaultsAndOverrides) {
   const Inventory inv = load_ok(R"(schema_version: 1
 name: lab

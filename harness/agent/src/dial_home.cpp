@@ -12,9 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <thread>
 
 #include "rocehil/agent/agent_transport.hpp"
 #include "rocehil/channel/tls_session.hpp"
@@ -51,7 +53,8 @@ class Socket {
   int fd_;
 };
 
-int connect_within(const DialOptions& o, Clock::time_point deadline) {
+// One attempt to connect; 0 and the descriptor, or the errno of why not.
+int connect_once(const DialOptions& o, Clock::time_point deadline, int& fd_out) {
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   sa.sin_port = htons(o.port);
@@ -75,13 +78,30 @@ int connect_within(const DialOptions& o, Clock::time_point deadline) {
   }
   if (err != 0) {
     ::close(fd);
+    return err;
+  }
+  fd_out = fd;
+  return 0;
+}
+
+// Connects by the deadline; a controller not listening yet (refused, unreachable) is tried
+// again every 200 ms for `o.retry_for`: agents others start may come up before the run.
+int connect_within(const DialOptions& o, Clock::time_point deadline) {
+  const auto retry_until = Clock::now() + o.retry_for;
+  int fd = -1;
+  int err = connect_once(o, deadline, fd);
+  while (err != 0 && err != ETIMEDOUT &&
+         Clock::now() + std::chrono::milliseconds(200) < retry_until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    err = connect_once(o, std::max(deadline, Clock::now() + std::chrono::seconds(5)), fd);
+  }
+  if (err != 0)
     throw Error(ExitCode::infrastructure,
                 fmt::format("agent: cannot reach the controller at {}:{}: {}; is 'rocehil run' "
                             "listening there, and does the inventory's controller address reach "
                             "it from this host?",
                             o.address, o.port, std::strerror(err)),
                 err);
-  }
   return fd;
 }
 
@@ -165,8 +185,8 @@ channel::RunSecret read_run_secret(int in_fd) {
 
 int run_agent_dialing(const DialOptions& options, const channel::RunSecret& secret,
                       const std::string& version) {
+  const Socket socket(connect_within(options, Clock::now() + options.deadline));
   const Clock::time_point deadline = Clock::now() + options.deadline;
-  const Socket socket(connect_within(options, deadline));
   const channel::TlsContext context(channel::Side::agent, secret, options.run_id);
   channel::TlsSession session(context, socket.fd());
   for (channel::Step step = session.handshake(); step != channel::Step::done;

@@ -132,6 +132,35 @@ TEST(DialHome, NoControllerListeningIsAnErrorNamingWhere) {
   }
 }
 
+TEST(DialHome, WithWaitAnAgentStartedBeforeItsControllerJoinsOnceItListens) {
+  std::uint16_t port = 0;
+  ::close(channel::listen_for_agents("127.0.0.1", 0, port));  // nobody listens there yet
+  const channel::RunSecret secret = channel::RunSecret::generate();
+  DialOptions o;
+  o.address = "127.0.0.1";
+  o.port = port;
+  o.run_id = "run-7";
+  o.retry_for = std::chrono::seconds(20);
+  auto agent = std::async(std::launch::async, [&] { return run_agent_dialing(o, secret, "v"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // it has been refused a few times
+  const channel::TlsContext context(channel::Side::controller, secret, "run-7");
+  Recorder events;
+  channel::EventLoop loop;
+  std::uint16_t bound = 0;
+  const int listen_fd = channel::listen_for_agents("127.0.0.1", port, bound);
+  {
+    channel::AgentGate gate(loop, context, listen_fd, {}, events);
+    for (int i = 0; i < 2000 && events.joins.empty(); ++i)
+      loop.run_once(std::chrono::milliseconds(5));
+    ASSERT_EQ(events.joins.size(), 1u);
+    events.joins[0].session.reset();
+    ::close(events.joins[0].fd);  // the controller goes: the agent ends
+  }
+  ::close(listen_fd);
+  ASSERT_EQ(agent.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_EQ(agent.get(), 0);
+}
+
 TEST(DialHome, TheControlSocketProbesAControllerThatWentSilent) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   ASSERT_GE(fd, 0);

@@ -1,10 +1,16 @@
 #include "rocehil/channel/run_secret.hpp"
 
+#include <fcntl.h>
+#include <fmt/format.h>
 #include <openssl/crypto.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "rocehil/common/error.hpp"
@@ -73,6 +79,35 @@ std::optional<RunSecret> take_secret_from_environment() {
                       " is set but is not a run secret (64 hex digits, as the controller that "
                       "launched this agent hands it over); start the agent from 'rocehil run'");
   return secret;
+}
+
+RunSecret read_secret_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) throw input_error(fmt::format("secret file {}: {}", path, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw input_error(fmt::format("secret file {}: not a regular file", path));
+  }
+  if ((st.st_mode & 077) != 0) {
+    ::close(fd);
+    throw input_error(
+        fmt::format("secret file {}: others may read or write it (mode {:04o}); chmod 600 {}", path,
+                    st.st_mode & 07777, path));
+  }
+  std::array<char, 2 * RunSecret::bytes + 2> text{};
+  const ssize_t n = ::read(fd, text.data(), text.size());
+  ::close(fd);
+  const std::size_t got = n > 0 ? static_cast<std::size_t>(n) : 0;
+  std::size_t length = 0;  // the first line
+  while (length < got && text[length] != '\n' && text[length] != '\r') ++length;
+  auto secret = RunSecret::parse(std::string_view(text.data(), length));
+  OPENSSL_cleanse(text.data(), text.size());
+  if (!secret)
+    throw input_error(fmt::format(
+        "secret file {}: its first line is not a secret (64 hex digits: openssl rand -hex 32 > {})",
+        path, path));
+  return *secret;
 }
 
 }  // namespace rocehil::channel

@@ -1,6 +1,9 @@
 #include "rocehil/channel/run_secret.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <set>
@@ -58,6 +61,57 @@ TEST(RunSecret, ADamagedOneInTheEnvironmentIsRefusedWithoutEchoingIt) {
     EXPECT_NE(std::string(e.what()).find("ROCEHIL_RUN_SECRET"), std::string::npos);
   }
   EXPECT_EQ(std::getenv("ROCEHIL_RUN_SECRET"), nullptr);
+}
+
+}  // namespace
+}  // namespace rocehil::channel
+
+namespace rocehil::channel {
+namespace {
+
+// A file in a fresh temporary directory with `text` and `mode`.
+std::string secret_file(const std::string& text, mode_t mode) {
+  char dir[] = "/tmp/rocehil-secret-XXXXXX";
+  EXPECT_NE(::mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/fleet.key";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::fchmod(fd, mode);
+  ::close(fd);
+  return path;
+}
+
+std::string refusal(const std::string& path) {
+  try {
+    (void)read_secret_file(path);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::bad_input);
+    return e.what();
+  }
+  return "read";
+}
+
+TEST(SecretFile, ItsFirstLineIsTheSecret) {
+  const RunSecret s = RunSecret::generate();
+  EXPECT_TRUE(read_secret_file(secret_file(s.for_launcher() + "\n", 0600)) == s);
+  EXPECT_TRUE(read_secret_file(secret_file(s.for_launcher(), 0400)) == s);
+  EXPECT_TRUE(read_secret_file(secret_file(s.for_launcher() + "\r\nnotes\n", 0600)) == s);
+}
+
+TEST(SecretFile, OneOthersMayReadOrThatIsNoSecretIsRefusedNamingTheFix) {
+  const RunSecret s = RunSecret::generate();
+  const std::string open_to_all = secret_file(s.for_launcher(), 0644);
+  EXPECT_EQ(refusal(open_to_all), "secret file " + open_to_all +
+                                      ": others may read or write it (mode 0644); chmod 600 " +
+                                      open_to_all);
+  const std::string text = secret_file("hunter2\n", 0600);
+  const std::string why = refusal(text);
+  EXPECT_NE(why.find("is not a secret (64 hex digits: openssl rand -hex 32 > "), std::string::npos)
+      << why;
+  EXPECT_EQ(why.find("hunter2"), std::string::npos) << why;  // never echoed
+  EXPECT_EQ(refusal("/nonexistent/fleet.key"),
+            "secret file /nonexistent/fleet.key: No such file or directory");
+  EXPECT_EQ(refusal("/tmp"), "secret file /tmp: not a regular file");
 }
 
 }  // namespace

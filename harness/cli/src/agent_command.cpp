@@ -5,6 +5,7 @@
 
 #include "rocehil/agent/dial_home.hpp"
 #include "rocehil/agent/stdio_loop.hpp"
+#include "rocehil/channel/run_secret.hpp"
 
 namespace rocehil::cli {
 
@@ -22,11 +23,23 @@ void add_agent_command(CLI::App& app, int& exit_code) {
                     "(never the command line)");
   auto host_name = std::make_shared<std::string>();
   auto detach = std::make_shared<bool>(false);
+  auto secret_file = std::make_shared<std::string>();
+  auto wait_s = std::make_shared<double>(0);
   agent->add_option("--run-id", *run_id, "The run this agent belongs to (with --connect)");
   agent->add_option("--as", *host_name,
                     "The inventory's name for this host, which its hello gives (with --connect; "
                     "default: SLURMD_NODENAME in a Slurm step, else the host name, matched to the "
                     "inventory by name, else by its NICs' addresses)");
+  agent->add_option("--secret-file", *secret_file,
+                    "With --connect: read the key from this file (mode 0600; its first line, 64 "
+                    "hex digits) instead of the environment or stdin: for agents started by "
+                    "pdsh, clush, systemd or a DaemonSet, which join a controller whose "
+                    "inventory says 'agents: external'");
+  agent
+      ->add_option("--wait", *wait_s,
+                   "With --connect: keep trying this many seconds while the controller is not "
+                   "listening yet (agents started before the run: pdsh, systemd)")
+      ->check(CLI::Range(0.0, 86400.0));
   agent->add_flag("--detach", *detach,
                   "With --connect: go on in the background and return once joined (exit 0), or "
                   "say why not (exit 3); what ssh, pdsh or clush run to start a run's agents");
@@ -47,11 +60,13 @@ run's agents can join. One connection carries a session per rank or capture ("se
 every line; "end" closes one), so one agent per host serves the whole run. When the controller
 goes, the agent stops its traffic, puts back what it set, and exits. An agent that cannot
 connect or is refused exits 3 saying so.)");
-  agent->callback([&exit_code, connect, run_id, host_name, detach, agent] {
+  agent->callback([&exit_code, connect, run_id, host_name, detach, secret_file, wait_s, agent] {
     if (connect->empty()) {
       if (agent->count("--run-id") > 0)
         throw CLI::ValidationError("--run-id", "goes with --connect (a dialing agent's run)");
       if (*detach) throw CLI::ValidationError("--detach", "goes with --connect (a dialing agent)");
+      if (!secret_file->empty())
+        throw CLI::ValidationError("--secret-file", "goes with --connect (a dialing agent)");
       if (agent->count("--as") > 0)
         throw CLI::ValidationError("--as", "goes with --connect (the name a dialing agent gives)");
       exit_code = agent::run_agent_stdio(0, 1, ROCEHIL_VERSION);
@@ -63,10 +78,12 @@ connect or is refused exits 3 saying so.)");
     agent::parse_connect_address(*connect, options);
     options.run_id = *run_id;
     options.host_name = *host_name;
+    options.retry_for = std::chrono::milliseconds(static_cast<std::int64_t>(*wait_s * 1000));
     // A task of a Slurm step (one step starts every host's agent) knows its node's name.
     if (const char* node = std::getenv("SLURMD_NODENAME"); options.host_name.empty() && node)
       options.host_name = node;
-    const channel::RunSecret secret = agent::read_run_secret(0);
+    const channel::RunSecret secret =
+        secret_file->empty() ? agent::read_run_secret(0) : channel::read_secret_file(*secret_file);
     exit_code = *detach ? agent::start_detached_agent(options, secret, ROCEHIL_VERSION)
                         : agent::run_agent_dialing(options, secret, ROCEHIL_VERSION);
   });

@@ -37,9 +37,11 @@ RunAgents::RunAgents(const inventory::Inventory& inventory,
                      RunEvents& events)
     : controller_(inventory.controller.value()),
       hosts_(std::move(hosts)),
-      run_id_(run_id),
+      // Agents others start join under the fleet's name and key; rocehil's own, under the run's.
+      run_id_(controller_.agents_external ? controller_.fleet : run_id),
       events_(events),
-      secret_(channel::RunSecret::generate()) {
+      secret_(controller_.agents_external ? channel::read_secret_file(controller_.secret_file)
+                                          : channel::RunSecret::generate()) {
   dialed_ = std::make_unique<remote::DialedAgents>(secret_, run_id_, expected_of(hosts_),
                                                    listen_options(controller_), *this);
 }
@@ -49,6 +51,7 @@ RunAgents::~RunAgents() = default;
 std::vector<MissingAgent> RunAgents::start(const remote::SshMultiplex* multiplex,
                                            std::size_t fanout, const std::atomic<bool>& interrupt) {
   const auto began = Clock::now();
+  if (controller_.agents_external) return await_external(began, interrupt);
   remote::DialingLaunch launch;
   launch.run_id = run_id_;
   launch.connect = fmt::format("{}:{}", controller_.address, dialed_->port());
@@ -65,6 +68,34 @@ std::vector<MissingAgent> RunAgents::start(const remote::SshMultiplex* multiplex
   for (const inventory::Host* h : hosts_)  // in the inventory's order
     if (const auto m = missed.find(h->name); m != missed.end())
       missing.push_back({h->name, m->second});
+  events_.agents_joined(dialed_->joined_count(),
+                        std::chrono::duration<double>(Clock::now() - began).count(), missing);
+  return missing;
+}
+
+// Nobody to start: the agents pdsh, clush, systemd or a DaemonSet started dial in by themselves.
+std::vector<MissingAgent> RunAgents::await_external(Clock::time_point began,
+                                                    const std::atomic<bool>& interrupt) {
+  const auto deadline = began + std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::duration<double>(controller_.join_timeout_s));
+  std::size_t shown = static_cast<std::size_t>(-1);
+  while (!interrupt && Clock::now() < deadline && dialed_->joined_count() < hosts_.size()) {
+    if (dialed_->joined_count() != shown)
+      events_.agents_joining(dialed_->joined_count(), hosts_.size());
+    shown = dialed_->joined_count();
+    dialed_->turn(std::chrono::milliseconds(50));
+  }
+  std::vector<MissingAgent> missing;
+  for (const inventory::Host* h : hosts_)
+    if (dialed_->hello(h->name) == nullptr)
+      missing.push_back(
+          {h->name, interrupt
+                        ? std::string("the run was interrupted")
+                        : fmt::format("no agent of fleet '{}' dialed in as it to {}:{} within "
+                                      "{} s (agents: external: is one running there, with "
+                                      "the fleet's key?)",
+                                      controller_.fleet, controller_.address, dialed_->port(),
+                                      controller_.join_timeout_s)});
   events_.agents_joined(dialed_->joined_count(),
                         std::chrono::duration<double>(Clock::now() - began).count(), missing);
   return missing;

@@ -33,6 +33,8 @@ class RunAgents final : public remote::DialedAgentsEvents {
   remote::DialedAgents& dialed() { return *dialed_; }
 
  private:
+  std::vector<MissingAgent> await_external(std::chrono::steady_clock::time_point began,
+                                           const std::atomic<bool>& interrupt);
   void agent_joined(const std::string& host, const std::string& peer) override;
   void agent_refused(const std::string& peer, const std::string& why) override;
   void agent_lost(const std::string& host, const std::string& why) override;

@@ -956,12 +956,12 @@ class RunTest(unittest.TestCase):
                                capture_output=True, text=True, check=True).stdout
         return shown.split("inet ")[1].split("/")[0]
 
-    def dialing_inventory(self, name="dial.yaml", port=0, join_timeout_s=30):
+    def dialing_inventory(self, name="dial.yaml", port=0, join_timeout_s=30, more=""):
         """The testbed's inventory with a controller on the management address."""
         with open(TB["inventory"]) as f:
             text = f.read()
         return self.write_file(name, text + f"controller: {{address: {self.controller_address()}, "
-                               f"port: {port}, join_timeout_s: {join_timeout_s}}}\n")
+                               f"port: {port}, join_timeout_s: {join_timeout_s}{more}}}\n")
 
     def test_agents_that_dial_home_give_the_smoke_suites_verdicts_one_agent_a_host(self):
         proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", self.dialing_inventory(),
@@ -1033,6 +1033,49 @@ class RunTest(unittest.TestCase):
                         refused[0])
         record, _ = run_record(self.reports)
         self.assertEqual(record["cases"][0]["outcome"], "pass")
+
+    def test_agents_pdsh_starts_join_a_fleet_and_run_the_case(self):
+        # agents: external: rocehil starts nothing; pdsh starts each host's agent with the
+        # fleet's key in a file, and the agents, giving the machine's name rather than the
+        # inventory's, are known by their NIC addresses.
+        if shutil.which("pdsh") is None:
+            self.skipTest("pdsh is not installed")
+        import socket
+        with socket.socket() as probe:
+            probe.bind(("", 0))
+            port = probe.getsockname()[1]
+        key = self.write_file("fleet.key", subprocess.run(
+            ["openssl", "rand", "-hex", "32"], capture_output=True, text=True, check=True).stdout)
+        os.chmod(key, 0o600)
+        inventory = self.dialing_inventory(
+            port=port, join_timeout_s=60,
+            more=f", agents: external, fleet: nightly, secret_file: {key}")
+        proc = subprocess.Popen([ROCEHIL, "run", SMOKE, "--inventory", inventory, "--only",
+                                 "p2p_bw", "--reports", self.reports],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            env = dict(os.environ, PDSH_SSH_ARGS=f"-F {TB['dir']}/ssh/config -T %h")
+            pdsh = subprocess.run(
+                # -S: pdsh's status is the worst of the hosts'. --wait: the run may not be
+                # listening yet (it does after its preflight).
+                ["pdsh", "-S", "-R", "ssh", "-w", "h1,h3",
+                 f"{ROCEHIL} agent --connect {self.controller_address()}:{port} "
+                 f"--run-id nightly --secret-file {key} --wait 60 --detach"],
+                env=env, capture_output=True, text=True, timeout=60)
+            self.assertEqual(pdsh.returncode, 0, pdsh.stdout + pdsh.stderr)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(proc.returncode, 0, out + err)
+        self.assertIn("agents: 2 hosts dialed in within ", out)
+        record, _ = run_record(self.reports)
+        self.assertEqual(record["cases"][0]["outcome"], "pass")
+        self.assertEqual(record["cases"][0]["hosts"], ["h1", "h3"])
+        with open(key) as f:
+            self.assertNotIn(f.read().strip(), json.dumps(record))
+        self.assertEqual(wait_for(lambda: not host_pids(TB["id"], " agent --connect "), 15), True)
 
     def test_a_host_whose_agent_never_dials_in_is_named_and_nothing_runs(self):
         # h3's rocehil starts no dialing agent (and says it did): the run waits its join timeout,

@@ -161,6 +161,12 @@ struct Controller {
   int port = 0;                // 0: a free port each run, told to the agents
   std::string listen;          // the address it listens on; empty: `address`
   double join_timeout_s = 60;  // how long every host has to dial in
+  // Who starts the agents: rocehil itself over each host's launcher, one run at a time under a
+  // key it draws; or others (pdsh, clush, systemd, a DaemonSet), whose agents join under `fleet`
+  // with the key in `secret_file` (a path: the inventory never holds a secret).
+  bool agents_external = false;
+  std::string fleet;        // external: the name they join under (their --run-id)
+  std::string secret_file;  // external: the key's file on this machine, mode 0600
   SourceLocation where;
 };
 

@@ -19,6 +19,8 @@ struct DialOptions {
   std::string host_name;
   // To connect and to complete the handshake, each.
   std::chrono::milliseconds deadline{10'000};
+  // How long to keep trying while nobody listens yet (--wait): 0, once.
+  std::chrono::milliseconds retry_for{0};
   // Called once the handshake is done, before the agent serves: it has joined.
   std::function<void()> on_joined{};
 };

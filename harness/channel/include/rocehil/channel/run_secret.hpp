@@ -52,4 +52,10 @@ inline constexpr std::string_view secret_environment_variable = "ROCEHIL_RUN_SEC
 // something that is not a secret.
 std::optional<RunSecret> take_secret_from_environment();
 
+// A fleet's secret from a file, for agents started by others (pdsh, clush, systemd, a
+// Kubernetes Secret) and the controller they dial: its first line, 64 hex digits (`openssl rand
+// -hex 32`). Like an ssh key, the file must be a regular file that no one but its owner may read
+// or write (mode 0600 or 0400). Throws rocehil::Error (bad input) naming the file and the fix.
+RunSecret read_secret_file(const std::string& path);
+
 }  // namespace rocehil::channel
