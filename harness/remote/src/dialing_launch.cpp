@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "rocehil/common/error.hpp"
 #include "rocehil/remote/fan_out.hpp"
 #include "rocehil/remote/run_command.hpp"
 #include "rocehil/remote/slurm.hpp"
