@@ -1032,7 +1032,8 @@ class RunTest(unittest.TestCase):
         self.assertTrue(refused[0].startswith(f"rocehil run: refused a connection from {address}: "),
                         refused[0])
         record, _ = run_record(self.reports)
-        self.assertEqual(record["cases"][0]["outcome"], "pass")
+        # warn: p2p_bw's warn-level "retransmits == 0" on a busy machine
+        self.assertIn(record["cases"][0]["outcome"], ("pass", "warn"))
 
     def test_agents_pdsh_starts_join_a_fleet_and_run_the_case(self):
         # agents: external: rocehil starts nothing; pdsh starts each host's agent with the
@@ -1071,7 +1072,8 @@ class RunTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, out + err)
         self.assertIn("agents: 2 hosts dialed in within ", out)
         record, _ = run_record(self.reports)
-        self.assertEqual(record["cases"][0]["outcome"], "pass")
+        # warn: p2p_bw's warn-level "retransmits == 0" on a busy machine
+        self.assertIn(record["cases"][0]["outcome"], ("pass", "warn"))
         self.assertEqual(record["cases"][0]["hosts"], ["h1", "h3"])
         with open(key) as f:
             self.assertNotIn(f.read().strip(), json.dumps(record))
