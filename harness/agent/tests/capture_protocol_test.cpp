@@ -133,7 +133,8 @@ TEST(AgentCaptureProtocol, RefusesWhatCouldHurtOrCannotWork) {
        "capture_start: spine_macs[0] must be a MAC address such as 0c:42:a1:00:00:01, got "
        "\"0c:42:a1:00:00\""},
       {R"({"v":1,"op":"capture_stop","now":true})",
-       "capture_stop: unknown field 'now' (capture_stop takes no fields besides v, op, id and session)"},
+       "capture_stop: unknown field 'now' (capture_stop takes no fields besides v, op, id and "
+       "session)"},
   };
   for (const auto& [line, error] : corpus) {
     SCOPED_TRACE(line);

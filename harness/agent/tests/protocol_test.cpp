@@ -1134,7 +1134,8 @@ TEST(AgentProtocolRejects, Replies) {
            "missing field 'v' (the protocol version; this controller speaks 1): " + fix},
           {R"({"v":1,"op":"start"})",
            "unknown op 'start' (known: hello, setup, connected, started, stats, results, error, "
-           "capture_started, capture_summary, perftest_listening, perftest_results, settings, ended)"},
+           "capture_started, capture_summary, perftest_listening, perftest_results, settings, "
+           "ended)"},
           {R"({"v":1,"op":"stats","t_s":1,"messages":1,"bytes":1})",
            "stats: missing required field 'gbps'"},
           {R"({"v":1,"op":"stats","t_s":1,"messages":-1,"bytes":1,"gbps":1})",

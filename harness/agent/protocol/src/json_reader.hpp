@@ -157,8 +157,9 @@ class Object {
       const std::string& key = it.key();
       if ((path_.empty() && is_envelope(key)) || contains(known, key)) continue;
       reject(fmt::format("{}: {}unknown field {} ({})", op_, where(), quote_text(key, '\''),
-                         known.empty() ? fmt::format("{} takes no fields besides v, op, id and session", op_)
-                                       : fmt::format("known: {}", join(known))));
+                         known.empty()
+                             ? fmt::format("{} takes no fields besides v, op, id and session", op_)
+                             : fmt::format("known: {}", join(known))));
     }
   }
 
