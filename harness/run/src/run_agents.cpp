@@ -1,7 +1,6 @@
 #include "run_agents.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/dialing_launch.hpp"
