@@ -112,13 +112,17 @@ class TlsTransport final : public AgentTransport {
 
   // Everything TLS has for us now: it may hold decrypted records beyond what one read takes.
   bool read_available(std::string& out) override {
+    // A chunk holds a whole TLS record, so nothing is left decrypted inside OpenSSL when this
+    // returns and poll() wakes for the rest. At most a few records per call: a controller that
+    // streams without a newline must meet the line limit, not grow this agent without bound.
     char chunk[16384];
-    while (true) {
+    for (int records = 0; records < 4; ++records) {
       const channel::Transfer t = session_.read(chunk);
       out.append(chunk, t.bytes);
       if (t.closed || t.step == channel::Step::failed) return false;
       if (t.bytes == 0) return true;  // wants the socket readable again
     }
+    return true;
   }
 
   bool write_line(const std::string& line) override {
@@ -200,7 +204,8 @@ int run_agent_dialing(const DialOptions& options, const channel::RunSecret& secr
   }
   if (options.on_joined) options.on_joined();
   TlsTransport transport(socket.fd(), session);
-  return serve_controller(transport, version, options.host_name);
+  return serve_controller(transport, version,
+                          {.host_name = options.host_name, .put_back_settings_when_gone = true});
 }
 
 int start_detached_agent(const DialOptions& options, const channel::RunSecret& secret,

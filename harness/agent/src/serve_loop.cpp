@@ -7,13 +7,16 @@
 #include <csignal>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "rocehil/agent/agent_transport.hpp"
 #include "rocehil/agent/protocol.hpp"
 #include "rocehil/agent/session.hpp"
 #include "rocehil/common/error.hpp"
+#include "settings_task.hpp"
 
 namespace rocehil::agent {
 
@@ -40,6 +43,7 @@ class Sessions {
   }
 
   void handle(const Request& request) {
+    remember_settings(request);
     auto it = sessions_.find(request.session);
     if (it == sessions_.end()) {
       if (std::holds_alternative<EndRequest>(request.body))  // nothing to end: say so, idempotent
@@ -88,22 +92,39 @@ class Sessions {
     sessions_.clear();
   }
 
+  // Settings applied through this connection and not restored through it since: a restore of
+  // them (host, provider and addresses as applied), or none.
+  const std::optional<SettingsRequest>& settings_in_force() const { return applied_settings_; }
+
  private:
+  void remember_settings(const Request& request) {
+    const auto* settings = std::get_if<SettingsRequest>(&request.body);
+    if (settings == nullptr) return;
+    if (settings->action == SettingsAction::apply) {
+      applied_settings_ = *settings;
+      applied_settings_->action = SettingsAction::restore;
+      applied_settings_->values.clear();
+    } else if (settings->action == SettingsAction::restore) {
+      applied_settings_.reset();
+    }
+  }
+
   AgentTransport& transport_;
   const std::string& version_;
   const std::string& host_name_;
   bool out_open_ = true;
   std::map<SessionId, std::unique_ptr<AgentSession>> sessions_;
   std::vector<pollfd> fds_;
+  std::optional<SettingsRequest> applied_settings_;
 };
 
 }  // namespace
 
 int serve_controller(AgentTransport& transport, const std::string& version,
-                     const std::string& host_name) {
+                     const ServeOptions& options) {
   // A controller that goes away must not kill the agent with SIGPIPE before it stops traffic.
   std::signal(SIGPIPE, SIG_IGN);
-  Sessions sessions(transport, version, host_name);
+  Sessions sessions(transport, version, options.host_name);
 
   std::string pending;
   bool discarding = false;  // inside a line that was too long: drop it up to its newline
@@ -142,6 +163,15 @@ int serve_controller(AgentTransport& transport, const std::string& version,
     sessions.tick();
   }
   sessions.shutdown();
+  if (options.put_back_settings_when_gone && sessions.settings_in_force()) {
+    // Nobody is left to hear how it went: the journal stays when this fails, for the next run's
+    // restore to find.
+    try {
+      (void)handle_settings(*sessions.settings_in_force(), host_settings_places());
+    } catch (const std::exception&) {
+      return static_cast<int>(ExitCode::infrastructure);
+    }
+  }
   return 0;
 }
 

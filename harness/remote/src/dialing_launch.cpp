@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include "rocehil/common/error.hpp"
@@ -11,6 +13,18 @@
 #include "rocehil/remote/slurm.hpp"
 
 namespace rocehil::remote {
+
+namespace {
+
+// The agent serves the run's settings too, which need root: it runs as root where the ssh user
+// is root or has passwordless sudo, as that user otherwise (traffic needs no root, and a
+// setting then fails naming the host). A fixed script: the agent's path and arguments are its
+// positional parameters, never part of its text.
+constexpr std::string_view as_root_when_possible =
+    "if [ \"$(id -u)\" -ne 0 ] && sudo -n true 2>/dev/null; then exec sudo -n \"$0\" \"$@\"; fi; "
+    "exec \"$0\" \"$@\"";
+
+}  // namespace
 
 DialingLaunched launch_dialing_agents(DialedAgents& dialed,
                                       const std::vector<const inventory::Host*>& hosts,
@@ -50,11 +64,11 @@ DialingLaunched launch_dialing_agents(DialedAgents& dialed,
   std::thread launcher([&] {
     fan_out(by_ssh.size(), launch.fanout, [&](std::size_t i) {
       const inventory::Host& host = *by_ssh[i];
-      const AgentCommand command =
-          host_command(host,
-                       {host.agent, "agent", "--connect", launch.connect, "--run-id", launch.run_id,
-                        "--as", host.name, "--detach"},
-                       launch.multiplex);
+      const AgentCommand command = host_command(
+          host,
+          {"/bin/sh", "-c", std::string(as_root_when_possible), host.agent, "agent", "--connect",
+           launch.connect, "--run-id", launch.run_id, "--as", host.name, "--detach"},
+          launch.multiplex);
       RunOptions options;
       options.timeout = launch.timeout;
       options.stdin_text = secret.for_launcher() + "\n";

@@ -95,11 +95,31 @@ FabricSettings::FabricSettings(std::vector<SettingsHost> hosts,
 
 FabricSettings::~FabricSettings() = default;
 
+namespace {
+
+// The request as `host` takes it: its name for the journal and messages, its NICs' addresses.
+agent::SettingsRequest request_for(const SettingsHost& h, agent::SettingsRequest request) {
+  request.host = h.host->name;
+  request.provider = h.provider;
+  request.addresses = addresses_of(*h.host);
+  return request;
+}
+
+// An agent's refusal in its own words, which name host and setting: the conversation's
+// preamble dropped.
+Error refusal(const Error& e, const std::string& host, agent::SettingsAction action) {
+  const std::string message = e.what();
+  const std::string preamble =
+      fmt::format("agent on {} refused settings {}: ", host, agent::to_string(action));
+  if (message.starts_with(preamble)) return Error(e.exit_code(), message.substr(preamble.size()));
+  return e;
+}
+
+}  // namespace
+
 agent::SettingsReply FabricSettings::ask(const SettingsHost& h, agent::SettingsRequest request) {
   const inventory::Host& host = *h.host;
-  request.host = host.name;
-  request.provider = h.provider;
-  request.addresses = addresses_of(host);
+  request = request_for(h, std::move(request));
   remote::AgentCommand command = remote::host_command(
       host, {"/bin/sh", "-c", std::string(as_root_script), host.agent}, multiplex_);
   command.name = host.name;
@@ -121,12 +141,39 @@ agent::SettingsReply FabricSettings::ask(const SettingsHost& h, agent::SettingsR
           "no passwordless sudo; log in as root (the inventory's ssh user) or allow "
           "passwordless sudo for {}",
           host.name, host.agent));
-    // The agent's own words name host and setting; drop the conversation's preamble.
-    const std::string preamble = fmt::format("agent on {} refused settings {}: ", host.name,
-                                             agent::to_string(request.action));
-    if (message.starts_with(preamble)) throw Error(e.exit_code(), message.substr(preamble.size()));
-    throw;
+    throw refusal(e, host.name, request.action);
   }
+}
+
+std::vector<FabricSettings::Answer> FabricSettings::ask_dialed(
+    const std::vector<const SettingsHost*>& hosts, const agent::SettingsRequest& request) {
+  std::vector<Answer> answers(hosts.size());
+  std::vector<std::unique_ptr<remote::AgentLink>> links(hosts.size());
+  const auto failed = [&](std::size_t i, const std::exception& e) {
+    const auto* error = dynamic_cast<const Error*>(&e);
+    answers[i].code = error != nullptr ? error->exit_code() : ExitCode::infrastructure;
+    answers[i].error = error != nullptr
+                           ? refusal(*error, hosts[i]->host->name, request.action).what()
+                           : fmt::format("host '{}': {}", hosts[i]->host->name, e.what());
+    links[i].reset();
+  };
+  // Every agent works on its request at once; the replies are then read in the hosts' order.
+  for (std::size_t i = 0; i < hosts.size(); ++i) try {
+      const std::string& name = hosts[i]->host->name;
+      links[i] = dialed_->open_session(name, name);
+      links[i]->send(agent::Request{1, request_for(*hosts[i], request)});
+    } catch (const std::exception& e) {
+      failed(i, e);
+    }
+  for (std::size_t i = 0; i < hosts.size(); ++i) try {
+      if (!links[i]) continue;
+      answers[i].reply = conversation::expect<agent::SettingsReply>(
+          *links[i], fmt::format("settings {}", agent::to_string(request.action)), timeout_);
+      links[i]->close_input();
+    } catch (const std::exception& e) {
+      failed(i, e);
+    }
+  return answers;
 }
 
 std::vector<SettingsRestored> FabricSettings::restore_links() {
@@ -144,6 +191,7 @@ std::vector<SettingsRestored> FabricSettings::restore_links() {
 
 std::vector<FabricSettings::Answer> FabricSettings::ask_all(
     const std::vector<const SettingsHost*>& hosts, const agent::SettingsRequest& request) {
+  if (dialed_ != nullptr) return ask_dialed(hosts, request);
   std::vector<Answer> answers(hosts.size());
   remote::fan_out(hosts.size(), fanout_, [&](std::size_t i) {
     try {

@@ -290,6 +290,7 @@ class Run {
     for (const auto* h : hosts_) hosts.push_back({h, provider_on(*h)});
     fabric_settings_ = std::make_unique<FabricSettings>(std::move(hosts), o_.fabric_links,
                                                         multiplex_->get(), o_.timeout);
+    if (agents_) fabric_settings_->ask_through(agents_->dialed());
     try {
       const auto journal_on = [this](const inventory::Host& h) {
         return hosts_with_journals_.contains(h.name);

@@ -275,6 +275,35 @@ class SettingsTest(unittest.TestCase):
         self.assertFalse(os.path.exists(reports) and os.listdir(reports))
         self.assert_fabric_as_before()
 
+    def test_agents_that_dialed_home_put_back_their_hosts_settings_when_the_controller_dies(self):
+        # With a controller in the inventory the run's own agents apply the NIC settings; killed
+        # controller, no rocehil command after it: each agent sees its connection end and puts
+        # back what it applied from its journal. (Only a NIC setting here: the switches' are the
+        # controller's own to write, and a killed one leaves their journal for the next run.)
+        shown = subprocess.run(["ip", "-4", "-o", "addr", "show", "dev", f"{TB['id']}-br"],
+                               capture_output=True, text=True, check=True).stdout
+        address = shown.split("inet ")[1].split("/")[0]
+        with open(TB["inventory"]) as f:
+            inventory = self.write_file(
+                "dial.yaml", f.read() + f"controller: {{address: {address}, join_timeout_s: 30}}\n")
+        suite = self.write_file("s.yaml", INCAST_SUITE)
+        proc = subprocess.Popen([ROCEHIL, "run", suite, "-i", inventory, "--reports",
+                                 os.path.join(self.work, "reports")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        soft_journals = lambda: [j for j in journals() if ".soft-" in j]
+        self.assertTrue(wait_for(lambda: len(soft_journals()) == 4, 120), journals())
+        self.assertTrue(wait_for(lambda: soft_files() != self.soft_before, 30))
+        proc.kill()
+        out, err = proc.communicate(timeout=30)
+        subprocess.run(["pkill", "-f", "rocehil-ssh-"])
+        self.assertTrue(wait_for(lambda: soft_journals() == [], 30), (journals(), out, err))
+        self.assertEqual(soft_files(), self.soft_before)
+        agents = subprocess.run(["pgrep", "-f", " agent --connect "], capture_output=True,
+                                text=True).stdout
+        self.assertTrue(wait_for(lambda: subprocess.run(
+            ["pgrep", "-f", " agent --connect "], capture_output=True).returncode == 1, 30),
+            agents)
+
     def test_inventory_check_restores_a_left_journal_and_lists_hosts_that_differ(self):
         # A journal left as a killed run leaves it: written by `rocehil run` killed mid-case.
         suite = self.write_file("s.yaml", INCAST_SUITE)

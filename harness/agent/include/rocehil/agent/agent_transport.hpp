@@ -19,11 +19,19 @@ class AgentTransport {
   virtual bool write_line(const std::string& line) = 0;
 };
 
+struct ServeOptions {
+  std::string host_name;  // what hello names this host (empty: its own name)
+  // An agent that dialed its controller outlives no run: when the connection ends with settings
+  // it applied still in force (the controller did not restore them: it was killed, or its host
+  // or the network went), the agent puts them back from its journal before it exits. An agent
+  // on stdio serves one request of a controller that restores with another agent: it must not.
+  bool put_back_settings_when_gone = false;
+};
+
 // Serves one controller until it goes: one JSON request per line in, replies and events out
 // (protocol.hpp), in as many sessions as it opens; then stops traffic and releases what every
-// session holds. `host_name`: what hello names this host (empty: its own name). Returns the exit
-// code.
+// session holds. Returns the exit code.
 int serve_controller(AgentTransport& transport, const std::string& version,
-                     const std::string& host_name = {});
+                     const ServeOptions& options = {});
 
 }  // namespace rocehil::agent

@@ -16,6 +16,7 @@
 #include "rocehil/agent/protocol.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/inventory.hpp"
+#include "rocehil/remote/dialed_agents.hpp"
 #include "rocehil/remote/host_ssh.hpp"
 #include "rocehil/settings/assignment.hpp"
 #include "rocehil/settings/journaled_changes.hpp"
@@ -64,6 +65,11 @@ class FabricSettings {
   FabricSettings(const FabricSettings&) = delete;
   FabricSettings& operator=(const FabricSettings&) = delete;
 
+  // Asks the run's agents that dialed in (one session per host and request) instead of starting
+  // one per host and request. Each of them then also puts back what it applied should the
+  // controller go before it restores (agent_transport.hpp).
+  void ask_through(remote::DialedAgents& dialed) { dialed_ = &dialed; }
+
   // Puts back what journals left on the hosts (and for the switches) say. Returns one entry per
   // host that had one. Throws rocehil::Error naming the host when one cannot be put back.
   // `journal_on`, when given, says which hosts have one (the preflight lists them): only those
@@ -96,6 +102,9 @@ class FabricSettings {
     std::string error;
   };
   agent::SettingsReply ask(const SettingsHost& h, agent::SettingsRequest request);
+  // ask_all over dialed_: every request sent, then every reply awaited.
+  std::vector<Answer> ask_dialed(const std::vector<const SettingsHost*>& hosts,
+                                 const agent::SettingsRequest& request);
   // Every host asked, `fanout` at a time; answers in the hosts' order.
   std::vector<Answer> ask_all(const std::vector<const SettingsHost*>& hosts,
                               const agent::SettingsRequest& request);
@@ -109,6 +118,7 @@ class FabricSettings {
   std::chrono::seconds timeout_;
   std::string journal_dir_;
   std::size_t fanout_;
+  remote::DialedAgents* dialed_ = nullptr;
   std::vector<const SettingsHost*> changed_hosts_;
   bool links_changed_ = false;
   std::vector<SettingInForce> in_force_;
