@@ -8,7 +8,6 @@
 #include <array>
 #include <chrono>
 #include <cstring>
-#include <thread>
 
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
@@ -374,12 +373,12 @@ CollectiveResult CollectiveRunner::run(const CollectiveRun& length, const std::a
       break;
     }
     for (std::size_t i = 0; ok && i < n; ++i) ok = st.on_completion(wc[i], result);
-    // Waiting for a peer: after a run of empty polls let other threads run, which is what moves
-    // the data when ranks share cores (the testbed puts several on one machine). An RNIC's
-    // completions do not need the CPU, so on verbs this only costs a syscall now and then.
+    // Waiting for a peer: after a run of empty polls give the CPU away until there is work,
+    // which is what moves the data when ranks share cores (the testbed puts hundreds on one
+    // machine). An RNIC's completions do not need the CPU: on verbs this is a yield now and then.
     idle_polls = n == 0 ? idle_polls + 1 : 0;
     if (idle_polls >= 64) {
-      std::this_thread::yield();
+      st.cq.wait_for_work(std::chrono::milliseconds(10));
       idle_polls = 0;
     }
     const std::int64_t now = monotonic_ns();

@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include "rocehil/common/error.hpp"
 #include "soft/soft_provider.hpp"
@@ -208,6 +209,10 @@ std::vector<DeviceInfo> list_devices() {
   }
 #endif
   return devices;
+}
+
+void CompletionQueue::wait_for_work(std::chrono::microseconds) {
+  std::this_thread::yield();
 }
 
 const std::string& CompletionQueue::failure() const noexcept {

@@ -50,6 +50,38 @@ void make_directories(const TestbedPaths& paths) {
   fs::permissions(paths.ssh_dir(), fs::perms::owner_all);
 }
 
+// The kernel's IPv4 neighbour table is one for every namespace, and holds 1,024 entries by
+// default: a few hundred hosts' fabric and management links need more, and past the limit new
+// neighbours fail ("neighbor table overflow"), so packets to some hosts vanish and their QPs
+// end in retry_exceeded. Raised, never lowered, here; and left raised after down, as another
+// testbed may be up.
+void make_room_in_neighbour_table(const Topology& t, const StepReporter& report) {
+  constexpr std::string_view dir = "/proc/sys/net/ipv4/neigh/default/";
+  // Both ends of every link learn each other, as do every namespace and the root's bridge.
+  const long needed = 2 * static_cast<long>(t.links.size() + t.namespaces.size());
+  const auto read = [&](std::string_view name) {
+    const std::string text = read_file_or_empty(fmt::format("{}{}", dir, name));
+    return text.empty() ? 0L : std::stol(text);
+  };
+  const long soft_limit = 512 + needed, hard_limit = 1024 + needed;
+  if (read("gc_thresh3") >= hard_limit) return;
+  for (const auto& [name, value] :
+       {std::pair{"gc_thresh2", soft_limit}, std::pair{"gc_thresh3", hard_limit}}) {
+    if (read(name) >= value) continue;
+    std::ofstream out(fmt::format("{}{}", dir, name));
+    out << value << '\n';
+    if (!out.flush())
+      throw Error(ExitCode::infrastructure,
+                  fmt::format("cannot raise net.ipv4.neigh.default.{} to {} for {} namespaces; "
+                              "set it with sysctl, or bring up fewer hosts",
+                              name, value, t.namespaces.size()));
+  }
+  report(
+      fmt::format("neighbour table: net.ipv4.neigh.default.gc_thresh3 raised to {} for {} "
+                  "namespaces and {} links (left raised after down)",
+                  hard_limit, t.namespaces.size(), t.links.size()));
+}
+
 // Four guests under full emulation on two busy cores boot in under a minute; a machine running
 // a test suite beside them may take three times that.
 constexpr std::chrono::seconds guest_boot_limit{180};
@@ -68,6 +100,7 @@ class FabricBuilder {
 
   void build() {
     report_(fmt::format("namespaces: {}", t_.namespaces.size()));
+    make_room_in_neighbour_table(t_, report_);
     run_checked("creating namespaces", {"ip", "-batch", "-"}, netns_add_batch(t_));
     for (const auto& ns : t_.namespaces) {
       std::vector<std::string> argv = {"ip", "netns", "exec", ns.netns, "sysctl", "-q", "-w"};

@@ -1,6 +1,7 @@
 #include "soft/soft_provider.hpp"
 
 #include <fmt/format.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,13 @@ std::size_t SoftCq::poll(std::span<Completion> out) {
     --count_;
   }
   return n;
+}
+
+void SoftCq::wait_for_work(std::chrono::microseconds at_most) {
+  // Sleeps and drives the protocol here until a completion arrives: waking for each packet only
+  // to hand back an empty poll would keep hundreds of waiting ranks on the CPU.
+  const std::uint64_t deadline = now_ns() + static_cast<std::uint64_t>(at_most.count()) * 1000;
+  while (count_ == 0 && provider_.wait_for_packets(deadline)) provider_.progress();
 }
 
 bool SoftCq::push(const Completion& c) noexcept {
@@ -191,6 +199,22 @@ void SoftProvider::progress() noexcept {
   if (n == 0) return;
   const std::size_t first = first_to_send_++ % n;
   for (std::size_t i = 0; i < n; ++i) qps_[(first + i) % n]->progress(now);
+}
+
+bool SoftProvider::wait_for_packets(std::uint64_t deadline_ns) noexcept {
+  const std::uint64_t now = now_ns();
+  if (now >= deadline_ns) return false;
+  std::uint64_t until = deadline_ns;
+  for (const SoftQp* qp : qps_) {
+    until = std::min(until, qp->next_due_ns(now));
+    if (until <= now) return false;
+  }
+  const std::uint64_t wait = until - now;
+  const timespec timeout{static_cast<time_t>(wait / 1'000'000'000u),
+                         static_cast<long>(wait % 1'000'000'000u)};
+  pollfd readable{receiver_.fd(), POLLIN, 0};
+  (void)::ppoll(&readable, 1, &timeout, nullptr);  // woken early or by a signal: polled anyway
+  return true;
 }
 
 std::unique_ptr<Provider> make_soft_provider(const ProviderOptions& options) {

@@ -21,6 +21,7 @@ class SoftCq final : public CompletionQueue {
  public:
   SoftCq(class SoftProvider& provider, std::uint32_t depth);
   std::size_t poll(std::span<Completion> out) override;
+  void wait_for_work(std::chrono::microseconds at_most) override;
   // False when the ring is full: the completion is lost and counted, as a CQ overrun.
   bool push(const Completion& c) noexcept;
   std::uint64_t overruns() const { return overruns_; }
@@ -60,6 +61,10 @@ class SoftProvider final : public Provider {
 
   // Receives and dispatches what arrived, then lets every QP send and run its timers.
   void progress() noexcept;
+  // Sleeps until a packet arrives, a QP's timer is due or `deadline_ns` (monotonic) passes.
+  // False, at once, while a QP has something to send or once the deadline has passed: there is
+  // nothing to wait for.
+  bool wait_for_packets(std::uint64_t deadline_ns) noexcept;
 
  private:
   std::string address_;

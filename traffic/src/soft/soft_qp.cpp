@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <sys/uio.h>
 
+#include <limits>
+
 #include "rocehil/common/error.hpp"
 #include "rocehil/common/roce_wire.hpp"
 #include "soft/flow.hpp"
@@ -154,6 +156,14 @@ void SoftQp::progress(std::uint64_t now) noexcept {
   check_timeout(now);
   transmit(now);
   flush_sends();
+}
+
+std::uint64_t SoftQp::next_due_ns(std::uint64_t now) const noexcept {
+  if (!connected_ || error_) return std::numeric_limits<std::uint64_t>::max();
+  if (unacked_ > 0 || cursor_wqe_ < sq_count_) return now;
+  if (sq_count_ > 0)  // all sent, some not yet acknowledged (or a READ's responses not all in)
+    return last_progress_ns_ + static_cast<std::uint64_t>(options_.ack_timeout_us) * 1000;
+  return std::numeric_limits<std::uint64_t>::max();
 }
 
 void SoftQp::send_packet(const PacketHeaders& headers,

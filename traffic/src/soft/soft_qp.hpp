@@ -51,6 +51,10 @@ class SoftQp final : public QueuePair {
   void on_packet(const DecodedPacket& packet, std::size_t datagram_bytes, std::uint8_t ecn,
                  std::uint64_t now_ns) noexcept;
   void progress(std::uint64_t now_ns) noexcept;
+  // When progress() next has something to do without a packet arriving: `now_ns` while there
+  // is an ACK to send or a request to transmit, the ACK timer's expiry while packets are in
+  // flight, never (UINT64_MAX) otherwise.
+  std::uint64_t next_due_ns(std::uint64_t now_ns) const noexcept;
 
  private:
   struct SendWqe {
