@@ -315,16 +315,23 @@ void DialedAgents::turn(std::chrono::milliseconds timeout) {
   impl_->turn(timeout);
 }
 
-std::vector<std::string> DialedAgents::await_all(Clock::time_point deadline) {
+std::vector<std::string> DialedAgents::await_all(Clock::time_point deadline,
+                                                 const std::atomic<bool>* interrupt,
+                                                 const std::function<void(std::size_t)>& progress) {
   const auto missing = [this] {
     std::vector<std::string> names;
     for (const ExpectedHost& h : impl_->expected)
       if (!impl_->by_host.contains(h.name)) names.push_back(h.name);
     return names;
   };
-  for (auto now = Clock::now(); now < deadline && !missing().empty(); now = Clock::now())
+  std::size_t shown = static_cast<std::size_t>(-1);
+  for (auto now = Clock::now(); now < deadline && (interrupt == nullptr || !*interrupt);
+       now = Clock::now()) {
+    if (progress && joined_count() != shown) progress(shown = joined_count());
+    if (joined_count() == impl_->expected.size()) break;
     impl_->turn(std::min(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now),
-                         std::chrono::milliseconds(100)));
+                         std::chrono::milliseconds(50)));
+  }
   return missing();
 }
 

@@ -4,6 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "rocehil/remote/run_command.hpp"
 #include "rocehil/remote/slurm.hpp"
@@ -24,6 +27,44 @@ std::string what_failed(const reports::Attempt& a) {
   return out.empty() ? "failed" : out;
 }
 
+std::string text_of(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string("?");
+}
+
+// The hosts the run could not use at all, each for its own failure: unreachable or failed in
+// the preflight (run.json's preflight.hosts), or whose agent did not dial in (preflight.agents).
+template <typename Add>
+void add_hosts_not_reached(const nlohmann::json& preflight, std::string_view tag, Add add_named) {
+  if (!preflight.is_object()) return;
+  const auto add = [&](const std::string& node, const std::string& reason) {
+    if (node != "?") add_named(node, reason);  // a record of another shape names no node
+  };
+  if (const auto hosts = preflight.find("hosts"); hosts != preflight.end() && hosts->is_array())
+    for (const nlohmann::json& h : *hosts) {
+      const std::string verdict = text_of(h, "verdict");
+      if (verdict == "unreachable") {
+        add(text_of(h, "name"),
+            fmt::format("rocehil: {}: preflight: unreachable: {}", tag, text_of(h, "unreachable")));
+      } else if (verdict == "failed") {
+        std::vector<std::string> failed;
+        if (const auto checks = h.find("checks"); checks != h.end() && checks->is_array())
+          for (const nlohmann::json& c : *checks)
+            if (text_of(c, "status") == "fail")
+              failed.push_back(fmt::format("{}: {}", text_of(c, "name"), text_of(c, "detail")));
+        add(text_of(h, "name"),
+            fmt::format("rocehil: {}: preflight: {}", tag, fmt::join(failed, "; ")));
+      }
+    }
+  if (const auto agents = preflight.find("agents");
+      agents != preflight.end() && agents->is_object())
+    if (const auto missing = agents->find("missing");
+        missing != agents->end() && missing->is_array())
+      for (const nlohmann::json& m : *missing)
+        add(text_of(m, "host"),
+            fmt::format("rocehil: {}: its agent did not dial in: {}", tag, text_of(m, "why")));
+}
+
 }  // namespace
 
 DrainPlan plan_drain(const reports::RunRecord& record, std::string_view tag) {
@@ -33,6 +74,7 @@ DrainPlan plan_drain(const reports::RunRecord& record, std::string_view tag) {
                      [&](const DrainTarget& t) { return t.node == node; }))
       plan.drain.push_back({node, reason});
   };
+  add_hosts_not_reached(record.preflight, tag, add);
   for (const reports::CaseRecord& c : record.cases) {
     if (c.outcome != suites::Outcome::fail && c.outcome != suites::Outcome::error) continue;
     if (c.attempts.empty()) continue;

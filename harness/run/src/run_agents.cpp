@@ -77,13 +77,9 @@ std::vector<MissingAgent> RunAgents::await_external(Clock::time_point began,
                                                     const std::atomic<bool>& interrupt) {
   const auto deadline = began + std::chrono::duration_cast<std::chrono::milliseconds>(
                                     std::chrono::duration<double>(controller_.join_timeout_s));
-  std::size_t shown = static_cast<std::size_t>(-1);
-  while (!interrupt && Clock::now() < deadline && dialed_->joined_count() < hosts_.size()) {
-    if (dialed_->joined_count() != shown)
-      events_.agents_joining(dialed_->joined_count(), hosts_.size());
-    shown = dialed_->joined_count();
-    dialed_->turn(std::chrono::milliseconds(50));
-  }
+  (void)dialed_->await_all(deadline, &interrupt, [&](std::size_t joined) {
+    events_.agents_joining(joined, hosts_.size());
+  });
   std::vector<MissingAgent> missing;
   for (const inventory::Host* h : hosts_)
     if (dialed_->hello(h->name) == nullptr)

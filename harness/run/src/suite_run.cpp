@@ -471,7 +471,14 @@ class Run {
   bool start_agents() {
     if (!inventory_.controller) return true;
     agents_ = std::make_unique<RunAgents>(inventory_, hosts_, record_.run_id, events_);
-    agents_failed_ = !agents_->start(multiplex_->get(), o_.fanout, interrupt_).empty();
+    const std::vector<MissingAgent> missing =
+        agents_->start(multiplex_->get(), o_.fanout, interrupt_);
+    nlohmann::json& agents = record_.preflight["agents"];
+    agents = {{"joined", agents_->dialed().joined_count()}, {"missing", nlohmann::json::array()}};
+    for (const MissingAgent& m : missing)
+      agents["missing"].push_back({{"host", m.host}, {"why", m.why}});
+    save();
+    agents_failed_ = !missing.empty();
     return !agents_failed_;
   }
 

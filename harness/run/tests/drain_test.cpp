@@ -88,5 +88,44 @@ TEST(Drain, ExpectedFailuresPassesAndHostlessErrorsDrainNothing) {
   EXPECT_NE(plan.not_drained[0].find("incast: analysis: capture file empty"), std::string::npos);
 }
 
+TEST(Drain, HostsThePreflightCouldNotUseAndAgentsThatNeverDialedInAreDrainedEachForItsReason) {
+  // run.json's preflight as a run that stopped before its cases writes it.
+  reports::RunRecord r;
+  r.preflight = nlohmann::json::parse(R"({
+    "hosts": [
+      {"name": "h1", "verdict": "ok", "checks": []},
+      {"name": "h2", "verdict": "unreachable", "unreachable": "ssh: connect to host h2: timed out",
+       "checks": []},
+      {"name": "h3", "verdict": "failed", "checks": [
+        {"name": "rocehil", "status": "ok", "detail": "0.9.0"},
+        {"name": "mtu", "status": "fail", "detail": "1500, the inventory says 9000"},
+        {"name": "pfc", "status": "fail", "detail": "priority 3 off"}]},
+      {"name": "h4", "verdict": "soft only", "checks": []}],
+    "agents": {"joined": 1, "missing": [
+      {"host": "h4", "why": "its agent started but did not dial in to 10.0.0.1:7000 within 60 s"}]}
+  })");
+  const DrainPlan plan = plan_drain(r, "nightly");
+  ASSERT_EQ(plan.drain.size(), 3u);
+  EXPECT_EQ(plan.drain[0].node, "h2");
+  EXPECT_EQ(plan.drain[0].reason,
+            "rocehil: nightly: preflight: unreachable: ssh: connect to host h2: timed out");
+  EXPECT_EQ(plan.drain[1].node, "h3");
+  EXPECT_EQ(plan.drain[1].reason,
+            "rocehil: nightly: preflight: mtu: 1500, the inventory says 9000; pfc: priority 3 off");
+  EXPECT_EQ(plan.drain[2].node, "h4");
+  EXPECT_EQ(plan.drain[2].reason,
+            "rocehil: nightly: its agent did not dial in: its agent started but did not dial in "
+            "to 10.0.0.1:7000 within 60 s");
+  EXPECT_TRUE(plan.not_drained.empty());
+}
+
+TEST(Drain, APreflightOfAnotherShapeDrainsNothingAndDoesNotThrow) {
+  reports::RunRecord r;
+  r.preflight = nlohmann::json::parse(
+      R"({"hosts": [{"verdict": 3}, "h1", {"name": "h2"}], "agents": {"missing": [7]}})");
+  const DrainPlan plan = plan_drain(r, "t");
+  EXPECT_TRUE(plan.drain.empty());
+}
+
 }  // namespace
 }  // namespace rocehil::run

@@ -230,6 +230,48 @@ class SlurmTest(unittest.TestCase):
                 proc.kill()
             slurm("scontrol", "update", "NodeName=h2", "State=RESUME")
 
+    def test_a_node_whose_agent_never_dials_in_is_drained_with_why(self):
+        # h3's rocehil starts no dialing agent (its step ends at once): the run names h3 and
+        # runs nothing (p2p_bw runs on h1 and h3), and --drain-failed drains h3 alone, saying why.
+        before = node_states()
+        self.assertEqual({s for s, _ in before.values()}, {"idle"}, before)
+        stand_in = os.path.join(self.reports, "mute-rocehil")
+        with open(stand_in, "w") as f:
+            f.write("#!/bin/sh\ncase \"$*\" in *--connect*) exit 0;; esac\n"
+                    f"exec {ROCEHIL} \"$@\"\n")
+        os.chmod(stand_in, 0o755)
+        shown = subprocess.run(["ip", "-4", "-o", "addr", "show", "dev", f"{TB['id']}-br"],
+                               capture_output=True, text=True, check=True).stdout
+        address = shown.split("inet ")[1].split("/")[0]
+        with open(TB["inventory"]) as f:
+            text = f.read().replace("  - name: h3\n", f"  - name: h3\n    agent: {stand_in}\n", 1)
+        inventory = os.path.join(self.reports, "dial.yaml")
+        with open(inventory, "w") as f:
+            f.write(text + f"controller: {{address: {address}, join_timeout_s: 5}}\n")
+        try:
+            r = subprocess.run(
+                ["salloc", "-N", "5", "--quiet", ROCEHIL, "run", SMOKE, "--inventory", inventory,
+                 "--only", "p2p_bw", "--hosts", "slurm", "--launcher", "slurm",
+                 "--drain-failed", "nightly", "--reports", self.reports],
+                capture_output=True, text=True, env=slurm_env(), timeout=300)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertRegex(r.stderr, r"\n  h3: its agent started but did not dial in to ")
+            record = newest_record(self.reports)
+            self.assertEqual([c["outcome"] for c in record["cases"]], ["not_run"])
+            missing = record["inventory"]["preflight"]["agents"]["missing"]
+            self.assertEqual([m["host"] for m in missing], ["h3"])
+            self.assertIn("rocehil run: drained h3 (Reason=rocehil: nightly: its agent did not "
+                          "dial in: its agent started but did not dial in to ", r.stderr)
+            after = wait_for(lambda: (lambda s: s if s["h3"][0] == "drain" else None)(
+                node_states()), 30)
+            self.assertTrue(after, node_states())
+            self.assertEqual({n: s for n, (s, _) in after.items() if s != "idle"},
+                             {"h3": "drain"})
+            self.assertTrue(after["h3"][1].startswith("rocehil: nightly: its agent did not dial "
+                                                      "in: "), after["h3"])
+        finally:
+            slurm("scontrol", "update", "NodeName=h3", "State=RESUME")
+
     def test_sigint_ends_the_job_steps_and_exits_3(self):
         granted = slurm("salloc", "-N", "5", "--no-shell")
         self.assertEqual(granted.returncode, 0, granted.stderr)

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,9 +55,12 @@ class DialedAgents {
 
   std::uint16_t port() const;
 
-  // Turns the loop until every expected host has joined or `deadline` passes. Returns the hosts
-  // that have not, in the order expected.
-  std::vector<std::string> await_all(Clock::time_point deadline);
+  // Turns the loop until every expected host has joined, `deadline` passes or `interrupt` is
+  // set; `progress` hears each new count of joined hosts. Returns the hosts that have not
+  // joined, in the order expected.
+  std::vector<std::string> await_all(Clock::time_point deadline,
+                                     const std::atomic<bool>* interrupt = nullptr,
+                                     const std::function<void(std::size_t)>& progress = {});
   // One turn of the loop: waits up to `timeout` for any connection.
   void turn(std::chrono::milliseconds timeout);
 

@@ -12,7 +12,9 @@ namespace rocehil::run {
 // so the scheduler stops placing jobs on them. Only a node a failure names is drained: an ERROR
 // that blames one host (an agent killed, a link down), or a failed case that ran on one host. A
 // failed threshold of a case across several hosts (busbw on 8 ranks) names no node, and draining
-// all of them would take good nodes out with the bad one; those are listed, not drained.
+// all of them would take good nodes out with the bad one; those are listed, not drained. A host
+// the run could not use at all is drained too: unreachable or failed in the preflight, or its
+// agent did not dial in (run.json's preflight.hosts and preflight.agents.missing).
 struct DrainTarget {
   std::string node;
   std::string reason;  // "rocehil: TAG: CASE: WHAT"
