@@ -1,7 +1,7 @@
 // Keeping captures with real files and a real command: the capture host is this machine (the
 // local launcher runs cat and rm as it would run them in a host's namespace), so the copies, the
 // deletions and the run's bound are what a run does.
-#include "capture_keeping.hpp"
+#include "cases/capture_keeping.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // A case's device events: listed in time order with their host, and a port that went down names
 // its host as the one to blame when the case failed.
-#include "case_events.hpp"
+#include "cases/case_events.hpp"
 
 #include <gtest/gtest.h>
 

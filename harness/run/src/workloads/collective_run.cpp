@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "agent_conversation.hpp"
+#include "basics/agent_conversation.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/traffic/collective_data.hpp"

@@ -1,4 +1,4 @@
-#include "run_agents.hpp"
+#include "run/run_agents.hpp"
 
 #include <fmt/format.h>
 

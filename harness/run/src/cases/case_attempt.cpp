@@ -1,4 +1,4 @@
-#include "case_attempt.hpp"
+#include "cases/case_attempt.hpp"
 
 #include <fmt/format.h>
 
@@ -11,11 +11,12 @@
 #include <tuple>
 #include <utility>
 
-#include "agent_conversation.hpp"
-#include "capture_keeping.hpp"
-#include "case_agents.hpp"
-#include "case_events.hpp"
-#include "case_traffic.hpp"
+#include "basics/agent_conversation.hpp"
+#include "cases/capture_keeping.hpp"
+#include "cases/case_agents.hpp"
+#include "cases/case_events.hpp"
+#include "cases/case_traffic.hpp"
+#include "metrics/switch_polling.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/agent_link.hpp"
 #include "rocehil/remote/dialed_agents.hpp"
@@ -32,7 +33,6 @@
 #include "rocehil/run/suite_check.hpp"
 #include "rocehil/run/switch_metrics.hpp"
 #include "rocehil/traffic/qp_scaling.hpp"
-#include "switch_polling.hpp"
 
 namespace rocehil::run {
 

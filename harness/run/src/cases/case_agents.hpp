@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "case_attempt.hpp"
+#include "cases/case_attempt.hpp"
 #include "rocehil/remote/agent_link.hpp"
 
 namespace rocehil::run {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "read_file.hpp"
+#include "basics/read_file.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/common/whole_file.hpp"
 #include "rocehil/inventory/load.hpp"

@@ -1,4 +1,4 @@
-#include "case_events.hpp"
+#include "cases/case_events.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "agent_conversation.hpp"
+#include "basics/agent_conversation.hpp"
 #include "rocehil/common/error.hpp"
 
 namespace rocehil::run {

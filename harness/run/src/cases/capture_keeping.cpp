@@ -1,4 +1,4 @@
-#include "capture_keeping.hpp"
+#include "cases/capture_keeping.hpp"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 #include <ctime>
 #include <filesystem>
 
-#include "read_file.hpp"
+#include "basics/read_file.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/agent_link.hpp"
 #include "rocehil/remote/run_command.hpp"

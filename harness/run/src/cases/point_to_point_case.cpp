@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "case_agents.hpp"
-#include "case_traffic.hpp"
+#include "cases/case_agents.hpp"
+#include "cases/case_traffic.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/run/case_metrics.hpp"
 #include "rocehil/run/perftest_pair.hpp"

@@ -8,7 +8,7 @@
 #include <optional>
 #include <set>
 
-#include "json_member.hpp"
+#include "basics/json_member.hpp"
 #include "rocehil/common/error.hpp"
 
 namespace rocehil::run {

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "json_member.hpp"
+#include "basics/json_member.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/common/whole_file.hpp"
 #include "rocehil/inventory/load.hpp"

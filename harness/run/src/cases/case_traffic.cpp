@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "case_traffic.hpp"
+#include "cases/case_traffic.hpp"
 #include "rocehil/traffic/nic_counters.hpp"
 
 namespace rocehil::run::case_traffic {

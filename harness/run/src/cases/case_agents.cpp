@@ -1,4 +1,4 @@
-#include "case_agents.hpp"
+#include "cases/case_agents.hpp"
 
 #include "rocehil/remote/dialed_agents.hpp"
 #include "rocehil/remote/host_ssh.hpp"

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "case_attempt.hpp"
+#include "cases/case_attempt.hpp"
 #include "rocehil/agent/protocol.hpp"
 #include "rocehil/remote/agent_link.hpp"
 #include "rocehil/reports/run_record.hpp"

@@ -1,5 +1,5 @@
 #include "rocehil/run/suite_run.hpp"
-#include "run_agents.hpp"
+#include "run/run_agents.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -11,9 +11,10 @@
 #include <optional>
 #include <set>
 
-#include "capture_keeping.hpp"
-#include "case_attempt.hpp"
-#include "read_file.hpp"
+#include "basics/read_file.hpp"
+#include "cases/capture_keeping.hpp"
+#include "cases/case_attempt.hpp"
+#include "metrics/switch_polling.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/inventory/selection.hpp"
@@ -30,7 +31,6 @@
 #include "rocehil/run/suite_check.hpp"
 #include "rocehil/settings/journal.hpp"
 #include "rocehil/suites/suite.hpp"
-#include "switch_polling.hpp"
 
 namespace rocehil::run {
 

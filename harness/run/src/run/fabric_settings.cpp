@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "agent_conversation.hpp"
+#include "basics/agent_conversation.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/agent_link.hpp"
 #include "rocehil/remote/fan_out.hpp"

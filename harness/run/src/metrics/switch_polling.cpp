@@ -1,4 +1,4 @@
-#include "switch_polling.hpp"
+#include "metrics/switch_polling.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "case_traffic.hpp"
+#include "cases/case_traffic.hpp"
 
 namespace rocehil::run::case_traffic {
 
