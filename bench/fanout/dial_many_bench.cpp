@@ -3,7 +3,9 @@
 // from this process (no ssh: what is measured is the controller's side), each with the run's
 // secret in its environment. Prints JSON: seconds from the first start to every agent's hello,
 // then one session opened on every agent and a hello through each (what a case's setup does),
-// and the controller's CPU seconds and memory per agent.
+// and the controller's CPU seconds and memory per agent. With --ring: then a ring allreduce over
+// every agent (soft provider, each rank on its own loopback address 127.X.Y.Z), as a case runs
+// it: setup, connect, a start at one agreed time, results; seconds for each step.
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -17,10 +19,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/dialed_agents.hpp"
+#include "rocehil/run/collective_run.hpp"
+#include "rocehil/traffic/collective.hpp"
 
 extern char** environ;
 
@@ -55,6 +61,131 @@ double rss_mib() {
   return 0;
 }
 
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Waits for a reply of type T from each link; how many came.
+template <typename T>
+std::size_t await_all(std::vector<std::unique_ptr<remote::AgentLink>>& links,
+                      std::vector<T>* replies, std::chrono::seconds timeout) {
+  std::size_t got = 0;
+  for (auto& l : links) {
+    const auto deadline = Clock::now() + timeout;
+    while (true) {
+      auto reply = l->receive(deadline);
+      if (!reply) break;
+      if (auto* error = std::get_if<agent::ErrorReply>(&reply->body)) {
+        if (got == 0) fmt::print(stderr, "{}: {}\n", l->name(), error->message);
+        break;
+      }
+      if (auto* wanted = std::get_if<T>(&reply->body)) {
+        ++got;
+        if (replies != nullptr) replies->push_back(std::move(*wanted));
+        break;
+      }
+    }
+  }
+  return got;
+}
+
+// Sends each link its request, then waits for a reply of type T from each.
+template <typename T, typename Make>
+std::size_t ask_all(std::vector<std::unique_ptr<remote::AgentLink>>& links, std::uint64_t id,
+                    Make make, std::vector<T>* replies, std::chrono::seconds timeout) {
+  for (std::size_t r = 0; r < links.size(); ++r) links[r]->send(agent::Request{id, make(r)});
+  return await_all<T>(links, replies, timeout);
+}
+
+// A ring allreduce of `bytes` over every link, one rank each; the JSON members of its steps.
+// `finish`: how long its ranks may take to finish; 0: stopped once all have started (on 2 cores
+// a 4,096-rank ring is 16.8 M rank-steps of syscalls).
+std::string ring_allreduce(std::vector<std::unique_ptr<remote::AgentLink>>& links,
+                           std::uint64_t bytes, std::chrono::milliseconds start_delay,
+                           std::chrono::seconds finish) {
+  const int ranks = static_cast<int>(links.size());
+  namespace traffic = rocehil::traffic;
+  const auto plan = traffic::make_plan(
+      {.pattern = traffic::Pattern::ring_allreduce, .ranks = ranks, .bytes = bytes});
+  const auto began = Clock::now();
+  std::vector<agent::SetupReply> setups;
+  const std::size_t set_up = ask_all<agent::SetupReply>(
+      links, 10,
+      [&](std::size_t r) {
+        agent::SetupRequest s;
+        s.provider = "soft";
+        s.address = fmt::format("127.{}.{}.{}", 1 + r / 62500, r / 250 % 250 + 1, r % 250 + 1);
+        s.workload = agent::Workload::collective;
+        s.message_bytes = static_cast<std::uint32_t>(bytes);
+        s.collective = agent::CollectiveSetup{.pattern = "allreduce",
+                                              .ranks = static_cast<std::uint32_t>(ranks),
+                                              .rank = static_cast<std::uint32_t>(r)};
+        return s;
+      },
+      &setups, std::chrono::seconds(120));
+  const double setup_s = since(began);
+  fmt::print(stderr, "ring: {} of {} set up at {:.3f} s\n", set_up, links.size(), since(began));
+  if (set_up != links.size())
+    return fmt::format("\"ring_set_up\": {}, \"ring_setup_s\": {:.3f}", set_up, setup_s);
+  std::vector<std::vector<agent::PeerEndpoint>> endpoints;
+  for (const auto& s : setups) endpoints.push_back(s.endpoints);
+  const auto connecting = Clock::now();
+  const std::size_t connected = ask_all<agent::ConnectedReply>(
+      links, 11,
+      [&](std::size_t r) {
+        return agent::ConnectRequest{
+            rocehil::run::peers_for(*plan, static_cast<int>(r), 1, endpoints)};
+      },
+      nullptr, std::chrono::seconds(120));
+  const double connect_s = since(began);
+  fmt::print(stderr, "ring: {} of {} connected at {:.3f} s\n", connected, links.size(),
+             since(began));
+  // As rocehil run starts a collective (collective_run.hpp).
+  start_delay = rocehil::run::start_delay_after(start_delay, Clock::now() - connecting);
+  const std::int64_t at_ns =
+      rocehil::wall_clock_ns() +
+      std::chrono::duration_cast<std::chrono::nanoseconds>(start_delay).count();
+  const std::size_t started = ask_all<agent::StartedReply>(
+      links, 12,
+      [&](std::size_t) {
+        return agent::StartRequest{.at_ns = at_ns,
+                                   .seconds = 2,
+                                   .iterations = 1,
+                                   .warmup_seconds = 0,
+                                   .warmup_iterations = 0,
+                                   .stats_ms = 0};
+      },
+      nullptr, std::chrono::seconds(120));
+  const double started_s = since(began);
+  fmt::print(stderr, "ring: {} of {} started at {:.3f} s\n", started, links.size(), since(began));
+  const bool before_start_time = rocehil::wall_clock_ns() < at_ns;
+  if (finish.count() == 0) {
+    // Past the start time, with the traffic flowing for a second, then stopped.
+    std::this_thread::sleep_for(std::chrono::nanoseconds(
+        std::max<std::int64_t>(0, at_ns - rocehil::wall_clock_ns()) + 1'000'000'000));
+    for (auto& l : links) l->send(agent::Request{13, agent::StopRequest{}});
+  }
+  std::vector<agent::ResultsEvent> results;
+  const std::size_t finished = await_all<agent::ResultsEvent>(
+      links, &results, finish.count() == 0 ? std::chrono::seconds(120) : finish);
+  std::uint64_t errors = 0;
+  std::string first_error;
+  for (const auto& r : results) {
+    errors += r.errors;
+    if (first_error.empty()) first_error = r.first_error;
+  }
+  return fmt::format(
+      "\"ring_ranks\": {}, \"ring_setup_s\": {:.3f}, \"ring_connected\": {}, "
+      "\"ring_connected_s\": {:.3f}, \"ring_start_delay_s\": {:.3f}, \"ring_started\": {}, "
+      "\"ring_started_s\": {:.3f}, "
+      "\"ring_every_start_before_its_time\": {}, \"ring_finished\": {}, \"ring_done_s\": "
+      "{:.3f}, \"ring_stopped_once_started\": {}, \"ring_errors\": {}, \"ring_first_error\": "
+      "\"{}\"",
+      ranks, setup_s, connected, connect_s, std::chrono::duration<double>(start_delay).count(),
+      started, started_s, before_start_time, finished, since(began), finish.count() == 0, errors,
+      first_error);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,6 +194,16 @@ int main(int argc, char** argv) {
   std::size_t agents = 256;
   app.add_option("rocehil", rocehil, "The rocehil binary the agents run")->required();
   app.add_option("--agents", agents, "How many")->check(CLI::Range(1, 8192));
+  bool ring = false;
+  std::uint64_t ring_bytes = 4096;
+  unsigned start_delay_ms = 500;
+  unsigned finish_s = 300;
+  app.add_option("--ring-finish-s", finish_s,
+                 "How long the ring may take to finish; 0: stop it once every rank has started");
+  app.add_flag("--ring", ring, "Then a ring allreduce over every agent (soft, loopback)");
+  app.add_option("--ring-bytes", ring_bytes, "Its size")->check(CLI::Range(1, 1 << 30));
+  app.add_option("--start-delay-ms", start_delay_ms,
+                 "From the start request to the agreed start time (rocehil run: 500)");
   CLI11_PARSE(app, argc, argv);
   try {
     const auto secret = rocehil::channel::RunSecret::generate();
@@ -120,6 +261,16 @@ int main(int argc, char** argv) {
     const double session_s = std::chrono::duration<double>(Clock::now() - round).count();
     const double rss_sessions = rss_mib();
     const double cpu_all = cpu_seconds() - cpu_before;
+    std::string ring_json;
+    if (ring && answered == agents) {
+      const double cpu_ring_before = cpu_seconds();
+      ring_json = ring_allreduce(links, ring_bytes, std::chrono::milliseconds(start_delay_ms),
+                                 std::chrono::seconds(finish_s));
+      ring_json += fmt::format(
+          ", \"controller_cpu_s_ring\": {:.3f}, \"controller_rss_mib_ring\": "
+          "{:.1f}",
+          cpu_seconds() - cpu_ring_before, rss_mib());
+    }
     links.clear();
     const std::size_t joined = hub->joined_count();
     const auto closed = Clock::now();
@@ -136,10 +287,11 @@ int main(int argc, char** argv) {
         "{:.3f}, \"answered\": {}, \"all_ended_s\": {:.3f}, \"ended_cleanly\": {}, "
         "\"controller_cpu_s_join\": {:.3f}, \"controller_cpu_s\": {:.3f}, "
         "\"controller_rss_mib\": {:.1f}, \"rss_kib_per_agent\": {:.1f}, "
-        "\"rss_kib_per_agent_with_session\": {:.1f}}}\n",
+        "\"rss_kib_per_agent_with_session\": {:.1f}{}{}}}\n",
         agents, joined, hello_s, session_s, answered, end_s, ended, cpu_join, cpu_all, rss_sessions,
         (rss_joined - rss_before) * 1024.0 / static_cast<double>(agents),
-        (rss_sessions - rss_before) * 1024.0 / static_cast<double>(agents));
+        (rss_sessions - rss_before) * 1024.0 / static_cast<double>(agents),
+        ring_json.empty() ? "" : ", ", ring_json);
   } catch (const rocehil::Error& e) {
     fmt::print(stderr, "rocehil-bench-dial-many: {}\n", e.what());
     return 3;

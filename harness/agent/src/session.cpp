@@ -300,12 +300,13 @@ void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest&
                   .at_ns = begin_ns,
                   .late_ns = start.at_ns != 0 && now_ns > start.at_ns ? now_ns - start.at_ns : 0}});
   worker_ = std::thread([this, start, begin_ns] {
-    // Sleep to the agreed wall-clock time in short steps, so a stop is never kept waiting.
-    while (!stop_.load(std::memory_order_relaxed)) {
-      const std::int64_t left = begin_ns - wall_clock_ns();
-      if (left <= 0) break;
-      std::this_thread::sleep_for(
-          std::chrono::nanoseconds(std::min<std::int64_t>(left, 10'000'000)));
+    // Asleep to the agreed wall-clock time, and woken by a stop: thousands of ranks waiting on
+    // one machine must not wake every few milliseconds while the others take their starts.
+    {
+      std::unique_lock lock(stop_mutex_);
+      stop_wake_.wait_until(
+          lock, std::chrono::system_clock::time_point(std::chrono::nanoseconds(begin_ns)),
+          [this] { return stop_.load(); });
     }
     run_worker(start);
   });
@@ -462,7 +463,7 @@ void AgentSession::on_stop(std::optional<std::uint64_t> id) {
   if (state_ != State::running && state_ != State::finished)
     return error(id, "stop: nothing was started");
   if (state_ == State::running) {
-    stop_.store(true);
+    request_stop();
     join_worker();
     std::optional<ResultsEvent> results;
     {
@@ -488,8 +489,16 @@ void AgentSession::finalize(ResultsEvent& results) {
   add_qp_state(results, *provider_, qps_, memory_, setup_.message_bytes);
 }
 
+void AgentSession::request_stop() {
+  {
+    const std::lock_guard lock(stop_mutex_);  // not between the waiter's check and its sleep
+    stop_.store(true);
+  }
+  stop_wake_.notify_all();
+}
+
 void AgentSession::release() {
-  stop_.store(true);
+  request_stop();
   join_worker();
   collective_.reset();
   connections_.clear();

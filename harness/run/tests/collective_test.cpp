@@ -108,3 +108,16 @@ TEST(CollectiveBlame, TheRankTheFailingQpsPointAtIsBlamed) {
 
 }  // namespace
 }  // namespace rocehil::run
+
+namespace rocehil::run {
+namespace {
+
+TEST(CollectiveStart, WaitsTwiceTheConnectRoundWhenThatIsLongerThanConfigured) {
+  using namespace std::chrono_literals;
+  EXPECT_EQ(start_delay_after(500ms, 100ms), 500ms);     // a few ranks: the configured delay
+  EXPECT_EQ(start_delay_after(500ms, 6800ms), 13600ms);  // 3,072 ranks on 2 cores
+  EXPECT_EQ(start_delay_after(0ms, 0ms), 0ms);
+}
+
+}  // namespace
+}  // namespace rocehil::run

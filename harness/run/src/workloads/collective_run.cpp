@@ -35,16 +35,17 @@ std::vector<agent::ResultsEvent> run_all(
     const std::vector<remote::AgentLink*>& links, const CollectiveJob& job,
     agent::StartRequest start, std::uint64_t id,
     const std::function<void(std::uint64_t, std::uint64_t)>& on_progress,
-    const std::atomic<bool>& interrupt, bool& interrupted, Clock::duration error_grace) {
-  start.at_ns = wall_clock_ns() +
-                std::chrono::duration_cast<std::chrono::nanoseconds>(job.start_delay).count();
+    const std::atomic<bool>& interrupt, bool& interrupted, Clock::duration error_grace,
+    std::chrono::milliseconds start_delay) {
+  start.at_ns =
+      wall_clock_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(start_delay).count();
   ask_all<agent::StartedReply>(links, "start", job.reply_timeout, id,
                                [&](std::size_t) { return start; });
   const std::size_t n = links.size();
   std::vector<std::optional<agent::ResultsEvent>> results(n);
   std::vector<Clock::time_point> last_heard(n, Clock::now());
   // Quiet ranks may wait for the start time first; after it, stats arrive every stats_ms.
-  const auto allowed = job.reply_timeout + job.start_delay;
+  const auto allowed = job.reply_timeout + start_delay;
   bool stop_sent = false;
   std::optional<Clock::time_point> stop_at;  // set when the first rank reports a transport error
   const auto stop_the_rest = [&] {
@@ -168,9 +169,12 @@ CollectiveCase run_collective_case(
       });
   std::vector<std::vector<agent::PeerEndpoint>> endpoints;
   for (const auto& reply : setup_replies) endpoints.push_back(reply.endpoints);
+  const auto connecting = Clock::now();
   ask_all<agent::ConnectedReply>(links, "connect", job.reply_timeout, 2, [&](std::size_t r) {
     return agent::ConnectRequest{peers_for(*plan, static_cast<int>(r), job.scaling.qps, endpoints)};
   });
+  const std::chrono::milliseconds start_delay =
+      start_delay_after(job.start_delay, Clock::now() - connecting);
 
   if (job.verify) {
     // One iteration from the known inputs: every rank's output must have the predicted CRC.
@@ -180,7 +184,8 @@ CollectiveCase run_collective_case(
                                    .warmup_seconds = 0,
                                    .warmup_iterations = 0,
                                    .stats_ms = 1000};
-    const auto checked = run_all(links, job, once, 3, {}, interrupt, c.interrupted, error_grace);
+    const auto checked =
+        run_all(links, job, once, 3, {}, interrupt, c.interrupted, error_grace, start_delay);
     note_errors(c, checked);
     if (c.interrupted || c.errors > 0) {
       c.results = checked;
@@ -212,7 +217,8 @@ CollectiveCase run_collective_case(
                                      .warmup_seconds = 0,
                                      .warmup_iterations = job.warmup_iterations,
                                      .stats_ms = 1000};
-  c.results = run_all(links, job, measured, 4, on_progress, interrupt, c.interrupted, error_grace);
+  c.results = run_all(links, job, measured, 4, on_progress, interrupt, c.interrupted, error_grace,
+                      start_delay);
   note_errors(c, c.results);
   std::vector<traffic::RankTiming> timings;
   for (const auto& r : c.results)
@@ -224,6 +230,12 @@ CollectiveCase run_collective_case(
   if (job.plan.pattern == traffic::Pattern::pairwise)
     c.matrix = traffic::pairwise_matrix(*plan, timings, c.summary.iterations, 0.2);
   return c;
+}
+
+std::chrono::milliseconds start_delay_after(std::chrono::milliseconds configured,
+                                            std::chrono::steady_clock::duration connect_round) {
+  return std::max(configured,
+                  std::chrono::duration_cast<std::chrono::milliseconds>(2 * connect_round));
 }
 
 int failing_rank(const CollectiveCase& c) {

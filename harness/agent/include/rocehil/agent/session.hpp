@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -68,6 +69,7 @@ class AgentSession {
   void run_worker(StartRequest start);
   void publish(ResultsEvent results, bool worker_continues);
   void join_worker();
+  void request_stop();                   // the worker stops, woken if it waits for its start time
   void release();                        // QPs, CQ, memory, provider: in that order
   void finalize(ResultsEvent& results);  // counters and buffer checksums, worker joined
   void emit_stats(Clock::time_point now);
@@ -97,6 +99,9 @@ class AgentSession {
 
   std::thread worker_;
   std::atomic<bool> stop_{false};
+  // The worker sleeps to the agreed start time on this, woken early by a stop.
+  std::mutex stop_mutex_;
+  std::condition_variable stop_wake_;
   std::atomic<bool> worker_done_{false};
   traffic::LiveProgress progress_;
   std::mutex results_mutex_;

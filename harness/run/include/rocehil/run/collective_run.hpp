@@ -29,6 +29,8 @@ struct CollectiveJob {
   std::uint64_t warmup_iterations = 5;
   std::uint64_t iterations = 20;
   bool verify = true;
+  // From the start requests to the agreed start time; at least twice the connect round
+  // (start_delay_after).
   std::chrono::milliseconds start_delay{500};
   std::chrono::seconds reply_timeout{30};  // each setup step, and silence during a run
 };
@@ -68,6 +70,13 @@ CollectiveCase run_collective_case(
 std::vector<agent::PeerEndpoint> peers_for(
     const traffic::CollectivePlan& plan, int rank, std::uint32_t qps,
     const std::vector<std::vector<agent::PeerEndpoint>>& endpoints);
+
+// How long after sending the start requests the ranks start: `configured`, or twice how long
+// the connect round over every rank took when that is longer. Every rank must have its start
+// request before the first begins: a rank that starts late answers nothing meanwhile, and its
+// peers' QPs run out of retries (at 3,072 ranks on 2 cores a round took 7 s, not 500 ms).
+std::chrono::milliseconds start_delay_after(std::chrono::milliseconds configured,
+                                            std::chrono::steady_clock::duration connect_round);
 
 // The rank to blame when ranks reported transport errors: each rank with an error votes for
 // itself and for the peer its failing QP talks to; the most votes win, a tie goes to the rank
