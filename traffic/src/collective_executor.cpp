@@ -374,13 +374,13 @@ CollectiveResult CollectiveRunner::run(const CollectiveRun& length, const std::a
     }
     for (std::size_t i = 0; ok && i < n; ++i) ok = st.on_completion(wc[i], result);
     // Waiting for a peer: after a run of empty polls give the CPU away until there is work,
-    // and keep waiting, one poll between waits, until a completion comes: that is what moves
-    // the data when ranks share cores (the testbed puts hundreds on one machine, where a
+    // and (soft) keep waiting, one poll between waits, until a completion comes: that is what
+    // moves the data when ranks share cores (the testbed puts hundreds on one machine, where a
     // waiting rank that woke for long would take the CPU from the ranks with work). An RNIC's
-    // completions do not need the CPU: on verbs a wait is a yield. The wait's bound is how
-    // late a stop request is seen.
+    // completions do not need the CPU: on verbs a wait is a yield every 64 empty polls. The
+    // wait's bound is how late a stop request is seen.
     idle_polls = n == 0 ? std::min(idle_polls + 1, 64u) : 0;
-    if (idle_polls == 64) st.cq.wait_for_work(std::chrono::milliseconds(100));
+    if (idle_polls == 64 && !st.cq.wait_for_work(std::chrono::milliseconds(100))) idle_polls = 0;
     const std::int64_t now = monotonic_ns();
     st.advance(now, result, measured);
     if (st.done_steps < st.steps.size()) continue;

@@ -211,8 +211,9 @@ std::vector<DeviceInfo> list_devices() {
   return devices;
 }
 
-void CompletionQueue::wait_for_work(std::chrono::microseconds) {
+bool CompletionQueue::wait_for_work(std::chrono::microseconds) {
   std::this_thread::yield();
+  return false;
 }
 
 const std::string& CompletionQueue::failure() const noexcept {

@@ -71,8 +71,14 @@ void AgentGate::accept_ready() {
     const int fd =
         ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&sa), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-      // EAGAIN: none left. Anything else (a connection reset while queued, no descriptors left)
-      // ends this turn; the listener stays, and is tried again when it is readable.
+      if (errno == EMFILE || errno == ENFILE) {
+        // The connection stays queued, the listener readable: pause until expire() sees the
+        // pause over, rather than being woken at once for ever.
+        loop_.change(listen_fd_, 0);
+        paused_until_ = std::chrono::steady_clock::now() + pause_without_descriptors;
+      }
+      // EAGAIN: none left. Anything else (a connection reset while queued) ends this turn; the
+      // listener stays, and is tried again when it is readable.
       return;
     }
     std::string peer = address_of(sa);
@@ -128,6 +134,10 @@ void AgentGate::end(int fd, const std::string* why) {
 }
 
 void AgentGate::expire(std::chrono::steady_clock::time_point now) {
+  if (paused_until_ && now >= *paused_until_) {
+    paused_until_.reset();
+    loop_.change(listen_fd_, EPOLLIN);
+  }
   std::vector<int> late;
   for (const auto& [fd, p] : pending_)
     if (now >= p.deadline) late.push_back(fd);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -186,6 +187,37 @@ TEST(AgentGate, AThousandConnectionsFromOneAddressHoldOnlyItsShareAndAnotherHost
   g.run({&again}, [&] { return g.events.joins.size() == 2; });
   EXPECT_EQ(g.events.joins.size(), 2u);
   for (const int fd : flood) ::close(fd);
+}
+
+// No descriptor left for a waiting connection (the limit lowered for real): the gate stops
+// watching its listener, so the loop sleeps instead of spinning, and accepts once there are
+// descriptors again and the pause is over.
+TEST(AgentGate, WithNoDescriptorLeftTheListenerPausesInsteadOfSpinning) {
+  Gate g;
+  rlimit before{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
+  // Every descriptor up to the lowered limit taken: the next accept() has none.
+  std::vector<int> filler;
+  const int probe = ::dup(0);
+  ASSERT_GE(probe, 0);
+  rlimit low = before;
+  low.rlim_cur = static_cast<rlim_t>(probe) + 2;
+  ::close(probe);
+  const int waiting = dial(g.port);  // queued in the kernel, not yet accepted
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  for (int fd; (fd = ::dup(0)) >= 0;) filler.push_back(fd);
+  EXPECT_EQ(g.loop.run_once(std::chrono::milliseconds(50)), 1);  // accept: EMFILE
+  ASSERT_TRUE(g.gate->accepting_paused_until().has_value());
+  // Still queued and readable, yet the loop has nothing to run: it is not woken again.
+  EXPECT_EQ(g.loop.run_once(std::chrono::milliseconds(20)), 0);
+  EXPECT_EQ(g.loop.run_once(std::chrono::milliseconds(20)), 0);
+  for (const int fd : filler) ::close(fd);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &before), 0);
+  g.gate->expire(*g.gate->accepting_paused_until());
+  EXPECT_FALSE(g.gate->accepting_paused_until().has_value());
+  g.run({}, [&] { return g.gate->handshakes_in_progress() == 1; });
+  EXPECT_EQ(g.gate->handshakes_in_progress(), 1u);  // the waiting connection, accepted now
+  ::close(waiting);
 }
 
 }  // namespace

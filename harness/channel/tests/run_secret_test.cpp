@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <string>
 
@@ -69,17 +70,26 @@ TEST(RunSecret, ADamagedOneInTheEnvironmentIsRefusedWithoutEchoingIt) {
 namespace rocehil::channel {
 namespace {
 
-// A file in a fresh temporary directory with `text` and `mode`.
-std::string secret_file(const std::string& text, mode_t mode) {
-  char dir[] = "/tmp/rocehil-secret-XXXXXX";
-  EXPECT_NE(::mkdtemp(dir), nullptr);
-  const std::string path = std::string(dir) + "/fleet.key";
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-  EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-  ::fchmod(fd, mode);
-  ::close(fd);
-  return path;
-}
+// Secret files in a temporary directory of the test's own, removed after it.
+class SecretFile : public testing::Test {
+ protected:
+  SecretFile() { EXPECT_NE(::mkdtemp(dir_), nullptr); }
+  ~SecretFile() override { std::filesystem::remove_all(dir_); }
+
+  // A new file with `text` and `mode`.
+  std::string secret_file(const std::string& text, mode_t mode) {
+    const std::string path = std::string(dir_) + "/fleet" + std::to_string(files_++) + ".key";
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    ::fchmod(fd, mode);
+    ::close(fd);
+    return path;
+  }
+
+ private:
+  char dir_[32] = "/tmp/rocehil-secret-XXXXXX";
+  int files_ = 0;
+};
 
 std::string refusal(const std::string& path) {
   try {
@@ -91,14 +101,14 @@ std::string refusal(const std::string& path) {
   return "read";
 }
 
-TEST(SecretFile, ItsFirstLineIsTheSecret) {
+TEST_F(SecretFile, ItsFirstLineIsTheSecret) {
   const RunSecret s = RunSecret::generate();
   EXPECT_TRUE(read_secret_file(secret_file(s.for_launcher() + "\n", 0600)) == s);
   EXPECT_TRUE(read_secret_file(secret_file(s.for_launcher(), 0400)) == s);
   EXPECT_TRUE(read_secret_file(secret_file(s.for_launcher() + "\r\nnotes\n", 0600)) == s);
 }
 
-TEST(SecretFile, OneOthersMayReadOrThatIsNoSecretIsRefusedNamingTheFix) {
+TEST_F(SecretFile, OneOthersMayReadOrThatIsNoSecretIsRefusedNamingTheFix) {
   const RunSecret s = RunSecret::generate();
   const std::string open_to_all = secret_file(s.for_launcher(), 0644);
   EXPECT_EQ(refusal(open_to_all), "secret file " + open_to_all +

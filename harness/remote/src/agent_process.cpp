@@ -100,7 +100,9 @@ class ProcessAgent final : public AgentLink {
   }
 
   std::optional<agent::Reply> receive(Clock::time_point deadline) override {
-    while (true) {
+    // At least one look, even at a deadline already past: a caller checking on the agent
+    // between other work (receive(now)) must see that it exited.
+    for (bool looked = false;; looked = true) {
       if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
         const std::string line = buffer_.substr(0, nl);
         buffer_.erase(0, nl + 1);
@@ -111,11 +113,12 @@ class ProcessAgent final : public AgentLink {
         return std::move(parsed.reply);
       }
       const auto now = Clock::now();
-      if (now >= deadline) return std::nullopt;
+      if (now >= deadline && looked) return std::nullopt;
       const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
       pollfd fds[2] = {{from_agent_.native_source(), POLLIN, 0},
                        {agent_errors_.native_source(), POLLIN, 0}};
-      poll(fds, 2, static_cast<int>(std::min<std::int64_t>(wait.count() + 1, 100)));
+      poll(fds, 2,
+           now >= deadline ? 0 : static_cast<int>(std::min<std::int64_t>(wait.count() + 1, 100)));
       drain_stderr();
       char chunk[65536];
       const ssize_t n = read(from_agent_.native_source(), chunk, sizeof chunk);

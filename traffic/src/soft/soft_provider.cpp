@@ -40,11 +40,12 @@ std::size_t SoftCq::poll(std::span<Completion> out) {
   return n;
 }
 
-void SoftCq::wait_for_work(std::chrono::microseconds at_most) {
+bool SoftCq::wait_for_work(std::chrono::microseconds at_most) {
   // Sleeps and drives the protocol here until a completion arrives: waking for each packet only
   // to hand back an empty poll would keep hundreds of waiting ranks on the CPU.
   const std::uint64_t deadline = now_ns() + static_cast<std::uint64_t>(at_most.count()) * 1000;
   while (count_ == 0 && provider_.wait_for_packets(deadline)) provider_.progress();
+  return true;
 }
 
 bool SoftCq::push(const Completion& c) noexcept {

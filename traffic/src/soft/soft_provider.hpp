@@ -21,7 +21,7 @@ class SoftCq final : public CompletionQueue {
  public:
   SoftCq(class SoftProvider& provider, std::uint32_t depth);
   std::size_t poll(std::span<Completion> out) override;
-  void wait_for_work(std::chrono::microseconds at_most) override;
+  bool wait_for_work(std::chrono::microseconds at_most) override;
   // False when the ring is full: the completion is lost and counted, as a CQ overrun.
   bool push(const Completion& c) noexcept;
   std::uint64_t overruns() const { return overruns_; }

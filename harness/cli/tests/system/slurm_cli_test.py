@@ -255,13 +255,13 @@ class SlurmTest(unittest.TestCase):
                  "--drain-failed", "nightly", "--reports", self.reports],
                 capture_output=True, text=True, env=slurm_env(), timeout=300)
             self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
-            self.assertRegex(r.stderr, r"\n  h3: its agent started but did not dial in to ")
+            self.assertRegex(r.stderr, r"\n  h3: the Slurm step ended: ")
             record = newest_record(self.reports)
             self.assertEqual([c["outcome"] for c in record["cases"]], ["not_run"])
             missing = record["inventory"]["preflight"]["agents"]["missing"]
             self.assertEqual([m["host"] for m in missing], ["h3"])
             self.assertIn("rocehil run: drained h3 (Reason=rocehil: nightly: its agent did not "
-                          "dial in: its agent started but did not dial in to ", r.stderr)
+                          "dial in: the Slurm step ended", r.stderr)
             after = wait_for(lambda: (lambda s: s if s["h3"][0] == "drain" else None)(
                 node_states()), 30)
             self.assertTrue(after, node_states())

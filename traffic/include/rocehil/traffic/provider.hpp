@@ -201,8 +201,9 @@ class CompletionQueue {
   // it sleeps until a packet arrives or a QP's timer is due, and not at all while a QP has
   // something to send: ranks that wait for their peers then leave the CPU to the peers (the
   // testbed runs hundreds of ranks on a few cores, where spinning ones starve the rest past
-  // their ACK timeouts). An RNIC moves data without the CPU: verbs only yields.
-  virtual void wait_for_work(std::chrono::microseconds at_most);
+  // their ACK timeouts). An RNIC moves data without the CPU: verbs only yields. Returns
+  // whether it waited for work (soft), false when it only yielded (verbs).
+  virtual bool wait_for_work(std::chrono::microseconds at_most);
   // What broke the CQ itself (verbs: ibv_poll_cq returned a negative value, an overrun or a
   // device error only a new CQ would clear), naming the device, the CQ and the value; empty while
   // nothing did. A workload that polls nothing checks it and ends at once with it as its error,

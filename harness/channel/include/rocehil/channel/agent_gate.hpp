@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -55,8 +56,17 @@ class AgentGate {
   AgentGate(const AgentGate&) = delete;
   AgentGate& operator=(const AgentGate&) = delete;
 
-  // Ends the handshakes past their deadline at `now`; call it between the loop's turns.
+  // Ends the handshakes past their deadline at `now`, and listens again after a pause for want
+  // of descriptors once it is over; call it between the loop's turns.
   void expire(std::chrono::steady_clock::time_point now);
+
+  // The process had no descriptor left for a connection: the listener is not watched until
+  // expire() at or after this (a listener still readable would wake the loop at once, for
+  // ever). Empty while listening.
+  std::optional<std::chrono::steady_clock::time_point> accepting_paused_until() const {
+    return paused_until_;
+  }
+  static constexpr std::chrono::milliseconds pause_without_descriptors{100};
 
   std::size_t handshakes_in_progress() const { return pending_.size(); }
 
@@ -77,6 +87,7 @@ class AgentGate {
   GateEvents& events_;
   std::unordered_map<int, Pending> pending_;
   std::unordered_map<std::string, std::size_t> per_address_;
+  std::optional<std::chrono::steady_clock::time_point> paused_until_;
 };
 
 }  // namespace rocehil::channel
