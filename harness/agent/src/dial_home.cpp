@@ -226,6 +226,11 @@ int start_detached_agent(const DialOptions& options, const channel::RunSecret& s
     ::setsid();
     const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
     for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
+    // Nor any other: a launcher that started several agents at once from its threads (the
+    // local launcher) had each inherit the others' output pipes, and waited for them to close
+    // until its timeout, with every agent joined.
+    if (ready[1] > 3) ::close_range(3, static_cast<unsigned>(ready[1]) - 1, 0);
+    ::close_range(static_cast<unsigned>(ready[1]) + 1, ~0u, 0);
     int code = 3;
     int tell = ready[1];
     const auto say = [&tell](const std::string& line) {

@@ -170,6 +170,41 @@ class AgentDialTest(unittest.TestCase):
         finally:
             controller.close()
 
+    def test_detached_it_keeps_no_descriptor_its_launcher_handed_down(self):
+        # A launcher starting several agents at once from threads hands each the others' pipes
+        # (rocehil run's local launcher did, and waited for them to close until its timeout).
+        # Here: a pipe left open across exec; once the launcher exits and the test closes its
+        # own write end, the read end must see end of file, as nobody else holds it.
+        key = secrets.token_hex(32)
+        controller = Controller(key, "r7")
+        read_end, write_end = os.pipe()
+        try:
+            env = dict(os.environ)
+            env.pop("ROCEHIL_RUN_SECRET", None)
+            launcher = subprocess.Popen(
+                [ROCEHIL, "agent", "--connect", f"127.0.0.1:{controller.port}", "--run-id", "r7",
+                 "--detach"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                pass_fds=(write_end,))
+            STARTED.append(launcher)
+            launcher.stdin.write((key + "\n").encode())
+            launcher.stdin.flush()
+            out, err = launcher.communicate(timeout=30)
+            self.assertEqual(launcher.returncode, 0, err.decode())
+            self.assertEqual(len(agents_of_run("r7")), 1)  # the agent runs on
+            os.close(write_end)
+            write_end = -1
+            os.set_blocking(read_end, False)
+            try:
+                self.assertEqual(os.read(read_end, 1), b"")  # end of file: nobody holds it
+            except BlockingIOError:
+                self.fail("the detached agent still holds the launcher's pipe")
+        finally:
+            if write_end >= 0:
+                os.close(write_end)
+            os.close(read_end)
+            controller.close()
+
     def test_detached_with_another_key_exits_3_and_leaves_nothing(self):
         controller = Controller(secrets.token_hex(32), "r6")
         try:
