@@ -63,8 +63,11 @@ void make_room_in_neighbour_table(const Topology& t, const StepReporter& report)
     const std::string text = read_file_or_empty(fmt::format("{}{}", dir, name));
     return text.empty() ? 0L : std::stol(text);
   };
+  // Room for the machine's own neighbours beside the fabric's: a few hosts' fabric fits the
+  // default, and then nothing is changed.
+  constexpr long machine_share = 256;
+  if (read("gc_thresh3") >= needed + machine_share) return;
   const long soft_limit = 512 + needed, hard_limit = 1024 + needed;
-  if (read("gc_thresh3") >= hard_limit) return;
   for (const auto& [name, value] :
        {std::pair{"gc_thresh2", soft_limit}, std::pair{"gc_thresh3", hard_limit}}) {
     if (read(name) >= value) continue;

@@ -233,8 +233,10 @@ class SlurmTest(unittest.TestCase):
     def test_a_node_whose_agent_never_dials_in_is_drained_with_why(self):
         # h3's rocehil starts no dialing agent (its step ends at once): the run names h3 and
         # runs nothing (p2p_bw runs on h1 and h3), and --drain-failed drains h3 alone, saying why.
+        # (A node another test killed an agent on may still read "idle*", not responding, for
+        # a while: only h3 matters here.)
         before = node_states()
-        self.assertEqual({s for s, _ in before.values()}, {"idle"}, before)
+        self.assertEqual(before["h3"][0], "idle", before)
         stand_in = os.path.join(self.reports, "mute-rocehil")
         with open(stand_in, "w") as f:
             f.write("#!/bin/sh\ncase \"$*\" in *--connect*) exit 0;; esac\n"
@@ -265,8 +267,8 @@ class SlurmTest(unittest.TestCase):
             after = wait_for(lambda: (lambda s: s if s["h3"][0] == "drain" else None)(
                 node_states()), 30)
             self.assertTrue(after, node_states())
-            self.assertEqual({n: s for n, (s, _) in after.items() if s != "idle"},
-                             {"h3": "drain"})
+            self.assertEqual([n for n, (s, _) in after.items() if s.startswith("drain")],
+                             ["h3"], after)
             self.assertTrue(after["h3"][1].startswith("rocehil: nightly: its agent did not dial "
                                                       "in: "), after["h3"])
         finally:
