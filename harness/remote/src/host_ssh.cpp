@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <string_view>
+
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/names.hpp"
 #include "rocehil/remote/slurm.hpp"
+#include "rocehil/remote/ssh_key_exchange.hpp"
 
 namespace rocehil::remote {
 
@@ -18,6 +22,19 @@ std::string remote_command_line(const std::vector<std::string>& remote_argv) {
 }
 
 namespace {
+
+bool sets_key_exchanges(const std::vector<std::string>& options) {
+  constexpr std::string_view key = "kexalgorithms";
+  for (const std::string& option : options) {
+    if (option.size() <= key.size()) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < key.size(); ++i)
+      same = same && std::tolower(static_cast<unsigned char>(option[i])) == key[i];
+    const char next = option[key.size()];
+    if (same && (next == '=' || next == ' ')) return true;
+  }
+  return false;
+}
 
 // Everything before the host: the options that pick how to reach it and log in.
 std::vector<std::string> ssh_options(const inventory::Host& host, const SshMultiplex* multiplex) {
@@ -37,6 +54,10 @@ std::vector<std::string> ssh_options(const inventory::Host& host, const SshMulti
     argv.insert(argv.end(), {"-o", "UserKnownHostsFile=" + s.known_hosts});
   if (!s.jump.empty()) argv.insert(argv.end(), {"-J", s.jump});
   for (const std::string& option : s.options) argv.insert(argv.end(), {"-o", option});
+  // Last, so that the inventory's own KexAlgorithms (ssh keeps the first value) would win; left
+  // out then to keep the command line plain.
+  if (!sets_key_exchanges(s.options) && !ssh_key_exchange_option().empty())
+    argv.insert(argv.end(), {"-o", ssh_key_exchange_option()});
   return argv;
 }
 

@@ -12,6 +12,7 @@
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/host_ssh.hpp"
 #include "rocehil/remote/run_command.hpp"
+#include "rocehil/remote/ssh_key_exchange.hpp"
 
 namespace rocehil::remote {
 namespace {
@@ -72,29 +73,32 @@ inventory::Host host_at(std::string address) {
 
 TEST(HostSsh, CommandLineCarriesTheInventorySettings) {
   const AgentCommand c = host_command(host_at("10.0.0.1"), {"rocehil", "agent"});
-  const std::vector<std::string> want = {"ssh",
-                                         "-T",
-                                         "-o",
-                                         "BatchMode=yes",
-                                         "-o",
-                                         "ConnectTimeout=7",
-                                         "-o",
-                                         "ServerAliveInterval=5",
-                                         "-l",
-                                         "root",
-                                         "-p",
-                                         "2222",
-                                         "-i",
-                                         "/keys/id",
-                                         "-o",
-                                         "UserKnownHostsFile=/keys/known_hosts",
-                                         "-J",
-                                         "bastion.example.com",
-                                         "-o",
-                                         "IdentitiesOnly=yes",
-                                         "10.0.0.1",
-                                         "--",
-                                         "'rocehil' 'agent'"};
+  std::vector<std::string> want = {"ssh",
+                                   "-T",
+                                   "-o",
+                                   "BatchMode=yes",
+                                   "-o",
+                                   "ConnectTimeout=7",
+                                   "-o",
+                                   "ServerAliveInterval=5",
+                                   "-l",
+                                   "root",
+                                   "-p",
+                                   "2222",
+                                   "-i",
+                                   "/keys/id",
+                                   "-o",
+                                   "UserKnownHostsFile=/keys/known_hosts",
+                                   "-J",
+                                   "bastion.example.com",
+                                   "-o",
+                                   "IdentitiesOnly=yes",
+                                   "10.0.0.1",
+                                   "--",
+                                   "'rocehil' 'agent'"};
+  // The key exchange order comes from this machine's ssh (ssh_key_exchange_test.cpp).
+  if (!ssh_key_exchange_option().empty())
+    want.insert(want.end() - 3, {"-o", ssh_key_exchange_option()});
   EXPECT_EQ(c.argv, want);
   EXPECT_EQ(c.name, "h1");
 }
