@@ -11,12 +11,11 @@ namespace rocehil::testbed {
 
 std::vector<PortCounters> read_port_counters(std::string_view netns, CounterMib mib) {
   const std::string table = pfc_table_name(id_of_netns(netns));
-  const auto pfc_counters = [&](std::vector<std::string> argv) {
-    argv.insert(argv.end(), {"nft", "-j", "list", "counters", "table", "netdev", table});
-    return parse_nft_counters(command_json("reading the PFC counters", argv), table);
-  };
+  const std::vector<std::string> list_counters = {"nft",   "-j",     "list", "counters",
+                                                  "table", "netdev", table};
   // The fabric ports are the ones with PFC counters, whichever MIB is read for.
-  const auto counters = pfc_counters({});
+  const auto counters =
+      parse_nft_counters(command_json("reading the PFC counters", list_counters), table);
   const auto links = command_json("reading the interfaces", {"ip", "-j", "link", "show"});
   if (mib == CounterMib::qos) {
     const auto queues =
@@ -42,7 +41,8 @@ std::vector<PortCounters> read_port_counters(std::string_view netns, CounterMib 
   std::map<std::string, std::map<std::string, std::uint64_t>> peer_counters;
   for (const auto& [ifname, peer] : peers)
     if (!peer_counters.contains(peer.netns))
-      peer_counters[peer.netns] = pfc_counters({"ip", "netns", "exec", peer.netns});
+      peer_counters[peer.netns] = parse_nft_counters(
+          command_json_in("reading the PFC counters", peer.netns, list_counters), table);
   return assemble_ports(parse_ifindexes(links), counters, {}, peers, peer_counters);
 }
 

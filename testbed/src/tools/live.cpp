@@ -5,13 +5,16 @@
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <filesystem>
+#include <thread>
 
 #include "rocehil/common/error.hpp"
 #include "tools/process.hpp"
@@ -26,8 +29,9 @@ nlohmann::json ip_json(std::string_view netns, const std::vector<std::string>& a
   return command_json("reading the network configuration", argv);
 }
 
-nlohmann::json command_json(std::string_view what, const std::vector<std::string>& argv) {
-  const std::string out = run_checked(what, argv);
+namespace {
+
+nlohmann::json parsed(const std::string& out, const std::vector<std::string>& argv) {
   if (out.find_first_not_of(" \n") == std::string::npos) return nlohmann::json::array();
   try {
     return nlohmann::json::parse(out);
@@ -35,6 +39,38 @@ nlohmann::json command_json(std::string_view what, const std::vector<std::string
     throw Error(ExitCode::infrastructure, fmt::format("'{}' printed JSON that does not parse: {}",
                                                       shell_words(argv), e.what()));
   }
+}
+
+}  // namespace
+
+nlohmann::json command_json(std::string_view what, const std::vector<std::string>& argv) {
+  return parsed(run_checked(what, argv), argv);
+}
+
+nlohmann::json command_json_in(std::string_view what, const std::string& netns,
+                               const std::vector<std::string>& argv) {
+  std::string out;
+  std::exception_ptr failed;
+  // Namespaces belong to threads: this one enters it, spawns the tool there (the child inherits
+  // the thread's namespace) and ends; the rest of the process never leaves its own.
+  std::thread inside([&] {
+    try {
+      const std::string path = "/run/netns/" + netns;
+      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) throw system_error(fmt::format("{}: cannot open {}", what, path), errno);
+      const int entered = ::setns(fd, CLONE_NEWNET);
+      const int why = errno;
+      ::close(fd);
+      if (entered != 0)
+        throw system_error(fmt::format("{}: cannot enter network namespace {}", what, netns), why);
+      out = run_checked(what, argv);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  });
+  inside.join();
+  if (failed) std::rethrow_exception(failed);
+  return parsed(out, argv);
 }
 
 namespace {

@@ -13,6 +13,13 @@ namespace rocehil::testbed {
 // (infrastructure) naming `what` when the command fails or its output does not parse.
 nlohmann::json command_json(std::string_view what, const std::vector<std::string>& argv);
 
+// As command_json, with the command run inside network namespace `netns` (/run/netns/NETNS). A
+// thread of this process enters the namespace and starts the tool from there, which costs one
+// process where `ip netns exec` costs two and a mount namespace with /sys mounted again: reading
+// a 256-host testbed's PFC counters that way cost more CPU than nft itself.
+nlohmann::json command_json_in(std::string_view what, const std::string& netns,
+                               const std::vector<std::string>& argv);
+
 // `ip [-n netns] -j ARGS...` parsed; throws rocehil::Error (infrastructure) when ip fails.
 nlohmann::json ip_json(std::string_view netns, const std::vector<std::string>& args);
 

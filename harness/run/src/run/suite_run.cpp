@@ -19,6 +19,7 @@
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/inventory/selection.hpp"
 #include "rocehil/preflight/inventory_check.hpp"
+#include "rocehil/remote/fan_out.hpp"
 #include "rocehil/remote/run_command.hpp"
 #include "rocehil/remote/this_executable.hpp"
 #include "rocehil/reports/comparison.hpp"
@@ -55,9 +56,11 @@ class MultiplexDir {
       if (h->launcher == inventory::Launcher::ssh) hosts_.push_back(h);
   }
   ~MultiplexDir() {
-    for (const auto* host : hosts_)
-      remote::run_command(remote::ssh_multiplex_exit(*host, multiplex_),
+    // In parallel: one after another, 256 hosts' `ssh -O exit` kept a finished run 5 s longer.
+    remote::fan_out(hosts_.size(), 32, [&](std::size_t i) {
+      remote::run_command(remote::ssh_multiplex_exit(*hosts_[i], multiplex_),
                           {.timeout = std::chrono::seconds(5)});
+    });
     std::error_code ec;
     std::filesystem::remove_all(multiplex_.control_dir, ec);
   }
