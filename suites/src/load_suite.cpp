@@ -85,10 +85,14 @@ class SuiteReader {
                    "baseline", "tests"});
     if (!top.ok()) return std::nullopt;
     Suite suite;
-    if (const auto v = inventory::read_int(ctx_, top.require("schema_version", "1"),
-                                           "schema_version", 1, 1, "1"))
-      suite.schema_version = static_cast<int>(*v);
-    if (const auto v = inventory::read_string(ctx_, top.require("name", "smoke"), "name")) {
+    // require() has said so when a key is missing; reading the missing node would say it again,
+    // as "a single value" at line 0.
+    if (const auto version = top.require("schema_version", "1"); version.IsDefined())
+      if (const auto v = inventory::read_int(ctx_, version, "schema_version", 1, 1, "1"))
+        suite.schema_version = static_cast<int>(*v);
+    const auto name_node = top.require("name", "smoke");
+    if (const auto v = name_node.IsDefined() ? inventory::read_string(ctx_, name_node, "name")
+                                             : std::nullopt) {
       suite.name = *v;
       if (!inventory::is_valid_name(*v))
         ctx_.error(top.get("name"), fmt::format("suite name '{}' may hold letters, digits and "

@@ -127,6 +127,11 @@ TEST(Suite, FileLevelProblems) {
       errors_of("schema_version: 1\nname: x\ntests: []\n"),
       std::vector<std::string>{"s.yaml:3:8: tests is empty; a suite needs at least one test"});
   EXPECT_EQ(errors_of("schema_version: 1\nname: x\ntests: [\n").size(), 1u);
+  // A missing key is said once, where the map starts: not again as a value at line 0.
+  EXPECT_EQ(errors_of("tests:\n  - {name: a, workload: bw}\n"),
+            (std::vector<std::string>{
+                "s.yaml:1:1: the suite has no 'schema_version'; add one, e.g. 'schema_version: 1'",
+                "s.yaml:1:1: the suite has no 'name'; add one, e.g. 'name: smoke'"}));
   EXPECT_THROW(load_suite("/nonexistent/suite.yaml"), Error);
 }
 
