@@ -8,23 +8,12 @@
 #include <thread>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/remote/as_root.hpp"
 #include "rocehil/remote/fan_out.hpp"
 #include "rocehil/remote/run_command.hpp"
 #include "rocehil/remote/slurm.hpp"
 
 namespace rocehil::remote {
-
-namespace {
-
-// The agent serves the run's settings too, which need root: it runs as root where the ssh user
-// is root or has passwordless sudo, as that user otherwise (traffic needs no root, and a
-// setting then fails naming the host). A fixed script: the agent's path and arguments are its
-// positional parameters, never part of its text.
-constexpr std::string_view as_root_when_possible =
-    "if [ \"$(id -u)\" -ne 0 ] && sudo -n true 2>/dev/null; then exec sudo -n \"$0\" \"$@\"; fi; "
-    "exec \"$0\" \"$@\"";
-
-}  // namespace
 
 DialingLaunched launch_dialing_agents(DialedAgents& dialed,
                                       const std::vector<const inventory::Host*>& hosts,
@@ -66,8 +55,12 @@ DialingLaunched launch_dialing_agents(DialedAgents& dialed,
       const inventory::Host& host = *by_ssh[i];
       const AgentCommand command = host_command(
           host,
-          {"/bin/sh", "-c", std::string(as_root_when_possible), host.agent, "agent", "--connect",
-           launch.connect, "--run-id", launch.run_id, "--as", host.name, "--detach"},
+          // Root where the login allows it, to change and put back NIC settings; as the login
+          // otherwise (traffic needs no root, and a setting then fails naming the host).
+          as_root(host.agent,
+                  {"agent", "--connect", launch.connect, "--run-id", launch.run_id, "--as",
+                   host.name, "--detach"},
+                  WithoutRoot::run_as_login),
           launch.multiplex);
       RunOptions options;
       options.timeout = launch.timeout;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,16 @@ std::string what_failed(const reports::Attempt& a) {
   return out.empty() ? "failed" : out;
 }
 
-std::string text_of(const nlohmann::json& j, const char* key) {
+// The string at `key`; none when the record has another shape.
+std::optional<std::string> string_at(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string("?");
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+// The same, for a reason's words: "?" stands in for what the record does not say.
+std::string text_of(const nlohmann::json& j, const char* key) {
+  return string_at(j, key).value_or("?");
 }
 
 // The hosts the run could not use at all, each for its own failure: unreachable or failed in
@@ -37,14 +45,14 @@ std::string text_of(const nlohmann::json& j, const char* key) {
 template <typename Add>
 void add_hosts_not_reached(const nlohmann::json& preflight, std::string_view tag, Add add_named) {
   if (!preflight.is_object()) return;
-  const auto add = [&](const std::string& node, const std::string& reason) {
-    if (node != "?") add_named(node, reason);  // a record of another shape names no node
+  const auto add = [&](const std::optional<std::string>& node, const std::string& reason) {
+    if (node) add_named(*node, reason);  // a record of another shape names no node
   };
   if (const auto hosts = preflight.find("hosts"); hosts != preflight.end() && hosts->is_array())
     for (const nlohmann::json& h : *hosts) {
       const std::string verdict = text_of(h, "verdict");
       if (verdict == "unreachable") {
-        add(text_of(h, "name"),
+        add(string_at(h, "name"),
             fmt::format("rocehil: {}: preflight: unreachable: {}", tag, text_of(h, "unreachable")));
       } else if (verdict == "failed") {
         std::vector<std::string> failed;
@@ -52,7 +60,7 @@ void add_hosts_not_reached(const nlohmann::json& preflight, std::string_view tag
           for (const nlohmann::json& c : *checks)
             if (text_of(c, "status") == "fail")
               failed.push_back(fmt::format("{}: {}", text_of(c, "name"), text_of(c, "detail")));
-        add(text_of(h, "name"),
+        add(string_at(h, "name"),
             fmt::format("rocehil: {}: preflight: {}", tag, fmt::join(failed, "; ")));
       }
     }
@@ -61,7 +69,7 @@ void add_hosts_not_reached(const nlohmann::json& preflight, std::string_view tag
     if (const auto missing = agents->find("missing");
         missing != agents->end() && missing->is_array())
       for (const nlohmann::json& m : *missing)
-        add(text_of(m, "host"),
+        add(string_at(m, "host"),
             fmt::format("rocehil: {}: its agent did not dial in: {}", tag, text_of(m, "why")));
 }
 

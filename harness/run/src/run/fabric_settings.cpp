@@ -8,21 +8,13 @@
 #include "basics/agent_conversation.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/agent_link.hpp"
+#include "rocehil/remote/as_root.hpp"
 #include "rocehil/remote/fan_out.hpp"
 #include "rocehil/settings/journal.hpp"
 
 namespace rocehil::run {
 
 namespace {
-
-// Settings need root. The agent is started through this fixed script (no word of it comes from
-// the inventory; the agent's path is its $0): as itself when root, through passwordless sudo
-// otherwise, and with a marker the controller recognises when neither is possible.
-constexpr std::string_view not_root_marker = "rocehil-settings: not root, no passwordless sudo";
-constexpr std::string_view as_root_script =
-    "if [ \"$(id -u)\" -eq 0 ]; then exec \"$0\" agent; fi; "
-    "if sudo -n true 2>/dev/null; then exec sudo -n \"$0\" agent; fi; "
-    "echo 'rocehil-settings: not root, no passwordless sudo' >&2; exit 77";
 
 std::vector<std::string> addresses_of(const inventory::Host& h) {
   std::vector<std::string> out;
@@ -121,7 +113,7 @@ agent::SettingsReply FabricSettings::ask(const SettingsHost& h, agent::SettingsR
   const inventory::Host& host = *h.host;
   request = request_for(h, std::move(request));
   remote::AgentCommand command = remote::host_command(
-      host, {"/bin/sh", "-c", std::string(as_root_script), host.agent}, multiplex_);
+      host, remote::as_root(host.agent, {"agent"}, remote::WithoutRoot::refuse), multiplex_);
   command.name = host.name;
   try {
     std::unique_ptr<remote::AgentLink> link = remote::launch_agent(command);
@@ -135,7 +127,7 @@ agent::SettingsReply FabricSettings::ask(const SettingsHost& h, agent::SettingsR
     return reply;
   } catch (const Error& e) {
     const std::string message = e.what();
-    if (message.find(not_root_marker) != std::string::npos)
+    if (message.find(remote::not_root_marker) != std::string::npos)
       throw input_error(fmt::format(
           "host '{}': changing fabric settings needs root, and its ssh user is not root and has "
           "no passwordless sudo; log in as root (the inventory's ssh user) or allow "
