@@ -544,5 +544,17 @@ TEST(DpdkOpen, TheBackendIsAvailable) {
   EXPECT_TRUE(dpdk_available());
 }
 
+TEST(DpdkOpen, WhetherTheBackendIsInstalledIsSeenWithoutLoadingIt) {
+  EXPECT_TRUE(dpdk_installed());  // where dpdk_available() found it
+  const char* before = std::getenv("ROCEHIL_DPDK_BACKEND");
+  const std::string kept = before != nullptr ? before : "";
+  ASSERT_EQ(setenv("ROCEHIL_DPDK_BACKEND", "/nonexistent/rocehil-dpdk.so", 1), 0);
+  EXPECT_FALSE(dpdk_installed());
+  if (before != nullptr)
+    setenv("ROCEHIL_DPDK_BACKEND", kept.c_str(), 1);
+  else
+    unsetenv("ROCEHIL_DPDK_BACKEND");
+}
+
 }  // namespace
 }  // namespace rocehil::capture

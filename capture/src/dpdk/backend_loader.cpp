@@ -87,12 +87,17 @@ struct Backend {
   const BackendEntry* entry = nullptr;
 };
 
+// Where this process looks for the backend: ROCEHIL_DPDK_BACKEND, else beside the executable.
+std::vector<std::string> candidates_here() {
+  const char* env = std::getenv("ROCEHIL_DPDK_BACKEND");
+  return backend_candidates(env != nullptr ? env : "", executable_dir(),
+                            ROCEHIL_DPDK_BACKEND_RELATIVE);
+}
+
 const Backend& backend() {
   static const Backend found = [] {
     Backend b;
-    const char* env = std::getenv("ROCEHIL_DPDK_BACKEND");
-    const std::vector<std::string> candidates = backend_candidates(
-        env != nullptr ? env : "", executable_dir(), ROCEHIL_DPDK_BACKEND_RELATIVE);
+    const std::vector<std::string> candidates = candidates_here();
     for (const std::string& path : candidates) {
       // A file that is not there is the next place to look; one that is there and fails to load
       // is the answer (its reason is what the user needs).
@@ -115,6 +120,12 @@ const Backend& backend() {
 
 const DpdkBackendInfo& dpdk_backend() {
   return dpdk::backend().info;
+}
+
+bool dpdk_installed() {
+  for (const std::string& path : dpdk::candidates_here())
+    if (access(path.c_str(), F_OK) == 0) return true;
+  return false;
 }
 
 bool dpdk_available() noexcept {

@@ -93,7 +93,7 @@ void AgentSession::handle(const Request& request) {
                              .devices = {},
                              .capture_backends = {"pcap"},
                              .engines = {"rocehil"}};
-            if (capture::dpdk_available()) hello.capture_backends.push_back("dpdk");
+            if (capture::dpdk_installed()) hello.capture_backends.push_back("dpdk");
             if (perftest::find_on_path("ib_write_bw")) hello.engines.push_back("perftest");
             char name[256] = {};
             if (!host_name_.empty())

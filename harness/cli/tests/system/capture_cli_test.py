@@ -476,7 +476,8 @@ class VethPair(unittest.TestCase):
         try:
             hello = ask({"v": 1, "op": "hello", "id": 1})
             self.assertIn("pcap", hello["capture_backends"])
-            # The DPDK backend module beside the build tree's binary is found and loads.
+            # The DPDK backend module beside the build tree's binary is found (loaded at the first
+            # DPDK capture, not for a hello).
             self.assertIn("dpdk", hello["capture_backends"])
             bad = ask({"v": 1, "op": "capture_start", "id": 2, "iface": "rh-nothere"})
             self.assertEqual(bad["op"], "error")

@@ -261,7 +261,7 @@ struct HelloReply {
   std::vector<std::string> providers;
   std::vector<std::string> workloads;
   std::vector<DeviceEntry> devices;
-  std::vector<std::string> capture_backends;  // pcap, and dpdk when built in
+  std::vector<std::string> capture_backends;  // pcap, and dpdk when its module is installed
   // Traffic engines: "rocehil" always, "perftest" when ib_write_bw is on the agent's PATH.
   std::vector<std::string> engines{"rocehil"};
 };
