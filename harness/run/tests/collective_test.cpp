@@ -69,6 +69,30 @@ TEST(CollectiveJson, CarriesTheSummaryPeersAndCounters) {
   EXPECT_EQ(qps[3]["sends"], false);
   EXPECT_EQ(e["per_rank"][2]["per_qp"][0]["sends"], true);  // rank 2's next is rank 0
   EXPECT_EQ(e["per_rank"][0]["wait_ms_per_step"], nlohmann::json::array({1.0, 2.0}));
+  EXPECT_DOUBLE_EQ(e["per_rank"][0]["wait_ms"].get<double>(), 3.0);
+  EXPECT_EQ(e["per_rank"][0]["longest_wait"], (nlohmann::json{{"step", 1}, {"ms", 2.0}}));
+}
+
+TEST(CollectiveJson, ARankOfThousandsOfStepsKeepsItsWaitsSumAndLongestNotEachStep) {
+  CollectiveCase c = sample_case();
+  for (std::size_t steps : {max_steps_in_detail, max_steps_in_detail + 1}) {
+    std::vector<std::uint64_t> waits(steps, 1000000);  // 1 ms each
+    waits[7] = 5000000;
+    for (auto& r : c.results) r.collective->wait_ns = waits;
+    const auto j = collective_json({{"h1", "nic0", "198.18.1.11"},
+                                    {"h2", "nic0", "198.18.1.12"},
+                                    {"h3", "nic0", "198.18.2.11"}},
+                                   "soft", "packed", {c});
+    const auto& rank = j["cases"][0]["per_rank"][1];
+    EXPECT_DOUBLE_EQ(rank["wait_ms"].get<double>(), static_cast<double>(steps) + 4.0) << steps;
+    EXPECT_EQ(rank["longest_wait"], (nlohmann::json{{"step", 7}, {"ms", 5.0}})) << steps;
+    if (steps <= max_steps_in_detail) {
+      ASSERT_TRUE(rank.contains("wait_ms_per_step"));
+      EXPECT_EQ(rank["wait_ms_per_step"].size(), steps);
+    } else {
+      EXPECT_FALSE(rank.contains("wait_ms_per_step"));  // absent, never an empty list
+    }
+  }
 }
 
 // A ring of 4 with 2 QPs per connection; rank r's QP i has qpn r * 100 + i, and its peers are

@@ -34,11 +34,26 @@ std::vector<QpRole> qp_roles(const CollectiveCase& c, int rank) {
   return out;
 }
 
-std::vector<double> wait_ms_per_step(const agent::ResultsEvent& r) {
-  std::vector<double> out;
-  if (r.collective)
-    for (const auto ns : r.collective->wait_ns) out.push_back(static_cast<double>(ns) / 1e6);
-  return out;
+// A rank's waits in run.json: their sum and the longest, always; each step's only up to
+// max_steps_in_detail. A ring's rank has 2 x (ranks - 1) steps, so the detail of every rank
+// grows with the square of the ranks: 33 M numbers and hundreds of MB of run.json at 4,096.
+void add_waits(ordered_json& rank, const agent::ResultsEvent& r) {
+  if (!r.collective) return;
+  const std::vector<std::uint64_t>& waits = r.collective->wait_ns;
+  std::uint64_t total = 0;
+  std::size_t longest = 0;
+  for (std::size_t s = 0; s < waits.size(); ++s) {
+    total += waits[s];
+    if (waits[s] > waits[longest]) longest = s;
+  }
+  rank["wait_ms"] = static_cast<double>(total) / 1e6;
+  if (!waits.empty())
+    rank["longest_wait"] = {{"step", longest}, {"ms", static_cast<double>(waits[longest]) / 1e6}};
+  if (waits.size() > max_steps_in_detail) return;
+  std::vector<double> per_step;
+  per_step.reserve(waits.size());
+  for (const auto ns : waits) per_step.push_back(static_cast<double>(ns) / 1e6);
+  rank["wait_ms_per_step"] = std::move(per_step);
 }
 
 }  // namespace
@@ -113,13 +128,14 @@ nlohmann::json collective_json(const std::vector<CollectiveRankInfo>& ranks,
                        {"gbps", qp.gbps},
                        {"counters", agent::qp_counters_json(qp.counters)}});
       }
-      per_rank.push_back({{"rank", r},
-                          {"bytes_sent", res.collective ? res.collective->bytes_sent : 0},
-                          {"bytes_received", res.collective ? res.collective->bytes_received : 0},
-                          {"wait_ms_per_step", wait_ms_per_step(res)},
-                          {"errors", res.errors},
-                          {"first_error", res.first_error},
-                          {"per_qp", std::move(qps)}});
+      ordered_json rank = {{"rank", r},
+                           {"bytes_sent", res.collective ? res.collective->bytes_sent : 0},
+                           {"bytes_received", res.collective ? res.collective->bytes_received : 0}};
+      add_waits(rank, res);
+      rank["errors"] = res.errors;
+      rank["first_error"] = res.first_error;
+      rank["per_qp"] = std::move(qps);
+      per_rank.push_back(std::move(rank));
     }
     e["per_rank"] = std::move(per_rank);
     if (c.matrix) {

@@ -23,7 +23,10 @@ nlohmann::json perftest_pair_json(const PerftestPairConfig& config,
                                   const PerftestPairResult& result);
 
 // The job, the ranks, and every case with its summary, per-rank and per-QP numbers (peer, UDP
-// source port, bytes, counters), and the data check.
+// source port, bytes, counters), and the data check. Each rank's waits: `wait_ms` (their sum),
+// `longest_wait` {step, ms}, and `wait_ms_per_step` only when the rank has at most
+// max_steps_in_detail steps (absent above: a 4,096-rank ring has 8,190 a rank).
+inline constexpr std::size_t max_steps_in_detail = 1024;
 nlohmann::json collective_json(const std::vector<CollectiveRankInfo>& ranks,
                                const std::string& provider, const std::string& placement,
                                const std::vector<CollectiveCase>& cases);
