@@ -8,6 +8,7 @@ import filecmp
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -180,7 +181,9 @@ class Check(unittest.TestCase):
         self.assertEqual(report["summary"]["unreachable"], 1)
 
     def test_deploy_copies_the_agent_where_it_is_missing(self):
-        target = tempfile.mkdtemp(prefix="rhinv-deploy") + "/bin/rocehil"
+        folder = tempfile.mkdtemp(prefix="rhinv-deploy")
+        self.addCleanup(shutil.rmtree, folder, True)
+        target = folder + "/bin/rocehil"
         with open(TB["inventory"]) as f:
             text = f.read()
         text = re.sub(r"(?m)^  agent: .*$", f"  agent: {target}", text)
