@@ -70,9 +70,9 @@ CollectiveSummary summarize_collective(const CollectivePlan& plan,
     s.busbw_gbps = s.busbw_gbytes_s * 8;
   }
   for (const auto& r : ranks)
-    s.wait_ms.push_back(
-        static_cast<double>(std::accumulate(r.wait_ns.begin(), r.wait_ns.end(), std::uint64_t{0})) /
-        1e6);
+    s.wait_ms.push_back(static_cast<double>(r.wait_total_ns.value_or(std::accumulate(
+                            r.wait_ns.begin(), r.wait_ns.end(), std::uint64_t{0}))) /
+                        1e6);
   const double typical = median(s.wait_ms);
   const auto least = std::min_element(s.wait_ms.begin(), s.wait_ms.end());
   // Where some ranks only send (a broadcast's root, an incast's senders) waiting tells nothing.

@@ -154,6 +154,7 @@ ResultsEvent AgentCollective::run(const StartRequest& start, traffic::LiveProgre
                           .bytes_sent = r.bytes_sent,
                           .bytes_received = r.bytes_received,
                           .output_crc32 = {}};
+  fold_step_waits(report, plan_->pattern() == traffic::Pattern::pairwise);
   const bool complete = !r.stopped && r.errors == 0;
   if (first_run_ && complete && region_.data != nullptr)
     report.output_crc32 = traffic::output_crc32(*plan_, static_cast<int>(setup_.collective->rank),

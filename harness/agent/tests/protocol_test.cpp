@@ -127,6 +127,9 @@ void expect_same(const ResultsEvent& a, const ResultsEvent& b) {
     EXPECT_EQ(a.collective->iteration_end_ns, b.collective->iteration_end_ns);
     EXPECT_EQ(a.collective->wait_ns, b.collective->wait_ns);
     EXPECT_EQ(a.collective->step_ns, b.collective->step_ns);
+    EXPECT_EQ(a.collective->wait_total_ns, b.collective->wait_total_ns);
+    EXPECT_EQ(a.collective->longest_wait_step, b.collective->longest_wait_step);
+    EXPECT_EQ(a.collective->longest_wait_ns, b.collective->longest_wait_ns);
     EXPECT_EQ(a.collective->bytes_sent, b.collective->bytes_sent);
     EXPECT_EQ(a.collective->bytes_received, b.collective->bytes_received);
     EXPECT_EQ(a.collective->output_crc32, b.collective->output_crc32);
@@ -1241,6 +1244,9 @@ TEST(AgentProtocolRoundTrip, CollectiveSetupAndResults) {
                        .iteration_end_ns = {1, 2, std::numeric_limits<std::int64_t>::max()},
                        .wait_ns = {0, u64_max},
                        .step_ns = {5, 6},
+                       .wait_total_ns = u64_max,
+                       .longest_wait_step = 1,
+                       .longest_wait_ns = u64_max,
                        .bytes_sent = 100,
                        .bytes_received = 200,
                        .output_crc32 = 0xdeadbeef};
@@ -1249,6 +1255,48 @@ TEST(AgentProtocolRoundTrip, CollectiveSetupAndResults) {
   const auto back = reply_round_trip<ResultsEvent>(Reply{4, r});
   EXPECT_FALSE(back.collective->output_crc32.has_value());
   expect_same(back, r);
+}
+
+TEST(AgentProtocol, AReportOfThousandsOfStepsKeepsTheirSumAndLongestNotEachStep) {
+  for (const std::size_t steps : {max_steps_reported, max_steps_reported + 1}) {
+    CollectiveReport r{.iterations = 0, .wait_ns = std::vector<std::uint64_t>(steps, 10)};
+    r.step_ns = r.wait_ns;
+    r.wait_ns[5] = 99;
+    fold_step_waits(r, false);
+    EXPECT_EQ(r.wait_total_ns, 10 * (steps - 1) + 99) << steps;
+    EXPECT_EQ(r.longest_wait_step, 5u);
+    EXPECT_EQ(r.longest_wait_ns, 99u);
+    EXPECT_EQ(r.wait_ns.size(), steps > max_steps_reported ? 0 : steps);
+    EXPECT_EQ(r.step_ns.size(), r.wait_ns.size());
+    ResultsEvent e;
+    e.workload = Workload::collective;
+    e.collective = r;
+    expect_same(reply_round_trip<ResultsEvent>(Reply{4, e}), e);
+  }
+  // A report whose totals cannot be is refused.
+  CollectiveReport bad{.wait_ns = {1, 2}, .step_ns = {3, 4}};
+  fold_step_waits(bad, false);
+  ResultsEvent e;
+  e.workload = Workload::collective;
+  e.collective = bad;
+  e.collective->longest_wait_ns = 4;
+  EXPECT_EQ(parse_reply(to_json_line(Reply{1, e})).error,
+            "results: collective.longest_wait_ns 4 is more than wait_total_ns 3");
+  e.collective = bad;
+  e.collective->longest_wait_step = 2;
+  EXPECT_EQ(parse_reply(to_json_line(Reply{1, e})).error,
+            "results: collective.longest_wait_step 2 is past its 2 steps");
+  // pairwise keeps each step: its matrix is made of them.
+  CollectiveReport pairwise{.wait_ns = std::vector<std::uint64_t>(max_steps_reported + 1, 1)};
+  pairwise.step_ns = pairwise.wait_ns;
+  fold_step_waits(pairwise, true);
+  EXPECT_EQ(pairwise.step_ns.size(), max_steps_reported + 1);
+  EXPECT_EQ(pairwise.wait_total_ns, max_steps_reported + 1);
+  // The sum saturates rather than wrapping to a small wait.
+  CollectiveReport huge{.wait_ns = {std::numeric_limits<std::uint64_t>::max(), 5}};
+  huge.step_ns = {1, 1};
+  fold_step_waits(huge, false);
+  EXPECT_EQ(huge.wait_total_ns, std::numeric_limits<std::uint64_t>::max());
 }
 
 TEST(AgentProtocolRejects, CollectiveSetup) {

@@ -29,6 +29,7 @@ inline CollectiveCase sample_case() {
   for (auto& r : c.results) {
     r.workload = agent::Workload::collective;
     r.collective = agent::CollectiveReport{.iterations = 10, .wait_ns = {1000000, 2000000}};
+    agent::fold_step_waits(*r.collective, false);  // as the agent sends it
     r.per_qp.resize(4);
   }
   c.results[0].per_qp[1].counters.retransmitted_packets = 7;

@@ -78,7 +78,11 @@ TEST(CollectiveJson, ARankOfThousandsOfStepsKeepsItsWaitsSumAndLongestNotEachSte
   for (std::size_t steps : {max_steps_in_detail, max_steps_in_detail + 1}) {
     std::vector<std::uint64_t> waits(steps, 1000000);  // 1 ms each
     waits[7] = 5000000;
-    for (auto& r : c.results) r.collective->wait_ns = waits;
+    for (auto& r : c.results) {
+      r.collective->wait_ns = waits;
+      r.collective->step_ns = waits;
+      agent::fold_step_waits(*r.collective, false);  // as the agent sends it
+    }
     const auto j = collective_json({{"h1", "nic0", "198.18.1.11"},
                                     {"h2", "nic0", "198.18.1.12"},
                                     {"h3", "nic0", "198.18.2.11"}},

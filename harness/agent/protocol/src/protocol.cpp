@@ -622,6 +622,12 @@ struct Describe<CollectiveReport> {
               Presence::required),
         field("wait_ns", at<&S::wait_ns>, entries<std::uint64_t>, Presence::required),
         field("step_ns", at<&S::step_ns>, entries<std::uint64_t>, Presence::required),
+        field("wait_total_ns", at<&S::wait_total_ns>, Int<std::uint64_t>{0, max_u64},
+              Presence::required),
+        field("longest_wait_step", at<&S::longest_wait_step>, Int<std::uint64_t>{0, max_u64},
+              Presence::required),
+        field("longest_wait_ns", at<&S::longest_wait_ns>, Int<std::uint64_t>{0, max_u64},
+              Presence::required),
         field("bytes_sent", at<&S::bytes_sent>, Int<std::uint64_t>{0, max_u64}, Presence::required),
         field("bytes_received", at<&S::bytes_received>, Int<std::uint64_t>{0, max_u64},
               Presence::required),
@@ -636,6 +642,12 @@ struct Describe<CollectiveReport> {
     if (c.wait_ns.size() != c.step_ns.size())
       reject(fmt::format("results: collective.wait_ns has {} steps but step_ns {}",
                          c.wait_ns.size(), c.step_ns.size()));
+    if (c.longest_wait_ns > c.wait_total_ns)
+      reject(fmt::format("results: collective.longest_wait_ns {} is more than wait_total_ns {}",
+                         c.longest_wait_ns, c.wait_total_ns));
+    if (!c.wait_ns.empty() && c.longest_wait_step >= c.wait_ns.size())
+      reject(fmt::format("results: collective.longest_wait_step {} is past its {} steps",
+                         c.longest_wait_step, c.wait_ns.size()));
   }
 };
 
@@ -1162,6 +1174,25 @@ std::string_view to_string(Workload workload) {
 std::string_view to_string(SettingsAction action) {
   const auto i = static_cast<std::size_t>(action);
   return i < std::size(settings_action_names) ? settings_action_names[i] : "?";
+}
+
+void fold_step_waits(CollectiveReport& report, bool keep_each_step) {
+  const std::vector<std::uint64_t>& waits = report.wait_ns;
+  report.wait_total_ns = 0;
+  report.longest_wait_step = 0;
+  report.longest_wait_ns = 0;
+  for (std::size_t s = 0; s < waits.size(); ++s) {
+    report.wait_total_ns =
+        waits[s] > max_u64 - report.wait_total_ns ? max_u64 : report.wait_total_ns + waits[s];
+    if (waits[s] > report.longest_wait_ns) {
+      report.longest_wait_ns = waits[s];
+      report.longest_wait_step = s;
+    }
+  }
+  if (waits.size() > max_steps_reported && !keep_each_step) {
+    report.wait_ns.clear();
+    report.step_ns.clear();
+  }
 }
 
 std::string_view to_string(Role role) {

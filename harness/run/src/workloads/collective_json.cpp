@@ -39,17 +39,13 @@ std::vector<QpRole> qp_roles(const CollectiveCase& c, int rank) {
 // grows with the square of the ranks: 33 M numbers and hundreds of MB of run.json at 4,096.
 void add_waits(ordered_json& rank, const agent::ResultsEvent& r) {
   if (!r.collective) return;
-  const std::vector<std::uint64_t>& waits = r.collective->wait_ns;
-  std::uint64_t total = 0;
-  std::size_t longest = 0;
-  for (std::size_t s = 0; s < waits.size(); ++s) {
-    total += waits[s];
-    if (waits[s] > waits[longest]) longest = s;
-  }
-  rank["wait_ms"] = static_cast<double>(total) / 1e6;
-  if (!waits.empty())
-    rank["longest_wait"] = {{"step", longest}, {"ms", static_cast<double>(waits[longest]) / 1e6}};
-  if (waits.size() > max_steps_in_detail) return;
+  const agent::CollectiveReport& c = *r.collective;
+  rank["wait_ms"] = static_cast<double>(c.wait_total_ns) / 1e6;
+  rank["longest_wait"] = {{"step", c.longest_wait_step},
+                          {"ms", static_cast<double>(c.longest_wait_ns) / 1e6}};
+  // Absent, not empty, where the agent sent no step's (or there are too many to keep).
+  const std::vector<std::uint64_t>& waits = c.wait_ns;
+  if (waits.empty() || waits.size() > max_steps_in_detail) return;
   std::vector<double> per_step;
   per_step.reserve(waits.size());
   for (const auto ns : waits) per_step.push_back(static_cast<double>(ns) / 1e6);

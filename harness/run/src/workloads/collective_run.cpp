@@ -225,7 +225,8 @@ CollectiveCase run_collective_case(
     timings.push_back({.start_ns = r.collective->start_ns,
                        .iteration_end_ns = r.collective->iteration_end_ns,
                        .wait_ns = r.collective->wait_ns,
-                       .step_ns = r.collective->step_ns});
+                       .step_ns = r.collective->step_ns,
+                       .wait_total_ns = r.collective->wait_total_ns});
   c.summary = traffic::summarize_collective(*plan, timings);
   if (job.plan.pattern == traffic::Pattern::pairwise)
     c.matrix = traffic::pairwise_matrix(*plan, timings, c.summary.iterations, 0.2);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct RankTiming {
   std::vector<std::int64_t> iteration_end_ns;  // wall clock: this rank's part of each iteration
   std::vector<std::uint64_t> wait_ns;          // per step: waiting for data
   std::vector<std::uint64_t> step_ns;          // per step: its whole time
+  // The waits' sum when the rank reported it without each step's (thousands of steps); unset:
+  // the sum of wait_ns.
+  std::optional<std::uint64_t> wait_total_ns;
 };
 
 struct CollectiveSummary {

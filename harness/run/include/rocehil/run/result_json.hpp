@@ -26,7 +26,7 @@ nlohmann::json perftest_pair_json(const PerftestPairConfig& config,
 // source port, bytes, counters), and the data check. Each rank's waits: `wait_ms` (their sum),
 // `longest_wait` {step, ms}, and `wait_ms_per_step` only when the rank has at most
 // max_steps_in_detail steps (absent above: a 4,096-rank ring has 8,190 a rank).
-inline constexpr std::size_t max_steps_in_detail = 1024;
+inline constexpr std::size_t max_steps_in_detail = agent::max_steps_reported;
 nlohmann::json collective_json(const std::vector<CollectiveRankInfo>& ranks,
                                const std::string& provider, const std::string& placement,
                                const std::vector<CollectiveCase>& cases);

@@ -40,6 +40,8 @@ namespace rocehil::agent {
 inline constexpr int agent_protocol_version = 1;
 inline constexpr std::size_t max_agent_line_bytes = std::size_t{1} << 20;
 inline constexpr std::uint32_t max_agent_qps = 1024;
+// A collective rank reports each step's wait and time up to this many steps (CollectiveReport).
+inline constexpr std::size_t max_steps_reported = 1024;
 
 enum class Workload : std::uint8_t { bw, lat, collective };
 enum class Role : std::uint8_t {
@@ -314,13 +316,26 @@ struct CollectiveReport {
   std::uint64_t iterations = 0;
   std::int64_t start_ns = 0;
   std::vector<std::int64_t> iteration_end_ns{};
-  std::vector<std::uint64_t> wait_ns{};  // per step
-  std::vector<std::uint64_t> step_ns{};  // per step
+  // Per step, when the rank has at most max_steps_reported steps or the pattern is pairwise
+  // (its matrix times each pair's step); empty otherwise. A ring's rank has 2 x (ranks - 1)
+  // steps: at thousands of ranks, every rank's lists made the controller hold and parse a number
+  // per step per rank, which grows with the square of the ranks.
+  std::vector<std::uint64_t> wait_ns{};
+  std::vector<std::uint64_t> step_ns{};
+  // Always: the waits' sum and the step that waited longest.
+  std::uint64_t wait_total_ns = 0;
+  std::uint64_t longest_wait_step = 0;
+  std::uint64_t longest_wait_ns = 0;
   std::uint64_t bytes_sent = 0, bytes_received = 0;
   // CRC-32 of the rank's output after the first run since setup (the verified iteration), when
   // it ran to its end without errors in host memory.
   std::optional<std::uint32_t> output_crc32{};
 };
+
+// Sets wait_total_ns and longest_wait_* from the per-step waits (the sum saturates), then
+// empties wait_ns and step_ns when they hold more than max_steps_reported steps, unless
+// `keep_each_step` (pairwise, whose matrix needs each step's time).
+void fold_step_waits(CollectiveReport& report, bool keep_each_step);
 
 struct ResultsEvent {
   Workload workload = Workload::bw;
