@@ -53,10 +53,10 @@ if [ -n "$a" ]; then
 fi
 echo "@@ packages"
 command -v apt-get >/dev/null 2>&1 && echo "apt-get yes"
-# dpkg keeps a file list for each package it has installed; with neither of rocehil's there is
-# nothing to ask dpkg-query, which reads dpkg's whole database (a sixth of the probe's CPU).
-k=""; [ -d /var/lib/dpkg/info ] || k=1
-for l in /var/lib/dpkg/info/rocehil.list /var/lib/dpkg/info/rocehil:*.list /var/lib/dpkg/info/rocehil-dpdk.list /var/lib/dpkg/info/rocehil-dpdk:*.list; do [ -e "$l" ] && k=1; done
+# dpkg-query reads dpkg's whole database (a sixth of the probe's CPU): asked only where a folder
+# rocehil's packages install is there (rocehil's suites, rocehil-dpdk's module folder).
+k=""
+for l in /usr/share/rocehil /usr/lib/rocehil /usr/lib/*/rocehil; do [ -e "$l" ] && k=1; done
 [ -n "$k" ] && command -v dpkg-query >/dev/null 2>&1 && $t dpkg-query -W -f='${Package} ${Version} ${db:Status-Abbrev}\n' rocehil rocehil-dpdk 2>/dev/null | cap 4
 rdma_netdevs=""
 for d in /sys/class/infiniband/*; do
