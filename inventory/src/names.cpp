@@ -135,6 +135,11 @@ bool is_valid_ssh_option(std::string_view s) {
   });
 }
 
+bool ssh_option_sets(std::string_view option, std::string_view key) {
+  const auto eq = option.find('=');
+  return eq != std::string_view::npos && iequals(option.substr(0, eq), key);
+}
+
 bool is_valid_dpdk_arg(std::string_view s) {
   return !s.empty() && s.size() <= 512 && all_of(s, [](char c) {
     return c > ' ' && c < 0x7f &&

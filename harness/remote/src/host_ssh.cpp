@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
-#include <string_view>
+#include <algorithm>
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/names.hpp"
@@ -22,19 +21,6 @@ std::string remote_command_line(const std::vector<std::string>& remote_argv) {
 }
 
 namespace {
-
-bool sets_key_exchanges(const std::vector<std::string>& options) {
-  constexpr std::string_view key = "kexalgorithms";
-  for (const std::string& option : options) {
-    if (option.size() <= key.size()) continue;
-    bool same = true;
-    for (std::size_t i = 0; i < key.size(); ++i)
-      same = same && std::tolower(static_cast<unsigned char>(option[i])) == key[i];
-    const char next = option[key.size()];
-    if (same && (next == '=' || next == ' ')) return true;
-  }
-  return false;
-}
 
 // Everything before the host: the options that pick how to reach it and log in.
 std::vector<std::string> ssh_options(const inventory::Host& host, const SshMultiplex* multiplex) {
@@ -56,7 +42,10 @@ std::vector<std::string> ssh_options(const inventory::Host& host, const SshMulti
   for (const std::string& option : s.options) argv.insert(argv.end(), {"-o", option});
   // Last, so that the inventory's own KexAlgorithms (ssh keeps the first value) would win; left
   // out then to keep the command line plain.
-  if (!sets_key_exchanges(s.options) && !ssh_key_exchange_option().empty())
+  const bool own_key_exchanges = std::any_of(s.options.begin(), s.options.end(), [](const auto& o) {
+    return inventory::ssh_option_sets(o, "KexAlgorithms");
+  });
+  if (!own_key_exchanges && !ssh_key_exchange_option().empty())
     argv.insert(argv.end(), {"-o", ssh_key_exchange_option()});
   return argv;
 }

@@ -31,6 +31,8 @@ bool is_valid_jump(std::string_view s);
 // ssh -o Key=Value: a known-safe shape, and never an option that makes ssh run a command
 // (ProxyCommand, LocalCommand, PermitLocalCommand, KnownHostsCommand).
 bool is_valid_ssh_option(std::string_view s);
+// Whether a Key=Value ssh option sets `key` (ssh reads keys in any case).
+bool ssh_option_sets(std::string_view option, std::string_view key);
 // A DPDK EAL argument: printable, no spaces or quotes.
 bool is_valid_dpdk_arg(std::string_view s);
 
