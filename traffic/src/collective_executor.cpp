@@ -1,5 +1,5 @@
-// One rank of a collective: the schedule is built once from the plan, then the loop posts,
-// polls and advances without allocating.
+// One rank of a collective: the plan's steps are checked once, then the loop posts, polls and
+// advances without allocating, resolving the steps it works on as it reaches them.
 #include "rocehil/traffic/collective_executor.hpp"
 
 #include <fmt/format.h>
@@ -8,7 +8,9 @@
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <optional>
 
+#include "collective_schedule.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 
@@ -16,7 +18,6 @@ namespace rocehil::traffic {
 
 namespace {
 
-constexpr std::uint64_t max_share_bytes = std::uint64_t{1} << 30;
 constexpr std::uint32_t max_steps = 1u << 24;  // the immediate: step << 8 | share
 
 // into[i] ^= from[i], a word at a time: the reduction runs at memory speed.
@@ -36,24 +37,6 @@ std::uint32_t make_imm(std::uint32_t step, std::uint32_t share_index) {
   return step << 8 | share_index;
 }
 
-struct SendItem {
-  std::uint32_t connection = 0;
-  Transfer transfer;
-};
-
-struct ReceiveItem {
-  std::uint32_t connection = 0;
-  Transfer transfer;
-};
-
-struct StepSchedule {
-  After after = After::start;
-  std::vector<SendItem> sends;
-  std::vector<ReceiveItem> receives;  // sorted by connection: found by binary search
-  std::uint64_t arrivals_needed = 0;  // shares per iteration
-  std::uint64_t send_bytes = 0, receive_bytes = 0;
-};
-
 struct QpSlot {
   std::uint32_t qpn = 0;
   std::uint32_t connection = 0;
@@ -69,7 +52,8 @@ struct CollectiveRunner::State {
   CompletionQueue& cq;
   const MemoryRegion& region;
   std::vector<PeerConnection> connections;
-  std::vector<StepSchedule> steps;
+  std::optional<CollectiveSchedule> schedule;
+  std::uint32_t steps = 0;     // per iteration
   std::vector<QpSlot> by_qpn;  // sorted by qpn
   std::uint32_t depth = 0;
 
@@ -104,8 +88,8 @@ struct CollectiveRunner::State {
     const RecvRequest r{.wr_id = wr_id, .local = &region, .local_offset = 0, .length = 0};
     qp.post_recv({&r, 1});
   }
-  bool may_post(std::uint32_t step) const {
-    switch (steps[step].after) {
+  bool may_post(std::uint32_t step) {
+    switch (schedule->at(step).after) {
       case After::start: return true;
       case After::earlier_receives: return received_steps >= step;
       case After::through_this_step: return received_steps > step;
@@ -134,48 +118,12 @@ void CollectiveRunner::State::build() {
     throw input_error(fmt::format("{} rank {} has {} steps, more than {} can be told apart",
                                   to_string(plan.pattern()), rank, plan.steps(rank), max_steps));
 
-  std::vector<int> peers;
-  plan.peers(rank, peers);
-  auto connection_of = [&](int peer) -> std::uint32_t {
-    for (std::size_t c = 0; c < connections.size(); ++c)
-      if (connections[c].peer == peer) return static_cast<std::uint32_t>(c);
-    throw input_error(fmt::format("{} rank {} exchanges with rank {} but has no connection to it",
-                                  to_string(plan.pattern()), rank, peer));
-  };
   for (const auto& c : connections)
     if (c.qps.size() != k)
       throw input_error(fmt::format("connection of rank {} to rank {} has {} QPs, not {}", rank,
                                     c.peer, c.qps.size(), k));
-
-  Step s;
-  steps.resize(static_cast<std::size_t>(plan.steps(rank)));
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    plan.step(rank, static_cast<int>(i), s);
-    StepSchedule& out = steps[i];
-    out.after = s.after;
-    for (const auto& t : s.sends) {
-      if (t.bytes > max_share_bytes * k)
-        throw input_error(
-            fmt::format("a transfer of {} bytes needs more than {} QPs to stay "
-                        "under 1 GiB a message",
-                        t.bytes, k));
-      out.sends.push_back({connection_of(t.peer), t});
-      out.send_bytes += t.bytes;
-    }
-    for (const auto& t : s.receives) {
-      out.receives.push_back({connection_of(t.peer), t});
-      out.arrivals_needed += share_count(config.scaling, t.bytes);
-      out.receive_bytes += t.bytes;
-    }
-    std::sort(
-        out.receives.begin(), out.receives.end(),
-        [](const ReceiveItem& a, const ReceiveItem& b) { return a.connection < b.connection; });
-    for (std::size_t j = 1; j < out.receives.size(); ++j)
-      if (out.receives[j].connection == out.receives[j - 1].connection)
-        throw input_error(fmt::format("{} rank {} step {} receives twice from rank {}",
-                                      to_string(plan.pattern()), rank, i,
-                                      out.receives[j].transfer.peer));
-  }
+  schedule.emplace(plan, rank, config.scaling, connections);
+  steps = schedule->steps();
 
   for (std::uint32_t c = 0; c < connections.size(); ++c)
     for (std::uint32_t q = 0; q < k; ++q) {
@@ -188,19 +136,19 @@ void CollectiveRunner::State::build() {
     }
   std::sort(by_qpn.begin(), by_qpn.end(),
             [](const QpSlot& a, const QpSlot& b) { return a.qpn < b.qpn; });
-  arrivals.assign(steps.size(), 0);
-  outstanding.assign(steps.size(), 0);
-  posting_began.assign(steps.size(), 0);
+  arrivals.assign(steps, 0);
+  outstanding.assign(steps, 0);
+  posting_began.assign(steps, 0);
   round_robin.assign(connections.size(), 0);
   depth = receive_depth(plan, rank, config.scaling);
 }
 
 bool CollectiveRunner::State::post_ready(CollectiveResult& result, bool measured) {
-  while (posted_steps < steps.size() && may_post(posted_steps)) {
-    StepSchedule& step = steps[posted_steps];
+  while (posted_steps < steps && may_post(posted_steps)) {
+    const StepSchedule& step = schedule->at(posted_steps);
     if (post_send_index == 0 && post_share_index == 0) posting_began[posted_steps] = monotonic_ns();
     while (post_send_index < step.sends.size()) {
-      const SendItem& item = step.sends[post_send_index];
+      const ScheduledTransfer& item = step.sends[post_send_index];
       const Transfer& t = item.transfer;
       PeerConnection& conn = connections[item.connection];
       const std::uint32_t shares = share_count(config.scaling, t.bytes);
@@ -257,15 +205,16 @@ bool CollectiveRunner::State::on_completion(const Completion& c, CollectiveResul
                                      [](const QpSlot& s, std::uint32_t q) { return s.qpn < q; });
   const std::uint32_t step = c.imm >> 8;
   const std::uint32_t share_index = c.imm & 0xff;
-  if (slot == by_qpn.end() || slot->qpn != c.qpn || !c.has_imm || step >= steps.size()) {
+  if (slot == by_qpn.end() || slot->qpn != c.qpn || !c.has_imm || step >= steps) {
     fail(result,
          fmt::format("QP {:#x}: data for step {} that this rank does not have", c.qpn, step));
     return false;
   }
-  const StepSchedule& s = steps[step];
-  const auto item = std::lower_bound(
-      s.receives.begin(), s.receives.end(), slot->connection,
-      [](const ReceiveItem& r, std::uint32_t connection) { return r.connection < connection; });
+  const StepSchedule& s = schedule->at(step);
+  const auto item = std::lower_bound(s.receives.begin(), s.receives.end(), slot->connection,
+                                     [](const ScheduledTransfer& r, std::uint32_t connection) {
+                                       return r.connection < connection;
+                                     });
   if (item == s.receives.end() || item->connection != slot->connection) {
     fail(result, fmt::format("rank {} step {}: data from rank {}, which sends nothing then", rank,
                              step, connections[slot->connection].peer));
@@ -283,10 +232,10 @@ bool CollectiveRunner::State::on_completion(const Completion& c, CollectiveResul
 }
 
 void CollectiveRunner::State::advance(std::int64_t now, CollectiveResult& result, bool measured) {
-  while (received_steps < steps.size() &&
-         arrivals[received_steps] >= (iteration + 1) * steps[received_steps].arrivals_needed)
+  while (received_steps < steps &&
+         arrivals[received_steps] >= (iteration + 1) * schedule->at(received_steps).arrivals_needed)
     ++received_steps;
-  while (done_steps < steps.size() && received_steps > done_steps && posted_steps > done_steps &&
+  while (done_steps < steps && received_steps > done_steps && posted_steps > done_steps &&
          outstanding[done_steps] == 0) {
     if (wait_started != 0) {
       if (measured) result.wait_ns[done_steps] += static_cast<std::uint64_t>(now - wait_started);
@@ -299,8 +248,7 @@ void CollectiveRunner::State::advance(std::int64_t now, CollectiveResult& result
     step_started = now;
     ++done_steps;
   }
-  if (done_steps < steps.size() && received_steps <= done_steps && wait_started == 0)
-    wait_started = now;
+  if (done_steps < steps && received_steps <= done_steps && wait_started == 0) wait_started = now;
 }
 
 std::uint32_t receive_depth(const CollectivePlan& plan, int rank, const QpScaling& scaling) {
@@ -343,15 +291,12 @@ void CollectiveRunner::prepare() {
 CollectiveResult CollectiveRunner::run(const CollectiveRun& length, const std::atomic<bool>& stop) {
   State& st = *state_;
   CollectiveResult result;
-  result.wait_ns.assign(st.steps.size(), 0);
-  result.step_ns.assign(st.steps.size(), 0);
+  result.wait_ns.assign(st.steps, 0);
+  result.step_ns.assign(st.steps, 0);
   st.step_started = monotonic_ns();
   result.iteration_end_ns.reserve(length.iterations);
-  std::uint64_t send_bytes = 0, receive_bytes = 0;
-  for (const auto& s : st.steps) {
-    send_bytes += s.send_bytes;
-    receive_bytes += s.receive_bytes;
-  }
+  const std::uint64_t send_bytes = st.schedule->send_bytes();
+  const std::uint64_t receive_bytes = st.schedule->receive_bytes();
   for (auto& q : st.per_qp) q.messages = q.bytes = 0;  // this run's own
   // Iterations count on from earlier runs: the arrival counters are cumulative.
   const std::uint64_t measure_from = st.iteration + length.warmup_iterations;
@@ -383,7 +328,7 @@ CollectiveResult CollectiveRunner::run(const CollectiveRun& length, const std::a
     if (idle_polls == 64 && !st.cq.wait_for_work(std::chrono::milliseconds(100))) idle_polls = 0;
     const std::int64_t now = monotonic_ns();
     st.advance(now, result, measured);
-    if (st.done_steps < st.steps.size()) continue;
+    if (st.done_steps < st.steps) continue;
     // This rank's part of the iteration is done.
     if (measured) {
       result.iteration_end_ns.push_back(wall_clock_ns());

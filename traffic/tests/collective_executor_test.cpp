@@ -158,7 +158,8 @@ TEST(CollectiveExecutor, ARankThatPollsLateStillTimesEveryPairwiseExchange) {
     timings.push_back({.start_ns = result.start_ns,
                        .iteration_end_ns = result.iteration_end_ns,
                        .wait_ns = result.wait_ns,
-                       .step_ns = result.step_ns});
+                       .step_ns = result.step_ns,
+                       .wait_total_ns = std::nullopt});
   }
   const PairwiseMatrix m = pairwise_matrix(*job.plan, timings, 4, 0.2);
   for (int a = 0; a < o.ranks; ++a)
