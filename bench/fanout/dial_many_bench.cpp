@@ -65,16 +65,21 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Waits for a reply of type T from each link; how many came.
+// Waits for a reply of type T from each link, all within `timeout`; how many came. The first
+// few links without one are named on stderr (a stalled collective: where to look).
 template <typename T>
 std::size_t await_all(std::vector<std::unique_ptr<remote::AgentLink>>& links,
                       std::vector<T>* replies, std::chrono::seconds timeout) {
-  std::size_t got = 0;
+  std::size_t got = 0, missing = 0;
+  const auto deadline = Clock::now() + timeout;
   for (auto& l : links) {
-    const auto deadline = Clock::now() + timeout;
     while (true) {
       auto reply = l->receive(deadline);
-      if (!reply) break;
+      if (!reply) {
+        if (missing++ < 5)
+          fmt::print(stderr, "{}: no answer within {} s\n", l->name(), timeout.count());
+        break;
+      }
       if (auto* error = std::get_if<agent::ErrorReply>(&reply->body)) {
         if (got == 0) fmt::print(stderr, "{}: {}\n", l->name(), error->message);
         break;
