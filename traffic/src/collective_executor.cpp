@@ -53,9 +53,9 @@ struct CollectiveRunner::State {
   const MemoryRegion& region;
   std::vector<PeerConnection> connections;
   std::optional<CollectiveSchedule> schedule;
-  std::uint32_t steps = 0;     // per iteration
-  std::vector<QpSlot> by_qpn;  // sorted by qpn
-  std::uint32_t depth = 0;
+  std::uint32_t steps = 0;           // per iteration
+  std::vector<QpSlot> by_qpn;        // sorted by qpn
+  std::vector<std::uint32_t> depth;  // per connection: receives kept posted on each of its QPs
 
   // Running state: nothing below grows once run() has started.
   std::vector<std::uint64_t> arrivals;     // per step, over all iterations so far
@@ -140,7 +140,15 @@ void CollectiveRunner::State::build() {
   outstanding.assign(steps, 0);
   posting_began.assign(steps, 0);
   round_robin.assign(connections.size(), 0);
-  depth = receive_depth(plan, rank, config.scaling);
+  std::vector<int> peers;
+  plan.peers(rank, peers);
+  const auto depths = receive_depths(plan, rank, config.scaling);
+  for (const auto& c : connections) {
+    const auto it = std::lower_bound(peers.begin(), peers.end(), c.peer);
+    depth.push_back(it != peers.end() && *it == c.peer
+                        ? depths[static_cast<std::size_t>(it - peers.begin())]
+                        : 16u);
+  }
 }
 
 bool CollectiveRunner::State::post_ready(CollectiveResult& result, bool measured) {
@@ -251,7 +259,8 @@ void CollectiveRunner::State::advance(std::int64_t now, CollectiveResult& result
   if (done_steps < steps && received_steps <= done_steps && wait_started == 0) wait_started = now;
 }
 
-std::uint32_t receive_depth(const CollectivePlan& plan, int rank, const QpScaling& scaling) {
+std::vector<std::uint32_t> receive_depths(const CollectivePlan& plan, int rank,
+                                          const QpScaling& scaling) {
   // Transfers arriving from each peer in one iteration.
   std::vector<int> peers;
   plan.peers(rank, peers);
@@ -264,12 +273,22 @@ std::uint32_t receive_depth(const CollectivePlan& plan, int rank, const QpScalin
                                            peers.begin())];
   }
   // Per QP: split puts a share of every transfer on each QP; round_robin a transfer on one QP
-  // in turn, which an iteration may start on any QP (one more).
-  std::uint64_t most = 0;
-  for (const auto n : transfers)
-    most = std::max(
-        most, scaling.strategy == QpStrategy::split ? n : (n + scaling.qps - 1) / scaling.qps + 1);
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(2 * most + 16, 16384));
+  // in turn, which an iteration may start on any QP (one more). A peer that sends nothing (a
+  // ring's next rank) still gets a few: a QP without a posted receive is one setup mistake away
+  // from RNR.
+  std::vector<std::uint32_t> depths;
+  for (const auto n : transfers) {
+    const std::uint64_t most = scaling.strategy == QpStrategy::split ? n
+                               : n == 0                              ? 0
+                                        : (n + scaling.qps - 1) / scaling.qps + 1;
+    depths.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(2 * most + 16, 16384)));
+  }
+  return depths;
+}
+
+std::uint32_t receive_depth(const CollectivePlan& plan, int rank, const QpScaling& scaling) {
+  const auto depths = receive_depths(plan, rank, scaling);
+  return depths.empty() ? 16u : *std::max_element(depths.begin(), depths.end());
 }
 
 CollectiveRunner::CollectiveRunner(const CollectivePlan& plan, int rank, CollectiveConfig config,
@@ -284,7 +303,7 @@ CollectiveRunner::~CollectiveRunner() = default;
 void CollectiveRunner::prepare() {
   State& st = *state_;
   for (const auto& slot : st.by_qpn)
-    for (std::uint32_t i = 0; i < st.depth; ++i)
+    for (std::uint32_t i = 0; i < st.depth[slot.connection]; ++i)
       st.post_receive(*st.connections[slot.connection].qps[slot.index], slot.qpn);
 }
 

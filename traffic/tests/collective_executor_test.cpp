@@ -175,6 +175,11 @@ TEST(CollectiveExecutor, ReceiveDepthCoversTwoIterationsOfTheBusiestQp) {
   const auto ring = make_plan({.pattern = Pattern::ring_allreduce, .ranks = 4, .bytes = 4096});
   EXPECT_EQ(receive_depth(*ring, 0, {4, QpStrategy::split}), 2 * 6 + 16u);
   EXPECT_EQ(receive_depth(*ring, 0, {4, QpStrategy::round_robin}), 2 * (2 + 1) + 16u);
+  // Per peer: rank 0 hears from rank 3 only; its QPs to rank 1 keep the floor.
+  EXPECT_EQ(receive_depths(*ring, 0, {4, QpStrategy::split}),
+            (std::vector<std::uint32_t>{16u, 2 * 6 + 16u}));
+  EXPECT_EQ(receive_depths(*ring, 0, {4, QpStrategy::round_robin}),
+            (std::vector<std::uint32_t>{16u, 2 * (2 + 1) + 16u}));
   // Incast's receiver gets one transfer from each sender; a sender gets none.
   const auto incast = make_plan({.pattern = Pattern::incast, .ranks = 9, .bytes = 4096});
   EXPECT_EQ(receive_depth(*incast, 0, {1, QpStrategy::split}), 2 * 1 + 16u);

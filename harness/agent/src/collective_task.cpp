@@ -41,7 +41,7 @@ AgentCollective::AgentCollective(traffic::Provider& provider, const SetupRequest
         "({}): use fewer qps per connection or another pattern",
         rank, setup.collective->ranks, peers_.size(), setup.qps, qps, max_agent_qps));
   const traffic::QpScaling scaling = scaling_of(setup);
-  const std::uint32_t receive_depth = traffic::receive_depth(*plan_, rank, scaling);
+  const std::vector<std::uint32_t> receive_depths = traffic::receive_depths(*plan_, rank, scaling);
   region_ = provider_.register_memory(plan_->region_bytes());
   if (region_.data != nullptr) {
     std::fill_n(region_.data, region_.length, std::byte{0});
@@ -49,12 +49,14 @@ AgentCollective::AgentCollective(traffic::Provider& provider, const SetupRequest
   }
   constexpr std::uint32_t send_depth = 256;
   // One completion for every WR any QP can have outstanding, or the CQ overruns and stops them all.
-  const std::uint64_t cq_depth = qps * (receive_depth + send_depth);
+  std::uint64_t receives = 0;
+  for (const std::uint32_t d : receive_depths) receives += std::uint64_t{d} * setup.qps;
+  const std::uint64_t cq_depth = qps * send_depth + receives;
   if (cq_depth > traffic::max_cq_depth)
     throw input_error(fmt::format(
-        "setup: rank {} has {} QPs x (tx {} + rx {}) = {} completions outstanding at most, more "
+        "setup: rank {} has {} QPs x tx {} + rx {} = {} completions outstanding at most, more "
         "than a ConnectX CQ holds ({}): use fewer qps per connection",
-        rank, qps, send_depth, receive_depth, cq_depth, traffic::max_cq_depth));
+        rank, qps, send_depth, receives, cq_depth, traffic::max_cq_depth));
   cq_ = provider_.create_cq(static_cast<std::uint32_t>(cq_depth));
   // Ports drawn from the seed spread QPs over ECMP paths the same way every run, where the NIC
   // takes them; a NIC that cannot (rxe, a ConnectX without mlx5 direct verbs) chooses its own,
@@ -66,7 +68,7 @@ AgentCollective::AgentCollective(traffic::Provider& provider, const SetupRequest
   for (std::size_t i = 0; i < qps; ++i)
     qps_.push_back(provider_.create_qp(*cq_, {.type = traffic::QpType::rc,
                                               .max_send_wr = send_depth,
-                                              .max_recv_wr = receive_depth,
+                                              .max_recv_wr = receive_depths[i / setup.qps],
                                               .mtu = setup.mtu,
                                               .max_inline = 0,
                                               .traffic_class = setup.traffic_class,

@@ -64,8 +64,13 @@ struct CollectiveResult {
   bool stopped = false;
 };
 
-// Receives each of this rank's QPs must keep posted so that a peer one iteration ahead never
-// meets RNR: twice the most any QP receives in one iteration, plus room, at most 16384.
+// Receives each QP of this rank's connection to a peer must keep posted so that the peer one
+// iteration ahead never meets RNR: twice the most that QP receives from it in one iteration,
+// plus 16, at most 16384. One per peer, in plan.peers() order: a ring rank's QPs to its next
+// rank, which never sends to it, keep 16, not thousands.
+std::vector<std::uint32_t> receive_depths(const CollectivePlan& plan, int rank,
+                                          const QpScaling& scaling);
+// The largest of them (16 for a rank without peers).
 std::uint32_t receive_depth(const CollectivePlan& plan, int rank, const QpScaling& scaling);
 
 class CollectiveRunner {
