@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "basics/read_file.hpp"
 #include "cases/capture_keeping.hpp"
@@ -61,8 +62,14 @@ class MultiplexDir {
       remote::run_command(remote::ssh_multiplex_exit(*hosts_[i], multiplex_),
                           {.timeout = std::chrono::seconds(5)});
     });
-    std::error_code ec;
-    std::filesystem::remove_all(multiplex_.control_dir, ec);
+    // A master that was still starting when the exits went out takes its socket with it as it
+    // ends; until then the directory cannot go (a 256-host run left one behind, empty).
+    for (int tries = 0; tries < 20; ++tries) {
+      std::error_code ec;
+      std::filesystem::remove_all(multiplex_.control_dir, ec);
+      if (!ec || !std::filesystem::exists(multiplex_.control_dir, ec)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
   }
   MultiplexDir(const MultiplexDir&) = delete;
   MultiplexDir& operator=(const MultiplexDir&) = delete;
