@@ -1,7 +1,7 @@
 #include "rocehil/agent/qp_counters_json.hpp"
 #include "rocehil/run/result_json.hpp"
 
-#include <set>
+#include <algorithm>
 
 namespace rocehil::run {
 
@@ -18,19 +18,27 @@ struct QpRole {
   bool sends = false;
 };
 
-std::vector<QpRole> qp_roles(const CollectiveCase& c, int rank) {
-  const auto plan = traffic::make_plan(c.job.plan);
+std::vector<QpRole> qp_roles(const traffic::CollectivePlan& plan, std::uint32_t qps, int rank) {
   std::vector<int> peers;
-  plan->peers(rank, peers);
-  std::set<int> sends_to;
+  plan.peers(rank, peers);
+  // Which peers this rank sends to, by position in `peers`; the walk ends once all do.
+  std::vector<char> sends(peers.size(), 0);
+  std::size_t sending = 0;
   traffic::Step step;
-  for (int s = 0; s < plan->steps(rank); ++s) {
-    plan->step(rank, s, step);
-    for (const traffic::Transfer& t : step.sends) sends_to.insert(t.peer);
+  for (int s = 0; s < plan.steps(rank) && sending < peers.size(); ++s) {
+    plan.step(rank, s, step);
+    for (const traffic::Transfer& t : step.sends) {
+      const auto at = static_cast<std::size_t>(
+          std::lower_bound(peers.begin(), peers.end(), t.peer) - peers.begin());
+      if (at < peers.size() && sends[at] == 0) {
+        sends[at] = 1;
+        ++sending;
+      }
+    }
   }
   std::vector<QpRole> out;
-  for (const int p : peers)
-    for (std::uint32_t q = 0; q < c.job.scaling.qps; ++q) out.push_back({p, sends_to.contains(p)});
+  for (std::size_t p = 0; p < peers.size(); ++p)
+    for (std::uint32_t q = 0; q < qps; ++q) out.push_back({peers[p], sends[p] != 0});
   return out;
 }
 
@@ -109,9 +117,10 @@ nlohmann::json collective_json(const std::vector<CollectiveRankInfo>& ranks,
       if (t.has(k)) transport[std::string(traffic::to_string(k))] = t.value(k);
     e["transport"] = std::move(transport);
     ordered_json per_rank = ordered_json::array();
+    const auto plan = traffic::make_plan(c.job.plan);
     for (std::size_t r = 0; r < c.results.size(); ++r) {
       const agent::ResultsEvent& res = c.results[r];
-      const std::vector<QpRole> roles = qp_roles(c, static_cast<int>(r));
+      const std::vector<QpRole> roles = qp_roles(*plan, c.job.scaling.qps, static_cast<int>(r));
       ordered_json qps = ordered_json::array();
       for (std::size_t q = 0; q < res.per_qp.size(); ++q) {
         const agent::QpResult& qp = res.per_qp[q];
