@@ -9,21 +9,14 @@
 
 #include "record_fixture.hpp"
 #include "rocehil/common/error.hpp"
+#include "temp_db.hpp"
 
 namespace rocehil::reports {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDb {
-  fs::path dir = fs::temp_directory_path() / ("rocehil-history-" + std::to_string(getpid()));
-  std::string path = (dir / "history.db").string();
-  TempDb() {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~TempDb() { fs::remove_all(dir); }
-};
+using testing::TempDb;
 
 TEST(History, ARunRoundTripsWithItsCountsAndSamples) {
   TempDb tmp;

@@ -1,6 +1,7 @@
 #include "rocehil/suites/metrics.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "rocehil/inventory/yaml_reader.hpp"
@@ -216,6 +217,38 @@ std::string_view nearest_metric(std::string_view name) {
 
 std::string_view nearest_name(std::string_view name) {
   return nearest(known_names(), name);
+}
+
+Better better_when(std::string_view metric) {
+  metric = metric.substr(0, metric.find('['));
+  static constexpr std::string_view higher[] = {"busbw_gbps",
+                                                "algbw_gbps",
+                                                "capture_coverage",
+                                                "perftest_bw_peak_gbps",
+                                                "perftest_bw_average_gbps",
+                                                "perftest_msg_rate_mpps"};
+  static constexpr std::string_view neither[] = {"cnp_reconciliation",
+                                                 "pfc_reconciliation",
+                                                 "switch_pfc_reconciliation",
+                                                 "switch_mirror_reconciliation",
+                                                 "nic_rx_bytes",
+                                                 "nic_tx_bytes",
+                                                 "calibration_rocehil",
+                                                 "calibration_perftest",
+                                                 "calibration_ratio",
+                                                 "calibration_spread",
+                                                 "link_gbps",
+                                                 "n",
+                                                 "hosts",
+                                                 "qps",
+                                                 "size"};
+  if (std::find(std::begin(higher), std::end(higher), metric) != std::end(higher))
+    return Better::higher;
+  if (std::find(std::begin(neither), std::end(neither), metric) != std::end(neither) ||
+      find_metric(metric) == nullptr)
+    return Better::neither;
+  // The rest count trouble or take time: latencies, retransmits, drops, pauses, CNPs, imbalance.
+  return Better::lower;
 }
 
 }  // namespace rocehil::suites

@@ -22,6 +22,12 @@ struct MetricInfo {
 const std::vector<MetricInfo>& known_metrics();
 const MetricInfo* find_metric(std::string_view name);
 
+// Which way a metric gets worse, for trends: lower bandwidth, higher latency or more errors.
+// `neither` for what has no better side (sizes, byte counts, the reconciliations, which are
+// right at 1, and calibration). An indexed name ("switch_pfc_rx[3]") is its metric's.
+enum class Better { higher, lower, neither };
+Better better_when(std::string_view metric);
+
 // Names an expression may use besides numbers: the test case's own facts and a baseline run's
 // metrics ("baseline.busbw_gbps").
 struct NameInfo {

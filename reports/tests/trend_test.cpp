@@ -1,0 +1,135 @@
+// Trends over a history built as `rocehil run` records runs: a planted step found at its run
+// with what changed there, a setting changed without effect, gaps, and the nightly alarm.
+#include "rocehil/reports/trend.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <random>
+
+#include "record_fixture.hpp"
+#include "rocehil/common/error.hpp"
+#include "temp_db.hpp"
+
+namespace rocehil::reports {
+namespace {
+
+
+using testing::TempDb;
+
+nlohmann::json switch_setting(const std::string& name, const std::string& value) {
+  return {{"host", ""}, {"netdev", ""}, {"name", name}, {"value", value}};
+}
+
+// Night n (1-based) of a suite with an allreduce and a latency case; from night 9 the uplink is
+// 20% slower (busbw down, latency up), from night 13 a setting that does nothing changed.
+RunRecord night(int n, std::mt19937_64& random, bool with_latency = true) {
+  std::normal_distribution<double> jitter(0, 0.01);
+  RunRecord run;
+  run.run_id = fmt::format("202611{:02}T020000Z-nightly", n);
+  run.started_at = fmt::format("2026-11-{:02}T02:00:00Z", n);
+  run.suite_name = "nightly";
+  run.rocehil_version = "0.9.0";
+  const double slower = n >= 9 ? 0.8 : 1.0;
+  run.cases.push_back(testing::graded_case("allreduce", {"busbw_gbps > 0"},
+                                           {{"busbw_gbps", 100 * slower * (1 + jitter(random))}}));
+  if (with_latency)
+    run.cases.push_back(testing::graded_case("lat", {"lat_p99_us < 100"},
+                                             {{"lat_p99_us", 10 / slower * (1 + jitter(random))}}));
+  run.fabric_settings = {{"in_force",
+                          {switch_setting("switch.uplink_mbps", n >= 9 ? "800" : "1000"),
+                           switch_setting("switch.ecn_mark_mbps", n >= 13 ? "900" : "950")}}};
+  return run;
+}
+
+const TrendSeries& series_of(const Trend& t, const std::string& case_id) {
+  for (const auto& s : t.series)
+    if (s.case_id == case_id) return s;
+  throw std::runtime_error("no series for " + case_id);
+}
+
+TrendOptions of_suite(const std::string& suite, int last = 60) {
+  TrendOptions o;
+  o.suite = suite;
+  o.last = last;
+  return o;
+}
+
+TEST(Trend, AStepIsFoundAtItsRunWithWhatChangedThereAndNoneWhereNothingDid) {
+  TempDb tmp;
+  History h = History::open(tmp.path);
+  std::mt19937_64 random(2);
+  for (int n = 1; n <= 16; ++n) h.record(night(n, random, /*with_latency=*/n != 5));
+  const Trend t = trend(h, of_suite("nightly"));
+  ASSERT_EQ(t.runs.size(), 16u);
+  EXPECT_EQ(t.runs.front().run_id, "20261101T020000Z-nightly");  // oldest first
+
+  const TrendSeries& bw = series_of(t, "allreduce");
+  EXPECT_EQ(bw.metric, "busbw_gbps");
+  EXPECT_EQ(bw.better, suites::Better::higher);
+  ASSERT_EQ(bw.changes.size(), 1u);
+  const TrendChange& c = bw.changes[0];
+  EXPECT_EQ(c.run, 8u);  // night 9
+  EXPECT_EQ(c.before, 7u);
+  EXPECT_TRUE(c.worse);
+  ASSERT_TRUE(c.change_pct);
+  EXPECT_NEAR(*c.change_pct, -20, 2);
+  EXPECT_NEAR(c.median_before, 100, 2);
+  EXPECT_NEAR(c.median_after, 80, 2);
+  ASSERT_EQ(c.changed.size(), 1u);
+  EXPECT_EQ(c.changed[0].name, "set switches switch.uplink_mbps");
+  EXPECT_EQ(c.changed[0].before, "1000");
+  EXPECT_EQ(c.changed[0].after, "800");
+
+  // Latency went up at the same night: worse too. Night 5 did not measure it: a gap, and the
+  // change's "before" run is the last one that did.
+  const TrendSeries& lat = series_of(t, "lat");
+  EXPECT_EQ(lat.metric, "lat_p99_us");
+  EXPECT_EQ(lat.better, suites::Better::lower);
+  EXPECT_FALSE(lat.values[4].has_value());
+  ASSERT_EQ(lat.changes.size(), 1u);
+  EXPECT_EQ(lat.changes[0].run, 8u);
+  EXPECT_TRUE(lat.changes[0].worse);
+
+  // The nightly alarm: the step is within the newest 8 runs, not within the newest 3.
+  EXPECT_EQ(worse_changes_in_last(t, 8).size(), 2u);
+  EXPECT_TRUE(worse_changes_in_last(t, 3).empty());
+
+  const auto j = to_json(t);
+  EXPECT_EQ(j["series"][1]["values"][4], nullptr);
+  EXPECT_EQ(j["series"][0]["changes"][0]["run_id"], "20261109T020000Z-nightly");
+  EXPECT_EQ(j["series"][0]["changes"][0]["changed"][0]["after"], "800");
+}
+
+TEST(Trend, ACaseGlobAndNamedMetricsChooseTheSeries) {
+  TempDb tmp;
+  History h = History::open(tmp.path);
+  std::mt19937_64 random(4);
+  for (int n = 1; n <= 6; ++n) h.record(night(n, random));
+  TrendOptions chosen = of_suite("nightly");
+  chosen.case_glob = "all*";
+  chosen.metrics = {"busbw_gbps", "cnps"};
+  const Trend t = trend(h, chosen);
+  ASSERT_EQ(t.series.size(), 1u);  // cnps was never measured: no series at all
+  EXPECT_EQ(t.series[0].case_id, "allreduce");
+  EXPECT_TRUE(t.series[0].changes.empty());
+  const Trend last3 = trend(h, of_suite("nightly", 3));
+  ASSERT_EQ(last3.runs.size(), 3u);
+  EXPECT_EQ(last3.runs.front().run_id, "20261104T020000Z-nightly");
+}
+
+TEST(Trend, AnUnknownSuiteOrTooFewRunsIsAClearError) {
+  TempDb tmp;
+  History h = History::open(tmp.path);
+  try {
+    trend(h, of_suite("nightly"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no run of suite 'nightly'"), std::string::npos);
+  }
+  EXPECT_THROW(trend(h, of_suite("nightly", 1)), Error);
+}
+
+}  // namespace
+}  // namespace rocehil::reports
