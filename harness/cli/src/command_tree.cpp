@@ -63,6 +63,7 @@ void add_commands(CLI::App& app, int& exit_code) {
   add_run_command(app, exit_code);
   add_history_command(app, exit_code);
   add_compare_command(app, exit_code);
+  add_trend_command(app, exit_code);
   add_export_command(app, exit_code);
   add_report_command(app, exit_code);
   add_bisect_command(app, exit_code);

@@ -1,0 +1,150 @@
+// `rocehil trend --suite S`: a suite's metrics over its recorded runs, the change points in them
+// and what changed on the fabric at each.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "history_command.hpp"
+#include "history_file.hpp"
+#include "rocehil/common/units.hpp"
+#include "rocehil/reports/trend.hpp"
+#include "text_table.hpp"
+
+namespace rocehil::cli {
+
+namespace {
+
+struct TrendCommandOptions {
+  std::string db = default_history;
+  reports::TrendOptions trend;
+  std::string fail_on_change;  // "" or "worse"
+  std::size_t recent = 0;      // 0: the detection's min_segment
+  bool json = false;
+};
+
+std::string change_text(const reports::Trend& t, const reports::TrendSeries& s,
+                        const reports::TrendChange& c) {
+  std::string line = fmt::format("  {} {}: {} -> {} ({}) at {}, p {:.3g}{}\n", s.case_id, s.metric,
+                                 format_number(c.median_before), format_number(c.median_after),
+                                 c.change_pct ? fmt::format("{:+.1f}%", *c.change_pct) : "from 0",
+                                 t.runs[c.run].run_id, c.p, c.worse ? ", WORSE" : "");
+  if (c.changed.empty()) {
+    line += fmt::format("      nothing recorded changed from {}\n", t.runs[c.before].run_id);
+    return line;
+  }
+  line += fmt::format("      what changed from {}:\n", t.runs[c.before].run_id);
+  for (const auto& x : c.changed)
+    line += fmt::format("        {}: {} -> {}\n", x.name, x.before.value_or("(absent)"),
+                        x.after.value_or("(absent)"));
+  return line;
+}
+
+int show_trend(const TrendCommandOptions& o) {
+  const auto history = open_existing_history(o.db);
+  const reports::Trend t = reports::trend(history, o.trend);
+  const std::size_t recent = o.recent == 0 ? o.trend.detection.min_segment : o.recent;
+  const auto alarms = reports::worse_changes_in_last(t, recent);
+  const int code = o.fail_on_change == "worse" && !alarms.empty() ? 1 : 0;
+  if (o.json) {
+    fmt::print("{}\n", reports::to_json(t).dump(2));
+    return code;
+  }
+  fmt::print("rocehil trend: suite {}, {} run(s) from {} to {} ({})\n\n", t.suite, t.runs.size(),
+             t.runs.front().run_id, t.runs.back().run_id, o.db);
+  TextTable table({{"case", TextTable::Align::left},
+                   {"metric", TextTable::Align::left},
+                   {"runs"},
+                   {"first"},
+                   {"last"},
+                   {"changes"}});
+  std::string changes;
+  std::size_t found = 0;
+  for (const auto& s : t.series) {
+    std::size_t measured = 0;
+    std::optional<double> first, last;
+    for (const auto& v : s.values)
+      if (v) {
+        ++measured;
+        if (!first) first = v;
+        last = v;
+      }
+    table.add_row({s.case_id, s.metric, fmt::format("{}/{}", measured, t.runs.size()),
+                   format_number(*first), format_number(*last),
+                   fmt::format("{}", s.changes.size())});
+    for (const auto& c : s.changes) {
+      ++found;
+      changes += change_text(t, s, c);
+    }
+  }
+  fmt::print("{}", table.render());
+  if (found == 0) {
+    fmt::print("\nno change points (p <= {})\n", o.trend.detection.max_p);
+  } else {
+    fmt::print("\nchange points ({}, p <= {}):\n{}", found, o.trend.detection.max_p, changes);
+  }
+  if (code != 0)
+    fmt::print("\n{} change(s) for the worse in the newest {} run(s): exit 1\n", alarms.size(),
+               recent);
+  return code;
+}
+
+}  // namespace
+
+void add_trend_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<TrendCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "trend",
+      "A suite's metrics over its recorded runs: the change points in each series and what "
+      "changed on the fabric at each one.");
+  cmd->add_option("--suite", o->trend.suite, "The suite's name (as rocehil history lists it)")
+      ->required();
+  cmd->add_option("--last", o->trend.last, "The newest runs of the suite to look at")
+      ->check(CLI::Range(2, 100000))
+      ->capture_default_str();
+  cmd->add_option("--case", o->trend.case_glob, "Only the cases whose id matches this glob")
+      ->capture_default_str();
+  cmd->add_option("--metric", o->trend.metrics,
+                  "A metric to follow (repeatable); default: each case's headline, busbw_gbps "
+                  "or lat_p99_us");
+  cmd->add_option("--db", o->db, "The run history (rocehil run's --history)")
+      ->capture_default_str();
+  cmd->add_option("--p", o->trend.detection.max_p,
+                  "The permutation test's p-value at or under which a change point is kept")
+      ->check(CLI::Range(1e-6, 0.5))
+      ->capture_default_str();
+  cmd->add_option("--min-runs", o->trend.detection.min_segment,
+                  "Runs on each side of a change point, at least")
+      ->check(CLI::Range(2, 1000))
+      ->capture_default_str();
+  cmd->add_option("--fail-on-change", o->fail_on_change,
+                  "worse: exit 1 when a change for the worse starts in the newest --recent runs")
+      ->check(CLI::IsMember({"worse"}));
+  cmd->add_option("--recent", o->recent,
+                  "With --fail-on-change: how many of the newest runs count; default --min-runs, "
+                  "the first night a change can be seen")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_flag("--json", o->json,
+                "Print JSON (schema_version 1): every run's value of every series");
+  cmd->footer(R"(
+Examples:
+  rocehil trend --suite nightly
+  rocehil trend --suite nightly --last 90 --case 'allreduce/*' --metric busbw_gbps --metric time_p99_us
+  rocehil trend --suite nightly --fail-on-change worse --db /srv/rocehil/history.db
+Each run's value is the median of its repeats; a run that did not measure a metric leaves a gap
+in its series (never a 0). Change points are found by E-divisive means (Matteson and James 2014:
+the split that most separates the values before it from those after, kept when a permutation
+test of the values gives p <= --p, then each side searched again), as MongoDB and DataStax's
+Hunter run it over their nightly performance tests. For each, the medians either side, the
+change in %, whether it is for the worse (lower bandwidth, higher latency, more errors) and what
+the history recorded as different between the last run before it and the first after:
+settings, firmware, drivers, kernel, rocehil version, the suite and inventory files.
+A change point needs --min-runs runs on each side, itself the first after it: a step on night N
+is seen on night N + min-runs - 1. --fail-on-change worse counts the changes that start in the
+newest --recent runs, by default --min-runs of them: each change fails one nightly job, the
+first that can see it. For last night against the night before, use rocehil compare.
+Exit status: 0; 1 with --fail-on-change worse when such a change starts in the newest --recent
+runs; 2 when the history or the suite is not found.)");
+  cmd->callback([o, &exit_code] { exit_code = show_trend(*o); });
+}
+
+}  // namespace rocehil::cli
