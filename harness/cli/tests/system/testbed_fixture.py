@@ -1,6 +1,7 @@
 """A default testbed for system tests (4 hosts in 2 racks, 2 spines), brought up in a temporary
 directory and taken down again. Shared by the test scripts in this folder."""
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -26,6 +27,19 @@ def testbed_up(rocehil, prefix, *options):
 def testbed_down(rocehil, directory):
     subprocess.run([rocehil, "testbed", "down", "--dir", directory], capture_output=True)
     shutil.rmtree(directory, ignore_errors=True)
+
+
+def module_testbed_up(rocehil, prefix, into, *options):
+    """For setUpModule: a testbed up, its dir, id and inventory path put in the dict `into`."""
+    directory, testbed_id, _ = testbed_up(rocehil, prefix, *options)
+    into.update(dir=directory, id=testbed_id,
+                inventory=os.path.join(directory, "inventory.yaml"))
+
+
+def module_testbed_down(rocehil, testbed):
+    """For tearDownModule: down, if module_testbed_up put one in `testbed`."""
+    if testbed:
+        testbed_down(rocehil, testbed["dir"])
 
 
 def spine_tx_bytes(testbed_id, spine):

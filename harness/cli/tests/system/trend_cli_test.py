@@ -14,7 +14,7 @@ import sys
 import tempfile
 import unittest
 
-from testbed_fixture import testbed_down, testbed_up
+from testbed_fixture import module_testbed_down, module_testbed_up
 
 ROCEHIL = None
 TB = {}
@@ -27,13 +27,11 @@ SUITE = ("schema_version: 1\nname: trend\ndefaults: {provider: soft}\ntests:\n"
 
 
 def setUpModule():
-    directory, testbed_id, _ = testbed_up(ROCEHIL, "rhtrend")
-    TB.update(dir=directory, id=testbed_id, inventory=os.path.join(directory, "inventory.yaml"))
+    module_testbed_up(ROCEHIL, "rhtrend", TB)
 
 
 def tearDownModule():
-    if TB:
-        testbed_down(ROCEHIL, TB["dir"])
+    module_testbed_down(ROCEHIL, TB)
 
 
 def rocehil(*args, timeout=300):
