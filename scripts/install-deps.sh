@@ -27,6 +27,8 @@ packages=(
   snmpd snmp lldpd libsnmp-dev
   # the reference launcher bench/fanout measures rocehil's against
   pdsh
+  # the reference bench/trend reads the history with
+  sqlite3
   # `testbed up --vm`: hosts as QEMU guests with kernel soft-RoCE (rdma_rxe) and the same
   # rdma-core and perftest; an initramfs of static busybox and the kernel's modules
   qemu-system-x86 busybox-static kmod cpio rdma-core ibverbs-providers rdmacm-utils

@@ -210,14 +210,14 @@ void History::record(const RunRecord& run) {
   }
 }
 
-std::vector<History::RunRow> History::runs(const std::optional<std::string>& suite,
-                                           int last) const {
-  return query_runs(suite, std::nullopt, last);
+std::vector<History::RunRow> History::runs(const std::optional<std::string>& suite, int last,
+                                           bool headlines) const {
+  return query_runs(suite, std::nullopt, last, headlines);
 }
 
 std::vector<History::RunRow> History::query_runs(const std::optional<std::string>& suite,
-                                                 const std::optional<std::string>& run_id,
-                                                 int last) const {
+                                                 const std::optional<std::string>& run_id, int last,
+                                                 bool headlines) const {
   Statement q(db_,
               "SELECT r.run_id, r.started_at, r.suite, r.exit_code, r.interrupted, "
               "COUNT(c.case_id), "
@@ -253,7 +253,8 @@ std::vector<History::RunRow> History::query_runs(const std::optional<std::string
     row.skipped = static_cast<int>(q.integer(10));
     out.push_back(std::move(row));
   }
-  for (RunRow& row : out) row.headline = headline(row.run_id);
+  if (headlines)
+    for (RunRow& row : out) row.headline = headline(row.run_id);
   return out;
 }
 
@@ -306,7 +307,7 @@ History::RunSnapshot History::snapshot(const std::string& run_id) const {
   for (RunRow& row : query_runs(std::nullopt, id, 1)) out.row = std::move(row);
   {
     Statement q(db_,
-                "SELECT finished_at, suite_file, inventory_file, rocehil_version, settings "
+                "SELECT finished_at, suite_file, inventory_file, rocehil_version "
                 "FROM runs WHERE run_id = ?",
                 path_);
     q.bind(1, id);
@@ -315,12 +316,9 @@ History::RunSnapshot History::snapshot(const std::string& run_id) const {
       out.suite_file = q.text(1);
       out.inventory_file = q.text(2);
       out.rocehil_version = q.text(3);
-      const auto settings = nlohmann::json::parse(q.text(4), nullptr, /*allow_exceptions=*/false);
-      if (settings.is_object())
-        for (const auto& [name, value] : settings.items())
-          if (value.is_string()) out.settings[name] = value.get<std::string>();
     }
   }
+  out.settings = recorded_settings(id);
   {
     Statement q(db_,
                 "SELECT case_id, test, workload, outcome FROM cases WHERE run_id = ? "
@@ -333,6 +331,41 @@ History::RunSnapshot History::snapshot(const std::string& run_id) const {
               path_);
   q.bind(1, id);
   while (q.step()) out.samples[q.text(0)][q.text(1)].push_back(q.real(2));
+  return out;
+}
+
+History::RunValues History::values(const std::string& run_id,
+                                   const std::vector<std::string>& metrics) const {
+  RunValues out;
+  {
+    Statement q(db_, "SELECT case_id FROM cases WHERE run_id = ? ORDER BY position", path_);
+    q.bind(1, run_id);
+    while (q.step()) out.cases.push_back(q.text(0));
+  }
+  std::string sql = "SELECT case_id, metric, value FROM samples WHERE run_id = ?";
+  if (!metrics.empty()) {
+    sql += " AND metric IN (";
+    for (std::size_t i = 0; i < metrics.size(); ++i) sql += i == 0 ? "?" : ", ?";
+    sql += ")";
+  }
+  sql += " ORDER BY repeat";
+  Statement q(db_, sql.c_str(), path_);
+  q.bind(1, run_id);
+  for (std::size_t i = 0; i < metrics.size(); ++i) q.bind(static_cast<int>(i + 2), metrics[i]);
+  while (q.step()) out.samples[q.text(0)][q.text(1)].push_back(q.real(2));
+  return out;
+}
+
+Settings History::recorded_settings(const std::string& run_id) const {
+  Settings out;
+  Statement q(db_, "SELECT settings FROM runs WHERE run_id = ?", path_);
+  q.bind(1, run_id);
+  if (q.step()) {
+    const auto settings = nlohmann::json::parse(q.text(0), nullptr, /*allow_exceptions=*/false);
+    if (settings.is_object())
+      for (const auto& [name, value] : settings.items())
+        if (value.is_string()) out[name] = value.get<std::string>();
+  }
   return out;
 }
 

@@ -15,13 +15,31 @@ namespace rocehil::reports {
 
 namespace {
 
-// A case's headline: what `rocehil run` prints for it.
+// A case's headline: what `rocehil run` prints for it, the first of these it measured.
+constexpr const char* headline_candidates[] = {"busbw_gbps", "lat_p99_us"};
+
 std::vector<std::string> headline_metrics(
     const std::map<std::string, std::vector<double>>& measured) {
-  for (const char* m : {"busbw_gbps", "lat_p99_us"})
+  for (const char* m : headline_candidates)
     if (measured.contains(m)) return {m};
   return {};
 }
+
+// The runs' recorded settings, each read when first asked for.
+class SettingsOfRuns {
+ public:
+  SettingsOfRuns(const History& history, const std::vector<TrendRun>& runs)
+      : history_(history), runs_(runs), read_(runs.size()) {}
+  const Settings& of(std::size_t run) {
+    if (!read_[run]) read_[run] = history_.recorded_settings(runs_[run].run_id);
+    return *read_[run];
+  }
+
+ private:
+  const History& history_;
+  const std::vector<TrendRun>& runs_;
+  std::vector<std::optional<Settings>> read_;
+};
 
 // Median of the values at present indices [from, to) of `values`.
 double segment_median(const std::vector<std::optional<double>>& values, std::size_t from,
@@ -32,8 +50,7 @@ double segment_median(const std::vector<std::optional<double>>& values, std::siz
   return median(present);
 }
 
-void find_changes(TrendSeries& s, const std::vector<Settings>& settings,
-                  const ChangePointOptions& detection) {
+void find_changes(TrendSeries& s, SettingsOfRuns& settings, const ChangePointOptions& detection) {
   std::vector<double> present;
   std::vector<std::size_t> run_of;  // present value -> run index
   for (std::size_t r = 0; r < s.values.size(); ++r)
@@ -57,7 +74,7 @@ void find_changes(TrendSeries& s, const std::vector<Settings>& settings,
     c.p = points[i].p;
     c.worse = (s.better == suites::Better::higher && c.median_after < c.median_before) ||
               (s.better == suites::Better::lower && c.median_after > c.median_before);
-    c.changed = settings_diff(settings[c.before], settings[c.run]);
+    c.changed = settings_diff(settings.of(c.before), settings.of(c.run));
     s.changes.push_back(std::move(c));
   }
 }
@@ -77,7 +94,7 @@ Trend trend(const History& history, const TrendOptions& options) {
   if (options.last < 2)
     throw input_error(
         fmt::format("trend: --last {} leaves no series (2 runs at least)", options.last));
-  auto rows = history.runs(options.suite, options.last);
+  auto rows = history.runs(options.suite, options.last, /*headlines=*/false);
   if (rows.empty())
     throw input_error(
         fmt::format("trend: the history has no run of suite '{}' (rocehil history "
@@ -86,32 +103,37 @@ Trend trend(const History& history, const TrendOptions& options) {
   std::reverse(rows.begin(), rows.end());
   Trend t;
   t.suite = options.suite;
-  std::vector<History::RunSnapshot> snapshots;
-  std::vector<Settings> settings;
+  // Only the metrics followed are read: a run holds every metric of every case.
+  const std::vector<std::string> wanted =
+      options.metrics.empty()
+          ? std::vector<std::string>(std::begin(headline_candidates), std::end(headline_candidates))
+          : options.metrics;
+  std::vector<History::RunValues> runs;
   for (const auto& row : rows) {
     t.runs.push_back({row.run_id, row.started_at, row.exit_code});
-    snapshots.push_back(history.snapshot(row.run_id));
-    settings.push_back(snapshots.back().settings);
+    runs.push_back(history.values(row.run_id, wanted));
   }
   // Case order: the newest run's, then cases only older runs had, in the order first seen.
   std::vector<std::string> cases;
-  for (auto s = snapshots.rbegin(); s != snapshots.rend(); ++s)
-    for (const auto& c : s->cases)
-      if (std::find(cases.begin(), cases.end(), c.id) == cases.end() &&
-          fnmatch(options.case_glob.c_str(), c.id.c_str(), 0) == 0)
-        cases.push_back(c.id);
+  for (auto r = runs.rbegin(); r != runs.rend(); ++r)
+    for (const auto& c : r->cases)
+      if (std::find(cases.begin(), cases.end(), c) == cases.end() &&
+          fnmatch(options.case_glob.c_str(), c.c_str(), 0) == 0)
+        cases.push_back(c);
+  // Settings are read for the runs on either side of a change point only.
+  SettingsOfRuns settings(history, t.runs);
   for (const auto& case_id : cases) {
     std::vector<std::string> metrics = options.metrics;
     if (metrics.empty())
-      for (auto s = snapshots.rbegin(); s != snapshots.rend() && metrics.empty(); ++s)
-        if (const auto it = s->samples.find(case_id); it != s->samples.end())
+      for (auto r = runs.rbegin(); r != runs.rend() && metrics.empty(); ++r)
+        if (const auto it = r->samples.find(case_id); it != r->samples.end())
           metrics = headline_metrics(it->second);
     for (const auto& metric : metrics) {
       TrendSeries series{case_id, metric, suites::better_when(metric), {}, {}};
       bool any = false;
-      for (const auto& s : snapshots) {
+      for (const auto& r : runs) {
         std::optional<double> v;
-        if (const auto c = s.samples.find(case_id); c != s.samples.end())
+        if (const auto c = r.samples.find(case_id); c != r.samples.end())
           if (const auto m = c->second.find(metric); m != c->second.end() && !m->second.empty()) {
             std::vector<double> finite;
             for (const double x : m->second)

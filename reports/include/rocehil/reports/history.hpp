@@ -44,8 +44,10 @@ class History {
     int cases = 0, passed = 0, failed = 0, errors = 0, not_run = 0, skipped = 0;
     Headline headline;
   };
-  // The newest runs first, at most `last`; only the suite's when `suite` is set.
-  std::vector<RunRow> runs(const std::optional<std::string>& suite, int last) const;
+  // The newest runs first, at most `last`; only the suite's when `suite` is set. Without
+  // `headlines` their Headline is left empty (a trend over hundreds of runs does not need it).
+  std::vector<RunRow> runs(const std::optional<std::string>& suite, int last,
+                           bool headlines = true) const;
 
   // A run id as given, or the one run whose id starts with `prefix`. Throws rocehil::Error
   // (bad input) naming the history and what matched when there is not exactly one.
@@ -64,6 +66,16 @@ class History {
     std::map<std::string, std::map<std::string, std::vector<double>>> samples;
   };
   RunSnapshot snapshot(const std::string& run_id) const;
+
+  // What a trend reads of a run, and no more: its cases in the suite's order and, per case, the
+  // values of `metrics` (every metric when empty), one per repeat in repeat order.
+  struct RunValues {
+    std::vector<std::string> cases;
+    std::map<std::string, std::map<std::string, std::vector<double>>> samples;
+  };
+  RunValues values(const std::string& run_id, const std::vector<std::string>& metrics) const;
+  // The settings snapshot recorded with a run (empty when the run is not in the history).
+  Settings recorded_settings(const std::string& run_id) const;
 
   // The values a metric took in a case of a run, one per repeat, in repeat order.
   std::vector<double> samples(const std::string& run_id, const std::string& case_id,
@@ -94,7 +106,8 @@ class History {
 
  private:
   std::vector<RunRow> query_runs(const std::optional<std::string>& suite,
-                                 const std::optional<std::string>& run_id, int last) const;
+                                 const std::optional<std::string>& run_id, int last,
+                                 bool headlines = true) const;
   Headline headline(const std::string& run_id) const;
   History(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   sqlite3* db_ = nullptr;
