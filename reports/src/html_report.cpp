@@ -8,6 +8,7 @@
 #include "html_captures.hpp"
 #include "html_charts.hpp"
 #include "html_nics.hpp"
+#include "html_page.hpp"
 #include "html_switches.hpp"
 #include "json_view.hpp"
 #include "rocehil/common/units.hpp"
@@ -17,10 +18,6 @@
 namespace rocehil::reports {
 
 namespace {
-
-std::string esc(std::string_view s) {
-  return xml_escape(s);
-}
 
 // Outcome names as run.json writes them, with the words and colours a reader scans for.
 struct OutcomeLook {
@@ -51,20 +48,6 @@ std::string number_text(const nlohmann::json& v) {
   if (!v.is_number()) return "-";
   return format_number(v.get<double>());
 }
-
-constexpr const char* style = R"css(
-body{font-family:sans-serif;margin:1.5em auto;max-width:1200px;color:#1f2328;padding:0 1em}
-h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.2em;border-bottom:1px solid #d0d7de;
-padding-bottom:.2em;margin-top:1.8em}h3{font-size:1em;margin:1.2em 0 .4em}
-table{border-collapse:collapse;margin:.4em 0 1em;font-size:.9em}
-th,td{border:1px solid #d0d7de;padding:.25em .6em;text-align:left;vertical-align:top}
-th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.badge{color:#fff;border-radius:.8em;padding:.1em .6em;font-size:.85em;white-space:nowrap}
-.meta td:first-child{color:#57606a}.charts{display:flex;flex-wrap:wrap;gap:1em}
-.charts figure{margin:0}.charts figcaption{font-size:.85em;color:#57606a}
-pre{background:#f6f8fa;padding:.8em;overflow-x:auto;font-size:.85em}
-.error{color:#8250df}.fail{color:#cf222e;font-weight:bold}.warn{color:#9a6700}
-)css";
 
 std::string meta_section(const nlohmann::json& run) {
   const auto row = [](std::string_view k, const std::string& v) {
@@ -282,7 +265,7 @@ std::string html_report(const nlohmann::json& run) {
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
-      esc(title), style, esc(title));
+      esc(title), page_style, esc(title));
   out += meta_section(run);
   out += summary_section(run);
   out += tests_section(run);

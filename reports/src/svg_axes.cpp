@@ -203,6 +203,14 @@ void Svg::path(std::string_view d, std::string_view stroke, std::string_view att
                  attrs);
 }
 
+void Svg::open_link(std::string_view href) {
+  fmt::format_to(std::back_inserter(out_), R"(<a href="{}">)", xml_escape(href));
+}
+
+void Svg::close_link() {
+  out_ += "</a>";
+}
+
 void Svg::text(double x, double y, std::string_view content, std::string_view attrs) {
   if (content.empty()) return;
   fmt::format_to(std::back_inserter(out_), R"(<text x="{:.1f}" y="{:.1f}" {}>{}</text>)", x, y,

@@ -99,6 +99,9 @@ class Svg {
   void circle(double cx, double cy, double r, std::string_view fill, std::string_view tooltip = {});
   void path(std::string_view d, std::string_view stroke, std::string_view attrs = {});
   void text(double x, double y, std::string_view content, std::string_view attrs = {});
+  // What is drawn between the two is a link to `href` (escaped here).
+  void open_link(std::string_view href);
+  void close_link();
   std::string finish() &&;
 
  private:

@@ -44,13 +44,15 @@ bool placeable_x(double x, XAxis axis) {
 // Markers on every drawable point; lines through runs of them, broken where y is not finite.
 void draw_line_series(Svg& svg, const LineSeries& s, std::string_view colour, const Axis& x,
                       const Axis& y, XAxis axis) {
-  std::vector<Point> points;
-  for (const auto& p : s.points)
-    if (placeable_x(p.x, axis)) points.push_back(p);
-  std::stable_sort(points.begin(), points.end(), [](Point a, Point b) { return a.x < b.x; });
+  std::vector<std::size_t> order;  // the placeable points, by x
+  for (std::size_t i = 0; i < s.points.size(); ++i)
+    if (placeable_x(s.points[i].x, axis)) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return s.points[a].x < s.points[b].x; });
   std::string d;
   bool pen_down = false;
-  for (const auto& p : points) {
+  for (const std::size_t i : order) {
+    const Point& p = s.points[i];
     if (!std::isfinite(p.y)) {
       pen_down = false;
       continue;
@@ -60,12 +62,16 @@ void draw_line_series(Svg& svg, const LineSeries& s, std::string_view colour, co
     pen_down = true;
   }
   if (!d.empty()) svg.path(d, colour);
-  for (const auto& p : points) {
+  const bool linked = s.links.size() == s.points.size();
+  for (const std::size_t i : order) {
+    const Point& p = s.points[i];
     if (!std::isfinite(p.y)) continue;
     const std::string where =
         axis == XAxis::log2_bytes ? svg::format_binary(p.x) : svg::format_value(p.x, "");
-    svg.circle(x.scale(p.x), y.scale(p.y), 2.5, colour,
+    if (linked) svg.open_link(s.links[i]);
+    svg.circle(x.scale(p.x), y.scale(p.y), linked ? 3.5 : 2.5, colour,
                fmt::format("{}: {}, {}", s.name, where, svg::format_value(p.y, "")));
+    if (linked) svg.close_link();
   }
 }
 
@@ -90,6 +96,13 @@ std::string line_chart(const LineChart& chart) {
 
   Svg svg(chart.width, chart.height, title);
   svg::draw_axes(svg, f, x, y);
+  for (const Marker& m : chart.markers) {
+    if (!placeable_x(m.x, chart.x_axis) || m.x < x.scale.lo || m.x > x.scale.hi) continue;
+    const double px = x.scale(m.x);
+    svg.line(px, f.top, px, f.bottom, svg::kWarning, R"(stroke-dasharray="4 3")");
+    svg.text(px + 3, f.top + 10, svg::fit_text(m.label, 120, 10),
+             fmt::format(R"(font-size="10" fill="{}")", svg::kWarning));
+  }
   for (std::size_t i = 0; i < chart.series.size(); ++i)
     draw_line_series(svg, chart.series[i], svg::series_colour(i), x, y, chart.x_axis);
   svg::draw_legend(svg, f.right + 12, f.top, names);

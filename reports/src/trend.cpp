@@ -151,6 +151,18 @@ Trend trend(const History& history, const TrendOptions& options) {
   return t;
 }
 
+SeriesSpan span_of(const TrendSeries& s) {
+  SeriesSpan span;
+  for (const auto& v : s.values)
+    if (v) {
+      ++span.measured;
+      if (!span.first) span.first = v;
+      span.last = v;
+    }
+  for (const auto& c : s.changes) span.worse += c.worse;
+  return span;
+}
+
 std::vector<WorseChange> worse_changes_in_last(const Trend& t, std::size_t runs) {
   std::vector<WorseChange> out;
   const std::size_t first = t.runs.size() > runs ? t.runs.size() - runs : 0;

@@ -10,11 +10,11 @@
 
 #include "record_fixture.hpp"
 #include "rocehil/common/error.hpp"
+#include "rocehil/reports/trend_html.hpp"
 #include "temp_db.hpp"
 
 namespace rocehil::reports {
 namespace {
-
 
 using testing::TempDb;
 
@@ -56,12 +56,17 @@ TrendOptions of_suite(const std::string& suite, int last = 60) {
   return o;
 }
 
-TEST(Trend, AStepIsFoundAtItsRunWithWhatChangedThereAndNoneWhereNothingDid) {
+// The trend of 16 nights, night 5 without its latency case.
+Trend sixteen_nights() {
   TempDb tmp;
   History h = History::open(tmp.path);
   std::mt19937_64 random(2);
   for (int n = 1; n <= 16; ++n) h.record(night(n, random, /*with_latency=*/n != 5));
-  const Trend t = trend(h, of_suite("nightly"));
+  return trend(h, of_suite("nightly"));
+}
+
+TEST(Trend, AStepIsFoundAtItsRunWithWhatChangedThereAndNoneWhereNothingDid) {
+  const Trend t = sixteen_nights();
   ASSERT_EQ(t.runs.size(), 16u);
   EXPECT_EQ(t.runs.front().run_id, "20261101T020000Z-nightly");  // oldest first
 
@@ -100,6 +105,27 @@ TEST(Trend, AStepIsFoundAtItsRunWithWhatChangedThereAndNoneWhereNothingDid) {
   EXPECT_EQ(j["series"][1]["values"][4], nullptr);
   EXPECT_EQ(j["series"][0]["changes"][0]["run_id"], "20261109T020000Z-nightly");
   EXPECT_EQ(j["series"][0]["changes"][0]["changed"][0]["after"], "800");
+}
+
+TEST(Trend, ThePageChartsEverySeriesMarksItsChangesAndLinksEveryRun) {
+  const Trend t = sixteen_nights();
+  const std::string page = trend_html(t, "../reports/");
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = page.find(what); at != std::string::npos; at = page.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("<svg "), 2u);                     // one chart per series
+  EXPECT_EQ(count("stroke-dasharray=\"4 3\""), 2u);  // one change point marked in each
+  // Every run's point links to its report, in both charts, and so does the runs table; night 9
+  // also from each series' change point. Night 5's latency is a gap: no point.
+  EXPECT_EQ(count("<a href=\"../reports/20261109T020000Z-nightly/report.html\">"), 2u + 2 + 1);
+  EXPECT_EQ(count("<a href=\"../reports/20261105T020000Z-nightly/report.html\">"), 1u + 1);
+  EXPECT_NE(page.find("set switches switch.uplink_mbps"), std::string::npos);
+  EXPECT_NE(page.find("<td>1000</td><td>800</td>"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("src="), std::string::npos);  // nothing fetched
+  EXPECT_EQ(page.find("href=\"http"), std::string::npos);
 }
 
 TEST(Trend, ACaseGlobAndNamedMetricsChooseTheSeries) {

@@ -2,12 +2,15 @@
 // and what changed on the fabric at each.
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "history_command.hpp"
 #include "history_file.hpp"
 #include "rocehil/common/units.hpp"
 #include "rocehil/reports/trend.hpp"
+#include "rocehil/reports/trend_html.hpp"
 #include "text_table.hpp"
 
 namespace rocehil::cli {
@@ -19,6 +22,7 @@ struct TrendCommandOptions {
   reports::TrendOptions trend;
   std::string fail_on_change;  // "" or "worse"
   std::size_t recent = 0;      // 0: the detection's min_segment
+  std::string html;            // write trend.html here too
   bool json = false;
 };
 
@@ -39,11 +43,29 @@ std::string change_text(const reports::Trend& t, const reports::TrendSeries& s,
   return line;
 }
 
+// The runs' reports are beside the history (rocehil run writes both in its --reports): the
+// page's links lead there from wherever it is written.
+void write_page(const reports::Trend& t, const TrendCommandOptions& o) {
+  namespace fs = std::filesystem;
+  const fs::path page = fs::absolute(o.html);
+  const fs::path reports_dir = fs::absolute(o.db).parent_path();
+  std::string prefix = reports_dir.lexically_relative(page.parent_path()).generic_string();
+  prefix = prefix.empty() || prefix == "." ? "" : prefix + "/";
+  std::ofstream out(page);
+  out << reports::trend_html(t, prefix);
+  out.close();
+  if (!out)
+    throw Error(
+        ExitCode::infrastructure,
+        fmt::format("{}: cannot write the trend page (is the folder there and writable?)", o.html));
+}
+
 int show_trend(const TrendCommandOptions& o) {
   const auto history = open_existing_history(o.db);
   const reports::Trend t = reports::trend(history, o.trend);
   const std::size_t recent = o.recent == 0 ? o.trend.detection.min_segment : o.recent;
   const auto alarms = reports::worse_changes_in_last(t, recent);
+  if (!o.html.empty()) write_page(t, o);
   const int code = o.fail_on_change == "worse" && !alarms.empty() ? 1 : 0;
   if (o.json) {
     fmt::print("{}\n", reports::to_json(t).dump(2));
@@ -60,16 +82,9 @@ int show_trend(const TrendCommandOptions& o) {
   std::string changes;
   std::size_t found = 0;
   for (const auto& s : t.series) {
-    std::size_t measured = 0;
-    std::optional<double> first, last;
-    for (const auto& v : s.values)
-      if (v) {
-        ++measured;
-        if (!first) first = v;
-        last = v;
-      }
-    table.add_row({s.case_id, s.metric, fmt::format("{}/{}", measured, t.runs.size()),
-                   format_number(*first), format_number(*last),
+    const reports::SeriesSpan span = reports::span_of(s);
+    table.add_row({s.case_id, s.metric, fmt::format("{}/{}", span.measured, t.runs.size()),
+                   format_number(span.first.value_or(0)), format_number(span.last.value_or(0)),
                    fmt::format("{}", s.changes.size())});
     for (const auto& c : s.changes) {
       ++found;
@@ -123,6 +138,9 @@ void add_trend_command(CLI::App& app, int& exit_code) {
                   "With --fail-on-change: how many of the newest runs count; default --min-runs, "
                   "the first night a change can be seen")
       ->check(CLI::Range(1, 100000));
+  cmd->add_option("--html", o->html,
+                  "Also write trend.html here: a chart per series, change points marked, each "
+                  "point linked to its run's report");
   cmd->add_flag("--json", o->json,
                 "Print JSON (schema_version 1): every run's value of every series");
   cmd->footer(R"(
@@ -130,6 +148,7 @@ Examples:
   rocehil trend --suite nightly
   rocehil trend --suite nightly --last 90 --case 'allreduce/*' --metric busbw_gbps --metric time_p99_us
   rocehil trend --suite nightly --fail-on-change worse --db /srv/rocehil/history.db
+  rocehil trend --suite nightly --html reports/trend.html   (open it in a browser)
 Each run's value is the median of its repeats; a run that did not measure a metric leaves a gap
 in its series (never a 0). Change points are found by E-divisive means (Matteson and James 2014:
 the split that most separates the values before it from those after, kept when a permutation

@@ -8,12 +8,14 @@ Usage: python3 trend_cli_test.py PATH/TO/rocehil   (as root)
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
 
+from report_render import render_report
 from testbed_fixture import module_testbed_down, module_testbed_up
 
 ROCEHIL = None
@@ -86,6 +88,24 @@ class TrendTest(unittest.TestCase):
                                  "worse", "--recent", "8")
         self.assertEqual(code, 1, out + err)
         self.assertIn("for the worse in the newest 8 run(s): exit 1", out)
+        # trend.html: the series' chart in Chromium, the step marked, every link to a run's
+        # report leading to one that is there.
+        page = os.path.join(self.dir, "trend.html")
+        code, out, err = rocehil("trend", "--suite", "trend", "--db", db, "--html", page)
+        self.assertEqual(code, 0, out + err)
+        with open(page) as f:
+            html = f.read()
+        links = set(re.findall(r'href="([^"#][^"]*)"', html))
+        self.assertEqual(len(links), RUNS)
+        for link in links:
+            self.assertTrue(os.path.exists(os.path.join(self.dir, link)), link)
+        self.assertIn('stroke-dasharray="4 3"', html)
+        self.assertNotIn("<script", html)
+        rendered = render_report(page, os.path.join(self.dir, "trend.png"))
+        self.assertEqual(rendered.console, [], "Chromium's console")
+        self.assertEqual(rendered.svg_count, 1)
+        self.assertGreater(rendered.colours, 4)
+
         # The newest 7 runs all come after the step: nothing to find in them.
         code, out, err = rocehil("trend", "--suite", "trend", "--db", db, "--last", "7", "--json")
         self.assertEqual(json.loads(out)["series"][0]["changes"], [])

@@ -21,11 +21,18 @@ struct Point {
 struct LineSeries {
   std::string name{};           // the legend entry, e.g. "qps=8"
   std::vector<Point> points{};  // drawn in order of x; a point with a non-finite y breaks the line
+  std::vector<std::string> links{};  // empty, or one per point: where clicking the point goes
 };
 
 enum class XAxis {
   linear,
   log2_bytes,  // message sizes: powers of two, labelled in binary units (4K, 64K, 1M)
+};
+
+// A vertical dashed line across the plot at x, labelled at its top: a change point in a trend.
+struct Marker {
+  double x = 0;
+  std::string label{};
 };
 
 // busbw against message size, one series per QP count. The y axis starts at 0 (or below, for
@@ -36,6 +43,7 @@ struct LineChart {
   std::string y_title{};
   XAxis x_axis = XAxis::linear;
   std::vector<LineSeries> series{};
+  std::vector<Marker> markers{};  // outside the x range: not drawn
   double width = 640;
   double height = 360;
 };

@@ -47,6 +47,14 @@ struct TrendSeries {
   std::vector<TrendChange> changes;
 };
 
+// How much of a series there is, for summaries: runs that measured it, its first and last
+// values, and its changes for the worse.
+struct SeriesSpan {
+  std::size_t measured = 0, worse = 0;
+  std::optional<double> first, last;
+};
+SeriesSpan span_of(const TrendSeries& s);
+
 struct Trend {
   std::string suite;
   std::vector<TrendRun> runs;       // oldest first
