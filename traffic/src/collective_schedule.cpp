@@ -25,9 +25,9 @@ CollectiveSchedule::CollectiveSchedule(const CollectivePlan& plan, int rank,
     : plan_(plan), rank_(rank), scaling_(scaling) {
   for (std::uint32_t c = 0; c < connections.size(); ++c)
     peer_connections_.emplace_back(connections[c].peer, c);
-  // The first connection to a peer carries its transfers, as a search in order would find.
-  std::stable_sort(peer_connections_.begin(), peer_connections_.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  // By peer, then connection: the first connection to a peer carries its transfers, as a
+  // search in order would find. (std::sort needs no buffer, unlike stable_sort.)
+  std::sort(peer_connections_.begin(), peer_connections_.end());
   slot_step_.fill(empty_slot);
   steps_ = static_cast<std::uint32_t>(plan.steps(rank));
 
