@@ -55,10 +55,11 @@ int main(int argc, char** argv) {
   int runs = 365, cases = 50, rounds = 3;
   app.add_option("--runs", runs, "Nightly runs in the history")->check(CLI::Range(4, 100000));
   app.add_option("--cases", cases, "Cases in the suite")->check(CLI::Range(1, 10000));
-  app.add_option("--rounds", rounds, "Timed rounds; the median is printed")->check(CLI::Range(1, 100));
+  app.add_option("--rounds", rounds, "Timed rounds; the median is printed")
+      ->check(CLI::Range(1, 100));
   CLI11_PARSE(app, argc, argv);
-  const auto dir = std::filesystem::temp_directory_path() /
-                   fmt::format("rocehil-bench-trend-{}", getpid());
+  const auto dir =
+      std::filesystem::temp_directory_path() / fmt::format("rocehil-bench-trend-{}", getpid());
   std::filesystem::create_directories(dir);
   const std::string db = (dir / "history.db").string();
   std::mt19937_64 random(1);
