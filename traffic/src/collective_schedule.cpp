@@ -46,7 +46,7 @@ CollectiveSchedule::CollectiveSchedule(const CollectivePlan& plan, int rank,
     for (const auto& t : scratch_.receives) receive_bytes_ += t.bytes;
     for (const auto* list : {&scratch_.sends, &scratch_.receives})
       for (const auto& t : *list)
-        if (connection_of(t.peer) == empty_slot)
+        if (connection_of(t.peer) == no_connection)
           throw input_error(
               fmt::format("{} rank {} exchanges with rank {} but has no connection to it",
                           to_string(plan_.pattern()), rank_, t.peer));
@@ -72,7 +72,7 @@ CollectiveSchedule::CollectiveSchedule(const CollectivePlan& plan, int rank,
 std::uint32_t CollectiveSchedule::connection_of(int peer) const {
   const auto it = std::lower_bound(peer_connections_.begin(), peer_connections_.end(), peer,
                                    [](const auto& p, int value) { return p.first < value; });
-  return it != peer_connections_.end() && it->first == peer ? it->second : empty_slot;
+  return it != peer_connections_.end() && it->first == peer ? it->second : no_connection;
 }
 
 void CollectiveSchedule::fill(StepSchedule& out) const {

@@ -48,9 +48,10 @@ class CollectiveSchedule {
 
  private:
   static constexpr std::size_t slot_count = 8;
-  static constexpr std::uint32_t empty_slot = ~std::uint32_t{0};
+  static constexpr std::uint32_t empty_slot = ~std::uint32_t{0};     // a slot holding no step
+  static constexpr std::uint32_t no_connection = ~std::uint32_t{0};  // a peer without one
 
-  std::uint32_t connection_of(int peer) const;  // empty_slot when none
+  std::uint32_t connection_of(int peer) const;  // no_connection when none
   void fill(StepSchedule& out) const;           // from the step in scratch_
 
   const CollectivePlan& plan_;
