@@ -16,6 +16,7 @@
 #include <numeric>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/reports/t_test.hpp"
 
 namespace rocehil::reports {
 
@@ -124,30 +125,50 @@ class Search {
     const std::size_t split = best_split(q_);
     const double observed = q_[split];
     if (!(observed > 0)) return;
+    const double p_t = t_test_p(begin, begin + split, end);
     // Permutations of the window's values, each value keeping its rank. A permutation counts
     // when its best split is at least as divergent (within rounding, the same in the
-    // reference); the test stops once the count alone makes the split insignificant.
+    // reference); the test stops once the count alone keeps its p-value, doubled, above max_p.
     SplitMix64 random(options_.seed ^ (static_cast<std::uint64_t>(begin) << 32 | end));
     const double tie = observed * (1 - 1e-12);
-    const double limit = options_.max_p * static_cast<double>(options_.permutations + 1);
+    const double limit = options_.max_p / 2 * static_cast<double>(options_.permutations + 1);
     std::size_t as_large = 0;
-    for (std::size_t r = 0; r < options_.permutations; ++r) {
+    bool stopped = false;
+    for (std::size_t r = 0; r < options_.permutations && !stopped; ++r) {
       for (std::size_t i = n - 1; i > 0; --i) {
         const auto j = static_cast<std::size_t>(random.next() % (i + 1));
         std::swap(values_[i], values_[j]);
         std::swap(ranks_[i], ranks_[j]);
       }
       divergences(values_, ranks_, options_.min_segment, tree_, prefix_, suffix_, q_);
-      if (q_[best_split(q_)] >= tie && static_cast<double>(++as_large + 1) > limit) return;
+      if (q_[best_split(q_)] >= tie && static_cast<double>(++as_large + 1) > limit) stopped = true;
     }
-    const double p =
-        static_cast<double>(as_large + 1) / static_cast<double>(options_.permutations + 1);
-    found.push_back({begin + split, observed, p});
+    std::optional<double> p_permutation;
+    if (!stopped)
+      p_permutation =
+          static_cast<double>(as_large + 1) / static_cast<double>(options_.permutations + 1);
+    const double p = std::min(1.0, 2 * std::min(p_permutation.value_or(1.0), p_t));
+    if (!(p <= options_.max_p)) return;
+    found.push_back({begin + split, observed, p, p_permutation, p_t});
     window(begin, begin + split, found);
     window(begin + split, end, found);
   }
 
  private:
+  // Student's t-test of [begin, split) against [split, end) of the series, on the logarithms when
+  // every value is positive, times the number of splits the window offered.
+  double t_test_p(std::size_t begin, std::size_t split, std::size_t end) {
+    const bool positive = std::all_of(series_.begin() + static_cast<std::ptrdiff_t>(begin),
+                                      series_.begin() + static_cast<std::ptrdiff_t>(end),
+                                      [](double v) { return v > 0; });
+    left_.clear();
+    right_.clear();
+    for (std::size_t i = begin; i < end; ++i)
+      (i < split ? left_ : right_).push_back(positive ? std::log(series_[i]) : series_[i]);
+    const auto splits = static_cast<double>(end - begin - 2 * options_.min_segment + 1);
+    return std::min(1.0, splits * pooled_t_test(left_, right_).p_value);
+  }
+
   // ranks_[i]: the position of values_[i] in the window's sorted values (ties in order).
   void rank_values() {
     order_.resize(values_.size());
@@ -161,7 +182,7 @@ class Search {
   std::span<const double> series_;
   const ChangePointOptions& options_;
   RankTree tree_;
-  std::vector<double> values_, prefix_, suffix_, q_;
+  std::vector<double> values_, prefix_, suffix_, q_, left_, right_;
   std::vector<std::size_t> order_, ranks_;
 };
 

@@ -42,8 +42,17 @@ bool placeable_x(double x, XAxis axis) {
 }
 
 // Markers on every drawable point; lines through runs of them, broken where y is not finite.
+// The name of an x position: its label when the chart names positions, else the number.
+std::string x_text(double x, XAxis axis, const std::vector<std::string>& positions) {
+  if (axis == XAxis::log2_bytes) return svg::format_binary(x);
+  const double i = std::round(x);
+  if (!positions.empty() && i == x && i >= 1 && i <= static_cast<double>(positions.size()))
+    return positions[static_cast<std::size_t>(i) - 1];
+  return svg::format_value(x, "");
+}
+
 void draw_line_series(Svg& svg, const LineSeries& s, std::string_view colour, const Axis& x,
-                      const Axis& y, XAxis axis) {
+                      const Axis& y, XAxis axis, const std::vector<std::string>& positions) {
   std::vector<std::size_t> order;  // the placeable points, by x
   for (std::size_t i = 0; i < s.points.size(); ++i)
     if (placeable_x(s.points[i].x, axis)) order.push_back(i);
@@ -66,8 +75,7 @@ void draw_line_series(Svg& svg, const LineSeries& s, std::string_view colour, co
   for (const std::size_t i : order) {
     const Point& p = s.points[i];
     if (!std::isfinite(p.y)) continue;
-    const std::string where =
-        axis == XAxis::log2_bytes ? svg::format_binary(p.x) : svg::format_value(p.x, "");
+    const std::string where = x_text(p.x, axis, positions);
     if (linked) svg.open_link(s.links[i]);
     svg.circle(x.scale(p.x), y.scale(p.y), linked ? 3.5 : 2.5, colour,
                fmt::format("{}: {}, {}", s.name, where, svg::format_value(p.y, "")));
@@ -88,8 +96,17 @@ std::string line_chart(const LineChart& chart) {
       }
   if (ys.empty()) return svg::no_data(title, chart.width);
 
-  Axis x = chart.x_axis == XAxis::log2_bytes ? svg::log2_axis(xs.lo, xs.hi, chart.x_title)
-                                             : svg::linear_axis(xs.lo, xs.hi, chart.x_title);
+  const bool named = chart.x_axis == XAxis::linear && !chart.x_positions.empty();
+  Axis x = chart.x_axis == XAxis::log2_bytes
+               ? svg::log2_axis(xs.lo, xs.hi, chart.x_title)
+               : svg::linear_axis(xs.lo, xs.hi, chart.x_title, /*whole_numbers=*/named);
+  if (named)
+    for (std::size_t i = 0; i < x.ticks.size(); ++i) {
+      const double t = x.ticks[i];
+      x.labels[i] = t >= 1 && t <= static_cast<double>(chart.x_positions.size())
+                        ? chart.x_positions[static_cast<std::size_t>(t) - 1]
+                        : std::string();
+    }
   Axis y = value_axis(ys, chart.y_title);
   const auto names = names_of(chart.series);
   const Frame f = svg::plot_frame(chart.width, chart.height, svg::legend_width(names), x, y);
@@ -104,7 +121,8 @@ std::string line_chart(const LineChart& chart) {
              fmt::format(R"(font-size="10" fill="{}")", svg::kWarning));
   }
   for (std::size_t i = 0; i < chart.series.size(); ++i)
-    draw_line_series(svg, chart.series[i], svg::series_colour(i), x, y, chart.x_axis);
+    draw_line_series(svg, chart.series[i], svg::series_colour(i), x, y, chart.x_axis,
+                     chart.x_positions);
   svg::draw_legend(svg, f.right + 12, f.top, names);
   return std::move(svg).finish();
 }

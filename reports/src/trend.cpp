@@ -50,33 +50,95 @@ double segment_median(const std::vector<std::optional<double>>& values, std::siz
   return median(present);
 }
 
-void find_changes(TrendSeries& s, SettingsOfRuns& settings, const ChangePointOptions& detection) {
+bool worse_direction(suites::Better better, double before, double after) {
+  return (better == suites::Better::higher && after < before) ||
+         (better == suites::Better::lower && after > before);
+}
+
+// The change points of the present values of `values[0, end)`, as run indices (the first run
+// after each) and whether the level went up.
+struct Located {
+  std::size_t run = 0;
+  bool up = false;
+};
+std::vector<Located> locate(const std::vector<std::optional<double>>& values, std::size_t end,
+                            const ChangePointOptions& detection) {
+  std::vector<double> present;
+  std::vector<std::size_t> run_of;
+  for (std::size_t r = 0; r < end; ++r)
+    if (values[r]) {
+      present.push_back(*values[r]);
+      run_of.push_back(r);
+    }
+  std::vector<Located> out;
+  const auto points = find_change_points(present, detection);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::size_t from = i == 0 ? 0 : points[i - 1].index;
+    const std::size_t to = i + 1 < points.size() ? points[i + 1].index : present.size();
+    const double before = median({present.begin() + static_cast<std::ptrdiff_t>(from),
+                                  present.begin() + static_cast<std::ptrdiff_t>(points[i].index)});
+    const double after = median({present.begin() + static_cast<std::ptrdiff_t>(points[i].index),
+                                 present.begin() + static_cast<std::ptrdiff_t>(to)});
+    out.push_back({run_of[points[i].index], after > before});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<TrendChange> changes_in(const std::vector<std::optional<double>>& values,
+                                    suites::Better better, const ChangePointOptions& detection,
+                                    std::size_t recent) {
+  std::vector<TrendChange> out;
   std::vector<double> present;
   std::vector<std::size_t> run_of;  // present value -> run index
-  for (std::size_t r = 0; r < s.values.size(); ++r)
-    if (s.values[r]) {
-      present.push_back(*s.values[r]);
+  for (std::size_t r = 0; r < values.size(); ++r)
+    if (values[r]) {
+      present.push_back(*values[r]);
       run_of.push_back(r);
     }
   const auto points = find_change_points(present, detection);
+  // What the series told before its newest runs came: a change found then (where the newest
+  // runs measured nothing, the answer is the same) is not new now.
+  const std::size_t old_end = values.size() > recent ? values.size() - recent : 0;
+  const bool newest_measured = !run_of.empty() && run_of.back() >= old_end;
+  std::vector<Located> told_before;
+  if (newest_measured && !points.empty()) told_before = locate(values, old_end, detection);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const std::size_t at = points[i].index;
     const std::size_t segment_begin = i == 0 ? 0 : run_of[points[i - 1].index];
     const std::size_t segment_end =
-        i + 1 < points.size() ? run_of[points[i + 1].index] : s.values.size();
+        i + 1 < points.size() ? run_of[points[i + 1].index] : values.size();
     TrendChange c;
     c.run = run_of[at];
     c.before = run_of[at - 1];
-    c.median_before = segment_median(s.values, segment_begin, c.run);
-    c.median_after = segment_median(s.values, c.run, segment_end);
+    c.median_before = segment_median(values, segment_begin, c.run);
+    c.median_after = segment_median(values, c.run, segment_end);
     if (c.median_before != 0)
       c.change_pct = (c.median_after - c.median_before) / std::abs(c.median_before) * 100;
     c.p = points[i].p;
-    c.worse = (s.better == suites::Better::higher && c.median_after < c.median_before) ||
-              (s.better == suites::Better::lower && c.median_after > c.median_before);
-    c.changed = settings_diff(settings.of(c.before), settings.of(c.run));
-    s.changes.push_back(std::move(c));
+    c.p_permutation = points[i].p_permutation;
+    c.p_t = points[i].p_t;
+    c.worse = worse_direction(better, c.median_before, c.median_after);
+    // Adding a run can move a noisy change's best split by a run or two: within min_segment - 1
+    // runs, the same way, it is the change told before.
+    const bool up = c.median_after > c.median_before;
+    c.first_found = newest_measured &&
+                    std::none_of(told_before.begin(), told_before.end(), [&](const Located& l) {
+                      const std::size_t d = l.run > c.run ? l.run - c.run : c.run - l.run;
+                      return l.up == up && d < detection.min_segment;
+                    });
+    out.push_back(std::move(c));
   }
+  return out;
+}
+
+namespace {
+
+void find_changes(TrendSeries& s, SettingsOfRuns& settings, const ChangePointOptions& detection,
+                  std::size_t recent) {
+  s.changes = changes_in(s.values, s.better, detection, recent);
+  for (auto& c : s.changes) c.changed = settings_diff(settings.of(c.before), settings.of(c.run));
 }
 
 const char* better_name(suites::Better b) {
@@ -101,8 +163,11 @@ Trend trend(const History& history, const TrendOptions& options) {
                     "lists the runs it has)",
                     options.suite));
   std::reverse(rows.begin(), rows.end());
+  if (options.recent < 1)
+    throw input_error("trend: --recent 0 counts no run as new (1 at least: the newest)");
   Trend t;
   t.suite = options.suite;
+  t.recent = options.recent;
   // Only the metrics followed are read: a run holds every metric of every case.
   const std::vector<std::string> wanted =
       options.metrics.empty()
@@ -144,7 +209,7 @@ Trend trend(const History& history, const TrendOptions& options) {
         series.values.push_back(v);
       }
       if (!any) continue;
-      find_changes(series, settings, options.detection);
+      find_changes(series, settings, options.detection, options.recent);
       t.series.push_back(std::move(series));
     }
   }
@@ -163,12 +228,11 @@ SeriesSpan span_of(const TrendSeries& s) {
   return span;
 }
 
-std::vector<WorseChange> worse_changes_in_last(const Trend& t, std::size_t runs) {
+std::vector<WorseChange> first_found_worse_changes(const Trend& t) {
   std::vector<WorseChange> out;
-  const std::size_t first = t.runs.size() > runs ? t.runs.size() - runs : 0;
   for (const auto& s : t.series)
     for (const auto& c : s.changes)
-      if (c.worse && c.run >= first) out.push_back({&s, &c});
+      if (c.worse && c.first_found) out.push_back({&s, &c});
   return out;
 }
 
@@ -176,6 +240,7 @@ nlohmann::ordered_json to_json(const Trend& t) {
   nlohmann::ordered_json j;
   j["schema_version"] = 1;
   j["suite"] = t.suite;
+  j["recent"] = t.recent;
   auto& runs = j["runs"] = nlohmann::ordered_json::array();
   for (const auto& r : t.runs)
     runs.push_back({{"run_id", r.run_id},
@@ -200,7 +265,10 @@ nlohmann::ordered_json to_json(const Trend& t) {
            {"median_after", c.median_after},
            {"change_pct", c.change_pct ? nlohmann::ordered_json(*c.change_pct) : nullptr},
            {"p", c.p},
+           {"p_permutation", c.p_permutation ? nlohmann::ordered_json(*c.p_permutation) : nullptr},
+           {"p_t", c.p_t},
            {"worse", c.worse},
+           {"first_found", c.first_found},
            {"changed", std::move(changed)}});
     }
     all.push_back({{"case", s.case_id},

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -30,10 +31,26 @@ std::string size_text(const TrendChange& c) {
   return c.change_pct ? fmt::format("{:+.1f}%", *c.change_pct) : std::string("from 0");
 }
 
+// A run's place on the time axis: its start date, with the time of day when two runs of the
+// trend started on one day (bisect steps, reruns).
+std::vector<std::string> run_dates(const Trend& t) {
+  std::vector<std::string> days, out;
+  for (const auto& r : t.runs) days.push_back(r.started_at.substr(0, 10));
+  std::vector<std::string> sorted = days;
+  std::sort(sorted.begin(), sorted.end());
+  const bool one_a_day = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+  for (const auto& r : t.runs)
+    out.push_back(one_a_day || r.started_at.size() < 16
+                      ? r.started_at.substr(0, 10)
+                      : r.started_at.substr(5, 5) + " " + r.started_at.substr(11, 5));
+  return out;
+}
+
 std::string chart(const Trend& t, const TrendSeries& s, std::string_view prefix) {
   LineChart chart;
   chart.title = fmt::format("{} {} over {} runs", s.case_id, s.metric, t.runs.size());
-  chart.x_title = "run (oldest first)";
+  chart.x_title = "run started (UTC)";
+  chart.x_positions = run_dates(t);
   chart.y_title = s.metric;
   chart.width = 900;
   chart.height = 280;
@@ -61,6 +78,7 @@ std::string changes_list(const Trend& t, const TrendSeries& s, std::string_view 
         c.worse ? "fail" : "", c.worse ? "worse:" : "", esc(format_number(c.median_before)),
         esc(format_number(c.median_after)), esc(size_text(c)), c.run + 1,
         esc(report_of(prefix, t.runs[c.run].run_id)), esc(t.runs[c.run].run_id), c.p);
+    if (c.first_found) out += ", <strong>first found with the newest run</strong>";
     if (c.changed.empty()) {
       out += fmt::format("<br>nothing recorded changed since run {} ({})", c.before + 1,
                          esc(t.runs[c.before].run_id));
@@ -123,7 +141,8 @@ std::string trend_html(const Trend& t, std::string_view report_prefix) {
   out += fmt::format(
       "<p>{} run(s), {} to {}; {} change point(s). Each run's value is the median of its "
       "repeats; a run that did not measure a metric is a gap. Change points: E-divisive means "
-      "(Matteson and James 2014) with a permutation test. Click a point for that run's "
+      "(Matteson and James 2014), kept when a permutation test or Student's t-test on the "
+      "values' logarithms finds the split significant. Click a point for that run's "
       "report.</p>\n",
       t.runs.size(), esc(t.runs.empty() ? "" : t.runs.front().run_id),
       esc(t.runs.empty() ? "" : t.runs.back().run_id), changes);

@@ -1,5 +1,5 @@
 // For the reference comparison (change_points_reference.py): each input line is
-// "MIN_SEGMENT PERMUTATIONS SEED | v1 v2 ...". Output per line: the divergence of every split
+// "MIN_SEGMENT PERMUTATIONS SEED MAX_P | v1 v2 ...". Output per line: the divergence of every split
 // ("q" then n numbers), then the change points ("cp" then index:p pairs).
 #include <fmt/format.h>
 
@@ -16,7 +16,7 @@ int main() {
     if (bar == std::string::npos) return 2;
     std::istringstream head(line.substr(0, bar)), body(line.substr(bar + 1));
     rocehil::reports::ChangePointOptions options;
-    head >> options.min_segment >> options.permutations >> options.seed;
+    head >> options.min_segment >> options.permutations >> options.seed >> options.max_p;
     std::vector<double> series;
     for (double v = 0; body >> v;) series.push_back(v);
     fmt::print("q");

@@ -97,9 +97,9 @@ TEST(Trend, AStepIsFoundAtItsRunWithWhatChangedThereAndNoneWhereNothingDid) {
   EXPECT_EQ(lat.changes[0].run, 8u);
   EXPECT_TRUE(lat.changes[0].worse);
 
-  // The nightly alarm: the step is within the newest 8 runs, not within the newest 3.
-  EXPECT_EQ(worse_changes_in_last(t, 8).size(), 2u);
-  EXPECT_TRUE(worse_changes_in_last(t, 3).empty());
+  // The nightly alarm: the step was found nights ago, so the newest run finds nothing new.
+  EXPECT_FALSE(c.first_found);
+  EXPECT_TRUE(first_found_worse_changes(t).empty());
 
   const auto j = to_json(t);
   EXPECT_EQ(j["series"][1]["values"][4], nullptr);
@@ -143,6 +143,99 @@ TEST(Trend, ACaseGlobAndNamedMetricsChooseTheSeries) {
   const Trend last3 = trend(h, of_suite("nightly", 3));
   ASSERT_EQ(last3.runs.size(), 3u);
   EXPECT_EQ(last3.runs.front().run_id, "20261104T020000Z-nightly");
+}
+
+// One case's nights, a value each, recorded as `rocehil run` does.
+RunRecord night_of(int n, double busbw) {
+  RunRecord run;
+  run.run_id = fmt::format("202611{:02}T020000Z-nightly", n);
+  run.started_at = fmt::format("2026-11-{:02}T02:00:00Z", n);
+  run.suite_name = "nightly";
+  run.rocehil_version = "0.9.0";
+  run.cases.push_back(
+      testing::graded_case("allreduce", {"busbw_gbps > 0"}, {{"busbw_gbps", busbw}}));
+  return run;
+}
+
+// The nights on which `trend --fail-on-change worse` run after each night would exit 1.
+std::vector<int> alarm_nights(const std::vector<double>& nights, const TrendOptions& options) {
+  TempDb tmp;
+  History h = History::open(tmp.path);
+  std::vector<int> out;
+  for (std::size_t n = 1; n <= nights.size(); ++n) {
+    h.record(night_of(static_cast<int>(n), nights[n - 1]));
+    if (n < 2) continue;
+    if (!first_found_worse_changes(trend(h, options)).empty()) out.push_back(static_cast<int>(n));
+  }
+  return out;
+}
+
+TEST(Trend, AClearDropAfterThreeGoodNightsIsFoundOnTheThirdBadOne) {
+  // 97% down after three good nights: no ordering of six values can show it, their sizes can.
+  const std::vector<double> nights{96.1, 97.4, 95.8, 2.9, 3.1, 2.8};
+  TempDb tmp;
+  History h = History::open(tmp.path);
+  for (int n = 1; n <= 6; ++n) h.record(night_of(n, nights[n - 1]));
+  const Trend t = trend(h, of_suite("nightly"));
+  ASSERT_EQ(t.series.size(), 1u);
+  ASSERT_EQ(t.series[0].changes.size(), 1u);
+  const TrendChange& c = t.series[0].changes[0];
+  EXPECT_EQ(c.run, 3u);
+  EXPECT_TRUE(c.worse);
+  EXPECT_TRUE(c.first_found);
+  EXPECT_LE(c.p, 0.01);
+  EXPECT_LT(c.p_t, 0.005);
+  EXPECT_FALSE(c.p_permutation.has_value());  // 20 orderings: it could not reach 0.005
+  EXPECT_EQ(c.p, 2 * c.p_t);
+  EXPECT_EQ(first_found_worse_changes(t).size(), 1u);
+  EXPECT_EQ(alarm_nights(nights, of_suite("nightly")), std::vector<int>{6});
+}
+
+// A history replayed night by night, trend run after each as a nightly job does: 12 nights of
+// a bandwidth that varies +-15% night to night, 72% lower from night 7. The alarm fires once,
+// on night 9, the third night of the new level; never before the step, never again after.
+TEST(Trend, TheNightlyAlarmFiresOnceOnTheFirstNightTheChangeIsSignificant) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937_64 random(seed);
+    std::uniform_real_distribution<double> vary(0.85, 1.15);
+    std::vector<double> nights;
+    for (int n = 1; n <= 12; ++n) nights.push_back((n >= 7 ? 0.28 : 1.0) * 0.31 * vary(random));
+    EXPECT_EQ(alarm_nights(nights, of_suite("nightly")), std::vector<int>{9}) << "seed " << seed;
+  }
+}
+
+TEST(Trend, AChangeStillTooNoisyToTellFiresWhenItBecomesSignificantNotWhenItStarted) {
+  // A 12% step in runs that vary 8%: not told with three nights after it. The alarm fires on
+  // the first night it is told, however far back the step lies; once.
+  std::mt19937_64 random(7);
+  std::normal_distribution<double> vary(1.0, 0.08);
+  std::vector<double> nights;
+  for (int n = 1; n <= 30; ++n) nights.push_back((n >= 11 ? 0.88 : 1.0) * 100 * vary(random));
+  const auto fired = alarm_nights(nights, of_suite("nightly"));
+  ASSERT_EQ(fired.size(), 1u);
+  EXPECT_GT(fired[0], 13);
+  // The change found then starts near night 11, not at the night the alarm fired.
+  TempDb tmp;
+  History h = History::open(tmp.path);
+  for (int n = 1; n <= fired[0]; ++n)
+    h.record(night_of(n, nights[static_cast<std::size_t>(n - 1)]));
+  const Trend t = trend(h, of_suite("nightly"));
+  const auto alarms = first_found_worse_changes(t);
+  ASSERT_EQ(alarms.size(), 1u);
+  EXPECT_NEAR(static_cast<double>(alarms[0].change->run), 10, 1);
+}
+
+TEST(Trend, ASkippedNightIsCaughtWithRecentTwo) {
+  const std::vector<double> nights{96.1, 97.4, 95.8, 97.0, 2.9, 3.1, 2.8, 3.0};
+  TempDb tmp;
+  History h = History::open(tmp.path);
+  for (int n = 1; n <= 8; ++n) h.record(night_of(n, nights[static_cast<std::size_t>(n - 1)]));
+  // Found on night 7; a job that did not run that night sees it as new on night 8 only with
+  // --recent 2.
+  EXPECT_TRUE(first_found_worse_changes(trend(h, of_suite("nightly"))).empty());
+  TrendOptions two = of_suite("nightly");
+  two.recent = 2;
+  EXPECT_EQ(first_found_worse_changes(trend(h, two)).size(), 1u);
 }
 
 TEST(Trend, AnUnknownSuiteOrTooFewRunsIsAClearError) {

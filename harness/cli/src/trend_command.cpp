@@ -21,17 +21,17 @@ struct TrendCommandOptions {
   std::string db = default_history;
   reports::TrendOptions trend;
   std::string fail_on_change;  // "" or "worse"
-  std::size_t recent = 0;      // 0: the detection's min_segment
   std::string html;            // write trend.html here too
   bool json = false;
 };
 
 std::string change_text(const reports::Trend& t, const reports::TrendSeries& s,
                         const reports::TrendChange& c) {
-  std::string line = fmt::format("  {} {}: {} -> {} ({}) at {}, p {:.3g}{}\n", s.case_id, s.metric,
-                                 format_number(c.median_before), format_number(c.median_after),
-                                 c.change_pct ? fmt::format("{:+.1f}%", *c.change_pct) : "from 0",
-                                 t.runs[c.run].run_id, c.p, c.worse ? ", WORSE" : "");
+  std::string line = fmt::format(
+      "  {} {}: {} -> {} ({}) at {}, p {:.3g}{}{}\n", s.case_id, s.metric,
+      format_number(c.median_before), format_number(c.median_after),
+      c.change_pct ? fmt::format("{:+.1f}%", *c.change_pct) : "from 0", t.runs[c.run].run_id, c.p,
+      c.worse ? ", WORSE" : "", c.first_found ? ", first found with the newest run" : "");
   if (c.changed.empty()) {
     line += fmt::format("      nothing recorded changed from {}\n", t.runs[c.before].run_id);
     return line;
@@ -63,8 +63,7 @@ void write_page(const reports::Trend& t, const TrendCommandOptions& o) {
 int show_trend(const TrendCommandOptions& o) {
   const auto history = open_existing_history(o.db);
   const reports::Trend t = reports::trend(history, o.trend);
-  const std::size_t recent = o.recent == 0 ? o.trend.detection.min_segment : o.recent;
-  const auto alarms = reports::worse_changes_in_last(t, recent);
+  const auto alarms = reports::first_found_worse_changes(t);
   if (!o.html.empty()) write_page(t, o);
   const int code = o.fail_on_change == "worse" && !alarms.empty() ? 1 : 0;
   if (o.json) {
@@ -98,8 +97,8 @@ int show_trend(const TrendCommandOptions& o) {
     fmt::print("\nchange points ({}, p <= {}):\n{}", found, o.trend.detection.max_p, changes);
   }
   if (code != 0)
-    fmt::print("\n{} change(s) for the worse in the newest {} run(s): exit 1\n", alarms.size(),
-               recent);
+    fmt::print("\n{} change(s) for the worse first found with the newest {} run(s): exit 1\n",
+               alarms.size(), t.recent);
   return code;
 }
 
@@ -124,20 +123,25 @@ void add_trend_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--db", o->db, "The run history (rocehil run's --history)")
       ->capture_default_str();
   cmd->add_option("--p", o->trend.detection.max_p,
-                  "The permutation test's p-value at or under which a change point is kept")
+                  "The p-value at or under which a change point is kept (twice the smaller of "
+                  "the permutation test's and Student's t-test's)")
       ->check(CLI::Range(1e-6, 0.5))
       ->capture_default_str();
   cmd->add_option("--min-runs", o->trend.detection.min_segment,
                   "Runs on each side of a change point, at least")
       ->check(CLI::Range(2, 1000))
       ->capture_default_str();
-  cmd->add_option("--fail-on-change", o->fail_on_change,
-                  "worse: exit 1 when a change for the worse starts in the newest --recent runs")
+  cmd->add_option(
+         "--fail-on-change", o->fail_on_change,
+         "worse: exit 1 when a change for the worse is first found with the newest --recent "
+         "runs, on the first night it is significant")
       ->check(CLI::IsMember({"worse"}));
-  cmd->add_option("--recent", o->recent,
-                  "With --fail-on-change: how many of the newest runs count; default --min-runs, "
-                  "the first night a change can be seen")
-      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--recent", o->trend.recent,
+                  "How many of the newest runs count as new: a change is first found when the "
+                  "history without them does not show it (a nightly job that skipped a night "
+                  "gives 2)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   cmd->add_option("--html", o->html,
                   "Also write trend.html here: a chart per series, change points marked, each "
                   "point linked to its run's report");
@@ -151,18 +155,25 @@ Examples:
   rocehil trend --suite nightly --html reports/trend.html   (open it in a browser)
 Each run's value is the median of its repeats; a run that did not measure a metric leaves a gap
 in its series (never a 0). Change points are found by E-divisive means (Matteson and James 2014:
-the split that most separates the values before it from those after, kept when a permutation
-test of the values gives p <= --p, then each side searched again), as MongoDB and DataStax's
-Hunter run it over their nightly performance tests. For each, the medians either side, the
-change in %, whether it is for the worse (lower bandwidth, higher latency, more errors) and what
-the history recorded as different between the last run before it and the first after:
+the split that most separates the values before it from those after), as MongoDB and DataStax's
+Hunter run it over their nightly performance tests, then searched again on each side. A split
+is kept when p <= --p, p being twice the smaller of two tests' p-values: a permutation test of
+the values (999 shuffles; assumes nothing of their distribution, but three runs against three
+are only 20 orderings and can never give less than 0.1), and Student's t-test on the values'
+logarithms (the step against the runs' spread, so a clear step shows with few runs), taken
+times the number of splits the search chose from. For each change: the medians either side,
+the change in %, whether it is for the worse (lower bandwidth, higher latency, more errors) and
+what the history recorded as different between the last run before it and the first after:
 settings, firmware, drivers, kernel, rocehil version, the suite and inventory files.
-A change point needs --min-runs runs on each side, itself the first after it: a step on night N
-is seen on night N + min-runs - 1. --fail-on-change worse counts the changes that start in the
-newest --recent runs, by default --min-runs of them: each change fails one nightly job, the
-first that can see it. For last night against the night before, use rocehil compare.
-Exit status: 0; 1 with --fail-on-change worse when such a change starts in the newest --recent
-runs; 2 when the history or the suite is not found.)");
+Detection delay: a change point needs --min-runs runs on each side, the first after it
+included. A clear step on night N (the defaults find a 25% step over runs that vary 2%, or a 70%
+one over runs that vary 25%) is found on night N + 2, with six nights or more before it; a
+noisier one when the tests can tell it. --fail-on-change worse exits 1 on the night a change
+for the worse is first found: one that the history without the newest --recent runs did not
+show, wherever in the history it starts. Each change fails one nightly job.
+For last night against the night before, use rocehil compare.
+Exit status: 0; 1 with --fail-on-change worse when such a change is first found with the
+newest --recent runs; 2 when the history or the suite is not found.)");
   cmd->callback([o, &exit_code] { exit_code = show_trend(*o); });
 }
 

@@ -2,7 +2,8 @@
 testbed whose spine uplinks are slowed 25% (400 to 300 Mbit/s) from a known run on (`--set switch.uplink_mbps`), with
 a setting that cannot matter (the host links' rate, far above the uplinks') changed at a later
 run. trend must find the step at its run (within one), name the uplink setting as what changed
-there, find nothing at the later run, and fail a nightly job only while the step is new.
+there, find nothing at the later run, and, replayed as a nightly job run after every night,
+fail exactly one job: the first night on which the step is significant.
 
 Usage: python3 trend_cli_test.py PATH/TO/rocehil   (as root)
 """
@@ -51,6 +52,8 @@ class TrendTest(unittest.TestCase):
         with open(suite, "w") as f:
             f.write(SUITE)
         reports = os.path.join(self.dir, "reports")
+        db = os.path.join(reports, "history.db")
+        failed_nights = []
         for n in range(1, RUNS + 1):
             uplink = 300 if n >= SLOWER_FROM else 400
             host = 900 if n >= INERT_FROM else 1000
@@ -59,7 +62,14 @@ class TrendTest(unittest.TestCase):
                                      f"switch.uplink_mbps={uplink}", "--set",
                                      f"switch.host_mbps={host}")
             self.assertEqual(code, 0, out + err)
-        db = os.path.join(reports, "history.db")
+            if n >= 2:  # the nightly job's last step
+                code, out, err = rocehil("trend", "--suite", "trend", "--db", db,
+                                         "--fail-on-change", "worse")
+                self.assertIn(code, (0, 1), out + err)
+                if code == 1:
+                    failed_nights.append(n)
+                    self.assertIn("first found with the newest 1 run(s): exit 1", out)
+        print(f"\n  nightly jobs that failed: {failed_nights}", file=sys.stderr)
         code, out, err = rocehil("trend", "--suite", "trend", "--db", db, "--json")
         self.assertEqual(code, 0, out + err)
         t = json.loads(out)
@@ -78,16 +88,21 @@ class TrendTest(unittest.TestCase):
         if change["run"] == SLOWER_FROM - 1:
             self.assertEqual(changed, {"set switches switch.uplink_mbps": ("400", "300")})
 
-        # The nightly job: the step is 8 runs old, so by default (the newest --min-runs runs)
-        # it no longer fails the job; counting the newest 8 runs, it does.
+        # One job failed, on a night with --min-runs (3) runs at the new level or later: never
+        # before the step, never twice for it.
+        self.assertEqual(len(failed_nights), 1, failed_nights)
+        (fired,) = failed_nights
+        self.assertGreaterEqual(fired, SLOWER_FROM + 2)
+        # After that night the step is old news; counting the runs since, it is new again.
         code, out, err = rocehil("trend", "--suite", "trend", "--db", db, "--fail-on-change",
                                  "worse")
-        self.assertEqual(code, 0, out + err)
+        self.assertEqual(code, 1 if fired == RUNS else 0, out + err)
         self.assertIn("switch.uplink_mbps: 400 -> 300", out)
+        since = RUNS - fired + 1
         code, out, err = rocehil("trend", "--suite", "trend", "--db", db, "--fail-on-change",
-                                 "worse", "--recent", "8")
+                                 "worse", "--recent", str(since))
         self.assertEqual(code, 1, out + err)
-        self.assertIn("for the worse in the newest 8 run(s): exit 1", out)
+        self.assertIn(f"first found with the newest {since} run(s): exit 1", out)
         # trend.html: the series' chart in Chromium, the step marked, every link to a run's
         # report leading to one that is there.
         page = os.path.join(self.dir, "trend.html")

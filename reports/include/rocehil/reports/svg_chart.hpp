@@ -44,6 +44,9 @@ struct LineChart {
   XAxis x_axis = XAxis::linear;
   std::vector<LineSeries> series{};
   std::vector<Marker> markers{};  // outside the x range: not drawn
+  // With XAxis::linear, when set: x is a position 1..n and a tick at position i reads
+  // x_positions[i - 1] (a run's date in a trend) instead of the number.
+  std::vector<std::string> x_positions{};
   double width = 640;
   double height = 360;
 };
