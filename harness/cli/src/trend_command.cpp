@@ -166,11 +166,12 @@ the change in %, whether it is for the worse (lower bandwidth, higher latency, m
 what the history recorded as different between the last run before it and the first after:
 settings, firmware, drivers, kernel, rocehil version, the suite and inventory files.
 Detection delay: a change point needs --min-runs runs on each side, the first after it
-included. A clear step on night N (the defaults find a 25% step over runs that vary 2%, or a 70%
-one over runs that vary 25%) is found on night N + 2, with six nights or more before it; a
-noisier one when the tests can tell it. --fail-on-change worse exits 1 on the night a change
-for the worse is first found: one that the history without the newest --recent runs did not
-show, wherever in the history it starts. Each change fails one nightly job.
+included. With the defaults a clear step on night N (10% in runs that vary 2%, 50% in runs that
+vary 10%) is found on night N + 2 nine times in ten; a noisier one when the tests can tell it
+(bench/RESULTS.md); a series with no step raises about one false alarm a thousand nights.
+--fail-on-change worse exits 1 on the night a change for the worse is first found: one that the
+history without the newest --recent runs did not show, wherever in the history it starts. Each
+change fails one nightly job.
 For last night against the night before, use rocehil compare.
 Exit status: 0; 1 with --fail-on-change worse when such a change is first found with the
 newest --recent runs; 2 when the history or the suite is not found.)");
