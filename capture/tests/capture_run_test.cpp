@@ -28,7 +28,9 @@ namespace fs = std::filesystem;
 // out of memory would, inside the worker) or waits until stopped, as a live socket does.
 class ScriptedSource final : public LiveSource {
  public:
-  ScriptedSource(std::size_t frames, bool fails) : count_(frames), fails_(fails) {
+  ScriptedSource(std::size_t frames, bool fails, bool ends = false, std::uint64_t speed_bps = 0)
+      : count_(frames), fails_(fails), ends_(ends) {
+    info_.speed_bps = speed_bps;
     RoceFrame f;
     f.bth.opcode = wire::opcode::rc_write_only;
     bytes_ = build(f);
@@ -47,6 +49,7 @@ class ScriptedSource final : public LiveSource {
       return n;
     }
     if (fails_) throw std::bad_alloc();
+    if (ends_) return 0;
     std::unique_lock lock(mutex_);
     stopped_cv_.wait(lock, [this] { return stopped_; });
     return 0;
@@ -65,6 +68,7 @@ class ScriptedSource final : public LiveSource {
   std::vector<std::uint8_t> bytes_;
   std::size_t count_;
   bool fails_;
+  bool ends_;
   std::size_t delivered_ = 0;
   std::mutex mutex_;
   std::condition_variable stopped_cv_;
@@ -113,6 +117,31 @@ TEST(CaptureRunWorkers, AFailingWorkerStopsTheOthersClosesTheFilesAndThrows) {
   EXPECT_FALSE(fired) << "the failing worker did not stop the others";
   EXPECT_EQ(frames_in((dir / "fail-w1.pcapng").string()), 10u);
   EXPECT_EQ(frames_in((dir / "fail-w2.pcapng").string()), 5u);
+  fs::remove_all(dir);
+}
+
+// A run that timed pauses at its capture point's 0.4 Gb/s keeps a file saying so, not the 10 Gb/s
+// its veth reports: `rocehil analyze` on the kept file then agrees with the run.
+TEST(CaptureRunFiles, AKeptFileCarriesTheSpeedTheAnalysisUsed) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("rocehil-capture-speed-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const std::uint64_t given : {std::uint64_t{0}, std::uint64_t{400'000'000}}) {
+    ScriptedSource veth(4, false, /*ends=*/true, /*speed_bps=*/10'000'000'000);
+    CaptureRunOptions options;
+    options.write_path = (dir / "kept.pcapng").string();
+    options.analyzer.link_gbps = given != 0 ? 0.4 : 10;
+    options.file_speed_bps = given;
+    CaptureRun run({&veth}, options);
+    const CaptureSummary summary = run.run();
+    EXPECT_EQ(summary.iface.speed_bps, 10'000'000'000u);  // the interface's own, as reported
+    auto file = FileSource::open(options.write_path);
+    std::vector<Frame> batch(8);
+    while (file->next_batch(batch) != 0) {
+    }
+    ASSERT_EQ(file->interfaces().size(), 1u);
+    EXPECT_EQ(file->interfaces()[0].speed_bps, given != 0 ? given : 10'000'000'000u);
+  }
   fs::remove_all(dir);
 }
 

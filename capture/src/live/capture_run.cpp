@@ -157,6 +157,8 @@ CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>
   summary.iface = sources_.front()->interface_info();
   const std::size_t n = sources_.size();
 
+  InterfaceInfo written = summary.iface;
+  if (options_.file_speed_bps != 0) written.speed_bps = options_.file_speed_bps;
   std::vector<Worker> workers(n);
   for (std::size_t w = 0; w < n; ++w) {
     workers[w].source = sources_[w];
@@ -166,7 +168,7 @@ CaptureSummary CaptureRun::run(const std::function<void(const CaptureProgress&)>
                         .ring_files = options_.ring_files,
                         .file_bytes = options_.ring_bytes,
                         .snaplen = options_.snaplen,
-                        .iface = summary.iface});
+                        .iface = written});
   }
 
   AnalyzerOptions analyzer_options = options_.analyzer;

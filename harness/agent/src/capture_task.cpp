@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cmath>
+
 #include "rocehil/capture/analysis_json.hpp"
 #include "rocehil/capture/mac_address.hpp"
 #include "rocehil/capture/open_live_source.hpp"
@@ -86,6 +88,8 @@ CaptureStartedReply AgentCapture::start(const CaptureStartRequest& request) {
   options.analyzer.link_gbps = capture::pause_link_gbps(
       *source_, request.link_gbps > 0 ? std::optional<double>(request.link_gbps) : std::nullopt);
   options.analyzer.storm_ms = request.storm_ms;
+  if (request.link_gbps > 0)
+    options.file_speed_bps = static_cast<std::uint64_t>(std::llround(request.link_gbps * 1e9));
   options.analyzer.direction =
       request.direction == "leaf-to-spine"   ? capture::MirrorDirection::leaf_to_spine
       : request.direction == "spine-to-leaf" ? capture::MirrorDirection::spine_to_leaf

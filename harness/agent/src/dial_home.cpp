@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "rocehil/agent/agent_transport.hpp"
@@ -202,10 +203,32 @@ int run_agent_dialing(const DialOptions& options, const channel::RunSecret& secr
                                   ? "refused it: " + session.failure()
                                   : std::string("did not complete the handshake in time")));
   }
-  if (options.on_joined) options.on_joined();
+  // Joined once the controller has matched the hello to its inventory and said so: a
+  // connection it closes before that, or its refusal, is this agent's failure to join.
+  std::optional<std::string> refused;
+  bool admitted = false;
+  ServeOptions serve{.host_name = options.host_name,
+                     .put_back_settings_when_gone = true,
+                     .on_admission = [&](const AdmissionRequest& a) {
+                       if (!a.admitted) {
+                         refused = a.why;
+                       } else if (!admitted) {
+                         admitted = true;
+                         if (options.on_joined) options.on_joined();
+                       }
+                     }};
   TlsTransport transport(socket.fd(), session);
-  return serve_controller(transport, version,
-                          {.host_name = options.host_name, .put_back_settings_when_gone = true});
+  const int code = serve_controller(transport, version, serve);
+  if (refused)
+    throw Error(ExitCode::infrastructure,
+                fmt::format("agent: the controller at {}:{} refused it: {}", options.address,
+                            options.port, *refused));
+  if (!admitted)
+    throw Error(ExitCode::infrastructure,
+                fmt::format("agent: the controller at {}:{} closed the connection before "
+                            "admitting it (the controller's output says why)",
+                            options.address, options.port));
+  return code;
 }
 
 int start_detached_agent(const DialOptions& options, const channel::RunSecret& secret,

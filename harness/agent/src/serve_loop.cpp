@@ -33,16 +33,26 @@ int poll_timeout_ms(AgentSession::Clock::time_point next) {
 // replies carry its number.
 class Sessions {
  public:
-  Sessions(AgentTransport& transport, const std::string& version, const std::string& host_name)
-      : transport_(transport), version_(version), host_name_(host_name) {}
+  Sessions(AgentTransport& transport, const std::string& version, const ServeOptions& options)
+      : transport_(transport), version_(version), options_(options) {}
 
-  bool open() const { return out_open_; }
+  // Until the controller goes, or refuses this agent.
+  bool open() const { return out_open_ && !refused_; }
 
   void send(const Reply& reply) {
     if (out_open_) out_open_ = transport_.write_line(to_json_line(reply) + "\n");
   }
 
   void handle(const Request& request) {
+    if (const auto* admission = std::get_if<AdmissionRequest>(&request.body)) {
+      if (!options_.on_admission)
+        return send(Reply{request.id,
+                          ErrorReply{"admission: this agent did not dial its controller; it "
+                                     "serves the controller on its stdio"},
+                          request.session});
+      refused_ = !admission->admitted;
+      return options_.on_admission(*admission);
+    }
     remember_settings(request);
     auto it = sessions_.find(request.session);
     if (it == sessions_.end()) {
@@ -62,7 +72,7 @@ class Sessions {
                                   stamped.session = id;
                                   send(stamped);
                                 },
-                                version_, host_name_))
+                                version_, options_.host_name))
                .first;
     }
     it->second->handle(request);
@@ -111,8 +121,9 @@ class Sessions {
 
   AgentTransport& transport_;
   const std::string& version_;
-  const std::string& host_name_;
+  const ServeOptions& options_;
   bool out_open_ = true;
+  bool refused_ = false;
   std::map<SessionId, std::unique_ptr<AgentSession>> sessions_;
   std::vector<pollfd> fds_;
   std::optional<SettingsRequest> applied_settings_;
@@ -124,7 +135,7 @@ int serve_controller(AgentTransport& transport, const std::string& version,
                      const ServeOptions& options) {
   // A controller that goes away must not kill the agent with SIGPIPE before it stops traffic.
   std::signal(SIGPIPE, SIG_IGN);
-  Sessions sessions(transport, version, options.host_name);
+  Sessions sessions(transport, version, options);
 
   std::string pending;
   bool discarding = false;  // inside a line that was too long: drop it up to its newline

@@ -232,6 +232,28 @@ TEST(AgentProtocolRoundTrip, SessionsAndTheirEnd) {
   EXPECT_EQ(refused.id, 4u);
 }
 
+// The controller's answer to a dialed agent's hello: admitted as a host, or refused and why.
+TEST(AgentProtocolRoundTrip, AdmissionSaysWhoOrWhyNot) {
+  EXPECT_EQ(
+      to_json_line(Request{std::nullopt, AdmissionRequest{.admitted = true, .host = "h7"}, 0}),
+      R"({"v":1,"op":"admission","admitted":true,"host":"h7","why":""})");
+  for (const AdmissionRequest& a : {AdmissionRequest{.admitted = true, .host = "h7", .why = ""},
+                                    AdmissionRequest{.admitted = false,
+                                    .host = "",
+                                    .why = "an agent on host 'vm' is not in "
+                                           "the inventory"}}) {
+    const ParsedRequest p = parse_request(to_json_line(Request{std::nullopt, a, 0}));
+    ASSERT_TRUE(p.request.has_value()) << p.error;
+    const auto* got = std::get_if<AdmissionRequest>(&p.request->body);
+    ASSERT_NE(got, nullptr);
+    EXPECT_EQ(got->admitted, a.admitted);
+    EXPECT_EQ(got->host, a.host);
+    EXPECT_EQ(got->why, a.why);
+  }
+  EXPECT_FALSE(parse_request(R"({"v":1,"op":"admission","host":"h7"})").request.has_value());
+  EXPECT_FALSE(parse_request(R"({"v":1,"op":"admission","admitted":"yes"})").request.has_value());
+}
+
 TEST(AgentProtocolRoundTrip, SetupWithEveryFieldSet) {
   SetupRequest s;
   s.provider = "verbs";

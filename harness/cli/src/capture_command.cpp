@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -83,6 +84,8 @@ int run_capture(const CaptureOptions& o) {
   run_options.snaplen = o.snaplen;
   run_options.duration_s = o.duration_s;
   run_options.analyzer.link_gbps = capture::pause_link_gbps(*source, o.link_gbps);
+  if (o.link_gbps && *o.link_gbps > 0)
+    run_options.file_speed_bps = static_cast<std::uint64_t>(std::llround(*o.link_gbps * 1e9));
   run_options.analyzer.bin_ms = o.bin_ms;
   o.pause.apply_to(run_options.analyzer);
   capture::CaptureRun run(source_list, run_options);

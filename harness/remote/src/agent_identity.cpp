@@ -62,9 +62,19 @@ std::variant<std::string, AgentRefusal> identify_agent(const agent::HelloReply& 
         fmt::format("an agent on host '{}' has NIC addresses of more than one inventory host "
                     "({}); start it with --as naming its host",
                     shown(hello.host), fmt::join(has, ", "))};
+  // No NIC address of any host: the host whose management address the agent has.
+  std::vector<const ExpectedHost*> managed;
+  for (const ExpectedHost& h : expected)
+    if (!h.management.empty() && has.count(h.management) > 0) managed.push_back(&h);
+  if (managed.size() == 1) return managed.front()->name;
+  if (managed.size() > 1)
+    return AgentRefusal{
+        fmt::format("an agent on host '{}' has the management addresses of more than one "
+                    "inventory host ({}, {}); start it with --as naming its host",
+                    shown(hello.host), managed[0]->name, managed[1]->name)};
   return AgentRefusal{fmt::format(
       "an agent on host '{}' is not in the inventory: no host is named so and none has its NIC "
-      "addresses ({})",
+      "or management addresses ({})",
       shown(hello.host),
       has.empty() ? std::string("it has none") : fmt::format("{}", fmt::join(has, ", ")))};
 }

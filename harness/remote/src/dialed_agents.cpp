@@ -35,6 +35,7 @@ struct Connection {
   std::string out;                         // lines TLS has not taken yet
   bool waiting_to_write = false;           // the loop watches for EPOLLOUT
   bool lost = false;
+  bool refusing = false;  // refused: the agent is being told why, then the connection closes
   std::string lost_why;
   SessionId next_session = greeting_session + 1;
   std::unordered_map<SessionId, std::deque<agent::Reply>> inboxes;  // the open sessions'
@@ -165,6 +166,8 @@ struct DialedAgents::Impl final : channel::GateEvents {
     c.host = name;
     c.hello = std::move(*hello);
     by_host.emplace(name, connections.at(c.fd));
+    write(c, agent::Request{std::nullopt, agent::AdmissionRequest{.admitted = true, .host = name},
+                            greeting_session});
     events.agent_joined(name, c.peer);
   }
 
@@ -199,8 +202,14 @@ struct DialedAgents::Impl final : channel::GateEvents {
 
   // ---- ending connections ----
 
+  // The agent is told why before the connection closes: a detached agent exits 3 with it, so
+  // its launcher (pdsh -S, a systemd unit) sees the failure where it started it.
   void refuse(Connection& c, const std::string& why) {
+    if (c.lost || c.refusing) return;  // a failed write of the refusal lands here again
+    c.refusing = true;
     events.agent_refused(c.peer, why);
+    write(c, agent::Request{std::nullopt, agent::AdmissionRequest{.admitted = false, .why = why},
+                            greeting_session});
     close_connection(c, why);
   }
 

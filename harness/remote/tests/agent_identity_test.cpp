@@ -54,13 +54,30 @@ TEST(AgentIdentity, AnotherNameIsMatchedByItsAddresses) {
 TEST(AgentIdentity, NoMatchOrAnEvenMatchIsRefused) {
   EXPECT_EQ(name_of(identify_agent(hello("stray", {"10.0.0.1"}), inventory)),
             "refused: an agent on host 'stray' is not in the inventory: no host is named so and "
-            "none has its NIC addresses (10.0.0.1)");
+            "none has its NIC or management addresses (10.0.0.1)");
   EXPECT_EQ(name_of(identify_agent(hello("stray", {}), inventory)),
             "refused: an agent on host 'stray' is not in the inventory: no host is named so and "
-            "none has its NIC addresses (it has none)");
+            "none has its NIC or management addresses (it has none)");
   EXPECT_EQ(name_of(identify_agent(hello("x", {"198.18.1.11", "198.18.1.13"}), inventory)),
             "refused: an agent on host 'x' has NIC addresses of more than one inventory host "
             "(198.18.1.11, 198.18.1.13); start it with --as naming its host");
+}
+
+// A capture host on a mirror port has no NICs in the inventory: its management address, which
+// the agent's hello lists among its local addresses, identifies it.
+TEST(AgentIdentity, AHostWithoutNicsIsMatchedByItsManagementAddress) {
+  std::vector<ExpectedHost> with_capture = inventory;
+  with_capture.push_back({.name = "cap1", .addresses = {}, .management = "198.19.0.50"});
+  with_capture.push_back({.name = "cap2", .addresses = {}, .management = "198.19.0.51"});
+  EXPECT_EQ(
+      name_of(identify_agent(hello("mirror-box", {"127.0.0.1", "198.19.0.50"}), with_capture)),
+      "cap1");
+  // A NIC address still wins over a management address.
+  EXPECT_EQ(name_of(identify_agent(hello("x", {"198.19.0.51", "198.18.1.13"}), with_capture)),
+            "h3");
+  EXPECT_EQ(name_of(identify_agent(hello("x", {"198.19.0.50", "198.19.0.51"}), with_capture)),
+            "refused: an agent on host 'x' has the management addresses of more than one "
+            "inventory host (cap1, cap2); start it with --as naming its host");
 }
 
 TEST(AgentIdentity, AHostileNameIsShownHarmlessly) {

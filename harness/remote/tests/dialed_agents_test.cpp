@@ -176,15 +176,16 @@ TEST(DialedAgents, ImpostorsAreRefusedWithOneLineEachAndTheRunGoesOn) {
   std::sort(run.events.refusals.begin(), run.events.refusals.end());
   EXPECT_EQ(run.events.refusals[0],
             "127.0.0.1: an agent on host 'h9' is not in the inventory: no host is named so and "
-            "none has its NIC addresses (" +
+            "none has its NIC or management addresses (" +
                 run.events.refusals[0].substr(run.events.refusals[0].rfind('(') + 1));
   EXPECT_EQ(run.events.refusals[1],
             "127.0.0.1: host 'h1' has joined already, from 127.0.0.1: a second agent for it is "
             "refused");
-  // Both refused agents saw their controller go and ended.
+  // Both refused agents were told why and ended with exit 3 (run_agent_dialing threw the
+  // controller's reason), so a launcher that started them sees the failure.
   for (std::size_t a = 1; a < run.agents.size(); ++a) {
     ASSERT_EQ(run.agents[a].wait_for(20s), std::future_status::ready);
-    EXPECT_EQ(run.agents[a].get(), 0);
+    EXPECT_EQ(run.agents[a].get(), 3);
   }
   run.agents.resize(1);
   // The first h1 still holds its setup: a second setup of the same address in another session

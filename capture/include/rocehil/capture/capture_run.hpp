@@ -23,6 +23,10 @@ struct CaptureRunOptions {
   std::uint32_t snaplen = 128;  // as the source was opened with; recorded in the file
   double duration_s = 0;        // 0: until stop() or the source ends
   AnalyzerOptions analyzer;
+  // The file's if_speed when not 0: the speed the analysis was given for the link (a run's
+  // capture point) rather than the interface's own (a veth says 10 Gb/s), so that `rocehil
+  // analyze` on a kept file times pauses as the run did.
+  std::uint64_t file_speed_bps = 0;
 };
 
 struct CaptureProgress {

@@ -48,9 +48,9 @@ constexpr std::string_view version_fix =
 
 // The op names, in the order of the alternatives of RequestBody and ReplyBody: an op's index is
 // its variant index, so parsing and writing share one table.
-constexpr std::string_view request_ops[] = {
-    "hello",         "setup",        "connect",  "start",    "stop",
-    "capture_start", "capture_stop", "perftest", "settings", "end"};
+constexpr std::string_view request_ops[] = {"hello",    "setup",         "connect",      "start",
+                                            "stop",     "capture_start", "capture_stop", "perftest",
+                                            "settings", "end",           "admission"};
 constexpr std::string_view reply_ops[] = {"hello",
                                           "setup",
                                           "connected",
@@ -493,6 +493,17 @@ template <>
 struct Describe<CaptureStopRequest> : NoFields<CaptureStopRequest> {};
 template <>
 struct Describe<EndRequest> : NoFields<EndRequest> {};
+template <>
+struct Describe<AdmissionRequest> {
+  using S = AdmissionRequest;
+  static const auto& fields() {
+    static const auto f =
+        std::tuple{field("admitted", at<&S::admitted>, Bool{}, Presence::required),
+                   field("host", at<&S::host>, Printable{256, true}),
+                   field("why", at<&S::why>, Printable{2048, true})};
+    return f;
+  }
+};
 template <>
 struct Describe<EndedReply> : NoFields<EndedReply> {};
 template <>

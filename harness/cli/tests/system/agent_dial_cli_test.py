@@ -51,6 +51,17 @@ class Controller:
         self.proc.stdin.flush()
         return json.loads(self.proc.stdout.readline())
 
+    def admission(self, admitted, host="", why=""):
+        """What rocehil's controller says once it has matched the agent's hello: admitted as
+        `host`, or refused and why."""
+        line = {"v": 1, "op": "admission", "admitted": admitted}
+        if host:
+            line["host"] = host
+        if why:
+            line["why"] = why
+        self.proc.stdin.write((json.dumps(line) + "\n").encode())
+        self.proc.stdin.flush()
+
     def close(self):
         if self.proc.poll() is None:
             self.proc.kill()
@@ -110,7 +121,8 @@ class AgentDialTest(unittest.TestCase):
             for shown in ("cmdline", "environ"):
                 with open(f"/proc/{a.pid}/{shown}", "rb") as f:
                     self.assertFalse(key.encode() in f.read(), f"the key is in /proc/PID/{shown}")
-            # The controller goes: the agent stops and exits 0.
+            # Admitted, then the controller goes: the agent stops and exits 0.
+            controller.admission(True, host="h1")
             controller.close()
             self.assertEqual(a.wait(timeout=30), 0, a.stderr.read().decode())
         finally:
@@ -122,6 +134,7 @@ class AgentDialTest(unittest.TestCase):
         try:
             a = agent(controller.port, "r2", stdin_key=key)
             self.assertEqual(controller.hello(7)["id"], 7)
+            controller.admission(True, host="h2")
             controller.close()
             self.assertEqual(a.wait(timeout=30), 0)
         finally:
@@ -149,13 +162,17 @@ class AgentDialTest(unittest.TestCase):
         controller = Controller(key, "r5")
         try:
             launcher = agent(controller.port, "r5", stdin_key=key, extra=("--detach", "--as", "h7"))
+            # Connected and answering, but not admitted yet: the launcher waits.
+            hello = controller.hello(3)
+            self.assertEqual(hello["host"], "h7")
+            time.sleep(0.3)
+            self.assertIsNone(launcher.poll(), "the launcher returned before the agent was admitted")
+            controller.admission(True, host="h7")
             # What ssh or pdsh waits for: the launcher exits 0 once the agent has joined, and
             # holds none of the launcher's pipes (communicate() returns: they are closed).
             out, err = launcher.communicate(timeout=30)
             self.assertEqual(launcher.returncode, 0, err.decode())
             self.assertEqual(out, b"")
-            hello = controller.hello(3)
-            self.assertEqual(hello["host"], "h7")
             pids = agents_of_run("r5")
             self.assertEqual(len(pids), 1, pids)
             with open(f"/proc/{pids[0]}/stat") as f:
@@ -189,6 +206,7 @@ class AgentDialTest(unittest.TestCase):
             STARTED.append(launcher)
             launcher.stdin.write((key + "\n").encode())
             launcher.stdin.flush()
+            controller.admission(True, host="h1")
             out, err = launcher.communicate(timeout=30)
             self.assertEqual(launcher.returncode, 0, err.decode())
             self.assertEqual(len(agents_of_run("r7")), 1)  # the agent runs on
@@ -203,6 +221,39 @@ class AgentDialTest(unittest.TestCase):
             if write_end >= 0:
                 os.close(write_end)
             os.close(read_end)
+            controller.close()
+
+    def test_detached_and_refused_by_the_controller_it_exits_3_with_the_reason(self):
+        # The controller's refusal comes after the handshake (the key was right): pdsh -S must
+        # still see the failure, with the reason the controller gave.
+        key = secrets.token_hex(32)
+        controller = Controller(key, "r8")
+        try:
+            launcher = agent(controller.port, "r8", stdin_key=key, extra=("--detach", "--as", "vm"))
+            controller.hello(1)
+            controller.admission(False, why="an agent on host 'vm' is not in the inventory")
+            _, err = launcher.communicate(timeout=30)
+            self.assertEqual(launcher.returncode, 3, err.decode())
+            self.assertIn(f"the controller at 127.0.0.1:{controller.port} refused it: an agent on "
+                          "host 'vm' is not in the inventory", err.decode())
+            deadline = time.monotonic() + 30
+            while agents_of_run("r8") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertEqual(agents_of_run("r8"), [])
+        finally:
+            controller.close()
+
+    def test_detached_and_dropped_before_admission_it_exits_3(self):
+        key = secrets.token_hex(32)
+        controller = Controller(key, "r9")
+        try:
+            launcher = agent(controller.port, "r9", stdin_key=key, extra=("--detach",))
+            controller.hello(1)
+            controller.close()
+            _, err = launcher.communicate(timeout=30)
+            self.assertEqual(launcher.returncode, 3, err.decode())
+            self.assertIn("closed the connection before admitting it", err.decode())
+        finally:
             controller.close()
 
     def test_detached_with_another_key_exits_3_and_leaves_nothing(self):

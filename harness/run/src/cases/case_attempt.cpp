@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -17,6 +20,7 @@
 #include "cases/case_events.hpp"
 #include "cases/case_traffic.hpp"
 #include "metrics/switch_polling.hpp"
+#include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/remote/agent_link.hpp"
 #include "rocehil/remote/dialed_agents.hpp"
@@ -169,32 +173,70 @@ nlohmann::json captures_json(const std::vector<RunningCapture>& running,
 
 // ---- the injection, on its own thread beside the traffic ----
 
+// Sends after_s after the traffic's agreed start, which the workload tells it; a case whose
+// traffic never starts (a setup failure) sends nothing. It used to count from the case's
+// beginning, so its first frame could come before the first RoCE frame.
 class InjectionRun {
  public:
   InjectionRun(InjectionCommand command, double after_s, double duration_s,
                const std::atomic<bool>& interrupt)
       : command_(std::move(command)) {
     thread_ = std::thread([this, after_s, duration_s, &interrupt] {
-      const auto start = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(after_s));
-      while (Clock::now() < start && !interrupt.load())
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::int64_t start_ns = 0;
+      {
+        std::unique_lock lock(mutex_);
+        while (!traffic_start_ns_ && !gave_up_ && !interrupt.load())
+          changed_.wait_for(lock, std::chrono::milliseconds(20));
+        if (!traffic_start_ns_ || interrupt.load()) return;
+        start_ns = *traffic_start_ns_ + static_cast<std::int64_t>(after_s * 1e9);
+      }
+      // The start is a wall-clock time the agents agreed on: sleep to it on the wall clock.
+      for (std::int64_t left; (left = start_ns - wall_clock_ns()) > 0 && !interrupt.load();)
+        std::this_thread::sleep_for(
+            std::chrono::nanoseconds(std::min<std::int64_t>(left, 20'000'000)));
       if (interrupt.load()) return;
+      sent_at_ns_ = wall_clock_ns();
       const auto limit = std::chrono::milliseconds(30000 + static_cast<long>(duration_s * 1000));
       result_ = remote::run_command(command_.command.argv, {.timeout = limit});
+      ran_ = true;
     });
   }
-  ~InjectionRun() { wait(); }
+  ~InjectionRun() {
+    give_up();
+    wait();
+  }
+  // The first call counts: a workload that starts twice (a calibration) is timed from the first.
+  void traffic_starts_at(std::int64_t at_ns) {
+    const std::lock_guard lock(mutex_);
+    if (!traffic_start_ns_) traffic_start_ns_ = at_ns;
+    changed_.notify_all();
+  }
+  // The traffic is over: an injection still waiting for its start never sends.
+  void give_up() {
+    const std::lock_guard lock(mutex_);
+    gave_up_ = true;
+    changed_.notify_all();
+  }
   void wait() {
     if (thread_.joinable()) thread_.join();
   }
+  // After wait():
+  bool ran() const { return ran_; }
+  std::optional<std::int64_t> traffic_start_ns() const { return traffic_start_ns_; }
+  std::int64_t sent_at_ns() const { return sent_at_ns_; }
   const remote::CommandResult& result() const { return result_; }
   const InjectionCommand& command() const { return command_; }
 
  private:
   InjectionCommand command_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::optional<std::int64_t> traffic_start_ns_;
+  bool gave_up_ = false;
+  bool ran_ = false;
+  std::int64_t sent_at_ns_ = 0;
   remote::CommandResult result_;
-  std::thread thread_;
+  std::thread thread_;  // last: it starts once everything it uses is there
 };
 
 // ---- the workloads ----
@@ -251,6 +293,7 @@ TrafficOutcome run_collective(const CaseContext& c) {
   job.warmup_iterations = settings.warmup;
   job.iterations = settings.iterations;
   job.reply_timeout = c.timeout;
+  job.on_measured_start = c.on_traffic_start;
   if (c.before_first_packet) c.before_first_packet();
   const CollectiveCase result = in_phase("traffic", "", [&] {
     return run_collective_case(
@@ -427,6 +470,9 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     in_phase("switches", "", [&] { switches_before.wait(); });
   };
   traffic_context.before_first_packet = switches_polled;
+  traffic_context.on_traffic_start = [&injection](std::int64_t at_ns) {
+    if (injection) injection->traffic_starts_at(at_ns);
+  };
   try {
     // The switches first, all at once: their counters before anything of the case moves, read
     // while the captures and the agents start.
@@ -460,12 +506,21 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
       throw PhaseFailure{{"", "interrupted", "stopped by a signal before the workload ended"}};
     if (traffic.failure) throw PhaseFailure{*traffic.failure};
     if (injection) {
+      injection->give_up();
       injection->wait();
       const remote::CommandResult& r = injection->result();
-      attempt.raw["inject"] = {{"from", injection->command().from},
-                               {"iface", injection->command().iface},
-                               {"exit_code", r.exit_code},
-                               {"output", r.out}};
+      const auto traffic_start = injection->traffic_start_ns();
+      attempt.raw["inject"] = {
+          {"from", injection->command().from},
+          {"iface", injection->command().iface},
+          {"traffic_start_ns", traffic_start ? nlohmann::json(*traffic_start) : nullptr},
+          {"started_ns", injection->ran() ? nlohmann::json(injection->sent_at_ns()) : nullptr},
+          {"exit_code", r.exit_code},
+          {"output", r.out}};
+      if (!injection->ran() && !c.interrupt->load())
+        throw PhaseFailure{{injection->command().from, "inject",
+                            "the workload never told the injection when its traffic started, "
+                            "so nothing was injected"}};
       if (!r.succeeded() && !c.interrupt->load())
         throw PhaseFailure{
             {injection->command().from, "inject",
@@ -509,7 +564,10 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
       } catch (const PhaseFailure&) {
       }
   }
-  if (injection) injection->wait();
+  if (injection) {
+    injection->give_up();
+    injection->wait();
+  }
   attempt.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return attempt;  // the links close here: every agent's stdin, so every agent, ends
 }

@@ -51,6 +51,9 @@ struct CaseContext {
   // switches' counters before the case, read meanwhile, are waited for here. May be called more
   // than once (a calibration's runs); unset outside a case attempt.
   std::function<void()> before_first_packet = {};
+  // Called with the traffic's agreed wall-clock start (Unix ns) once the workload has chosen it
+  // (a collective: its measured run's; perftest: when its client is started).
+  std::function<void(std::int64_t at_ns)> on_traffic_start = {};
 };
 
 // The hosts the case's traffic runs on (its ranks' hosts; bw and lat: the first two) and the

@@ -5,6 +5,7 @@
 
 #include "cases/case_agents.hpp"
 #include "cases/case_traffic.hpp"
+#include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/run/case_metrics.hpp"
 #include "rocehil/run/perftest_pair.hpp"
@@ -101,6 +102,8 @@ TrafficOutcome run_perftest_case(const CaseContext& c) {
   agents.push_back(launch_on(c, server_host));
   if (c.before_first_packet) c.before_first_packet();
   const double planned = c.test->workload == "lat" ? 0 : config.client.seconds;
+  // perftest agrees no start time: its traffic starts about when its client does.
+  if (c.on_traffic_start) c.on_traffic_start(wall_clock_ns());
   const PerftestPairResult result = in_phase("perftest", "", [&] {
     return run_perftest_pair(
         *agents[0], *agents[1], config,
@@ -143,6 +146,7 @@ TrafficOutcome run_rocehil_case(const CaseContext& c) {
     config.start.seconds = settings.duration_s;
   }
   config.reply_timeout = c.timeout;
+  config.on_start = c.on_traffic_start;
   std::vector<std::unique_ptr<remote::AgentLink>> agents;
   const AgentsClosedOnExit closer{agents};
   agents.push_back(launch_on(c, client_host));

@@ -17,6 +17,7 @@ std::vector<remote::ExpectedHost> expected_of(const std::vector<const inventory:
     remote::ExpectedHost e{h->name, {}};
     for (const auto& nic : h->nics)
       if (!nic.ip.empty()) e.addresses.push_back(nic.ip);
+    e.management = h->address;
     expected.push_back(std::move(e));
   }
   return expected;
@@ -81,16 +82,21 @@ std::vector<MissingAgent> RunAgents::await_external(Clock::time_point began,
     events_.agents_joining(joined, hosts_.size());
   });
   std::vector<MissingAgent> missing;
-  for (const inventory::Host* h : hosts_)
-    if (dialed_->hello(h->name) == nullptr)
+  for (const inventory::Host* h : hosts_) {
+    if (dialed_->hello(h->name) != nullptr) continue;
+    if (interrupt) {
+      missing.push_back({h->name, "the run was interrupted"});
+    } else if (const auto refused = refusal_from(*h)) {
+      missing.push_back({h->name, *refused});
+    } else {
       missing.push_back(
-          {h->name, interrupt
-                        ? std::string("the run was interrupted")
-                        : fmt::format("no agent of fleet '{}' dialed in as it to {}:{} within "
-                                      "{} s (agents: external: is one running there, with "
-                                      "the fleet's key?)",
-                                      controller_.fleet, controller_.address, dialed_->port(),
-                                      controller_.join_timeout_s)});
+          {h->name, fmt::format("no agent of fleet '{}' dialed in from it ({}) to {}:{} within "
+                                "{} s (agents: external: is one running there, with the fleet's "
+                                "key?)",
+                                controller_.fleet, h->address, controller_.address, dialed_->port(),
+                                controller_.join_timeout_s)});
+    }
+  }
   events_.agents_joined(dialed_->joined_count(),
                         std::chrono::duration<double>(Clock::now() - began).count(), missing);
   return missing;
@@ -99,7 +105,19 @@ std::vector<MissingAgent> RunAgents::await_external(Clock::time_point began,
 void RunAgents::agent_joined(const std::string&, const std::string&) {}
 
 void RunAgents::agent_refused(const std::string& peer, const std::string& why) {
+  refusals_[peer] = why;
   events_.agent_refused(peer, why);
+}
+
+// An agent that came from one of the host's addresses and was refused says more of why the
+// host is missing than the wait does: a wrong key, another fleet, a name the inventory lacks.
+std::optional<std::string> RunAgents::refusal_from(const inventory::Host& host) const {
+  std::vector<std::string> addresses{host.address};
+  for (const auto& nic : host.nics) addresses.push_back(nic.ip);
+  for (const std::string& a : addresses)
+    if (const auto it = refusals_.find(a); !a.empty() && it != refusals_.end())
+      return fmt::format("an agent from {} dialed in and was refused: {}", a, it->second);
+  return std::nullopt;
 }
 
 void RunAgents::agent_lost(const std::string& host, const std::string& why) {

@@ -5,7 +5,9 @@
 // stdin) and dialing in to one event loop; every case then opens sessions on them.
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,12 +40,14 @@ class RunAgents final : public remote::DialedAgentsEvents {
   void agent_joined(const std::string& host, const std::string& peer) override;
   void agent_refused(const std::string& peer, const std::string& why) override;
   void agent_lost(const std::string& host, const std::string& why) override;
+  std::optional<std::string> refusal_from(const inventory::Host& host) const;
 
   const inventory::Controller controller_;
   std::vector<const inventory::Host*> hosts_;
   std::string run_id_;
   RunEvents& events_;
   channel::RunSecret secret_;
+  std::map<std::string, std::string> refusals_;  // peer address -> the last refusal's reason
   // Before dialed_, so destroyed after it: the connections close first, the agents end on their
   // own, and their Slurm steps with them.
   std::vector<std::unique_ptr<remote::AgentLink>> slurm_steps_;

@@ -36,9 +36,10 @@ std::vector<agent::ResultsEvent> run_all(
     agent::StartRequest start, std::uint64_t id,
     const std::function<void(std::uint64_t, std::uint64_t)>& on_progress,
     const std::atomic<bool>& interrupt, bool& interrupted, Clock::duration error_grace,
-    std::chrono::milliseconds start_delay) {
+    std::chrono::milliseconds start_delay, const std::function<void(std::int64_t)>& on_start) {
   start.at_ns =
       wall_clock_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(start_delay).count();
+  if (on_start) on_start(start.at_ns);
   ask_all<agent::StartedReply>(links, "start", job.reply_timeout, id,
                                [&](std::size_t) { return start; });
   const std::size_t n = links.size();
@@ -185,7 +186,7 @@ CollectiveCase run_collective_case(
                                    .warmup_iterations = 0,
                                    .stats_ms = 1000};
     const auto checked =
-        run_all(links, job, once, 3, {}, interrupt, c.interrupted, error_grace, start_delay);
+        run_all(links, job, once, 3, {}, interrupt, c.interrupted, error_grace, start_delay, {});
     note_errors(c, checked);
     if (c.interrupted || c.errors > 0) {
       c.results = checked;
@@ -218,7 +219,7 @@ CollectiveCase run_collective_case(
                                      .warmup_iterations = job.warmup_iterations,
                                      .stats_ms = 1000};
   c.results = run_all(links, job, measured, 4, on_progress, interrupt, c.interrupted, error_grace,
-                      start_delay);
+                      start_delay, job.on_measured_start);
   note_errors(c, c.results);
   std::vector<traffic::RankTiming> timings;
   for (const auto& r : c.results)

@@ -133,6 +133,7 @@ PointToPointResult run_point_to_point(remote::AgentLink& client, remote::AgentLi
   agent::StartRequest start = config.start;
   start.at_ns = wall_clock_ns() +
                 std::chrono::duration_cast<std::chrono::nanoseconds>(config.start_delay).count();
+  if (config.on_start) config.on_start(start.at_ns);
   server.send(agent::Request{4, start});
   client.send(agent::Request{4, start});
   expect<agent::StartedReply>(server, "start", timeout, no_stats);

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <functional>
 #include <string>
+
+#include "rocehil/agent/protocol.hpp"
 
 namespace rocehil::agent {
 
@@ -26,6 +29,9 @@ struct ServeOptions {
   // or the network went), the agent puts them back from its journal before it exits. An agent
   // on stdio serves one request of a controller that restores with another agent: it must not.
   bool put_back_settings_when_gone = false;
+  // An agent that dialed its controller: told whether the controller admitted it (the
+  // controller's answer to its hello). Unset on stdio, where an admission is an error.
+  std::function<void(const AdmissionRequest&)> on_admission = {};
 };
 
 // Serves one controller until it goes: one JSON request per line in, replies and events out

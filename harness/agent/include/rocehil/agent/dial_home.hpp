@@ -21,7 +21,8 @@ struct DialOptions {
   std::chrono::milliseconds deadline{10'000};
   // How long to keep trying while nobody listens yet (--wait): 0, once.
   std::chrono::milliseconds retry_for{0};
-  // Called once the handshake is done, before the agent serves: it has joined.
+  // Called once the controller has admitted the agent (matched its hello to the inventory and
+  // said so): it has joined.
   std::function<void()> on_joined{};
 };
 

@@ -12,6 +12,9 @@ namespace rocehil::remote {
 struct ExpectedHost {
   std::string name;
   std::vector<std::string> addresses;  // its NICs' addresses
+  // The inventory's address of the host (how it is reached), when it is an IP: what identifies
+  // a host with no NICs (a capture host on a mirror port) when no NIC address does.
+  std::string management{};
 };
 
 // Which inventory host a dialed-in agent is: the name its hello gives (its launcher's --as, or

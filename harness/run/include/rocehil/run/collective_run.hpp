@@ -33,6 +33,9 @@ struct CollectiveJob {
   // (start_delay_after).
   std::chrono::milliseconds start_delay{500};
   std::chrono::seconds reply_timeout{30};  // each setup step, and silence during a run
+  // Told the agreed wall-clock start (Unix ns) of the measured run, before any rank starts:
+  // what is timed from the traffic's start (a PFC injection's after_s) waits for it.
+  std::function<void(std::int64_t at_ns)> on_measured_start = {};
 };
 
 // Who a rank is, for tables and JSON.

@@ -22,6 +22,8 @@ struct PointToPointConfig {
   agent::StartRequest start;
   std::chrono::milliseconds start_delay{500};  // from the start request to the agreed time
   std::chrono::seconds reply_timeout{30};      // for each setup step, and for silence in a run
+  // Told the agreed wall-clock start (Unix ns) before either side is asked to start.
+  std::function<void(std::int64_t at_ns)> on_start = {};
 };
 
 struct SideReport {

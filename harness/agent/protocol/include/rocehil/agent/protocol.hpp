@@ -217,9 +217,19 @@ struct SettingsRequest {
 // `ended`. On stdio it ends the only session and the agent starts afresh.
 struct EndRequest {};
 
+// The controller's answer to the hello of an agent that dialed it (session 0): admitted as the
+// inventory's `host`, or refused and why, after which the controller closes the connection.
+// The agent answers nothing. A detached agent returns to its launcher only now: exit 0 once
+// admitted, 3 with the controller's reason when refused (pdsh -S then reports the failure).
+struct AdmissionRequest {
+  bool admitted = false;
+  std::string host;  // admitted: the inventory's name of the agent's host
+  std::string why;   // refused: one line for a person
+};
+
 using RequestBody = std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest,
                                  StopRequest, CaptureStartRequest, CaptureStopRequest,
-                                 PerftestRequest, SettingsRequest, EndRequest>;
+                                 PerftestRequest, SettingsRequest, EndRequest, AdmissionRequest>;
 
 // An agent that dialed its controller serves every case of the run over one connection: each
 // rank or capture the controller gives that host is a session, numbered by the controller, and
