@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/reports/repeats.hpp"
 
 namespace rocehil::reports {
 
@@ -149,11 +152,6 @@ void bind_optional(Statement& s, int i, const std::optional<double>& v) {
     s.bind_null(i);
 }
 
-// A repeat's sample is its final attempt, and only when it measured something.
-bool is_final_of_repeat(const CaseRecord& k, std::size_t i) {
-  return i + 1 == k.attempts.size() || k.attempts[i + 1].repeat != k.attempts[i].repeat;
-}
-
 }  // namespace
 
 void History::record(const RunRecord& run) {
@@ -183,9 +181,9 @@ void History::record(const RunRecord& run) {
       c.bind(1, run.run_id).bind(2, k.id).bind(3, static_cast<std::int64_t>(position));
       c.bind(4, k.test).bind(5, k.workload);
       c.bind(6, std::string(suites::to_string(k.outcome))).run();
-      for (std::size_t i = 0; i < k.attempts.size(); ++i) {
-        const Attempt& a = k.attempts[i];
-        if (!is_final_of_repeat(k, i)) continue;
+      // A repeat's sample is its final attempt, and only when it measured something.
+      for (const Attempt* final : final_attempts(k)) {
+        const Attempt& a = *final;
         if (a.grade)
           for (const auto& t : a.grade->results) {
             v.bind(1, run.run_id).bind(2, k.id).bind(3, static_cast<std::int64_t>(a.repeat));
@@ -260,10 +258,13 @@ std::vector<History::RunRow> History::query_runs(const std::optional<std::string
 
 History::Headline History::headline(const std::string& run_id) const {
   Statement q(db_,
-              "SELECT metric, AVG(value) FROM samples WHERE run_id = ? AND metric IN "
-              "('busbw_gbps', 'lat_p99_us', 'cnps', 'pfc_storms') GROUP BY case_id, metric",
+              "SELECT case_id, metric, value FROM samples WHERE run_id = ? AND metric IN "
+              "('busbw_gbps', 'lat_p99_us', 'cnps', 'pfc_storms') ORDER BY case_id, metric",
               path_);
   q.bind(1, run_id);
+  // case -> metric -> its repeats' values
+  std::map<std::string, std::map<std::string, std::vector<double>>> repeats;
+  while (q.step()) repeats[q.text(0)][q.text(1)].push_back(q.real(2));
   Headline h;
   const auto keep = [](std::optional<double>& slot, double v, auto better) {
     slot = slot ? better(*slot, v) : v;
@@ -271,14 +272,16 @@ History::Headline History::headline(const std::string& run_id) const {
   const auto lowest = [](double a, double b) { return std::min(a, b); };
   const auto highest = [](double a, double b) { return std::max(a, b); };
   const auto sum = [](double a, double b) { return a + b; };
-  while (q.step()) {
-    const std::string metric = q.text(0);
-    const double mean = q.real(1);
-    if (metric == "busbw_gbps") keep(h.busbw_gbps, mean, lowest);
-    if (metric == "lat_p99_us") keep(h.lat_p99_us, mean, highest);
-    if (metric == "cnps") keep(h.cnps, mean, sum);
-    if (metric == "pfc_storms") keep(h.pfc_storms, mean, sum);
-  }
+  for (const auto& [case_id, metrics] : repeats)
+    for (const auto& [metric, values] : metrics) {
+      // A case counts by the median of its repeats, the number every other view shows of it.
+      const auto s = spread_of(values);
+      if (!s) continue;
+      if (metric == "busbw_gbps") keep(h.busbw_gbps, s->median, lowest);
+      if (metric == "lat_p99_us") keep(h.lat_p99_us, s->median, highest);
+      if (metric == "cnps") keep(h.cnps, s->median, sum);
+      if (metric == "pfc_storms") keep(h.pfc_storms, s->median, sum);
+    }
   return h;
 }
 

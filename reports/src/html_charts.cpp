@@ -9,8 +9,9 @@
 #include <set>
 
 #include "json_view.hpp"
-#include "rocehil/reports/comparison.hpp"
 #include "rocehil/reports/junit.hpp"
+#include "rocehil/reports/repeats.hpp"
+#include "rocehil/reports/run_json.hpp"
 #include "rocehil/reports/svg_chart.hpp"
 
 namespace rocehil::reports {
@@ -28,15 +29,15 @@ std::string charts_div(const std::string& figures) {
   return figures.empty() ? "" : "<div class=\"charts\">\n" + figures + "</div>\n";
 }
 
-// The final attempt of each repeat that measured something: the case's samples.
+// The final attempt of each repeat that measured something: the case's samples, as
+// final_attempts (repeats.hpp) tells them; case_record reads one attempt per entry, so its
+// indices are run.json's.
 std::vector<const nlohmann::json*> measured_repeats(const nlohmann::json& c) {
   const nlohmann::json& attempts = list(c, "attempts");
+  const CaseRecord record = case_record(c);
   std::vector<const nlohmann::json*> out;
-  for (std::size_t i = 0; i < attempts.size(); ++i) {
-    const bool final = i + 1 == attempts.size() ||
-                       number(attempts[i + 1], "repeat") != number(attempts[i], "repeat");
-    if (final && !member(attempts[i], "error").is_object()) out.push_back(&attempts[i]);
-  }
+  for (const Attempt* a : final_attempts(record))
+    if (!a->error) out.push_back(&attempts[static_cast<std::size_t>(a - record.attempts.data())]);
   return out;
 }
 
@@ -44,8 +45,8 @@ std::optional<double> median_metric(const nlohmann::json& c, std::string_view me
   std::vector<double> values;
   for (const nlohmann::json* a : measured_repeats(c))
     if (const auto v = number(member(*a, "metrics"), metric)) values.push_back(*v);
-  if (values.empty()) return std::nullopt;
-  return median(values);
+  const auto s = spread_of(values);
+  return s ? std::optional<double>(s->median) : std::nullopt;
 }
 
 // ---- a test's cases together ----

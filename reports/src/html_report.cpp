@@ -13,6 +13,8 @@
 #include "json_view.hpp"
 #include "rocehil/common/units.hpp"
 #include "rocehil/reports/junit.hpp"
+#include "rocehil/reports/repeats.hpp"
+#include "rocehil/reports/run_json.hpp"
 #include "rocehil/suites/metrics.hpp"
 
 namespace rocehil::reports {
@@ -78,27 +80,22 @@ std::string meta_section(const nlohmann::json& run) {
   return out + "</table>\n";
 }
 
-// The last attempt of a case: what its line in the summary speaks of.
-const nlohmann::json& last_attempt(const nlohmann::json& c) {
-  const nlohmann::json& attempts = list(c, "attempts");
-  return attempts.empty() ? null_json() : attempts.back();
-}
-
-// What a reader of the summary needs to know about a case that did not pass.
-std::string why(const nlohmann::json& c) {
+// What a reader of the summary needs to know about a case that did not pass: the repeat that
+// measured nothing, or each threshold that did not pass with its worst repeat.
+std::string why(const nlohmann::json& c, const RepeatsSummary& s) {
   if (const std::string reason = text(c, "skip_reason"); !reason.empty()) return reason;
-  const nlohmann::json& a = last_attempt(c);
-  const nlohmann::json& error = member(a, "error");
-  if (error.is_object())
-    return fmt::format("{}: {}: {}", text(error, "host").empty() ? "-" : text(error, "host"),
-                       text(error, "phase"), text(error, "message"));
+  if (s.error) {
+    std::string out = fmt::format("{}: {}: {}", s.error->host.empty() ? "-" : s.error->host,
+                                  s.error->phase, s.error->message);
+    if (s.repeats > 1) out = fmt::format("repeat {} of {}: {}", s.error_repeat + 1, s.repeats, out);
+    return out;
+  }
   std::string out;
-  for (const auto& t : list(member(a, "grade"), "thresholds")) {
-    const std::string verdict = text(t, "verdict");
-    if (verdict == "pass") continue;
+  for (const ThresholdOverRepeats& t : s.thresholds) {
+    if (t.worst.evaluation.verdict == suites::Verdict::pass) continue;
     if (!out.empty()) out += "; ";
-    out += fmt::format("{}: {} (measured {}, limit {})", verdict, text(t, "threshold"),
-                       number_text(member(t, "measured")), number_text(member(t, "limit")));
+    out += fmt::format("{}: {}", suites::to_string(t.worst.evaluation.verdict),
+                       threshold_text(t, s.repeats));
   }
   return out;
 }
@@ -106,15 +103,18 @@ std::string why(const nlohmann::json& c) {
 std::string summary_section(const nlohmann::json& run) {
   const nlohmann::json& s = member(run, "summary");
   std::string out = fmt::format("<p><strong>{}</strong></p>\n", esc(text(s, "text")));
-  out += "<table>\n<tr><th>case</th><th>outcome</th><th>repeats</th><th>why</th></tr>\n";
+  out +=
+      "<table>\n<tr><th>case</th><th>outcome</th><th>result</th><th>repeats</th><th>why</th>"
+      "</tr>\n";
   for (const auto& c : list(run, "cases")) {
-    int repeats = 0;
-    for (const auto& a : list(c, "attempts"))
-      if (const auto r = number(a, "repeat")) repeats = std::max(repeats, static_cast<int>(*r) + 1);
+    const RepeatsSummary repeats = summarize_repeats(case_record(c));
+    std::string count = std::to_string(repeats.repeats);
+    if (repeats.retries > 0) count += fmt::format(" ({})", retries_text(repeats.retries));
     out += fmt::format(
-        "<tr><td><a href=\"#test-{}\">{}</a></td><td>{}</td><td class=\"num\">{}</td>"
+        "<tr><td><a href=\"#test-{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"num\">{}</td>"
         "<td>{}</td></tr>\n",
-        esc(text(c, "test")), esc(text(c, "id")), badge(text(c, "outcome")), repeats, esc(why(c)));
+        esc(text(c, "test")), esc(text(c, "id")), badge(text(c, "outcome")),
+        esc(headline_text(repeats)), esc(count), esc(why(c, repeats)));
   }
   return out + "</table>\n";
 }
@@ -166,11 +166,26 @@ std::string case_section(const nlohmann::json& c) {
   if (const std::string reason = text(c, "skip_reason"); !reason.empty())
     out += fmt::format("<p>skipped: {}</p>\n", esc(reason));
   const nlohmann::json& attempts = list(c, "attempts");
+  const RepeatsSummary repeats = summarize_repeats(case_record(c));
+  if (const std::string h = headline_text(repeats); !h.empty())
+    out += fmt::format("<p>{}</p>\n", esc(h));
+  // Repeats are numbered from 1 for people; a retry is an attempt of its repeat run again.
+  int attempt_of_repeat = 0;
   for (std::size_t i = 0; i < attempts.size(); ++i) {
     const nlohmann::json& a = attempts[i];
-    if (attempts.size() > 1)
-      out += fmt::format("<p>repeat {}, attempt {} of {}:</p>\n", number_text(member(a, "repeat")),
-                         i + 1, attempts.size());
+    const auto repeat = number(a, "repeat");
+    attempt_of_repeat =
+        i > 0 && number(attempts[i - 1], "repeat") == repeat ? attempt_of_repeat + 1 : 1;
+    const bool retried = attempt_of_repeat > 1 ||
+                         (i + 1 < attempts.size() && number(attempts[i + 1], "repeat") == repeat);
+    std::string heading;
+    if (repeats.repeats > 1)
+      heading =
+          fmt::format("repeat {} of {}", static_cast<int>(repeat.value_or(0)) + 1, repeats.repeats);
+    if (retried)
+      heading += fmt::format("{}attempt {}{}", heading.empty() ? "" : ", ", attempt_of_repeat,
+                             attempt_of_repeat > 1 ? " (retried after a failure)" : "");
+    if (!heading.empty()) out += fmt::format("<p>{}:</p>\n", esc(heading));
     out += thresholds_table(a);
     out += nic_counters_table(a);
     out += switch_ports_table(a);

@@ -2,26 +2,29 @@
 
 #include <fmt/format.h>
 
+#include "rocehil/reports/repeats.hpp"
+
 namespace rocehil::reports {
 
 namespace {
 
-std::string threshold_lines(const suites::CaseGrade& grade) {
+// Every threshold, as its worst repeat graded it: "fail: busbw_gbps >= 0.5: ...".
+std::string threshold_lines(const RepeatsSummary& s) {
   std::string lines;
-  for (const auto& r : grade.results)
-    lines += fmt::format("{}: {} ({})\n", suites::to_string(r.evaluation.verdict), r.threshold,
-                         r.evaluation.detail);
+  for (const auto& t : s.thresholds)
+    lines += fmt::format("{}: {}\n", suites::to_string(t.worst.evaluation.verdict),
+                         threshold_text(t, s.repeats));
   return lines;
 }
 
-// The thresholds that came to `verdict`, joined: what a CI page shows first. With `detail`, each
-// with why (an error says what could not be measured).
-std::string thresholds_with(const suites::CaseGrade& grade, suites::Verdict verdict, bool detail) {
+// The thresholds that came to `verdict`, joined, each with what its worst repeat measured: what
+// a CI page shows first.
+std::string thresholds_with(const RepeatsSummary& s, suites::Verdict verdict) {
   std::string text;
-  for (const auto& r : grade.results)
-    if (r.evaluation.verdict == verdict) {
+  for (const auto& t : s.thresholds)
+    if (t.worst.evaluation.verdict == verdict) {
       if (!text.empty()) text += "; ";
-      text += detail ? fmt::format("{}: {}", r.threshold, r.evaluation.detail) : r.threshold;
+      text += threshold_text(t, s.repeats);
     }
   return text;
 }
@@ -29,9 +32,9 @@ std::string thresholds_with(const suites::CaseGrade& grade, suites::Verdict verd
 std::string testcase_xml(const RunRecord& run, const CaseRecord& c) {
   double seconds = 0;
   for (const auto& a : c.attempts) seconds += a.seconds;
+  const RepeatsSummary s = summarize_repeats(c);
   std::string body;
-  const Attempt* last = c.attempts.empty() ? nullptr : &c.attempts.back();
-  const std::string grade_text = last && last->grade ? threshold_lines(*last->grade) : "";
+  const std::string grade_text = threshold_lines(s);
   const auto element = [&](std::string_view tag, std::string_view type, std::string_view message,
                            std::string_view text) {
     body += fmt::format("      <{} type=\"{}\" message=\"{}\">{}</{}>\n", tag, type,
@@ -39,8 +42,7 @@ std::string testcase_xml(const RunRecord& run, const CaseRecord& c) {
   };
   switch (c.outcome) {
     case suites::Outcome::fail:
-      element("failure", "threshold", thresholds_with(*last->grade, suites::Verdict::fail, false),
-              grade_text);
+      element("failure", "threshold", thresholds_with(s, suites::Verdict::fail), grade_text);
       break;
     case suites::Outcome::unexpected_pass:
       element("failure", "expected_fail",
@@ -49,18 +51,18 @@ std::string testcase_xml(const RunRecord& run, const CaseRecord& c) {
               grade_text);
       break;
     case suites::Outcome::error:
-      if (last && last->error)
-        element("error", last->error->phase,
-                last->error->host.empty()
-                    ? fmt::format("{}: {}", last->error->phase, last->error->message)
-                    : fmt::format("{}: {}: {}", last->error->host, last->error->phase,
-                                  last->error->message),
-                "");
-      else
-        element("error", "measurement",
-                last && last->grade ? thresholds_with(*last->grade, suites::Verdict::error, true)
-                                    : "not graded",
-                grade_text);
+      if (s.error) {
+        const AttemptError& e = *s.error;
+        std::string message = e.host.empty()
+                                  ? fmt::format("{}: {}", e.phase, e.message)
+                                  : fmt::format("{}: {}: {}", e.host, e.phase, e.message);
+        if (s.repeats > 1)
+          message = fmt::format("repeat {} of {}: {}", s.error_repeat + 1, s.repeats, message);
+        element("error", e.phase, message, "");
+      } else {
+        const std::string why = thresholds_with(s, suites::Verdict::error);
+        element("error", "measurement", why.empty() ? "not graded" : why, grade_text);
+      }
       break;
     case suites::Outcome::not_run:
       body +=
@@ -76,8 +78,12 @@ std::string testcase_xml(const RunRecord& run, const CaseRecord& c) {
   }
   std::string out_text;
   if (c.outcome == suites::Outcome::expected_fail) out_text += "failed as expected\n";
-  if (c.attempts.size() > 1)
-    out_text += fmt::format("{} attempts (retried after a failure)\n", c.attempts.size());
+  if (const std::string h = headline_text(s); !h.empty()) out_text += h + "\n";
+  // Repeats are asked for (repeats:); a retry only follows a failure (a threshold's retry:).
+  if (s.repeats > 1)
+    out_text +=
+        fmt::format("{} repeats, each graded on its own; the worst decides the case\n", s.repeats);
+  if (s.retries > 0) out_text += retries_text(s.retries) + " after a failure\n";
   if (c.outcome != suites::Outcome::fail && c.outcome != suites::Outcome::unexpected_pass)
     out_text += grade_text;
   if (!out_text.empty())

@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "json_view.hpp"
+#include "rocehil/reports/repeats.hpp"
+
 namespace rocehil::reports {
 
 namespace {
@@ -45,7 +48,91 @@ nlohmann::json attempt_json(const Attempt& a) {
   return out;
 }
 
+// What the case's repeats come to (repeats.hpp), for whoever reads run.json rather than
+// recomputing it: the median and spread of the headline, each threshold by its worst repeat.
+nlohmann::json summary_json(const CaseRecord& c) {
+  const RepeatsSummary s = summarize_repeats(c);
+  nlohmann::json headline = nullptr;
+  if (s.headline)
+    headline = {{"metric", s.headline->metric},
+                {"label", s.headline->label},
+                {"unit", s.headline->unit},
+                {"median", s.headline->spread.median},
+                {"low", s.headline->spread.low},
+                {"high", s.headline->spread.high},
+                {"samples", s.headline->spread.samples},
+                {"text", headline_text(s)}};
+  nlohmann::json thresholds = nlohmann::json::array();
+  for (const ThresholdOverRepeats& t : s.thresholds)
+    thresholds.push_back({{"threshold", t.worst.threshold},
+                          {"verdict", std::string(suites::to_string(t.worst.evaluation.verdict))},
+                          {"repeat", t.repeat},
+                          {"graded", t.graded},
+                          {"at_verdict", t.at_verdict},
+                          {"measured", json_number(t.worst.evaluation.measured)},
+                          {"limit", json_number(t.worst.evaluation.limit)},
+                          {"text", threshold_text(t, s.repeats)}});
+  nlohmann::json error = nullptr;
+  if (s.error)
+    error = {{"repeat", s.error_repeat},
+             {"host", s.error->host},
+             {"phase", s.error->phase},
+             {"message", s.error->message}};
+  return {{"repeats", s.repeats},
+          {"retries", s.retries},
+          {"headline", headline},
+          {"thresholds", thresholds},
+          {"error", error}};
+}
+
+suites::Verdict verdict_named(const std::string& name) {
+  for (const auto v : {suites::Verdict::pass, suites::Verdict::warn, suites::Verdict::fail,
+                       suites::Verdict::error})
+    if (suites::to_string(v) == name) return v;
+  return suites::Verdict::error;
+}
+
 }  // namespace
+
+CaseRecord case_record(const nlohmann::json& c) {
+  CaseRecord out;
+  out.id = text(c, "id");
+  out.test = text(c, "test");
+  out.workload = text(c, "workload");
+  out.skip_reason = text(c, "skip_reason");
+  const nlohmann::json& expect_fail = member(c, "expect_fail");
+  out.expect_fail = expect_fail.is_boolean() && expect_fail.get<bool>();
+  for (const nlohmann::json& a : list(c, "attempts")) {
+    Attempt attempt;
+    attempt.repeat = static_cast<int>(number(a, "repeat").value_or(0));
+    attempt.seconds = number(a, "seconds").value_or(0);
+    if (const nlohmann::json& e = member(a, "error"); e.is_object())
+      attempt.error = AttemptError{text(e, "host"), text(e, "phase"), text(e, "message")};
+    if (const nlohmann::json& m = member(a, "metrics"); m.is_object())
+      for (const auto& [key, value] : m.items())
+        if (value.is_number()) attempt.metrics[key] = value.get<double>();
+    if (const nlohmann::json& g = member(a, "grade"); g.is_object()) {
+      suites::CaseGrade grade;
+      grade.verdict = verdict_named(text(g, "verdict"));
+      for (const nlohmann::json& t : list(g, "thresholds")) {
+        suites::ThresholdResult r;
+        r.threshold = text(t, "threshold");
+        r.level = text(t, "level") == "warn" ? suites::Level::warn : suites::Level::fail;
+        // run.json keeps the text as written; its comparison is read from it again.
+        if (const auto parsed = suites::parse_threshold(r.threshold); parsed.threshold)
+          r.op = parsed.threshold->op;
+        r.evaluation.verdict = verdict_named(text(t, "verdict"));
+        r.evaluation.measured = number(t, "measured");
+        r.evaluation.limit = number(t, "limit");
+        r.evaluation.detail = text(t, "detail");
+        grade.results.push_back(std::move(r));
+      }
+      attempt.grade = std::move(grade);
+    }
+    out.attempts.push_back(std::move(attempt));
+  }
+  return out;
+}
 
 nlohmann::json to_json(const suites::CaseGrade& grade) {
   nlohmann::json thresholds = nlohmann::json::array();
@@ -73,6 +160,7 @@ nlohmann::json to_json(const CaseRecord& c) {
           {"outcome", std::string(suites::to_string(c.outcome))},
           {"skip_reason",
            c.skip_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.skip_reason)},
+          {"summary", summary_json(c)},
           {"attempts", attempts}};
 }
 

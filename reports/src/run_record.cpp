@@ -4,18 +4,17 @@
 
 #include <optional>
 
+#include "rocehil/reports/repeats.hpp"
+
 namespace rocehil::reports {
 
 suites::Outcome outcome_of(const CaseRecord& c) {
   if (!c.skip_reason.empty()) return suites::Outcome::skipped;
   if (c.attempts.empty()) return suites::Outcome::not_run;
   std::optional<suites::Verdict> worst;
-  for (std::size_t i = 0; i < c.attempts.size(); ++i) {
-    const Attempt& a = c.attempts[i];
-    const bool last_of_repeat = i + 1 == c.attempts.size() || c.attempts[i + 1].repeat != a.repeat;
-    if (!last_of_repeat) continue;
-    if (!a.error && !a.grade) return suites::Outcome::not_run;  // measured, not yet graded
-    const suites::Verdict v = a.error ? suites::Verdict::error : a.grade->verdict;
+  for (const Attempt* a : final_attempts(c)) {
+    if (!a->error && !a->grade) return suites::Outcome::not_run;  // measured, not yet graded
+    const suites::Verdict v = a->error ? suites::Verdict::error : a->grade->verdict;
     if (!worst || suites::severity(v) > suites::severity(*worst)) worst = v;
   }
   return suites::outcome_of(*worst, c.expect_fail);

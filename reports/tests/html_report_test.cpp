@@ -59,13 +59,62 @@ TEST(HtmlReport, SummaryThresholdsAndSnapshotAreOnThePage) {
   EXPECT_NE(html.find("failed as expected"), std::string::npos);
   EXPECT_NE(html.find("ERROR (not measured)"), std::string::npos);
   // The failing threshold with its measured value and limit, in the summary and the case.
-  EXPECT_NE(html.find("fail: busbw_gbps &gt; 0.5 * link_gbps (measured 0.25, limit 0.5)"),
+  EXPECT_NE(html.find("fail: busbw_gbps &gt; 0.5 * link_gbps: busbw_gbps = 0.25, needs &gt; 0.5"),
             std::string::npos);
   EXPECT_NE(html.find("<td class=\"num\">0.25 Gbit/s</td><td class=\"num\">0.5 Gbit/s</td>"),
             std::string::npos);
   EXPECT_NE(html.find("h3 in phase setup"), std::string::npos);
   EXPECT_NE(html.find("28.39.1002"), std::string::npos);  // firmware in the snapshot
   EXPECT_NE(html.find("<td>3</td><td>-</td><td>3</td>"), std::string::npos);  // ECN NP, RP, PFC
+}
+
+// Five repeats: the summary gives their median, named so, and quotes the repeat that failed
+// (the second), not the last one (which passed with the highest value); the case numbers its
+// repeats as repeats, not as attempts.
+TEST(HtmlReport, RepeatsAreTheirMedianAndAFailureQuotesItsWorstRepeat) {
+  RunRecord run;
+  run.suite_name = "s";
+  run.cases.push_back(testing::five_repeats("busbw_gbps >= 0.25"));
+  const std::string html = html_report(to_json(run));
+  const std::string summary = html.substr(0, html.find("<section"));
+  EXPECT_NE(summary.find("<td>bw 0.31 Gbit/s, median of 5 repeats (0.229 to 0.395)</td>"
+                         "<td class=\"num\">5</td>"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("fail: busbw_gbps &gt;= 0.25: failed in 1 of 5 repeats; the worst, "
+                         "repeat 2: busbw_gbps = 0.229, needs &gt;= 0.25"),
+            std::string::npos)
+      << summary;
+  EXPECT_EQ(summary.find("0.395 Gbit"), std::string::npos);
+  EXPECT_NE(html.find("<p>repeat 5 of 5:</p>"), std::string::npos);
+  EXPECT_EQ(html.find("attempt"), std::string::npos);
+}
+
+// A run.json written before cases carried their summary gives the same page: the summary is
+// made from the attempts, as when the run was written.
+TEST(HtmlReport, ARunJsonWithoutCaseSummariesReadsTheSame) {
+  RunRecord run;
+  run.suite_name = "s";
+  run.cases.push_back(testing::five_repeats("busbw_gbps >= 0.25"));
+  nlohmann::json j = to_json(run);
+  const std::string html = html_report(j);
+  for (auto& c : j["cases"]) c.erase("summary");
+  EXPECT_EQ(html_report(j), html);
+}
+
+// A retry is an attempt of its repeat, said so.
+TEST(HtmlReport, ARetryIsAnAttemptOfItsRepeat) {
+  RunRecord run;
+  run.suite_name = "s";
+  run.cases.push_back(testing::repeated_case(
+      "p2p_bw", {"busbw_gbps >= 0.3"},
+      {{{{"busbw_gbps", 0.1}}, {{"busbw_gbps", 0.4}}}, {{{"busbw_gbps", 0.5}}}}, "bw"));
+  const std::string html = html_report(to_json(run));
+  EXPECT_NE(html.find("<p>repeat 1 of 2, attempt 1:</p>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<p>repeat 1 of 2, attempt 2 (retried after a failure):</p>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<p>repeat 2 of 2:</p>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">2 (1 retry)</td>"), std::string::npos);
 }
 
 // The capture points' bars are marked as the case was graded: red above the case's own

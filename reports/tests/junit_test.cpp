@@ -23,7 +23,8 @@ TEST(Junit, OneTestcasePerCaseWithFailuresCarryingTheThreshold) {
   EXPECT_NE(xml.find("<testcase classname=\"smoke.allreduce\" name=\"allreduce/qps=8\" "
                      "time=\"1.500\">"),
             std::string::npos);
-  EXPECT_NE(xml.find("<failure type=\"threshold\" message=\"busbw_gbps &gt; 0.5 * link_gbps\">"),
+  EXPECT_NE(xml.find("<failure type=\"threshold\" message=\"busbw_gbps &gt; 0.5 * link_gbps: "
+                     "busbw_gbps = 0.25, needs &gt; 0.5\">"),
             std::string::npos);
   // The host and the phase name the error; its text is escaped.
   EXPECT_NE(xml.find("<error type=\"setup\" message=\"h3: setup: agent on h3 exited &lt;code "
@@ -69,6 +70,64 @@ TEST(Junit, ASkippedCaseIsSkippedWithItsReasonAndCountsForNothingElse) {
             std::string::npos);
   EXPECT_EQ(suites::run_exit_code({run.cases[0].outcome, ud.outcome}, false), 0);
   EXPECT_EQ(summary_line(count_outcomes(run)), "1 passed, 1 skipped");
+}
+
+std::string testcase_of(const std::string& xml, std::string_view name) {
+  const auto at = xml.find("name=\"" + std::string(name) + "\"");
+  if (at == std::string::npos) return "";
+  return xml.substr(at, xml.find("</testcase>", at) - at);
+}
+
+// Five repeats, none retried: the file gives their median, says they are repeats, and the
+// failure quotes the repeat that failed (the second), not the last (which passed).
+TEST(Junit, RepeatsAreTheirMedianAndAFailureQuotesItsWorstRepeat) {
+  RunRecord run;
+  run.suite_name = "s";
+  run.cases.push_back(testing::five_repeats("busbw_gbps >= 0.25"));
+  const std::string xml = testcase_of(junit_xml(run), "p2p_bw");
+  EXPECT_NE(xml.find("<failure type=\"threshold\" message=\"busbw_gbps &gt;= 0.25: failed in 1 "
+                     "of 5 repeats; the worst, repeat 2: busbw_gbps = 0.229, needs &gt;= 0.25\">"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("bw 0.31 Gbit/s, median of 5 repeats (0.229 to 0.395)\n"), std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("5 repeats, each graded on its own; the worst decides the case\n"),
+            std::string::npos)
+      << xml;
+  EXPECT_EQ(xml.find("retried"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("attempts"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("0.395 Gbit"), std::string::npos) << xml;
+}
+
+// A retry is said as one only when a failure was retried.
+TEST(Junit, ARetryIsSaidOnlyWhenOneHappened) {
+  RunRecord run;
+  run.suite_name = "s";
+  run.cases.push_back(testing::repeated_case(
+      "p2p_bw", {"busbw_gbps >= 0.3"},
+      {{{{"busbw_gbps", 0.1}}, {{"busbw_gbps", 0.4}}}, {{{"busbw_gbps", 0.5}}}}, "bw"));
+  const std::string xml = testcase_of(junit_xml(run), "p2p_bw");
+  EXPECT_NE(xml.find("1 retry after a failure\n"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("2 repeats, each graded on its own"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<failure"), std::string::npos) << xml;
+}
+
+// An error names the repeat that measured nothing, not whatever the last repeat did.
+TEST(Junit, AnErrorNamesTheRepeatThatMeasuredNothing) {
+  RunRecord run;
+  run.suite_name = "s";
+  CaseRecord c =
+      testing::repeated_case("ring", {"busbw_gbps >= 0.1"},
+                             {{{{"busbw_gbps", 1}}}, {{{"busbw_gbps", 2}}}, {{{"busbw_gbps", 4}}}});
+  c.attempts[1].grade.reset();
+  c.attempts[1].error = AttemptError{"h2", "traffic", "agent died"};
+  c.outcome = outcome_of(c);
+  run.cases.push_back(c);
+  const std::string xml = testcase_of(junit_xml(run), "ring");
+  EXPECT_NE(xml.find("<error type=\"traffic\" message=\"repeat 2 of 3: h2: traffic: agent "
+                     "died\">"),
+            std::string::npos)
+      << xml;
 }
 
 TEST(Junit, EscapesWhatXmlCannotHoldRaw) {

@@ -31,6 +31,43 @@ inline CaseRecord graded_case(std::string id, const std::vector<std::string_view
   return c;
 }
 
+// A case run once per entry of `repeats`, each repeat graded on its own; a repeat listed with
+// more than one set of values was retried, its last set standing.
+inline CaseRecord repeated_case(std::string id, const std::vector<std::string_view>& thresholds,
+                                const std::vector<std::vector<suites::Values>>& repeats,
+                                std::string workload = "allreduce") {
+  CaseRecord c;
+  c.id = id;
+  c.test = id.substr(0, id.find('/'));
+  c.workload = std::move(workload);
+  c.names = {{"n", 4}, {"link_gbps", 1}};
+  std::vector<suites::Threshold> ts;
+  for (const auto t : thresholds) ts.push_back(threshold(t));
+  for (std::size_t r = 0; r < repeats.size(); ++r)
+    for (const suites::Values& values : repeats[r]) {
+      Attempt a;
+      a.repeat = static_cast<int>(r);
+      a.seconds = 2;
+      a.metrics = values;
+      a.grade = suites::grade(ts, a.metrics, c.names);
+      c.attempts.push_back(std::move(a));
+    }
+  c.outcome = outcome_of(c);
+  return c;
+}
+
+// The case: five repeats of a bw test from 0.229 to 0.395 Gbit/s, the lowest in the
+// second repeat and the highest in the last; the median is 0.31. Only the second fails.
+inline CaseRecord five_repeats(std::string_view threshold_text = "busbw_gbps >= 0.25") {
+  return repeated_case("p2p_bw", {threshold_text},
+                       {{{{"busbw_gbps", 0.31}}},
+                        {{{"busbw_gbps", 0.229}}},
+                        {{{"busbw_gbps", 0.35}}},
+                        {{{"busbw_gbps", 0.27}}},
+                        {{{"busbw_gbps", 0.395}}}},
+                       "bw");
+}
+
 inline RunRecord sample_run() {
   RunRecord run;
   run.run_id = "20261122T184501Z-smoke";

@@ -46,5 +46,44 @@ TEST(RunJson, CarriesEveryCaseWithItsVerdictsAndMeasuredValues) {
   EXPECT_EQ(nlohmann::json::parse(j.dump()), j);
 }
 
+// Each case says what its repeats come to, as every writer shows it: the median of the
+// headline with its spread, each threshold by its worst repeat.
+TEST(RunJson, ACaseSummaryGivesTheMedianAndTheWorstRepeat) {
+  const nlohmann::json j = to_json(testing::five_repeats("busbw_gbps >= 0.25"));
+  const auto& s = j["summary"];
+  EXPECT_EQ(s["repeats"], 5);
+  EXPECT_EQ(s["retries"], 0);
+  EXPECT_EQ(s["headline"]["metric"], "busbw_gbps");
+  EXPECT_EQ(s["headline"]["median"], 0.31);
+  EXPECT_EQ(s["headline"]["low"], 0.229);
+  EXPECT_EQ(s["headline"]["high"], 0.395);
+  EXPECT_EQ(s["headline"]["text"], "bw 0.31 Gbit/s, median of 5 repeats (0.229 to 0.395)");
+  const auto& t = s["thresholds"][0];
+  EXPECT_EQ(t["verdict"], "fail");
+  EXPECT_EQ(t["repeat"], 1);
+  EXPECT_EQ(t["measured"], 0.229);
+  EXPECT_EQ(t["at_verdict"], 1);
+  EXPECT_TRUE(s["error"].is_null());
+}
+
+// What a case is summarised from comes back from run.json as it went in.
+TEST(RunJson, ACaseReadsBackWhatItsRepeatsAreSummarisedFrom) {
+  const CaseRecord c = testing::five_repeats("busbw_gbps >= 0.25");
+  const CaseRecord back = case_record(to_json(c));
+  EXPECT_EQ(back.id, c.id);
+  EXPECT_EQ(back.workload, "bw");
+  ASSERT_EQ(back.attempts.size(), 5u);
+  EXPECT_EQ(back.attempts[1].repeat, 1);
+  EXPECT_EQ(back.attempts[1].metrics.at("busbw_gbps"), 0.229);
+  ASSERT_TRUE(back.attempts[1].grade);
+  const auto& r = back.attempts[1].grade->results.at(0);
+  EXPECT_EQ(r.op, suites::Comparison::ge);
+  EXPECT_EQ(r.evaluation.verdict, suites::Verdict::fail);
+  EXPECT_EQ(to_json(back)["summary"], to_json(c)["summary"]);
+  // Nothing in a hand-edited file makes it throw.
+  EXPECT_NO_THROW(case_record(nlohmann::json::parse(
+      R"({"attempts": [{"repeat": "x", "grade": {"thresholds": [7, {"verdict": 3}]}}, 5]})")));
+}
+
 }  // namespace
 }  // namespace rocehil::reports

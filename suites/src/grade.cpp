@@ -1,6 +1,7 @@
 #include "rocehil/suites/grade.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace rocehil::suites {
 
@@ -14,12 +15,35 @@ int severity(Verdict v) {
   return 0;
 }
 
+double margin(Comparison op, double measured, double limit) {
+  switch (op) {
+    case Comparison::gt:
+    case Comparison::ge: return measured - limit;
+    case Comparison::lt:
+    case Comparison::le: return limit - measured;
+    case Comparison::eq: return -std::abs(measured - limit);
+    case Comparison::ne: return std::abs(measured - limit);
+  }
+  return 0;
+}
+
+bool worse(const ThresholdResult& a, const ThresholdResult& b) {
+  const int sa = severity(a.evaluation.verdict), sb = severity(b.evaluation.verdict);
+  if (sa != sb) return sa > sb;
+  const Evaluation &ea = a.evaluation, &eb = b.evaluation;
+  // A value that could not be told (not measured, no limit) ranks after one that could.
+  if (!ea.measured || !ea.limit) return false;
+  if (!eb.measured || !eb.limit) return true;
+  return margin(a.op, *ea.measured, *ea.limit) < margin(b.op, *eb.measured, *eb.limit);
+}
+
 CaseGrade grade(const std::vector<Threshold>& thresholds, const Values& measured,
                 const Values& names, const Unmeasured& unmeasured, const Attribution& where) {
   CaseGrade g;
   for (const Threshold& t : thresholds) {
     ThresholdResult r{.threshold = t.text,
                       .level = t.level,
+                      .op = t.op,
                       .evaluation = evaluate(t, measured, names, unmeasured, where)};
     if (severity(r.evaluation.verdict) > severity(g.verdict)) g.verdict = r.evaluation.verdict;
     g.results.push_back(std::move(r));

@@ -49,6 +49,26 @@ TEST(Grade, RetriesOnlyAFailureThatAllowsThem) {
   EXPECT_FALSE(should_retry(warn_only, grade(warn_only, {{"busbw_gbps", 1}}, {}), 1));
 }
 
+// Of a threshold's repeats the worst is the most severe verdict, then the value furthest on the
+// failing side of the limit: the lowest for >=, the highest for <=.
+TEST(Grade, TheWorstRepeatOfAThresholdIsTheFurthestOnTheFailingSide) {
+  const auto result = [](std::string_view text, double measured) {
+    return grade({t(text)}, {{"busbw_gbps", measured}, {"lat_p99_us", measured}}, {}).results[0];
+  };
+  EXPECT_DOUBLE_EQ(margin(Comparison::ge, 0.229, 0.3), 0.229 - 0.3);
+  EXPECT_DOUBLE_EQ(margin(Comparison::le, 30, 10), -20);
+  EXPECT_TRUE(worse(result("busbw_gbps >= 0.3", 0.229), result("busbw_gbps >= 0.3", 0.27)));
+  EXPECT_FALSE(worse(result("busbw_gbps >= 0.3", 0.27), result("busbw_gbps >= 0.3", 0.229)));
+  EXPECT_TRUE(worse(result("lat_p99_us <= 10", 30), result("lat_p99_us <= 10", 12)));
+  // A failure is worse than any pass, however close the pass came.
+  EXPECT_TRUE(worse(result("busbw_gbps >= 0.3", 0.299), result("busbw_gbps >= 0.3", 0.3)));
+  EXPECT_FALSE(worse(result("busbw_gbps >= 0.3", 0.3), result("busbw_gbps >= 0.3", 0.1)));
+  // Not measured is an error: worse than a warning, not as bad as a failure.
+  const ThresholdResult missing = grade({t("cnps <= 1")}, {}, {}).results[0];
+  EXPECT_TRUE(worse(missing, result("busbw_gbps >= 0.3", 1)));
+  EXPECT_FALSE(worse(missing, result("busbw_gbps >= 0.3", 0.1)));
+}
+
 TEST(Grade, AnExpectedFailureIsTheGoodOutcome) {
   EXPECT_EQ(outcome_of(Verdict::fail, true), Outcome::expected_fail);
   EXPECT_EQ(outcome_of(Verdict::pass, true), Outcome::unexpected_pass);

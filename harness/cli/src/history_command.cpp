@@ -138,7 +138,7 @@ Examples:
   rocehil history --suite nightly --last 7 --json
 Passed counts pass, warn and expected failures; failed counts failures and tests expected to
 fail that passed. The headline numbers are over the cases that measured them, each case by the
-mean of its repeats: the lowest busbw (Gbit/s), the highest p99 latency (us), and the sums of
+median of its repeats: the lowest busbw (Gbit/s), the highest p99 latency (us), and the sums of
 the CNPs the QPs handled and of the PFC storms the mirrors saw ('-': nothing measured it).
 Compare two runs with 'rocehil compare RUN_A RUN_B'.
 Exit status: 0, or 2 when there is no history at --db.)");

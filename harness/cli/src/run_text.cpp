@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 
 #include "rocehil/common/units.hpp"
+#include "rocehil/reports/repeats.hpp"
 
 #include "text_table.hpp"
 
@@ -27,31 +29,30 @@ std::string outcome_text(suites::Outcome o) {
   return "?";
 }
 
-const reports::Attempt* last_attempt(const reports::CaseRecord& c) {
-  return c.attempts.empty() ? nullptr : &c.attempts.back();
-}
-
-// The thresholds that did not pass, one "text (detail)" each.
-std::vector<std::string> not_passed(const reports::Attempt& a) {
+// The thresholds that did not pass, one "verdict text: what its worst repeat measured" each.
+std::vector<std::string> not_passed(const reports::RepeatsSummary& s) {
   std::vector<std::string> out;
-  if (!a.grade) return out;
-  for (const auto& r : a.grade->results)
-    if (r.evaluation.verdict != suites::Verdict::pass)
-      out.push_back(fmt::format("{} {}: {}", suites::to_string(r.evaluation.verdict), r.threshold,
-                                r.evaluation.detail));
+  for (const auto& t : s.thresholds)
+    if (t.worst.evaluation.verdict != suites::Verdict::pass)
+      out.push_back(fmt::format("{} {}", suites::to_string(t.worst.evaluation.verdict),
+                                reports::threshold_text(t, s.repeats)));
   return out;
 }
 
-// The switches that gave no counters in the attempt (raw.switches, as switch_metrics writes it),
-// "l1: timeout" each: said on the terminal, not only inside report.html.
-std::vector<std::string> silent_switches(const reports::Attempt& a) {
+// The switches that gave no counters in a repeat (raw.switches, as switch_metrics writes it),
+// "l1: timeout" each, once: said on the terminal, not only inside report.html.
+std::vector<std::string> silent_switches(const reports::CaseRecord& c) {
   std::vector<std::string> out;
-  const auto s = a.raw.find("switches");
-  if (s == a.raw.end() || !s->is_array()) return out;
-  for (const auto& sw : *s)
-    if (sw.is_object() && sw.value("answered", true) == false)
-      out.push_back(fmt::format("{}: {}", sw.value("switch", std::string("?")),
-                                sw.value("error", std::string("no answer"))));
+  for (const reports::Attempt* a : reports::final_attempts(c)) {
+    const auto s = a->raw.find("switches");
+    if (s == a->raw.end() || !s->is_array()) continue;
+    for (const auto& sw : *s)
+      if (sw.is_object() && sw.value("answered", true) == false) {
+        std::string line = fmt::format("{}: {}", sw.value("switch", std::string("?")),
+                                       sw.value("error", std::string("no answer")));
+        if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(std::move(line));
+      }
+  }
   return out;
 }
 
@@ -76,37 +77,33 @@ std::string kept_captures_text(const reports::RunRecord& run, const std::string&
   return text + not_kept;
 }
 
-std::string error_text(const reports::AttemptError& e) {
-  return e.host.empty() ? fmt::format("{}: {}", e.phase, e.message)
-                        : fmt::format("{}: {}: {}", e.host, e.phase, e.message);
+// The repeat that measured nothing: "h3: traffic: ...", "repeat 2 of 5: h3: traffic: ...".
+std::string error_text(const reports::RepeatsSummary& s) {
+  const reports::AttemptError& e = *s.error;
+  std::string text = e.host.empty() ? fmt::format("{}: {}", e.phase, e.message)
+                                    : fmt::format("{}: {}: {}", e.host, e.phase, e.message);
+  return s.repeats > 1 ? fmt::format("repeat {} of {}: {}", s.error_repeat + 1, s.repeats, text)
+                       : text;
 }
 
 }  // namespace
 
-std::string headline(const suites::Values& m, std::string_view workload) {
-  const bool point_to_point = workload == "bw" || workload == "calibrate_bw";
-  if (const auto b = m.find("busbw_gbps"); b != m.end())
-    return fmt::format("{} {:.3g} Gbit/s", point_to_point ? "bw" : "busbw", b->second);
-  if (const auto l = m.find("lat_p99_us"); l != m.end())
-    return fmt::format("lat p99 {:.3g} us", l->second);
-  return "";
-}
-
 std::string case_line(const reports::CaseRecord& c) {
-  const reports::Attempt* a = last_attempt(c);
+  const reports::RepeatsSummary s = reports::summarize_repeats(c);
   double seconds = 0;
   for (const auto& x : c.attempts) seconds += x.seconds;
   std::string line = fmt::format("  {:<30} {:<20} {:<22} {:.1f} s", c.id, outcome_text(c.outcome),
-                                 a && !a->error ? headline(a->metrics, c.workload) : "", seconds);
-  if (c.attempts.size() > 1) line += fmt::format(" ({} attempts)", c.attempts.size());
+                                 reports::headline_text(s), seconds);
+  // The headline names its repeats; without one they are said here, with any retries.
+  if (!s.headline && s.repeats > 1) line += fmt::format(" ({} repeats)", s.repeats);
+  if (s.retries > 0) line += fmt::format(" ({} after a failure)", reports::retries_text(s.retries));
   line += '\n';
   if (!c.skip_reason.empty()) line += "      " + c.skip_reason + "\n";
-  if (a && a->error) line += "      " + error_text(*a->error) + "\n";
-  if (a && c.outcome != suites::Outcome::pass)
-    for (const auto& t : not_passed(*a)) line += "      " + t + "\n";
-  if (a)
-    for (const auto& s : silent_switches(*a))
-      line += "      switch " + s + " (no counters: its switch_* metrics are absent)\n";
+  if (s.error) line += "      " + error_text(s) + "\n";
+  if (c.outcome != suites::Outcome::pass)
+    for (const auto& t : not_passed(s)) line += "      " + t + "\n";
+  for (const auto& sw : silent_switches(c))
+    line += "      switch " + sw + " (no counters: its switch_* metrics are absent)\n";
   return line;
 }
 
@@ -116,27 +113,25 @@ std::string verdict_table(const reports::RunRecord& run, const std::string& run_
                    {"result", TextTable::Align::left},
                    {"why", TextTable::Align::left}});
   for (const auto& c : run.cases) {
-    const reports::Attempt* a = last_attempt(c);
+    const reports::RepeatsSummary s = reports::summarize_repeats(c);
     std::string why;
     if (!c.skip_reason.empty()) {
       why = c.skip_reason;
-    } else if (a && a->error) {
-      why = error_text(*a->error);
-    } else if (a && a->grade) {
-      const auto failed = not_passed(*a);
-      why = failed.empty() ? fmt::format("{} threshold(s) passed", a->grade->results.size())
+    } else if (s.error) {
+      why = error_text(s);
+    } else if (!s.thresholds.empty()) {
+      const auto failed = not_passed(s);
+      why = failed.empty() ? fmt::format("{} threshold(s) passed", s.thresholds.size())
                            : failed.front();
       if (failed.size() > 1) why += fmt::format(" (+{} more)", failed.size() - 1);
     }
-    if (why.size() > 100) why = why.substr(0, 97) + "...";
-    table.add_row({c.id, outcome_text(c.outcome),
-                   a && !a->error ? headline(a->metrics, c.workload) : "", why});
+    if (why.size() > 120) why = why.substr(0, 117) + "...";
+    table.add_row({c.id, outcome_text(c.outcome), reports::headline_text(s), why});
   }
   std::string text = table.render();
   std::map<std::string, std::size_t> silent;  // switch -> cases it gave no counters in
   for (const auto& c : run.cases)
-    if (const reports::Attempt* a = last_attempt(c))
-      for (const auto& s : silent_switches(*a)) ++silent[s.substr(0, s.find(':'))];
+    for (const auto& sw : silent_switches(c)) ++silent[sw.substr(0, sw.find(':'))];
   if (!silent.empty()) {
     std::vector<std::string> names;
     for (const auto& [name, n] : silent)

@@ -86,8 +86,46 @@ TEST(RunText, AnErrorNamesTheHostAndPhaseAndShowsNoNumbers) {
   c.attempts = {a, a};
   c.outcome = reports::outcome_of(c);
   EXPECT_EQ(case_line(c),
-            "  alltoall                       ERROR                                       0.0 s (2 "
-            "attempts)\n      h3: traffic: agent on h3: it exited\n");
+            "  alltoall                       ERROR                                       0.0 s (1 "
+            "retry after a failure)\n      h3: traffic: agent on h3: it exited\n");
+}
+
+// Five repeats from 0.229 to 0.395 Gbit/s, the last the highest and only the second failing:
+// the line gives their median, named so, and the failure quotes the second repeat. Nothing was
+// retried, so nothing says attempts.
+reports::CaseRecord five_repeats() {
+  const suites::Threshold t = suites::parse_threshold("busbw_gbps >= 0.25").threshold.value();
+  reports::CaseRecord c;
+  c.id = "p2p_bw";
+  c.workload = "bw";
+  int repeat = 0;
+  for (const double v : {0.31, 0.229, 0.35, 0.27, 0.395}) {
+    reports::Attempt a;
+    a.repeat = repeat++;
+    a.seconds = 2;
+    a.metrics = {{"busbw_gbps", v}};
+    a.grade = suites::grade({t}, a.metrics, {});
+    c.attempts.push_back(a);
+  }
+  c.outcome = reports::outcome_of(c);
+  return c;
+}
+
+TEST(RunText, RepeatsShowTheirMedianAndAFailureQuotesItsWorstRepeat) {
+  const reports::CaseRecord c = five_repeats();
+  EXPECT_EQ(case_line(c),
+            "  p2p_bw                         FAIL                 bw 0.31 Gbit/s, median of 5 "
+            "repeats (0.229 to 0.395) 10.0 s\n"
+            "      fail busbw_gbps >= 0.25: failed in 1 of 5 repeats; the worst, repeat 2: "
+            "busbw_gbps = 0.229, needs >= 0.25\n");
+  reports::RunRecord run;
+  run.suite_name = "smoke";
+  run.cases = {c};
+  const std::string table = verdict_table(run, "r");
+  EXPECT_NE(table.find("bw 0.31 Gbit/s, median of 5 repeats (0.229 to 0.395)"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("the worst, repeat 2: busbw_gbps = 0.229"), std::string::npos) << table;
+  EXPECT_EQ(table.find("0.395 Gbit"), std::string::npos) << table;
 }
 
 TEST(RunText, TheVerdictTableEndsWithTheSummaryAndTheReport) {

@@ -74,6 +74,23 @@ TEST(Drain, AOneHostCaseDrainsItsHostAndEachNodeOnce) {
   EXPECT_EQ(plan.drain[0].reason, "rocehil: t: loopback: busbw_gbps = 1, needs > 40");
 }
 
+// The reason is the repeat that failed, not the last repeat, which passed.
+TEST(Drain, TheReasonIsTheRepeatThatFailedNotTheLast) {
+  reports::RunRecord r;
+  auto c = case_with("loopback", {"h2"}, suites::Outcome::fail);
+  c.attempts.back() = failed_threshold("busbw_gbps = 1, needs > 40");
+  reports::Attempt passed = failed_threshold("busbw_gbps = 50, needs > 40");
+  passed.repeat = 1;
+  passed.grade->verdict = suites::Verdict::pass;
+  passed.grade->results[0].evaluation.verdict = suites::Verdict::pass;
+  passed.grade->results[0].evaluation.measured = 50;
+  c.attempts.push_back(passed);
+  r.cases.push_back(c);
+  const DrainPlan plan = plan_drain(r, "t");
+  ASSERT_EQ(plan.drain.size(), 1u);
+  EXPECT_EQ(plan.drain[0].reason, "rocehil: t: loopback: busbw_gbps = 1, needs > 40");
+}
+
 TEST(Drain, ExpectedFailuresPassesAndHostlessErrorsDrainNothing) {
   reports::RunRecord r;
   r.cases.push_back(case_with("pfc_storm", {"h1", "h2"}, suites::Outcome::expected_fail));

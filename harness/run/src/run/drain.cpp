@@ -11,20 +11,21 @@
 
 #include "rocehil/remote/run_command.hpp"
 #include "rocehil/remote/slurm.hpp"
+#include "rocehil/reports/repeats.hpp"
 
 namespace rocehil::run {
 
 namespace {
 
-// What failed in an attempt, in the words of its error or its failed thresholds.
-std::string what_failed(const reports::Attempt& a) {
-  if (a.error) return fmt::format("{}: {}", a.error->phase, a.error->message);
+// What failed in a case, in the words of the repeat that measured nothing or of its failed
+// thresholds' worst repeats: the repeats that decided the outcome, not whichever ran last.
+std::string what_failed(const reports::RepeatsSummary& s) {
+  if (s.error) return fmt::format("{}: {}", s.error->phase, s.error->message);
   std::string out;
-  if (a.grade)
-    for (const auto& r : a.grade->results)
-      if (r.evaluation.verdict == suites::Verdict::fail ||
-          r.evaluation.verdict == suites::Verdict::error)
-        out += (out.empty() ? "" : "; ") + r.evaluation.detail;
+  for (const auto& t : s.thresholds)
+    if (t.worst.evaluation.verdict == suites::Verdict::fail ||
+        t.worst.evaluation.verdict == suites::Verdict::error)
+      out += (out.empty() ? "" : "; ") + t.worst.evaluation.detail;
   return out.empty() ? "failed" : out;
 }
 
@@ -86,15 +87,15 @@ DrainPlan plan_drain(const reports::RunRecord& record, std::string_view tag) {
   for (const reports::CaseRecord& c : record.cases) {
     if (c.outcome != suites::Outcome::fail && c.outcome != suites::Outcome::error) continue;
     if (c.attempts.empty()) continue;
-    const reports::Attempt& last = c.attempts.back();
-    const std::string reason = fmt::format("rocehil: {}: {}: {}", tag, c.id, what_failed(last));
-    if (last.error && !last.error->host.empty())
-      add(last.error->host, reason);
+    const reports::RepeatsSummary s = reports::summarize_repeats(c);
+    const std::string reason = fmt::format("rocehil: {}: {}: {}", tag, c.id, what_failed(s));
+    if (s.error && !s.error->host.empty())
+      add(s.error->host, reason);
     else if (c.hosts.size() == 1)
       add(c.hosts.front(), reason);
     else
       plan.not_drained.push_back(fmt::format("{}: {} names no single node of {}", c.id,
-                                             what_failed(last), fmt::join(c.hosts, ",")));
+                                             what_failed(s), fmt::join(c.hosts, ",")));
   }
   return plan;
 }

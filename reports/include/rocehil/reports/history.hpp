@@ -32,8 +32,9 @@ class History {
   void record(const RunRecord& run);
 
   // What a nightly dashboard plots for a run, each over the cases that measured it, a case
-  // counting by the mean of its repeats: the lowest busbw, the highest p99 latency, the sum of
-  // the CNPs the QPs handled and of the PFC storms. Empty when no case measured it.
+  // counting by the median of its repeats (as everywhere, repeats.hpp): the lowest busbw, the
+  // highest p99 latency, the sum of the CNPs the QPs handled and of the PFC storms. Empty when
+  // no case measured it.
   struct Headline {
     std::optional<double> busbw_gbps, lat_p99_us, cnps, pfc_storms;
   };

@@ -14,6 +14,7 @@ namespace rocehil::suites {
 struct ThresholdResult {
   std::string threshold;  // its text
   Level level = Level::fail;
+  Comparison op = Comparison::ge;  // which side of the limit passes
   Evaluation evaluation;
 };
 
@@ -26,6 +27,16 @@ struct CaseGrade {
 
 // The order verdicts outrank each other in: pass 0, warn 1, error 2, fail 3.
 int severity(Verdict v);
+
+// How far a measured value lies on the passing side of its limit; negative on the failing side
+// (busbw_gbps = 0.229 against >= 0.3: -0.071).
+double margin(Comparison op, double measured, double limit);
+
+// Each repeat of a case is graded on its own, and the case is as bad as its worst repeat. Of two
+// repeats' results for one threshold, whether `a` is the worse: its verdict is more severe or, at
+// one verdict, its value lies further on the failing side of the limit (for >=, the lower). What
+// is said about a threshold quotes its worst repeat, the one that decided it.
+bool worse(const ThresholdResult& a, const ThresholdResult& b);
 
 CaseGrade grade(const std::vector<Threshold>& thresholds, const Values& measured,
                 const Values& names, const Unmeasured& unmeasured = {},
