@@ -71,7 +71,14 @@ Settings settings_of(const RunRecord& run) {
     const std::string where = host.get<std::string>().empty()
                                   ? std::string("switches")
                                   : host.get<std::string>() + " " + netdev.get<std::string>();
-    s["set " + where + " " + name.get<std::string>()] = value.get<std::string>();
+    // A value changed under the run did not hold for all of it: compare and trend must not
+    // take the run as measured under it.
+    const nlohmann::json& found = member(v, "found");
+    s["set " + where + " " + name.get<std::string>()] =
+        member(v, "held") == false && found.is_string()
+            ? value.get<std::string>() + " (read " + found.get<std::string>() +
+                  " later: changed under the run)"
+            : value.get<std::string>();
   }
   return s;
 }

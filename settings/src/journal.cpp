@@ -30,11 +30,18 @@ std::string text_field(const nlohmann::json& j, const char* key, std::string_vie
 
 }  // namespace
 
-std::string journal_path(std::string_view dir, std::string_view host) {
-  return fmt::format("{}/{}.json", dir, host);
+std::string journal_path(std::string_view dir, std::string_view fabric, std::string_view name) {
+  if (fabric.empty()) return fmt::format("{}/{}.json", dir, name);
+  return fmt::format("{}/{}/{}.json", dir, fabric, name);
 }
 
-bool is_journal_of(std::string_view file_name, std::string_view host) {
+bool is_journal_of(std::string_view relative_path, std::string_view host, std::string_view fabric) {
+  std::string_view file_name = relative_path;
+  if (const auto slash = relative_path.find('/'); slash != std::string_view::npos) {
+    // Another fabric's journals are none of this one's business.
+    if (relative_path.substr(0, slash) != fabric) return false;
+    file_name = relative_path.substr(slash + 1);
+  }
   if (!file_name.ends_with(".json") || !file_name.starts_with(host)) return false;
   const std::string_view rest = file_name.substr(host.size());
   return rest == ".json" || rest.starts_with(".soft-");
@@ -48,11 +55,16 @@ nlohmann::json to_json(const Journal& journal) {
                        {"where", e.where},
                        {"before", e.before},
                        {"wanted", e.wanted}});
-  return {{"schema_version", schema_version},
-          {"host", journal.host},
-          {"run", journal.run},
-          {"started_at", journal.started_at},
-          {"entries", entries}};
+  nlohmann::json j{
+      {"schema_version", schema_version}, {"host", journal.host},     {"run", journal.run},
+      {"started_at", journal.started_at}, {"fabric", journal.fabric}, {"entries", entries}};
+  if (journal.owner)
+    j["owner"] = {{"machine", journal.owner->machine},
+                  {"machine_id", journal.owner->machine_id},
+                  {"boot_id", journal.owner->boot_id},
+                  {"pid", journal.owner->pid},
+                  {"start_ticks", journal.owner->start_ticks}};
+  return j;
 }
 
 Journal journal_from_json(const nlohmann::json& j, std::string_view source) {
@@ -65,6 +77,24 @@ Journal journal_from_json(const nlohmann::json& j, std::string_view source) {
   out.host = text_field(j, "host", source);
   out.run = text_field(j, "run", source);
   out.started_at = text_field(j, "started_at", source);
+  // fabric and owner came with this schema's later writers; without them the journal is one an
+  // older rocehil left: no fabric, owner unknown (journal_owner.hpp puts it back).
+  if (j.contains("fabric")) out.fabric = text_field(j, "fabric", source);
+  if (const auto owner = j.find("owner"); owner != j.end()) {
+    const auto pid = owner->find("pid");
+    const auto ticks = owner->find("start_ticks");
+    if (!owner->is_object() || pid == owner->end() || !pid->is_number_integer() ||
+        ticks == owner->end() || !ticks->is_number_unsigned())
+      throw Error(ExitCode::infrastructure,
+                  fmt::format("{}: 'owner' has no pid or start_ticks: not a settings journal "
+                              "rocehil wrote; look at it, put the values back by hand, then "
+                              "remove it",
+                              source));
+    out.owner = JournalOwner{text_field(*owner, "machine", source),
+                             text_field(*owner, "machine_id", source),
+                             text_field(*owner, "boot_id", source), pid->get<std::int64_t>(),
+                             ticks->get<std::uint64_t>()};
+  }
   const auto entries = j.find("entries");
   if (entries == j.end() || !entries->is_array())
     throw Error(ExitCode::infrastructure, fmt::format("{}: 'entries' is missing", source));

@@ -52,14 +52,29 @@ void JournaledChanges::check(const std::vector<Assignment>& wanted,
 std::vector<JournalEntry> JournaledChanges::apply(const std::vector<Assignment>& wanted,
                                                   const std::vector<std::string>& netdevs,
                                                   const std::string& run,
-                                                  const std::string& started_at) {
-  if (const std::optional<Journal> left = load(journal_))
+                                                  const std::string& started_at,
+                                                  const std::optional<JournalOwner>& owner,
+                                                  const std::string& fabric) {
+  if (const std::optional<Journal> left = load(journal_)) {
+    // Judged on this machine when the owner ran here (the testbed, the switches' journal);
+    // otherwise the wording covers both.
+    std::optional<Machine> here;
+    try {
+      here = this_machine();
+    } catch (const Error&) {
+    }
+    if (left->owner && here && owner_state(left->owner, *here) == OwnerState::alive)
+      throw Error(ExitCode::infrastructure,
+                  fmt::format("host '{}': {} is in use by {}: two runs cannot change one host's "
+                              "settings at once; wait for it to end",
+                              host_, journal_, held_by_text(*left)));
     throw Error(ExitCode::infrastructure,
-                fmt::format("host '{}': {} holds the settings run {} changed and did not put "
-                            "back; restore them first ('rocehil settings restore')",
-                            host_, journal_, left->run));
+                fmt::format("host '{}': {} holds the settings changed by {}, not put back; "
+                            "restore them first ('rocehil settings restore')",
+                            host_, journal_, held_by_text(*left)));
+  }
   check(wanted, netdevs);
-  Journal journal{host_, run, started_at, {}};
+  Journal journal{host_, run, started_at, {}, fabric, owner};
   try {
     for (const std::string& netdev : netdevs) {
       const std::unique_ptr<Target> target = target_for_(netdev);
@@ -110,6 +125,19 @@ std::vector<JournalEntry> JournaledChanges::restore() {
                                    journal->host, journal_),
                        errno);
   return restored;
+}
+
+JournaledChanges::Left JournaledChanges::restore_left(const RestorePolicy& policy,
+                                                      const Machine& here) {
+  Left out;
+  out.journal = load(journal_);
+  if (!out.journal) return out;
+  if (!may_put_back(*out.journal, policy, here)) {
+    out.left_alone = true;
+    return out;
+  }
+  out.put_back = restore();
+  return out;
 }
 
 void throw_after_putting_back(const Error& failure, const std::function<void()>& put_back) {

@@ -20,13 +20,15 @@ Journal sample() {
           "2026-11-26T18:15:00Z",
           {{"roce_rp.rpg_time_reset", "eth1", "/sys/class/net/eth1/ecn/roce_rp/rpg_time_reset",
             "300", "600"},
-           {"mtu", "eth1", "/sys/class/net/eth1/mtu", "1500", "9000"}}};
+           {"mtu", "eth1", "/sys/class/net/eth1/mtu", "1500", "9000"}},
+          "testbed-tb1",
+          JournalOwner{"ctl", "4c4c", "0b5e", 4242, 987654}};
 }
 
 TEST(Journal, SavedAndLoadedAsWritten) {
   const FakeHost dir;
-  const std::string path = journal_path(dir.file("run/rocehil/settings"), "h1");
-  EXPECT_EQ(path, dir.root() + "/run/rocehil/settings/h1.json");
+  const std::string path = journal_path(dir.file("run/rocehil/settings"), "testbed-tb1", "h1");
+  EXPECT_EQ(path, dir.root() + "/run/rocehil/settings/testbed-tb1/h1.json");
   EXPECT_EQ(load(path), std::nullopt);
   save(sample(), path);
   EXPECT_EQ(load(path), sample());
@@ -59,14 +61,36 @@ TEST(Journal, ABrokenJournalIsAnErrorNamingTheFile) {
   EXPECT_THROW(journal_from_json(j, "x"), Error);
 }
 
-}  // namespace
-TEST(Journal, AJournalsFileNameSaysWhoseItIs) {
-  EXPECT_TRUE(is_journal_of("h1.json", "h1"));
-  EXPECT_TRUE(is_journal_of("h1.soft-198.18.1.11.json", "h1"));
-  EXPECT_FALSE(is_journal_of("h10.json", "h1"));
-  EXPECT_FALSE(is_journal_of("h1.json.tmp", "h1"));
-  EXPECT_FALSE(is_journal_of("testbed-tb1.json", "h1"));
-  EXPECT_EQ(journal_path("/run/rocehil/settings", "h1"), "/run/rocehil/settings/h1.json");
+// A journal an older rocehil wrote has no fabric and no owner: read as such, not refused.
+TEST(Journal, AJournalWithoutFabricOrOwnerIsAnOlderOnesAndReadsAsOwnerUnknown) {
+  nlohmann::json j = to_json(sample());
+  j.erase("fabric");
+  j.erase("owner");
+  const Journal old = journal_from_json(j, "x");
+  EXPECT_EQ(old.fabric, "");
+  EXPECT_EQ(old.owner, std::nullopt);
+  EXPECT_EQ(old.entries, sample().entries);
+  j = to_json(sample());
+  j["owner"].erase("start_ticks");
+  EXPECT_THROW(journal_from_json(j, "x"), Error);
 }
+
+TEST(Journal, AJournalsPathSaysWhoseItIsAndWhichFabrics) {
+  EXPECT_TRUE(is_journal_of("testbed-tb1/h1.json", "h1", "testbed-tb1"));
+  EXPECT_TRUE(is_journal_of("testbed-tb1/h1.soft-198.18.1.11.json", "h1", "testbed-tb1"));
+  // Two testbeds on one machine: the same host names and addresses, never each other's.
+  EXPECT_FALSE(is_journal_of("testbed-tb2/h1.soft-198.18.1.11.json", "h1", "testbed-tb1"));
+  EXPECT_FALSE(is_journal_of("testbed-tb1/h10.json", "h1", "testbed-tb1"));
+  EXPECT_FALSE(is_journal_of("testbed-tb1/h1.json.tmp", "h1", "testbed-tb1"));
+  EXPECT_FALSE(is_journal_of("testbed-tb1/testbed-tb1.json", "h1", "testbed-tb1"));
+  // The layout before fabrics: any fabric's restore puts it back.
+  EXPECT_TRUE(is_journal_of("h1.json", "h1", "testbed-tb1"));
+  EXPECT_TRUE(is_journal_of("h1.soft-198.18.1.11.json", "h1", "testbed-tb1"));
+  EXPECT_EQ(journal_path("/run/rocehil/settings", "fab", "h1"),
+            "/run/rocehil/settings/fab/h1.json");
+  EXPECT_EQ(journal_path("/run/rocehil/settings", "", "h1"), "/run/rocehil/settings/h1.json");
+}
+
+}  // namespace
 
 }  // namespace rocehil::settings

@@ -132,7 +132,7 @@ TEST(JournaledChanges, AJournalLeftBehindIsRestoredNotBuiltOn) {
     next.apply(c.wanted, {"eth1"}, "next-run", "t");
     ADD_FAILURE();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("holds the settings run killed-run changed"),
+    EXPECT_NE(std::string(e.what()).find("holds the settings changed by run killed-run"),
               std::string::npos)
         << e.what();
   }

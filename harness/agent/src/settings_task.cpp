@@ -11,6 +11,7 @@
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/settings/assignment.hpp"
+#include "rocehil/settings/journal_owner.hpp"
 #include "rocehil/settings/journaled_changes.hpp"
 #include "rocehil/settings/nic_files.hpp"
 #include "rocehil/traffic/nic_counters.hpp"
@@ -109,19 +110,20 @@ SettingChange change_of(const settings::JournalEntry& e) {
 }
 
 // One root's changes: a host's NICs under "/" share one journal; the soft provider keeps a root
-// (and journal) per address.
+// (and journal) per address. Journals are kept per fabric (journal.hpp): `fabric` names the
+// directory, "" the layout older rocehils wrote.
 struct Part {
   settings::JournaledChanges changes;
   std::vector<std::string> netdevs;
 };
 
 std::vector<Part> parts_of(const SettingsRequest& r, const std::vector<Nic>& nics,
-                           const SettingsPlaces& places) {
+                           const SettingsPlaces& places, const std::string& fabric) {
   std::vector<Part> parts;
   if (!is_soft(r)) {
     const std::string root = places.nic_root;
     Part p{{[root](const std::string& netdev) { return target_of(root, netdev, false); },
-            settings::journal_path(places.journal_dir, r.host), r.host},
+            settings::journal_path(places.journal_dir, fabric, r.host), r.host},
            {}};
     for (const Nic& n : nics) p.netdevs.push_back(n.netdev);
     parts.push_back(std::move(p));
@@ -129,7 +131,7 @@ std::vector<Part> parts_of(const SettingsRequest& r, const std::vector<Nic>& nic
   }
   for (const Nic& n : nics)
     parts.push_back(
-        {{n.root, settings::journal_path(places.journal_dir, r.host + ".soft-" + n.address),
+        {{n.root, settings::journal_path(places.journal_dir, fabric, r.host + ".soft-" + n.address),
           r.host},
          {n.netdev}});
   return parts;
@@ -151,8 +153,8 @@ SettingsReply apply(const SettingsRequest& r, const std::vector<Nic>& nics,
   std::size_t done = 0;
   try {
     for (; done < parts.size(); ++done)
-      for (const settings::JournalEntry& e :
-           parts[done].changes.apply(wanted, parts[done].netdevs, r.run, started))
+      for (const settings::JournalEntry& e : parts[done].changes.apply(
+               wanted, parts[done].netdevs, r.run, started, r.owner, r.fabric))
         reply.changes.push_back(change_of(e));
   } catch (const Error& e) {
     for (std::size_t i = 0; i < done; ++i) parts[i].changes.restore();
@@ -162,17 +164,37 @@ SettingsReply apply(const SettingsRequest& r, const std::vector<Nic>& nics,
   return reply;
 }
 
-SettingsReply restore(const SettingsRequest& r, std::vector<Part>& parts) {
+// Puts back the journals of the request's fabric (and of the layout without one) whose runs are
+// gone, or the asking run's own; a journal a live run holds is left alone and named in the reply:
+// another command (inventory check, settings restore, the next run) must not undo a running
+// run's settings under it.
+SettingsReply restore(const SettingsRequest& r, const SettingsPlaces& places) {
   SettingsReply reply;
   reply.action = r.action;
-  for (Part& p : parts) {
-    const std::optional<settings::Journal> journal = settings::load(p.changes.journal_path());
-    if (!journal) continue;
-    reply.journal_found = true;
-    reply.journal_run = journal->run;
-    for (const settings::JournalEntry& e : p.changes.restore())
-      reply.changes.push_back(change_of(e));
-  }
+  const settings::Machine here = settings::this_machine();
+  const settings::RestorePolicy policy{r.owner, r.gone, r.force};
+  std::vector<std::string> fabrics = {r.fabric};
+  if (!r.fabric.empty()) fabrics.emplace_back();  // an older rocehil's journals: put back too
+  for (const std::string& fabric : fabrics)
+    // Whatever provider left a journal, a restore puts it back: the soft one's too.
+    for (const std::string provider : {"verbs", "soft"}) {
+      SettingsRequest as = r;
+      as.provider = provider;
+      for (Part& p : parts_of(as, nics_of(as, places), places, fabric)) {
+        const settings::JournaledChanges::Left left = p.changes.restore_left(policy, here);
+        if (!left.journal) continue;
+        if (left.left_alone) {
+          reply.in_use.push_back(
+              {left.journal->run, left.journal->started_at,
+               left.journal->owner.value_or(settings::JournalOwner{}),
+               settings::owner_state(left.journal->owner, here) == settings::OwnerState::alive});
+          continue;
+        }
+        reply.journal_found = true;
+        if (reply.journal_run.empty()) reply.journal_run = left.journal->run;
+        for (const settings::JournalEntry& e : left.put_back) reply.changes.push_back(change_of(e));
+      }
+    }
   return reply;
 }
 
@@ -185,22 +207,12 @@ SettingsPlaces host_settings_places() {
 }
 
 SettingsReply handle_settings(const SettingsRequest& r, const SettingsPlaces& places) {
+  if (r.action == SettingsAction::restore) return restore(r, places);
   const std::vector<Nic> nics = nics_of(r, places);
-  std::vector<Part> parts = parts_of(r, nics, places);
+  std::vector<Part> parts = parts_of(r, nics, places, r.fabric);
   switch (r.action) {
     case SettingsAction::apply: return apply(r, nics, parts);
-    case SettingsAction::restore: {
-      // Whatever provider left a journal, a restore puts it back: the soft one's too.
-      SettingsRequest other = r;
-      other.provider = is_soft(r) ? "verbs" : "soft";
-      std::vector<Part> others = parts_of(other, nics_of(other, places), places);
-      SettingsReply reply = restore(r, parts);
-      SettingsReply more = restore(other, others);
-      reply.journal_found = reply.journal_found || more.journal_found;
-      if (reply.journal_run.empty()) reply.journal_run = more.journal_run;
-      reply.changes.insert(reply.changes.end(), more.changes.begin(), more.changes.end());
-      return reply;
-    }
+    case SettingsAction::restore: break;  // above
     case SettingsAction::check: {
       const std::vector<settings::Assignment> wanted = wanted_of(r);
       for (Part& p : parts) p.changes.check(wanted, p.netdevs);

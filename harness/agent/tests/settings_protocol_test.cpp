@@ -43,6 +43,46 @@ TEST(SettingsProtocol, RequestAndReplyRoundTrip) {
   EXPECT_EQ(to_json_line(*parsed_reply.reply), reply_line);
 }
 
+// A journal's owner and fabric travel with apply and restore; a restore's reply names the
+// journals it left alone.
+TEST(SettingsProtocol, OwnersFabricsAndJournalsInUseRoundTrip) {
+  const settings::JournalOwner owner{"ctl", "4c4c", "0b5e-11", 4242, 987654};
+  SettingsRequest r;
+  r.action = SettingsAction::restore;
+  r.host = "h1";
+  r.addresses = {"198.18.1.11"};
+  r.fabric = "testbed-tb1";
+  r.owner = owner;
+  r.gone = {owner};
+  r.force = true;
+  const std::string line = to_json_line(Request{3, r});
+  const ParsedRequest parsed = parse_request(line);
+  ASSERT_EQ(parsed.error, "") << line;
+  const auto& back = std::get<SettingsRequest>(parsed.request->body);
+  EXPECT_EQ(back.fabric, "testbed-tb1");
+  EXPECT_EQ(back.owner, owner);
+  EXPECT_EQ(back.gone, std::vector<settings::JournalOwner>{owner});
+  EXPECT_TRUE(back.force);
+  EXPECT_EQ(to_json_line(*parsed.request), line);
+
+  SettingsReply reply;
+  reply.action = SettingsAction::restore;
+  reply.in_use = {{"run-1", "2026-11-26T18:15:00Z", owner, true}};
+  const std::string reply_line = to_json_line(Reply{3, reply});
+  const ParsedReply parsed_reply = parse_reply(reply_line);
+  ASSERT_EQ(parsed_reply.error, "") << reply_line;
+  EXPECT_EQ(std::get<SettingsReply>(parsed_reply.reply->body).in_use, reply.in_use);
+
+  r.action = SettingsAction::apply;
+  r.values = {{"roce_rp.rpg_gd", "9", ""}};
+  EXPECT_NE(parse_request(to_json_line(Request{4, r})).error.find("belong to a restore"),
+            std::string::npos);
+  r.force = false;
+  r.gone.clear();
+  r.fabric = "../etc";
+  EXPECT_NE(parse_request(to_json_line(Request{4, r})).error, "") << "a fabric leaves no dir";
+}
+
 TEST(SettingsProtocol, ValuesAreReadInTheCataloguesSpelling) {
   const ParsedRequest p = parse_request(
       R"({"v":1,"op":"settings","action":"apply","host":"h1","addresses":["10.0.0.1"],)"

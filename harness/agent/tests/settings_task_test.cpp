@@ -4,11 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "fake_host.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/settings/catalogue.hpp"
+#include "rocehil/settings/journal_owner.hpp"
 #include "rocehil/traffic/soft_settings.hpp"
 
 namespace rocehil::agent {
@@ -58,7 +63,8 @@ TEST(SettingsTask, AppliesReadsBackAndRestoresANicsFiles) {
   EXPECT_EQ(p.host.value("sys/class/net/eth1/ecn/roce_np/enable/4"), "1");
   EXPECT_EQ(reply.values, (std::vector<SettingValue>{{"roce_rp.rpg_time_reset", "55", "eth1"},
                                                      {"roce_np.enable", "3,4", "eth1"}}));
-  EXPECT_TRUE(std::filesystem::exists(p.places.journal_dir + "/h1.json"));
+  EXPECT_TRUE(std::filesystem::exists(p.places.journal_dir + "/h1.json"))
+      << "a request naming no fabric keeps the layout older rocehils wrote";
 
   const auto read = handle_settings(
       request(SettingsAction::read, "verbs", "198.18.1.11", {{"roce_rp.rpg_time_reset", "", ""}}),
@@ -155,6 +161,121 @@ TEST(SettingsTask, PriorityEnablesAreNotTheSoftProviders) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("roce_np.enable"), std::string::npos) << e.what();
   }
+}
+
+// A run's controller, as its journal names it: a child that waits to be killed.
+class RunController {
+ public:
+  RunController() : here_(settings::this_machine()) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      for (;;) ::pause();
+    }
+    owner_ = {here_.name, here_.machine_id, here_.boot_id, pid_,
+              settings::process_start_ticks(here_.proc, pid_).value_or(0)};
+  }
+  ~RunController() { killed(); }
+  RunController(const RunController&) = delete;
+  RunController& operator=(const RunController&) = delete;
+  void killed() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = 0;
+  }
+  const settings::JournalOwner& owner() const { return owner_; }
+
+ private:
+  settings::Machine here_;
+  settings::JournalOwner owner_;
+  pid_t pid_ = 0;
+};
+
+// The issue: `rocehil run --set roce_np.min_time_between_cnps=7`, then `inventory check` on the
+// same hosts, whose restore put the running run's setting back (7 -> 2) under it.
+TEST(SettingsTask, AnotherCommandsRestoreLeavesALiveRunsJournalAndSettingsAlone) {
+  Places p;
+  RunController run;
+  SettingsRequest apply = request(SettingsAction::apply, "soft", "198.18.1.11",
+                                  {{"roce_np.min_time_between_cnps", "7", ""}});
+  apply.fabric = "testbed-tb1";
+  apply.owner = run.owner();
+  ASSERT_EQ(handle_settings(apply, p.places).changes.size(), 1u);
+  const std::string journal = p.places.journal_dir + "/testbed-tb1/h1.soft-198.18.1.11.json";
+  ASSERT_TRUE(std::filesystem::exists(journal));
+  const auto cnps = [&p] {
+    for (const traffic::SoftSetting& s : soft_settings_for("198.18.1.11", p.places))
+      if (s.name == "roce_np.min_time_between_cnps") return s.value;
+    return std::int64_t{-1};
+  };
+  ASSERT_EQ(cnps(), 7);
+
+  // inventory check, settings restore, the next run's preflight: a restore with no owner.
+  SettingsRequest other = request(SettingsAction::restore, "verbs", "198.18.1.11");
+  other.fabric = "testbed-tb1";
+  const SettingsReply left = handle_settings(other, p.places);
+  EXPECT_FALSE(left.journal_found);
+  EXPECT_TRUE(left.changes.empty());
+  ASSERT_EQ(left.in_use.size(), 1u);
+  EXPECT_EQ(left.in_use[0].run, "run-1");
+  EXPECT_EQ(left.in_use[0].owner, run.owner());
+  EXPECT_TRUE(left.in_use[0].alive);
+  EXPECT_EQ(cnps(), 7) << "the live run's setting was put back under it";
+  EXPECT_TRUE(std::filesystem::exists(journal));
+
+  // The run itself puts its own back.
+  SettingsRequest own = other;
+  own.owner = run.owner();
+  const SettingsReply back = handle_settings(own, p.places);
+  EXPECT_TRUE(back.journal_found);
+  EXPECT_TRUE(back.in_use.empty());
+  EXPECT_EQ(cnps(), 2);
+  EXPECT_FALSE(std::filesystem::exists(journal));
+}
+
+TEST(SettingsTask, AKilledRunsJournalIsPutBackByWhoeverFindsIt) {
+  Places p;
+  RunController run;
+  SettingsRequest apply = request(SettingsAction::apply, "verbs", "198.18.1.11",
+                                  {{"roce_rp.rpg_time_reset", "55", ""}});
+  apply.fabric = "fab";
+  apply.owner = run.owner();
+  handle_settings(apply, p.places);
+  SettingsRequest other = request(SettingsAction::restore, "verbs", "198.18.1.11");
+  other.fabric = "fab";
+  EXPECT_EQ(handle_settings(other, p.places).in_use.size(), 1u);
+  run.killed();
+  const SettingsReply back = handle_settings(other, p.places);
+  EXPECT_TRUE(back.journal_found);
+  EXPECT_TRUE(back.in_use.empty());
+  EXPECT_EQ(p.host.value("sys/class/net/eth1/ecn/roce_rp/rpg_time_reset"), "300");
+}
+
+// Two testbeds on one machine: the same host names and addresses. One's restore never sees the
+// other's journal, even a dead run's; a journal of the layout before fabrics is everyone's.
+TEST(SettingsTask, TwoFabricsOnOneMachineNeverTouchEachOthersJournals) {
+  Places p;
+  SettingsRequest apply = request(SettingsAction::apply, "soft", "198.18.1.11",
+                                  {{"roce_np.min_time_between_cnps", "7", ""}});
+  apply.fabric = "testbed-tb1";
+  handle_settings(apply, p.places);  // no owner: as a dead run's
+  SettingsRequest tb2 = request(SettingsAction::restore, "soft", "198.18.1.11");
+  tb2.fabric = "testbed-tb2";
+  const SettingsReply reply = handle_settings(tb2, p.places);
+  EXPECT_FALSE(reply.journal_found);
+  EXPECT_TRUE(reply.in_use.empty());
+  EXPECT_TRUE(
+      std::filesystem::exists(p.places.journal_dir + "/testbed-tb1/h1.soft-198.18.1.11.json"));
+
+  SettingsRequest old = apply;
+  old.fabric.clear();  // an older rocehil's journal, without a fabric
+  old.values = {{"roce_rp.rpg_min_dec_fac", "20", ""}};
+  handle_settings(old, p.places);
+  ASSERT_TRUE(std::filesystem::exists(p.places.journal_dir + "/h1.soft-198.18.1.11.json"));
+  const SettingsReply legacy = handle_settings(tb2, p.places);
+  EXPECT_TRUE(legacy.journal_found);
+  ASSERT_EQ(legacy.changes.size(), 1u);
+  EXPECT_EQ(legacy.changes[0].name, "roce_rp.rpg_min_dec_fac");
 }
 
 TEST(SettingsTask, TheCatalogueMarksExactlyWhatTheSoftProviderTakes) {

@@ -139,6 +139,7 @@ int show(const InventoryOptions& o) {
 // its findings give (0, 1 a difference, 3 a host that could not be read or put back).
 struct SettingsFindings {
   std::vector<run::SettingsRestored> restored;
+  std::vector<run::JournalInUse> in_use;  // another run's, left alone: said, not an error
   std::vector<run::SettingDifference> differences;
   std::vector<std::string> errors;
   int code() const {
@@ -167,27 +168,27 @@ SettingsFindings check_settings(const InventoryOptions& o, const inv::Inventory&
       if (std::find(declared.begin(), declared.end(), a.setting->name) == declared.end())
         declared.emplace_back(a.setting->name);
   }
-  run::FabricSettings fabric(hosts, testbed_links_for(o.file), nullptr,
-                             std::chrono::seconds(std::max(5, static_cast<int>(o.timeout_s))), "",
-                             o.fanout);
+  const std::string fabric_id = run::fabric_id(inventory);
   try {
-    out.restored = fabric.restore_left([&report](const inv::Host& h) {
+    run::FabricSettings fabric(hosts, fabric_id, testbed_links_for(o.file), nullptr,
+                               std::chrono::seconds(std::max(5, static_cast<int>(o.timeout_s))), "",
+                               o.fanout);
+    // A journal a live run holds is left alone: a check must not undo a running run's settings.
+    run::LeftJournals left = fabric.restore_left([&report, &fabric_id](const inv::Host& h) {
       for (const auto& c : report.hosts)
         if (c.host == h.name && c.facts)
           for (const std::string& j : c.facts->settings_journals)
-            if (settings::is_journal_of(j, h.name)) return true;
+            if (settings::is_journal_of(j, h.name, fabric_id)) return true;
       return false;
     });
+    out.restored = std::move(left.restored);
+    out.in_use = std::move(left.in_use);
+    if (declared.empty()) return out;
+    out.differences = run::declared_differences(hosts, fabric.read(declared));
   } catch (const Error& e) {
     // Without root no run of this user's can have left a journal; say it only when the
     // inventory declares settings to compare (which need the same access).
     if (e.exit_code() != ExitCode::bad_input || !declared.empty()) out.errors.push_back(e.what());
-  }
-  if (declared.empty() || !out.errors.empty()) return out;
-  try {
-    out.differences = run::declared_differences(hosts, fabric.read(declared));
-  } catch (const Error& e) {
-    out.errors.push_back(e.what());
   }
   return out;
 }
@@ -201,6 +202,14 @@ nlohmann::json to_json(const SettingsFindings& f) {
           {{"netdev", c.netdev}, {"name", c.name}, {"was", c.wanted}, {"put_back", c.before}});
     restored.push_back({{"host", r.host}, {"left_by", r.left_by}, {"changes", changes}});
   }
+  nlohmann::json in_use = nlohmann::json::array();
+  for (const auto& u : f.in_use)
+    in_use.push_back({{"host", u.host},
+                      {"run", u.run},
+                      {"since", u.since},
+                      {"pid", u.owner.pid},
+                      {"machine", u.owner.machine},
+                      {"alive", u.alive}});
   nlohmann::json differences = nlohmann::json::array();
   for (const auto& d : f.differences)
     differences.push_back({{"host", d.host},
@@ -209,12 +218,16 @@ nlohmann::json to_json(const SettingsFindings& f) {
                            {"declared", d.declared},
                            {"origin", d.origin},
                            {"in_force", d.in_force ? nlohmann::json(*d.in_force) : nullptr}});
-  return {{"restored", restored}, {"differences", differences}, {"errors", f.errors}};
+  return {{"restored", restored},
+          {"in_use", in_use},
+          {"differences", differences},
+          {"errors", f.errors}};
 }
 
 std::string render_settings_text(const SettingsFindings& f) {
   std::string out;
   for (const auto& r : f.restored) out += left_restored_line(r) + "\n";
+  for (const auto& u : f.in_use) out += in_use_line(u) + "\n";
   for (const auto& d : f.differences)
     out +=
         fmt::format("settings: {} {}: declared {} ({}), {}\n",

@@ -124,7 +124,9 @@ uses, each journaled on the host first and read back; a host without the setting
 driver refuses or a read-back that differs stops the run before traffic, naming host and setting,
 with whatever was changed put back. After the run, on an error and on Ctrl-C, every change is put
 back and read back. A journal left by a controller that was killed is put back by the next run
-(and by rocehil settings restore). They are in run.json ("settings") and in compare.
+(and by rocehil settings restore); a live run's is left alone. The settings are read back after
+every attempt: one changed under the run makes that attempt an ERROR naming it. They are in
+run.json ("settings": held, changed_under_run) and in compare.
 A threshold such as 'busbw_gbps >= 0.95 * baseline.busbw_gbps' compares each case with the same
 case of a baseline run (the median of its repeats): --baseline or the suite's 'baseline:' names
 it; without one such a suite is refused before anything runs. run.json and report.html say which

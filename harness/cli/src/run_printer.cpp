@@ -134,6 +134,10 @@ void RunPrinter::settings_left_restored(const run::SettingsRestored& restored) {
   fmt::print(stderr, "rocehil run: {}\n", left_restored_line(restored));
 }
 
+void RunPrinter::settings_in_use(const run::JournalInUse& in_use) {
+  fmt::print(stderr, "rocehil run: {}\n", in_use_line(in_use));
+}
+
 void RunPrinter::settings_applied(const std::vector<run::SettingInForce>& in_force) {
   fmt::print(stderr, "rocehil run: {}\n", in_force_line(in_force));
 }
@@ -151,6 +155,13 @@ void RunPrinter::settings_not_restored(const std::string& why) {
              "rocehil run: settings NOT put back: {} (the journal on the host keeps them: "
              "rocehil settings restore -i INVENTORY)\n",
              why);
+}
+
+void RunPrinter::settings_changed_under_run(const std::vector<run::SettingDrift>& drift) {
+  fmt::print(stderr,
+             "rocehil run: settings changed under the run: {}; what ran meanwhile is graded "
+             "ERROR (run.json: settings.changed_under_run)\n",
+             run::drift_text(drift));
 }
 
 // On stderr: the verdicts are on stdout (text or JSON), and what the run did to the cluster is

@@ -40,10 +40,12 @@ class RunPrinter final : public run::RunEvents {
   void test_ended() override;
   void history_not_updated(const std::string& why) override;
   void settings_left_restored(const run::SettingsRestored& restored) override;
+  void settings_in_use(const run::JournalInUse& in_use) override;
   void settings_applied(const std::vector<run::SettingInForce>& in_force) override;
   void settings_failed(const std::string& why) override;
   void settings_restored(const std::vector<run::SettingsRestored>& restored) override;
   void settings_not_restored(const std::string& why) override;
+  void settings_changed_under_run(const std::vector<run::SettingDrift>& drift) override;
   void nodes_drained(const std::vector<run::DrainResult>& drained,
                      const std::vector<std::string>& not_drained) override;
   void run_ended(const reports::RunRecord& record, const std::string& directory) override;

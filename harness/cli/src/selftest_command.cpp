@@ -101,7 +101,7 @@ version does not run is SKIP with the reason, never a pass. The run is an ordina
 reports/<run-id>/ holds run.json, junit.xml, report.html and selftest.json, the file to attach
 to a bug. README "First contact with real hardware" says what each failure usually means.
 Fabric settings a killed run left changed on the hosts (their journals) are put back first, and
-said, as every run does (docs/settings.md).
+said, as every run does; a live run's are left alone (docs/settings.md).
 Exit status: 0 every check that ran passed, 1 a check failed, 2 bad options or inventory,
 3 a check could not be decided (host, agent, counter), or interrupted.)");
   cmd->callback([o, &exit_code] { exit_code = selftest(*o); });

@@ -67,6 +67,7 @@ struct HostCommandOptions {
   std::string hosts;  // a selection; empty: every host
   int timeout_s = 30;
   bool json = false;
+  bool force = false;              // restore: whatever run holds the journal
   std::vector<std::string> names;  // show: the settings to read; empty: every one
 };
 
@@ -80,7 +81,8 @@ run::FabricSettings settings_on_hosts(const HostCommandOptions& o,
     for (const inventory::Host* h : inventory::select_hosts(inv, o.hosts))
       hosts.push_back({h, std::string(inventory::to_string(h->provider))});
   }
-  return run::FabricSettings(std::move(hosts), testbed_links_for(o.inventory_file), nullptr,
+  return run::FabricSettings(std::move(hosts), run::fabric_id(inv),
+                             testbed_links_for(o.inventory_file), nullptr,
                              std::chrono::seconds(o.timeout_s));
 }
 
@@ -95,18 +97,37 @@ nlohmann::ordered_json changes_json(const std::vector<agent::SettingChange>& cha
 int restore(const HostCommandOptions& o) {
   const inventory::Inventory inv = inventory::load_inventory(o.inventory_file);
   run::FabricSettings fabric = settings_on_hosts(o, inv);
-  const std::vector<run::SettingsRestored> restored = fabric.restore_left();
+  const run::LeftJournals left = fabric.restore_left({}, o.force);
+  // A live run's journal is not put back under it: refused (exit 3), each named, unless --force.
+  const int code = left.in_use.empty() ? 0 : static_cast<int>(ExitCode::infrastructure);
   if (o.json) {
     nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
-    for (const run::SettingsRestored& r : restored)
+    for (const run::SettingsRestored& r : left.restored)
       hosts.push_back(
           {{"host", r.host}, {"left_by", r.left_by}, {"changes", changes_json(r.changes)}});
-    fmt::print("{}\n", nlohmann::ordered_json{{"schema_version", 1}, {"restored", hosts}}.dump(2));
-    return 0;
+    nlohmann::ordered_json in_use = nlohmann::ordered_json::array();
+    for (const run::JournalInUse& u : left.in_use)
+      in_use.push_back({{"host", u.host},
+                        {"run", u.run},
+                        {"since", u.since},
+                        {"pid", u.owner.pid},
+                        {"machine", u.owner.machine},
+                        {"alive", u.alive}});
+    fmt::print(
+        "{}\n",
+        nlohmann::ordered_json{{"schema_version", 1}, {"restored", hosts}, {"in_use", in_use}}.dump(
+            2));
+    return code;
   }
-  for (const run::SettingsRestored& r : restored) fmt::print("{}\n", left_restored_line(r));
-  if (restored.empty()) fmt::print("no journal was left on any host: nothing to put back\n");
-  return 0;
+  for (const run::SettingsRestored& r : left.restored) fmt::print("{}\n", left_restored_line(r));
+  for (const run::JournalInUse& u : left.in_use)
+    fmt::print(stderr,
+               "rocehil settings restore: {}; not put back under a live run (--force puts "
+               "it back anyway, and that run's cases then read ERROR)\n",
+               in_use_line(u));
+  if (left.restored.empty() && left.in_use.empty())
+    fmt::print("no journal was left on any host: nothing to put back\n");
+  return code;
 }
 
 int show(const HostCommandOptions& o) {
@@ -174,13 +195,19 @@ void add_settings_command(CLI::App& app, int& exit_code) {
       "Put back the settings a run left changed (its controller killed): from each host's "
       "journal, read back");
   add_host_command_options(restore_cmd, *restore_options);
+  restore_cmd->add_flag("--force", restore_options->force,
+                        "Put back journals of runs that are alive (or cannot be told gone from "
+                        "here) too; those runs then grade what they measure after it ERROR");
   restore_cmd->footer(
       "\nEvery host keeps a journal of what a run changed, written before each change\n"
-      "(/run/rocehil/settings/HOST.json). A run puts its changes back itself; one whose\n"
-      "controller was killed leaves the journal, and the next run, selftest or inventory check\n"
-      "puts it back. This does it now. Needs root on the hosts (or passwordless sudo).\n"
+      "(/run/rocehil/settings/FABRIC/HOST.json), with the run's controller process as its owner.\n"
+      "A run puts its changes back itself; one whose controller was killed leaves the journal,\n"
+      "and the next run, selftest or inventory check puts it back. This does it now. A journal\n"
+      "whose run is still alive (judged by its pid, start time and boot id) is left alone.\n"
+      "Needs root on the hosts (or passwordless sudo).\n"
       "Example: rocehil settings restore -i fabric.yaml\n"
-      "Exit status: 0 done (or nothing to do), 2 bad input, 3 a host could not be put back.");
+      "Exit status: 0 done (or nothing to do), 2 bad input, 3 a host could not be put back or a\n"
+      "journal is held by a live run (without --force).");
   restore_cmd->callback([restore_options, &exit_code] { exit_code = restore(*restore_options); });
 
   auto show_options = std::make_shared<HostCommandOptions>();

@@ -23,6 +23,19 @@ std::string left_restored_line(const run::SettingsRestored& r) {
                      changes.empty() ? "nothing was in force any more" : changes);
 }
 
+std::string in_use_line(const run::JournalInUse& u) {
+  const std::string held =
+      fmt::format("run {} (pid {} on {}) since {}", u.run.empty() ? "?" : u.run, u.owner.pid,
+                  u.owner.machine.empty() ? "an unnamed machine" : u.owner.machine, u.since);
+  if (u.alive)
+    return fmt::format("settings journal on {} in use by {}: left alone, not put back", u.host,
+                       held);
+  return fmt::format(
+      "settings journal on {} held by {}: whether that run is alive cannot be told from here; "
+      "left alone (ask from {}, or 'rocehil settings restore --force' once it is gone)",
+      u.host, held, u.owner.machine.empty() ? "its machine" : u.owner.machine);
+}
+
 std::string in_force_line(const std::vector<run::SettingInForce>& in_force) {
   std::string out;
   for (const run::SettingInForce& v : in_force)

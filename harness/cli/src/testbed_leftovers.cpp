@@ -43,7 +43,7 @@ DiscardedSettings discard_testbed_settings(std::string_view id, const std::strin
   for (const fs::path& path : entries_of(journal_dir)) {
     const std::string name = path.filename().string();
     if (!name.ends_with(".json")) continue;
-    bool ours = settings::is_journal_of(name, switches);
+    bool ours = settings::is_journal_of(name, switches, "");
     if (!ours) {
       try {
         const auto journal = settings::load(path.string());
@@ -54,6 +54,11 @@ DiscardedSettings discard_testbed_settings(std::string_view id, const std::strin
     }
     if (ours && fs::remove(path, ec)) ++out.journals;
   }
+  // The testbed's own fabric directory (its inventory is named "testbed-ID"): all of it is its.
+  const fs::path own = fs::path(journal_dir) / switches;
+  for (const fs::path& path : entries_of(own))
+    if (path.filename().string().ends_with(".json") && fs::remove(path, ec)) ++out.journals;
+  fs::remove(own, ec);  // only once empty: anything else in it stays to be looked at
   for (const fs::path& address : entries_of(soft_dir))
     for (const fs::path& netdev : entries_of(address / "sys/class/net"))
       if (netdev.filename().string().starts_with(prefix) && fs::remove_all(netdev, ec) > 0)

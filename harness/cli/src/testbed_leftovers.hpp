@@ -16,9 +16,11 @@ struct DiscardedSettings {
   int soft_netdevs = 0;  // SOFT_DIR/ADDRESS/sys/class/net/NETDEV trees removed
 };
 
-// Removes JOURNAL_DIR/testbed-ID.json (the switches' journal), every other journal all of whose
-// entries name a netdev of the testbed ("ID-nic0"), and SOFT_DIR/*/sys/class/net/ID-*. A journal
-// that cannot be read is left for `rocehil settings restore` to name.
+// Removes JOURNAL_DIR/testbed-ID/ (the journals of the testbed's fabric, run::fabric_id of its
+// inventory), and of the layout older rocehils wrote JOURNAL_DIR/testbed-ID.json (the switches'
+// journal) and every other journal all of whose entries name a netdev of the testbed
+// ("ID-nic0"), and SOFT_DIR/*/sys/class/net/ID-*. A journal that cannot be read is left for
+// `rocehil settings restore` to name.
 DiscardedSettings discard_testbed_settings(std::string_view id, const std::string& journal_dir,
                                            const std::string& soft_dir);
 

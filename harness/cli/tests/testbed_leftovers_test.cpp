@@ -26,7 +26,7 @@ class Leftovers : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   void journal(const std::string& name, const std::vector<std::string>& netdevs) {
-    settings::Journal j{"h1", "20261127T223706Z-settings", "", {}};
+    settings::Journal j{"h1", "20261127T223706Z-settings", "", {}, "", std::nullopt};
     for (const auto& netdev : netdevs)
       j.entries.push_back({"roce_np.min_time_between_cnps", netdev, "f", "4", "50"});
     settings::save(j, journals_ + "/" + name);
@@ -51,10 +51,16 @@ TEST_F(Leftovers, TheTestbedsOwnJournalsAndSoftNicsGoAndNothingElse) {
   std::ofstream(journals_ + "/h5.json") << "{";         // broken: left for restore to name
   soft_file("198.18.1.11", "t39bc-nic0");
   soft_file("198.18.1.11", "t39-nic0");
+  // Journals kept per fabric: its own directory goes whole, another testbed's stays.
+  journal("testbed-t39bc/h1.soft-198.18.1.11.json", {"t39bc-nic0"});
+  journal("testbed-t39bc/testbed-t39bc.json", {""});
+  journal("testbed-t39/h1.soft-198.18.1.11.json", {"t39-nic0"});
 
   const DiscardedSettings d = discard_testbed_settings("t39bc", journals_, soft_);
 
-  EXPECT_EQ(d.journals, 2);
+  EXPECT_EQ(d.journals, 4);
+  EXPECT_FALSE(fs::exists(journals_ + "/testbed-t39bc"));
+  EXPECT_TRUE(journal_left("testbed-t39/h1.soft-198.18.1.11.json"));
   EXPECT_EQ(d.soft_netdevs, 1);
   EXPECT_FALSE(journal_left("testbed-t39bc.json"));
   EXPECT_FALSE(journal_left("h1.soft-198.18.1.11.json"));

@@ -135,7 +135,7 @@ for n in $rdma_netdevs; do probe_netdev "$n"; done
 set +f
 if command -v nvidia-smi >/dev/null 2>&1; then echo "@@ nvidia_smi"; $t nvidia-smi topo -m 2>/dev/null | cap 200; fi
 echo "@@ settings_journals"
-for j in /run/rocehil/settings/*.json; do [ -e "$j" ] && echo "${j##*/}"; done | cap 100
+for j in /run/rocehil/settings/*.json /run/rocehil/settings/*/*.json; do [ -e "$j" ] && echo "${j#/run/rocehil/settings/}"; done | cap 100
 exit 0
 )SH";
 

@@ -343,9 +343,9 @@ TEST(ProbeScript, ToolOutputIsParsedAndBounded) {
 TEST(HostFacts, SettingsJournalsLeftOnTheHostAreListed) {
   const HostFacts f = parse_probe_output(
       "@@ host\nhostname gpu001\n@@ settings_journals\ngpu001.json\n"
-      "gpu001.soft-198.18.1.11.json\n");
+      "fab/gpu001.soft-198.18.1.11.json\n");
   EXPECT_EQ(f.settings_journals,
-            (std::vector<std::string>{"gpu001.json", "gpu001.soft-198.18.1.11.json"}));
+            (std::vector<std::string>{"gpu001.json", "fab/gpu001.soft-198.18.1.11.json"}));
   EXPECT_TRUE(f.notes.empty());
   EXPECT_TRUE(parse_probe_output("@@ host\nhostname gpu001\n").settings_journals.empty());
 }

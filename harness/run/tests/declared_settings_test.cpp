@@ -126,5 +126,26 @@ TEST(DeclaredSettings, ASwitchSettingOnEveryHostIsComparedOnceAgainstTheSwitches
                                       "inv.yaml:9:5 in_force=(absent)"}));
 }
 
+// Journals are kept per fabric: the inventory's name, else its file's path, so two testbeds (or
+// two inventories without names) never share a journal directory.
+TEST(FabricId, TheInventorysNameElseItsPath) {
+  inventory::Inventory a;
+  a.name = "testbed-tb1";
+  a.file = "/tmp/tb1/inventory.yaml";
+  EXPECT_EQ(fabric_id(a), "testbed-tb1");
+  a.name = "../lab fabric";
+  EXPECT_EQ(fabric_id(a), "_.-lab-fabric") << "no directory outside the journals'";
+  inventory::Inventory b;
+  b.file = "/tmp/tb1/inventory.yaml";
+  inventory::Inventory c;
+  c.file = "/tmp/tb1/../tb1/inventory.yaml";
+  inventory::Inventory d;
+  d.file = "/tmp/tb2/inventory.yaml";
+  EXPECT_EQ(fabric_id(b).rfind("inventory-", 0), 0u) << fabric_id(b);
+  EXPECT_EQ(fabric_id(b).size(), std::string("inventory-").size() + 16);
+  EXPECT_EQ(fabric_id(b), fabric_id(c));
+  EXPECT_NE(fabric_id(b), fabric_id(d));
+}
+
 }  // namespace
 }  // namespace rocehil::run

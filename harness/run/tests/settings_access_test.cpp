@@ -36,8 +36,8 @@ std::string error_as(uid_t uid) {
       host.agent = "/bin/true";  // never reached without root
       host.nics.push_back({});
       host.nics.back().ip = "127.0.0.1";
-      FabricSettings fabric({{&host, "soft"}}, std::nullopt, nullptr, std::chrono::seconds(10),
-                            "/tmp");
+      FabricSettings fabric({{&host, "soft"}}, "fab", std::nullopt, nullptr,
+                            std::chrono::seconds(10), "/tmp");
       try {
         fabric.restore_left();
       } catch (const Error& e) {

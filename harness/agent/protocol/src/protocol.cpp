@@ -938,23 +938,65 @@ struct Describe<SettingValue> {
 };
 
 template <>
+struct Describe<settings::JournalOwner> {
+  using S = settings::JournalOwner;
+  static const auto& fields() {
+    static const auto f =
+        std::tuple{field("machine", at<&S::machine>, Printable{256, true}),
+                   field("machine_id", at<&S::machine_id>, Printable{64, true}),
+                   field("boot_id", at<&S::boot_id>, Printable{64, false}, Presence::required),
+                   field("pid", at<&S::pid>, Int<std::int64_t>{1, max_i64}, Presence::required),
+                   field("start_ticks", at<&S::start_ticks>, Int<std::uint64_t>{0, max_u64},
+                         Presence::required)};
+    return f;
+  }
+};
+
+template <>
 struct Describe<SettingsRequest> {
   using S = SettingsRequest;
   static const auto& fields() {
-    static const auto f =
-        std::tuple{field("action", at<&S::action>,
-                         EnumChoice<SettingsAction>{settings_action_names}, Presence::required),
-                   field("host", at<&S::host>, Custom<std::string>{host_name}, Presence::required),
-                   field("provider", at<&S::provider>, Choice{provider_names}),
-                   field("addresses", at<&S::addresses>,
-                         List<Custom<std::string>>{{ip_address}, 1, max_settings_addresses},
-                         Presence::required),
-                   field("run", at<&S::run>, Printable{256, true}),
-                   field("values", at<&S::values>,
-                         List<Nested<SettingValue>>{{Strictness::strict}, 0, max_settings_values})};
+    static const auto f = std::tuple{
+        field("action", at<&S::action>, EnumChoice<SettingsAction>{settings_action_names},
+              Presence::required),
+        field("host", at<&S::host>, Custom<std::string>{host_name}, Presence::required),
+        field("provider", at<&S::provider>, Choice{provider_names}),
+        field("addresses", at<&S::addresses>,
+              List<Custom<std::string>>{{ip_address}, 1, max_settings_addresses},
+              Presence::required),
+        field("run", at<&S::run>, Printable{256, true}),
+        field("values", at<&S::values>,
+              List<Nested<SettingValue>>{{Strictness::strict}, 0, max_settings_values}),
+        // Absent unless set: a request that names no fabric or owner reads as an older
+        // controller's did.
+        field_when(
+            "fabric", at<&S::fabric>, Custom<std::string>{host_name},
+            [](const S& s) { return !s.fabric.empty(); }, Presence::extra),
+        field_when(
+            "owner", at<&S::owner>, Nested<settings::JournalOwner>{Strictness::strict},
+            [](const S& s) { return s.owner.has_value(); }, Presence::extra),
+        field_when(
+            "gone", at<&S::gone>,
+            List<Nested<settings::JournalOwner>>{{Strictness::strict}, 0, max_settings_values},
+            [](const S& s) { return !s.gone.empty(); }, Presence::extra),
+        field_when(
+            "force", at<&S::force>, Bool{}, [](const S& s) { return s.force; }, Presence::extra)};
     return f;
   }
   static void check(const Object& o, S& s);
+};
+
+template <>
+struct Describe<SettingsInUse> {
+  using S = SettingsInUse;
+  static const auto& fields() {
+    static const auto f =
+        std::tuple{field("run", at<&S::run>, Text{}), field("since", at<&S::since>, Text{}),
+                   field("owner", at<&S::owner>, Nested<settings::JournalOwner>{Strictness::strict},
+                         Presence::required),
+                   field("alive", at<&S::alive>, Bool{})};
+    return f;
+  }
 };
 
 template <>
@@ -979,6 +1021,10 @@ struct Describe<SettingsReply> {
         field("changes", at<&S::changes>, List<Nested<SettingChange>>{{Strictness::strict}}),
         field("journal_found", at<&S::journal_found>, Bool{}),
         field("journal_run", at<&S::journal_run>, Text{}),
+        field_when(
+            "in_use", at<&S::in_use>,
+            List<Nested<SettingsInUse>>{{Strictness::strict}, 0, 4 * (max_settings_addresses + 1)},
+            [](const S& r) { return !r.in_use.empty(); }, Presence::extra),
         field("values", at<&S::values>, List<Nested<SettingValue>>{{Strictness::strict}})};
     return f;
   }
@@ -1010,6 +1056,9 @@ void Describe<SettingsRequest>::check(const Object& o, SettingsRequest& s) {
       if (!s.values.empty()) reject("settings: action \"restore\" takes no 'values'");
       break;
   }
+  if (s.action != SettingsAction::restore && (s.force || !s.gone.empty()))
+    reject(fmt::format("settings: 'gone' and 'force' belong to a restore, not \"{}\"",
+                       to_string(s.action)));
 }
 
 void Describe<SetupRequest>::check(const Object& o, SetupRequest& s) {

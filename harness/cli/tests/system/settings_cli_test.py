@@ -80,10 +80,20 @@ def soft_files():
 
 
 def journals():
-    """The journals on this machine, less another testbed's switches' (a killed run's, say)."""
-    names = (os.path.basename(p) for p in glob.glob(f"{JOURNALS}/*.json"))
-    return sorted(n for n in names
-                  if not n.startswith("testbed-") or n == f"testbed-{TB['id']}.json")
+    """This testbed's journals on this machine (its fabric's directory, named by its inventory),
+    and any of the layout older rocehils wrote, less another testbed's switches'."""
+    own = (os.path.basename(p) for p in glob.glob(f"{JOURNALS}/testbed-{TB['id']}/*.json"))
+    old = (os.path.basename(p) for p in glob.glob(f"{JOURNALS}/*.json"))
+    return sorted([*own, *(n for n in old if not n.startswith("testbed-")
+                           or n == f"testbed-{TB['id']}.json")])
+
+
+def soft_value(host_address, name):
+    """One soft setting of a host's NIC as its file holds it."""
+    section, leaf = name.split(".")
+    path = f"{SOFT}/{host_address}/sys/class/net/{TB['id']}-nic0/ecn/{section}/{leaf}"
+    with open(path) as f:
+        return f.read().strip()
 
 
 def setUpModule():
@@ -303,6 +313,73 @@ class SettingsTest(unittest.TestCase):
         self.assertTrue(wait_for(lambda: subprocess.run(
             ["pgrep", "-f", " agent --connect "], capture_output=True).returncode == 1, 30),
             agents)
+
+    def test_another_command_leaves_a_live_runs_settings_alone_and_a_change_under_it_reads_error(
+            self):
+        # The issue: `run --set roce_np.min_time_between_cnps=7`, then `inventory check --hosts
+        # h1,...` put the running run's 7 back to 2 and the run still recorded 7 in force. The
+        # run's controller is stopped (SIGSTOP: alive, going nowhere) while other commands try.
+        suite = self.write_file("s.yaml", INCAST_SUITE.replace(
+            "size: 1M\n", "size: 1M\n    repeats: 5\n"))
+        reports = os.path.join(self.work, "reports")
+        proc = subprocess.Popen([ROCEHIL, "run", suite, "-i", TB["inventory"], "--reports",
+                                 reports, "--set", "roce_np.min_time_between_cnps=7", "--json"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        soft_journals = lambda: [j for j in journals() if ".soft-" in j]
+        cnps = lambda: {k: v for k, v in soft_files().items()
+                        if k.endswith("/min_time_between_cnps")}
+        self.assertTrue(wait_for(lambda: len(soft_journals()) == 4 and len(cnps()) == 4 and
+                                 set(cnps().values()) == {"7"}, 120), journals())
+        # h1's NIC address, from its journal's name: h1.soft-ADDRESS.json
+        h1 = next(j for j in soft_journals() if j.startswith("h1.soft-"))[len("h1.soft-"):-5]
+        os.kill(proc.pid, signal.SIGSTOP)
+        try:
+            code, out, err = rocehil("settings", "restore", "-i", TB["inventory"])
+            self.assertEqual(code, 3, out + err)
+            self.assertIn("in use by run", err)
+            self.assertEqual(soft_value(h1, "roce_np.min_time_between_cnps"), "7")
+            self.assertEqual(len(soft_journals()), 4)
+
+            code, out, err = rocehil("inventory", "check", TB["inventory"], "--hosts", "h1,h2",
+                                     "--no-switches", "--json")
+            settings = json.loads(out)["settings"]
+            self.assertEqual(settings["restored"], [], out + err)
+            self.assertEqual(sorted(u["host"] for u in settings["in_use"]), ["h1", "h2"])
+            self.assertTrue(all(u["alive"] and u["pid"] == proc.pid for u in settings["in_use"]))
+            self.assertEqual(settings["errors"], [])
+            self.assertEqual(soft_value(h1, "roce_np.min_time_between_cnps"), "7")
+
+            # Forced on h1: the run must notice its setting changed under it.
+            code, out, err = rocehil("settings", "restore", "-i", TB["inventory"], "--hosts",
+                                     "h1", "--force")
+            self.assertEqual(code, 0, out + err)
+            self.assertEqual(soft_value(h1, "roce_np.min_time_between_cnps"), "2")
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=300)
+        self.assertEqual(proc.returncode, 3, out + err)
+        self.assertIn("settings changed under the run", err)
+        settings = json.loads(out)["settings"]
+        self.assertFalse(settings["held"], settings)
+        changed = settings["changed_under_run"]
+        # --force put back h1's whole journal: --set's value and the suite's.
+        self.assertEqual(sorted((c["host"], c["name"], c["set"], c["found"]) for c in changed),
+                         [("h1", "roce_np.min_time_between_cnps", "7", "2"),
+                          ("h1", "roce_rp.rpg_min_dec_fac", "20", "50")])
+        h1_in_force = [v for v in settings["in_force"]
+                       if v["host"] == "h1" and v["name"] == "roce_np.min_time_between_cnps"]
+        self.assertEqual([(v["held"], v["found"]) for v in h1_in_force], [(False, "2")])
+        # The attempts that ended with it changed are errors saying so, not measurements
+        # under 7.
+        errors = [a["error"] for c in json.loads(out)["cases"] for a in c["attempts"]
+                  if a.get("error")]
+        self.assertTrue(errors, out)
+        for e in errors:
+            self.assertEqual(e["phase"], "settings")
+            self.assertRegex(e["message"], r"^setting roce_(np.min_time_between_cnps|"
+                             r"rp.rpg_min_dec_fac) on h1 \S+ read (2, not 7|50, not 20) as the "
+                             r"run set it \(and 1 more\)")
+        self.assert_fabric_as_before()
 
     def test_inventory_check_restores_a_left_journal_and_lists_hosts_that_differ(self):
         # A journal left as a killed run leaves it: written by `rocehil run` killed mid-case.

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <ctime>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "basics/agent_conversation.hpp"
@@ -10,6 +12,7 @@
 #include "rocehil/remote/agent_link.hpp"
 #include "rocehil/remote/as_root.hpp"
 #include "rocehil/remote/fan_out.hpp"
+#include "rocehil/reports/run_directory.hpp"
 #include "rocehil/settings/journal.hpp"
 
 namespace rocehil::run {
@@ -64,18 +67,40 @@ class LinkTarget final : public settings::Target {
 
 }  // namespace
 
-settings::JournaledChanges FabricSettings::link_changes() const {
+std::string fabric_id(const inventory::Inventory& inventory) {
+  std::string id = sanitized(inventory.name);
+  if (!id.empty()) {
+    if (id.front() == '.' || id.front() == '-') id.front() = '_';  // never "..", never an option
+    return id.substr(0, 128);
+  }
+  // No name: the file it was read from. FNV-1a 64 of the absolute path: stable from one command
+  // to the next on one machine, and different for two inventories in two directories.
+  std::error_code ec;
+  std::filesystem::path path = std::filesystem::absolute(inventory.file, ec);
+  if (!ec) path = path.lexically_normal();
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : path.string()) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return fmt::format("inventory-{:016x}", hash);
+}
+
+settings::JournaledChanges FabricSettings::link_changes(const std::string& fabric) const {
   const FabricLinkAccess& links = *links_;
   return settings::JournaledChanges(
       [&links](const std::string&) { return std::make_unique<LinkTarget>(links); },
-      settings::journal_path(journal_dir_, sanitized(links.name)), links.name);
+      settings::journal_path(journal_dir_, fabric, sanitized(links.name)), links.name);
 }
 
-FabricSettings::FabricSettings(std::vector<SettingsHost> hosts,
+FabricSettings::FabricSettings(std::vector<SettingsHost> hosts, std::string fabric,
                                std::optional<FabricLinkAccess> links,
                                const remote::SshMultiplex* multiplex, std::chrono::seconds timeout,
                                std::string journal_dir, std::size_t fanout)
     : hosts_(std::move(hosts)),
+      fabric_(std::move(fabric)),
+      here_(settings::this_machine()),
+      owner_(settings::this_process(here_)),
       links_(std::move(links)),
       multiplex_(multiplex),
       timeout_(timeout),
@@ -91,7 +116,7 @@ namespace {
 
 // The request as `host` takes it: its name for the journal and messages, its NICs' addresses.
 agent::SettingsRequest request_for(const SettingsHost& h, agent::SettingsRequest request) {
-  request.host = h.host->name;
+  request.host = h.host->name;  // fabric and owner: the FabricSettings' own, set by the caller
   request.provider = h.provider;
   request.addresses = addresses_of(*h.host);
   return request;
@@ -168,16 +193,30 @@ std::vector<FabricSettings::Answer> FabricSettings::ask_dialed(
   return answers;
 }
 
-std::vector<SettingsRestored> FabricSettings::restore_links() {
-  std::vector<SettingsRestored> out;
+// The switches' journal is on this machine: judged here, the fabric's and the one an older
+// rocehil wrote without a fabric.
+LeftJournals FabricSettings::restore_links(bool force) {
+  LeftJournals out;
   if (!links_) return out;
-  settings::JournaledChanges changes = link_changes();
-  const std::optional<settings::Journal> journal = settings::load(changes.journal_path());
-  if (!journal) return out;
-  SettingsRestored restored{links_->name, journal->run, {}};
-  for (const settings::JournalEntry& e : changes.restore())
-    restored.changes.push_back({e.setting, e.netdev, e.where, e.before, e.wanted});
-  out.push_back(std::move(restored));
+  const settings::RestorePolicy policy{owner_, {}, force};
+  std::vector<std::string> fabrics = {fabric_};
+  if (!fabric_.empty()) fabrics.emplace_back();  // an older rocehil's, without a fabric
+  for (const std::string& fabric : fabrics) {
+    settings::JournaledChanges changes = link_changes(fabric);
+    const settings::JournaledChanges::Left left = changes.restore_left(policy, here_);
+    if (!left.journal) continue;
+    if (left.left_alone) {
+      out.in_use.push_back(
+          {links_->name, left.journal->run, left.journal->started_at,
+           left.journal->owner.value_or(settings::JournalOwner{}),
+           settings::owner_state(left.journal->owner, here_) == settings::OwnerState::alive});
+      continue;
+    }
+    SettingsRestored restored{links_->name, left.journal->run, {}};
+    for (const settings::JournalEntry& e : left.put_back)
+      restored.changes.push_back({e.setting, e.netdev, e.where, e.before, e.wanted});
+    out.restored.push_back(std::move(restored));
+  }
   return out;
 }
 
@@ -205,22 +244,46 @@ std::vector<const SettingsHost*> FabricSettings::all_hosts() const {
   return out;
 }
 
-std::vector<SettingsRestored> FabricSettings::restore_left(
-    const std::function<bool(const inventory::Host&)>& journal_on) {
-  std::vector<SettingsRestored> out;
+LeftJournals FabricSettings::restore_left(
+    const std::function<bool(const inventory::Host&)>& journal_on, bool force) {
+  LeftJournals out;
   agent::SettingsRequest r;
   r.action = agent::SettingsAction::restore;
+  r.fabric = fabric_;
+  r.force = force;
   std::vector<const SettingsHost*> hosts = all_hosts();
   if (journal_on)
     std::erase_if(hosts, [&](const SettingsHost* h) { return !journal_on(*h->host); });
-  const std::vector<Answer> answers = ask_all(hosts, r);
-  for (std::size_t i = 0; i < hosts.size(); ++i) {
-    if (!answers[i].reply) throw Error(answers[i].code, answers[i].error);
-    if (answers[i].reply->journal_found)
-      out.push_back(
-          {hosts[i]->host->name, answers[i].reply->journal_run, answers[i].reply->changes});
-  }
-  for (SettingsRestored& left : restore_links()) out.push_back(std::move(left));
+  // A host judges owners that ran under its own kernel; the others come back in use, and those
+  // whose controller ran on this machine are judged here and, when gone, asked for again.
+  agent::SettingsRequest again = r;
+  std::vector<const SettingsHost*> again_hosts;
+  const auto take = [&](const std::vector<const SettingsHost*>& asked,
+                        const std::vector<Answer>& answers, bool first_round) {
+    for (std::size_t i = 0; i < asked.size(); ++i) {
+      if (!answers[i].reply) throw Error(answers[i].code, answers[i].error);
+      const agent::SettingsReply& reply = *answers[i].reply;
+      const std::string& name = asked[i]->host->name;
+      if (reply.journal_found) out.restored.push_back({name, reply.journal_run, reply.changes});
+      bool ask_again = false;
+      for (const agent::SettingsInUse& u : reply.in_use) {
+        const settings::OwnerState here = settings::owner_state(u.owner, here_);
+        if (first_round && !u.alive && here == settings::OwnerState::gone) {
+          again.gone.push_back(u.owner);
+          ask_again = true;
+          continue;
+        }
+        out.in_use.push_back(
+            {name, u.run, u.since, u.owner, u.alive || here == settings::OwnerState::alive});
+      }
+      if (ask_again) again_hosts.push_back(asked[i]);
+    }
+  };
+  take(hosts, ask_all(hosts, r), true);
+  if (!again_hosts.empty()) take(again_hosts, ask_all(again_hosts, again), false);
+  LeftJournals links = restore_links(force);
+  for (SettingsRestored& left : links.restored) out.restored.push_back(std::move(left));
+  for (JournalInUse& u : links.in_use) out.in_use.push_back(std::move(u));
   return out;
 }
 
@@ -238,6 +301,8 @@ void FabricSettings::apply(const std::vector<settings::Assignment>& wanted,
     agent::SettingsRequest r;
     r.action = action;
     r.run = run;
+    r.fabric = fabric_;
+    r.owner = owner_;
     for (const settings::Assignment& a : nic)
       r.values.push_back({std::string(a.setting->name), a.value, ""});
     return r;
@@ -258,7 +323,7 @@ void FabricSettings::apply(const std::vector<settings::Assignment>& wanted,
       throw Error(a.code, origin.empty() ? a.error : fmt::format("{}: {}", origin, a.error));
     }
   }
-  if (!link.empty()) link_changes().check(link, {""});
+  if (!link.empty()) link_changes(fabric_).check(link, {""});
   try {
     if (!nic.empty()) {
       // Marked before: a host that fails halfway has changed some of it.
@@ -273,9 +338,10 @@ void FabricSettings::apply(const std::vector<settings::Assignment>& wanted,
       }
     }
     if (!link.empty()) {
-      settings::JournaledChanges changes = link_changes();
+      settings::JournaledChanges changes = link_changes(fabric_);
       links_changed_ = true;  // before: a failure halfway changed some of it
-      for (const settings::JournalEntry& e : changes.apply(link, {""}, run, ""))
+      for (const settings::JournalEntry& e :
+           changes.apply(link, {""}, run, reports::iso_utc(std::time(nullptr)), owner_, fabric_))
         changes_.push_back({"", {e.setting, "", e.where, e.before, e.wanted}});
       const LinkTarget now(*links_);
       for (const settings::Assignment& a : link)
@@ -292,6 +358,8 @@ std::vector<SettingsRestored> FabricSettings::restore() {
   std::vector<std::string> failed;
   agent::SettingsRequest r;
   r.action = agent::SettingsAction::restore;
+  r.fabric = fabric_;
+  r.owner = owner_;  // its own journals: put back although their run (this one) is alive
   const std::vector<Answer> answers = ask_all(changed_hosts_, r);
   for (std::size_t i = 0; i < changed_hosts_.size(); ++i) {
     if (answers[i].reply)
@@ -303,7 +371,14 @@ std::vector<SettingsRestored> FabricSettings::restore() {
   changed_hosts_.clear();
   if (links_changed_) {
     try {
-      for (SettingsRestored& link : restore_links()) out.push_back(std::move(link));
+      settings::JournaledChanges changes = link_changes(fabric_);
+      const std::optional<settings::Journal> journal = settings::load(changes.journal_path());
+      if (journal) {
+        SettingsRestored restored{links_->name, journal->run, {}};
+        for (const settings::JournalEntry& e : changes.restore())
+          restored.changes.push_back({e.setting, e.netdev, e.where, e.before, e.wanted});
+        out.push_back(std::move(restored));
+      }
       links_changed_ = false;
     } catch (const Error& e) {
       failed.push_back(e.what());
@@ -314,6 +389,23 @@ std::vector<SettingsRestored> FabricSettings::restore() {
                 failed.size() == 1
                     ? failed.front()
                     : fmt::format("{} (and {} more)", failed.front(), failed.size() - 1));
+  return out;
+}
+
+std::vector<SettingDrift> FabricSettings::changed_under_run() {
+  std::vector<SettingDrift> out;
+  if (in_force_.empty()) return out;
+  std::vector<std::string> names;
+  for (const SettingInForce& v : in_force_)
+    if (std::find(names.begin(), names.end(), v.name) == names.end()) names.push_back(v.name);
+  const std::vector<SettingInForce> now = read(names);
+  for (const SettingInForce& v : in_force_) {
+    const auto it = std::find_if(now.begin(), now.end(), [&v](const SettingInForce& n) {
+      return n.host == v.host && n.netdev == v.netdev && n.name == v.name;
+    });
+    const std::string found = it == now.end() ? std::string() : it->value;
+    if (found != v.value) out.push_back({v.host, v.netdev, v.name, v.value, found});
+  }
   return out;
 }
 
@@ -373,6 +465,16 @@ std::vector<SettingDifference> declared_differences(const std::vector<SettingsHo
       if (!seen) out.push_back({host, "", name, a.value, a.origin, std::nullopt});
     }
   return out;
+}
+
+std::string drift_text(const std::vector<SettingDrift>& drift) {
+  if (drift.empty()) return {};
+  const SettingDrift& d = drift.front();
+  std::string where = d.host.empty() ? "the switches" : d.host;
+  if (!d.netdev.empty()) where += " " + d.netdev;
+  return fmt::format("setting {} on {} read {}, not {} as the run set it{}", d.name, where,
+                     d.found.empty() ? "nothing" : d.found, d.set,
+                     drift.size() == 1 ? "" : fmt::format(" (and {} more)", drift.size() - 1));
 }
 
 nlohmann::json settings_json(const std::vector<settings::Assignment>& wanted,

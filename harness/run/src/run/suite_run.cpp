@@ -277,7 +277,8 @@ class Run {
     for (const auto& h : report.hosts)
       if (h.facts)
         for (const std::string& j : h.facts->settings_journals)
-          if (settings::is_journal_of(j, h.host)) hosts_with_journals_.insert(h.host);
+          if (settings::is_journal_of(j, h.host, fabric_id(inventory_)))
+            hosts_with_journals_.insert(h.host);
     events_.preflight_ended(report, bad);
     preflight_failed_ = bad != 0;
     return !preflight_failed_;
@@ -298,15 +299,17 @@ class Run {
     const std::vector<settings::Assignment> wanted = settings::merge(suite_.settings, o_.settings);
     std::vector<SettingsHost> hosts;
     for (const auto* h : hosts_) hosts.push_back({h, provider_on(*h)});
-    fabric_settings_ = std::make_unique<FabricSettings>(std::move(hosts), o_.fabric_links,
-                                                        multiplex_->get(), o_.timeout);
-    if (agents_) fabric_settings_->ask_through(agents_->dialed());
     try {
+      fabric_settings_ = std::make_unique<FabricSettings>(
+          std::move(hosts), fabric_id(inventory_), o_.fabric_links, multiplex_->get(), o_.timeout);
+      if (agents_) fabric_settings_->ask_through(agents_->dialed());
       const auto journal_on = [this](const inventory::Host& h) {
         return hosts_with_journals_.contains(h.name);
       };
-      for (const SettingsRestored& r : fabric_settings_->restore_left(journal_on))
-        events_.settings_left_restored(r);
+      // Another live run's journal is left alone (said); applying on top of it is refused below.
+      const LeftJournals left = fabric_settings_->restore_left(journal_on);
+      for (const SettingsRestored& r : left.restored) events_.settings_left_restored(r);
+      for (const JournalInUse& u : left.in_use) events_.settings_in_use(u);
     } catch (const Error& e) {
       // A user who cannot be root cannot have left a journal; without settings to set, the run
       // goes on.
@@ -344,10 +347,80 @@ class Run {
     return false;
   }
 
+  // A number measured under a setting other than the run's must not read as measured under it:
+  // after each attempt the settings the run changed are read back, and an attempt that ended
+  // with one changed under the run (another command, a person, the NIC's driver) is an error
+  // naming it: its metrics stay in run.json, ungraded. It costs one read of the changed hosts an
+  // attempt, in runs that set something.
+  void check_settings_held(const reports::CaseRecord& c, reports::Attempt& a) {
+    if (!fabric_settings_) return;
+    std::vector<SettingDrift> drift;
+    try {
+      drift = fabric_settings_->changed_under_run();
+    } catch (const Error& e) {
+      if (!a.error)
+        a.error = reports::AttemptError{
+            "", "settings",
+            fmt::format("the run's settings could not be read back after the attempt, so what "
+                        "it measured cannot be said to be under them: {}",
+                        e.what())};
+      return;
+    }
+    if (drift.empty()) return;
+    note_drift(drift, c.id);
+    if (!a.error)
+      a.error = reports::AttemptError{
+          drift.front().host, "settings",
+          fmt::format("{} at the end of the attempt: it did not run under the run's settings "
+                      "(changed under the run)",
+                      drift_text(drift))};
+    events_.settings_changed_under_run(drift);
+  }
+
+  // run.json keeps each setting changed under the run once, with where it was first seen.
+  void note_drift(const std::vector<SettingDrift>& drift, const std::string& seen_after) {
+    nlohmann::json& list = record_.fabric_settings["changed_under_run"];
+    if (!list.is_array()) list = nlohmann::json::array();
+    for (const SettingDrift& d : drift) {
+      const bool known = std::any_of(list.begin(), list.end(), [&d](const nlohmann::json& j) {
+        return j.value("host", "") == d.host && j.value("netdev", "") == d.netdev &&
+               j.value("name", "") == d.name;
+      });
+      if (!known)
+        list.push_back({{"host", d.host},
+                        {"netdev", d.netdev},
+                        {"name", d.name},
+                        {"set", d.set},
+                        {"found", d.found},
+                        {"seen_after", seen_after}});
+    }
+    // Each value in force the run recorded says whether it held: a setting changed under the
+    // run was not in force for all of it.
+    for (nlohmann::json& v : record_.fabric_settings["in_force"])
+      for (const SettingDrift& d : drift)
+        if (v.value("host", "") == d.host && v.value("netdev", "") == d.netdev &&
+            v.value("name", "") == d.name) {
+          v["held"] = false;
+          v["found"] = d.found;
+        }
+    record_.fabric_settings["held"] = false;
+  }
+
   // Everything the run changed, put back and read back; said either way, never thrown (the
-  // results are on disk already).
+  // results are on disk already). Read first: a setting changed under the run since the last
+  // attempt is recorded as not held, and `restored` only says the values before the run are back.
   void restore_settings() {
     if (!fabric_settings_) return;
+    try {
+      const std::vector<SettingDrift> drift = fabric_settings_->changed_under_run();
+      if (!drift.empty()) {
+        note_drift(drift, "the end of the run");
+        events_.settings_changed_under_run(drift);
+      }
+    } catch (const Error& e) {
+      record_.fabric_settings["held_unknown"] = e.what();
+    }
+    if (!record_.fabric_settings.contains("held")) record_.fabric_settings["held"] = true;
     try {
       const std::vector<SettingsRestored> restored = fabric_settings_->restore();
       record_.fabric_settings["restored"] = true;
@@ -393,6 +466,7 @@ class Run {
         c.attempts.push_back(run_case_attempt(context));
         reports::Attempt& a = c.attempts.back();
         a.repeat = repeat;
+        check_settings_held(c, a);
         save();  // what was measured is on disk before it is graded
         if (!a.error)
           a.grade = suites::grade(test.thresholds, a.metrics, c.names, a.unmeasured, a.where);

@@ -13,6 +13,7 @@
 #include "rocehil/common/error.hpp"
 #include "rocehil/settings/assignment.hpp"
 #include "rocehil/settings/journal.hpp"
+#include "rocehil/settings/journal_owner.hpp"
 #include "rocehil/settings/target.hpp"
 
 namespace rocehil::settings {
@@ -36,15 +37,29 @@ class JournaledChanges {
   // alone and not journaled. Returns the changes made. On a write the driver refuses or a
   // read-back that differs, puts back what it changed and throws rocehil::Error naming host,
   // netdev, setting, wanted and found. Refuses (infrastructure) while a journal is on the host:
-  // restore() it first.
+  // another live run's (two runs cannot change one host at once), or one to restore first.
+  // `owner` and `fabric` are recorded in the journal (journal_owner.hpp).
   std::vector<JournalEntry> apply(const std::vector<Assignment>& wanted,
                                   const std::vector<std::string>& netdevs, const std::string& run,
-                                  const std::string& started_at);
+                                  const std::string& started_at,
+                                  const std::optional<JournalOwner>& owner = std::nullopt,
+                                  const std::string& fabric = {});
 
   // Puts back, newest first, what the journal on the host says, reads each back, and removes the
   // journal. Returns what was put back (nothing when there is no journal). Throws rocehil::Error
-  // naming what could not be put back; the journal then stays for another try.
+  // naming what could not be put back; the journal then stays for another try. Whatever the
+  // journal's owner: for the owner itself; anyone else asks restore_left.
   std::vector<JournalEntry> restore();
+
+  // What restore_left found.
+  struct Left {
+    std::optional<Journal> journal;      // the journal there was (nullopt: none)
+    std::vector<JournalEntry> put_back;  // what was put back, newest first
+    bool left_alone = false;             // its owner is alive, or cannot be judged here
+  };
+  // A journal someone else left: put back (restore()) only when `policy` allows it on `here`,
+  // else left alone as it is. Throws as restore() does.
+  Left restore_left(const RestorePolicy& policy, const Machine& here);
 
   const std::string& journal_path() const noexcept { return journal_; }
 

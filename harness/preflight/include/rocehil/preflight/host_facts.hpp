@@ -80,8 +80,10 @@ struct HostFacts {
   bool nvidia_smi = false;  // nvidia-smi is installed
   std::vector<GpuNicAffinity> gpu_nic;
   // The journals of fabric settings a run changed and did not put back (settings/journal.hpp)
-  // in /run/rocehil/settings on the host: "h1.json", "h1.soft-198.18.1.11.json". A run, selftest
-  // or inventory check puts back the ones named for the host.
+  // in /run/rocehil/settings on the host, relative to it: "FABRIC/h1.json",
+  // "FABRIC/h1.soft-198.18.1.11.json", and older rocehils' "h1.json". A run, selftest or
+  // inventory check puts back the ones named for the host in its fabric (and the older ones)
+  // whose runs are gone.
   std::vector<std::string> settings_journals;
   std::vector<std::string> notes;  // output the parser did not understand, for the report
 

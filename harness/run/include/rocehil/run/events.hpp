@@ -69,10 +69,14 @@ class RunEvents {
   // Fabric settings (fabric_settings.hpp): journals a killed controller left, put back before
   // the run; the run's settings applied (read back) and, at its end, put back (or why not).
   virtual void settings_left_restored(const SettingsRestored& /*restored*/) {}
+  // A journal another run holds (alive, or not judged from here): left alone, not put back.
+  virtual void settings_in_use(const JournalInUse& /*in_use*/) {}
   virtual void settings_applied(const std::vector<SettingInForce>& /*in_force*/) {}
   virtual void settings_failed(const std::string& /*why*/) {}  // the run stops before traffic
   virtual void settings_restored(const std::vector<SettingsRestored>& /*restored*/) {}
   virtual void settings_not_restored(const std::string& /*why*/) {}
+  // Settings the run set read otherwise after an attempt (or at its end): changed under the run.
+  virtual void settings_changed_under_run(const std::vector<SettingDrift>& /*drift*/) {}
   // run.json, junit.xml and report.html are written; `directory` is where.
   // --drain-failed: what was drained (or scontrol's refusal) and the failures naming no node.
   virtual void nodes_drained(const std::vector<DrainResult>& /*drained*/,

@@ -3,6 +3,8 @@
 // The controller's side of fabric settings: a run's (or a bisection step's) settings applied to
 // every host through its agent and to the testbed's switches, each read back; every change put
 // back at the end; and journals left by a controller that was killed found and put back first.
+// Journals are the fabric's (fabric_id) and this process's: another command leaves them alone
+// while this run lives, and the run reads its settings back to notice one changed under it.
 
 #include <chrono>
 #include <functional>
@@ -19,9 +21,16 @@
 #include "rocehil/remote/dialed_agents.hpp"
 #include "rocehil/remote/host_ssh.hpp"
 #include "rocehil/settings/assignment.hpp"
+#include "rocehil/settings/journal_owner.hpp"
 #include "rocehil/settings/journaled_changes.hpp"
 
 namespace rocehil::run {
+
+// What names a fabric's journals (their directory, settings/journal.hpp), so that two fabrics
+// whose hosts share names and addresses (two testbeds on one machine) never touch each other's:
+// the inventory's `name:` (a testbed's is "testbed-ID"), else "inventory-" and a hash of the
+// inventory file's absolute path. Letters, digits, '.', '_' and '-' only.
+std::string fabric_id(const inventory::Inventory& inventory);
 
 // The switches' settings (catalogue scope fabric_link): the testbed's, through functions the
 // command line gives (run does not build fabrics). Unset: the inventory is not a testbed's.
@@ -56,11 +65,37 @@ struct SettingsRestored {
   std::vector<agent::SettingChange> changes;
 };
 
+// A journal left alone: the run holding it is alive, or ran on a machine where neither the host
+// nor this one can judge it (put back with force once that run is known to be gone).
+struct JournalInUse {
+  std::string host;  // the inventory's host, or the switches' name ("testbed tb1")
+  std::string run, since;
+  settings::JournalOwner owner;
+  bool alive = false;  // false: cannot be told from here
+};
+
+struct LeftJournals {
+  std::vector<SettingsRestored> restored;
+  std::vector<JournalInUse> in_use;
+};
+
+// A setting the run changed that no longer reads as the run set it: changed under the run.
+struct SettingDrift {
+  std::string host;  // "" for the fabric's links
+  std::string netdev, name;
+  std::string set;    // the value in force after the run set it
+  std::string found;  // what reads now ("" when the NIC no longer shows it)
+  bool operator==(const SettingDrift&) const = default;
+};
+
 class FabricSettings {
  public:
-  FabricSettings(std::vector<SettingsHost> hosts, std::optional<FabricLinkAccess> links,
-                 const remote::SshMultiplex* multiplex, std::chrono::seconds timeout,
-                 std::string journal_dir = {}, std::size_t fanout = 32);
+  // `fabric`: fabric_id of the hosts' inventory. Throws rocehil::Error when this process cannot
+  // say who it is (settings::this_process).
+  FabricSettings(std::vector<SettingsHost> hosts, std::string fabric,
+                 std::optional<FabricLinkAccess> links, const remote::SshMultiplex* multiplex,
+                 std::chrono::seconds timeout, std::string journal_dir = {},
+                 std::size_t fanout = 32);
   ~FabricSettings();
   FabricSettings(const FabricSettings&) = delete;
   FabricSettings& operator=(const FabricSettings&) = delete;
@@ -70,12 +105,14 @@ class FabricSettings {
   // controller go before it restores (agent_transport.hpp).
   void ask_through(remote::DialedAgents& dialed) { dialed_ = &dialed; }
 
-  // Puts back what journals left on the hosts (and for the switches) say. Returns one entry per
-  // host that had one. Throws rocehil::Error naming the host when one cannot be put back.
-  // `journal_on`, when given, says which hosts have one (the preflight lists them): only those
-  // are asked.
-  std::vector<SettingsRestored> restore_left(
-      const std::function<bool(const inventory::Host&)>& journal_on = {});
+  // Puts back what journals left on the hosts (and for the switches) say, when the run holding
+  // each is known to be gone (or `force`): judged on the host, else here when that run's
+  // controller ran on this machine. A journal of a live run (or one that cannot be judged) is
+  // left alone and returned in `in_use`. Throws rocehil::Error naming the host when one cannot be
+  // put back. `journal_on`, when given, says which hosts have one (the preflight lists them):
+  // only those are asked.
+  LeftJournals restore_left(const std::function<bool(const inventory::Host&)>& journal_on = {},
+                            bool force = false);
 
   // Every host and the switches checked able to take `wanted` (nothing changed otherwise), then
   // changed, journaled on each host before each change and read back. On any failure what was
@@ -85,6 +122,11 @@ class FabricSettings {
   // Puts back everything apply() changed, reading each value back. Safe to call twice; tries
   // every host before throwing for the first that failed.
   std::vector<SettingsRestored> restore();
+
+  // The settings apply() left in force, read again: those that no longer read as set (someone
+  // changed them under the run). Empty when nothing was set. Throws rocehil::Error when a host
+  // cannot be read.
+  std::vector<SettingDrift> changed_under_run();
 
   // The values in force after apply(), as read back; the changes it made.
   const std::vector<SettingInForce>& in_force() const noexcept { return in_force_; }
@@ -109,10 +151,13 @@ class FabricSettings {
   std::vector<Answer> ask_all(const std::vector<const SettingsHost*>& hosts,
                               const agent::SettingsRequest& request);
   std::vector<const SettingsHost*> all_hosts() const;
-  std::vector<SettingsRestored> restore_links();
-  settings::JournaledChanges link_changes() const;
+  LeftJournals restore_links(bool force);
+  settings::JournaledChanges link_changes(const std::string& fabric) const;
 
   std::vector<SettingsHost> hosts_;
+  std::string fabric_;
+  settings::Machine here_;
+  settings::JournalOwner owner_;  // this process: the owner of the journals the run writes
   std::optional<FabricLinkAccess> links_;
   const remote::SshMultiplex* multiplex_;
   std::chrono::seconds timeout_;
@@ -136,6 +181,9 @@ struct SettingDifference {
 // declared names); a switch setting is compared once.
 std::vector<SettingDifference> declared_differences(const std::vector<SettingsHost>& hosts,
                                                     const std::vector<SettingInForce>& in_force);
+
+// "setting roce_np.min_time_between_cnps on h1 eth1 read 2, not 7 as the run set it (and 1 more)"
+std::string drift_text(const std::vector<SettingDrift>& drift);
 
 // `--set` and a suite's settings as run.json keeps them: what was asked (with where), the values
 // in force, the changes made.

@@ -10,6 +10,7 @@
 
 #include "rocehil/perftest/command.hpp"
 #include "rocehil/perftest/report.hpp"
+#include "rocehil/settings/journal.hpp"
 #include "rocehil/traffic/nic_counters.hpp"
 #include "rocehil/traffic/provider.hpp"
 
@@ -210,6 +211,15 @@ struct SettingsRequest {
   std::vector<std::string> addresses;  // 1..16
   std::string run;                     // apply: the run (or bisection step) changing them
   std::vector<SettingValue> values;    // apply, check: names and values; read: names
+  // The fabric the host is part of (its journals' directory; empty: the layout older rocehils
+  // wrote) and the run's controller process, journaled as the owner (apply) or asking as it
+  // (restore: its own journal is put back whatever else holds).
+  std::string fabric;
+  std::optional<settings::JournalOwner> owner;
+  // restore: journals whose owners the controller found gone on their machine (the host could
+  // not judge them: settings::OwnerState::elsewhere), and `force`, put back whatever the owner.
+  std::vector<settings::JournalOwner> gone;
+  bool force = false;
 };
 
 // Ends one session of a connection that carries several (an agent that dialed its controller):
@@ -435,11 +445,22 @@ struct SettingChange {
   bool operator==(const SettingChange&) const = default;
 };
 
+// A journal a restore left alone: the run holding it is alive, or ran on a machine the host
+// cannot judge it on.
+struct SettingsInUse {
+  std::string run;    // the journal's run
+  std::string since;  // when it began
+  settings::JournalOwner owner;
+  bool alive = false;  // false: the owner ran elsewhere; its controller's machine can tell
+  bool operator==(const SettingsInUse&) const = default;
+};
+
 struct SettingsReply {
   SettingsAction action = SettingsAction::read;
   std::vector<SettingChange> changes;  // apply: made, in order; restore: put back, newest first
   bool journal_found = false;          // restore: a journal was there
   std::string journal_run;             // restore: the run that had left it
+  std::vector<SettingsInUse> in_use;   // restore: journals left alone (not put back)
   // The values in force after the action, read back from the NIC: apply's and read's names on
   // every NIC (a name a NIC does not have is missing here, never given a value).
   std::vector<SettingValue> values;
