@@ -47,8 +47,8 @@ std::vector<Piece> split(Piece whole, char separator) {
 
 class Selector {
  public:
-  Selector(const Inventory& inv, std::string_view expression)
-      : inv_(inv), expression_(expression) {}
+  Selector(const Inventory& inv, std::string_view expression, std::string_view origin)
+      : inv_(inv), expression_(expression), origin_(origin) {}
 
   std::vector<const Host*> run() {
     if (trim(expression_).empty()) fail("is empty", "give a selection such as 'all' or 'h1,h2'");
@@ -65,7 +65,7 @@ class Selector {
 
  private:
   [[noreturn]] void fail(std::string_view what, std::string_view fix) const {
-    throw input_error(fmt::format("--hosts '{}': {}; {}", shown_term(expression_), what, fix));
+    throw input_error(fmt::format("{} '{}': {}; {}", origin_, shown_term(expression_), what, fix));
   }
 
   std::vector<bool> select_term(Piece term) {
@@ -218,6 +218,7 @@ class Selector {
 
   const Inventory& inv_;
   std::string_view expression_;
+  std::string_view origin_;
   std::map<std::string_view, std::size_t> by_name_;
 };
 
@@ -244,8 +245,9 @@ bool glob_match(std::string_view pattern, std::string_view name) {
   return p == pattern.size();
 }
 
-std::vector<const Host*> select_hosts(const Inventory& inventory, std::string_view expression) {
-  return Selector(inventory, expression).run();
+std::vector<const Host*> select_hosts(const Inventory& inventory, std::string_view expression,
+                                      std::string_view origin) {
+  return Selector(inventory, expression, origin).run();
 }
 
 }  // namespace rocehil::inventory

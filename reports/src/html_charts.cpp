@@ -9,6 +9,7 @@
 #include <set>
 
 #include "json_view.hpp"
+#include "rocehil/common/units.hpp"
 #include "rocehil/reports/junit.hpp"
 #include "rocehil/reports/repeats.hpp"
 #include "rocehil/reports/run_json.hpp"
@@ -106,6 +107,32 @@ std::string iteration_chart(const std::string& id, const nlohmann::json& traffic
   }
   return figure(distribution_chart(d),
                 "collective iteration time: the distribution over the measured iterations");
+}
+
+// A latency test's round trips, from the client's histogram: each ping drawn at its bucket's
+// upper edge, where the percentiles (lat_p50_us, lat_p99_us) are taken too, so the markers sit
+// on the values the thresholds graded. At most max_latency_samples: beyond, each bucket is
+// scaled down alike (the shape is the histogram's).
+constexpr std::size_t max_latency_samples = 200'000;
+std::string latency_chart(const std::string& id, const nlohmann::json& traffic) {
+  const nlohmann::json& latency = member(member(member(traffic, "client"), "results"), "latency");
+  const nlohmann::json& buckets = list(latency, "histogram");
+  double total = 0;
+  for (const auto& b : buckets)
+    if (b.is_array() && b.size() == 2 && b[1].is_number()) total += b[1].get<double>();
+  if (total < 2) return "";
+  const double scale = std::min(1.0, static_cast<double>(max_latency_samples) / total);
+  Distribution d{.title = id + ": round-trip latency", .x_title = "latency (us)", .samples = {}};
+  for (const auto& b : buckets) {
+    if (!b.is_array() || b.size() != 2 || !b[0].is_number() || !b[1].is_number()) continue;
+    const auto n = static_cast<std::size_t>(std::llround(b[1].get<double>() * scale));
+    d.samples.insert(d.samples.end(), n, b[0].get<double>());
+  }
+  if (d.samples.size() < 2) return "";
+  return figure(distribution_chart(d),
+                fmt::format("the client's {} round trips after the warm-up, each at the upper "
+                            "edge of its histogram bucket",
+                            format_count(total)));
 }
 
 // The case's graded ecmp_imbalance threshold, if it has one: its limit and verdict.
@@ -300,6 +327,7 @@ std::string case_charts(const nlohmann::json& c) {
   std::string figures;
   if (const nlohmann::json& cases = list(traffic, "cases"); !cases.empty())
     figures += iteration_chart(id, cases[0]);
+  figures += latency_chart(id, traffic);
   figures += capture_bytes_chart(id, captures, *attempt);
   figures += timeline(id, captures);
   figures += qp_rates_chart(id, traffic);

@@ -271,6 +271,43 @@ std::string preflight_section(const nlohmann::json& run) {
   return out;
 }
 
+// What the run set on the fabric (--set, the suite's settings:), as read back once set, whether
+// each held to the end, and what it changed from; nothing when the run set nothing.
+std::string settings_section(const nlohmann::json& run) {
+  const nlohmann::json& settings = member(run, "settings");
+  const nlohmann::json& in_force = list(settings, "in_force");
+  if (in_force.empty()) return "";
+  std::map<std::string, std::string> before;  // "host netdev name" -> value before the run
+  for (const auto& c : list(settings, "changes"))
+    before[text(c, "host") + " " + text(c, "netdev") + " " + text(c, "name")] = text(c, "before");
+  std::string out = "<h2>Settings in force</h2>
+                    < p > What the run set,
+              read back once set ";
+              const nlohmann::json &restored = member(settings, "restored");
+  out += restored.is_boolean()
+             ? (restored.get<bool>() ? "; put back as they were at its end"
+                                     : "; <span class=\"fail\">not put back at "
+                                       "its end</span> (rocehil settings restore)")
+             : "";
+  out +=
+      ".</p>\n<table><tr><th>host</th><th>netdev</th><th>setting</th><th>value</th>"
+      "<th>before the run</th><th>held</th></tr>\n";
+  for (const auto& v : in_force) {
+    const std::string host = text(v, "host"), netdev = text(v, "netdev"), name = text(v, "name");
+    const auto was = before.find(host + " " + netdev + " " + name);
+    const nlohmann::json& held = member(v, "held");
+    const std::string held_text =
+        held == false
+            ? fmt::format("<span class=\"fail\">no: read {} later</span>", esc(text(v, "found")))
+            : std::string("yes");
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        esc(host.empty() ? "switches" : host), esc(netdev), esc(name), esc(text(v, "value")),
+        esc(was == before.end() ? "(unchanged)" : was->second), held_text);
+  }
+  return out + "</table>\n";
+}
+
 }  // namespace
 
 std::string html_report(const nlohmann::json& run) {
@@ -284,6 +321,7 @@ std::string html_report(const nlohmann::json& run) {
   out += meta_section(run);
   out += summary_section(run);
   out += tests_section(run);
+  out += settings_section(run);
   out += preflight_section(run);
   return out + "</body>\n</html>\n";
 }

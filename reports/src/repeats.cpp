@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rocehil/common/units.hpp"
 #include "rocehil/reports/comparison.hpp"
 
 namespace rocehil::reports {
@@ -104,13 +105,14 @@ RepeatsSummary summarize_repeats(const CaseRecord& c) {
 std::string headline_text(const RepeatsSummary& s) {
   if (!s.headline) return "";
   const Headline& h = *s.headline;
-  std::string text = fmt::format("{} {:.3g} {}", h.label, h.spread.median, h.unit);
+  std::string text = fmt::format("{} {} {}", h.label, format_number(h.spread.median), h.unit);
   if (s.repeats <= 1) return text;
   const std::string of = h.spread.samples == static_cast<std::size_t>(s.repeats)
                              ? fmt::format("{} repeats", s.repeats)
                              : fmt::format("{} of {} repeats", h.spread.samples, s.repeats);
   if (h.spread.samples == 1) return fmt::format("{}, from 1 of {} repeats", text, s.repeats);
-  return fmt::format("{}, median of {} ({:.3g} to {:.3g})", text, of, h.spread.low, h.spread.high);
+  return fmt::format("{}, median of {} ({} to {})", text, of, format_number(h.spread.low),
+                     format_number(h.spread.high));
 }
 
 std::string threshold_text(const ThresholdOverRepeats& t, int repeats) {

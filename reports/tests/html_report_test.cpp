@@ -158,6 +158,43 @@ TEST(HtmlReport, IterationTimesReadInTheUnitOfTheirSize) {
   EXPECT_EQ(html.find("112k"), std::string::npos);
 }
 
+// A latency test's round trips are drawn from the client's histogram, its p50 and p99 marked at
+// bucket edges, as the thresholds graded them.
+TEST(HtmlReport, ALatencyCaseHasItsRoundTripChart) {
+  nlohmann::json run = sample_json();
+  run["cases"][0]["attempts"][0]["raw"] = nlohmann::json::parse(R"({"traffic": {
+      "client": {"name": "h1", "results": {"latency": {"samples": 100, "p50_us": 12.5,
+          "histogram": [[10, 20], [12.5, 40], [15, 30], [400, 10]]}}}}})");
+  const std::string html = html_report(run);
+  EXPECT_NE(html.find("allreduce/qps=1: round-trip latency"), std::string::npos) << html;
+  EXPECT_NE(html.find("the client's 100 round trips"), std::string::npos);
+  // Without a histogram (perftest's lat), no chart.
+  run["cases"][0]["attempts"][0]["raw"]["traffic"]["client"]["results"].erase("latency");
+  EXPECT_EQ(html_report(run).find("round-trip latency"), std::string::npos);
+}
+
+// What the run set on the fabric, whether it held, and what it was before.
+TEST(HtmlReport, TheSettingsInForceAreListedWithWhetherTheyHeld) {
+  nlohmann::json run = sample_json();
+  EXPECT_EQ(html_report(run).find("Settings in force"), std::string::npos);  // none set
+  run["settings"] = nlohmann::json::parse(R"({"restored": true,
+      "in_force": [{"host": "h1", "netdev": "eth1", "name": "roce_np.min_time_between_cnps",
+                    "value": "7", "held": false, "found": "2"},
+                   {"host": "", "netdev": "", "name": "switch.uplink_mbps", "value": "300"}],
+      "changes": [{"host": "h1", "netdev": "eth1", "name": "roce_np.min_time_between_cnps",
+                   "before": "4", "after": "7"}]})");
+  const std::string html = html_report(run);
+  EXPECT_NE(html.find("<h2>Settings in force</h2>"), std::string::npos);
+  EXPECT_NE(html.find("put back as they were at its end"), std::string::npos);
+  EXPECT_NE(html.find("<td>roce_np.min_time_between_cnps</td><td>7</td><td>4</td>"
+                      "<td><span class=\"fail\">no: read 2 later</span></td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td>switches</td><td></td><td>switch.uplink_mbps</td><td>300</td>"
+                      "<td>(unchanged)</td><td>yes</td>"),
+            std::string::npos);
+}
+
 TEST(HtmlReport, EveryChartOfACaseWithCapturesAndACollective) {
   const std::string html = html_report(sample_json());
   for (const char* title :

@@ -44,6 +44,10 @@ TEST(Repeats, AnUpperLimitsWorstRepeatIsTheHighest) {
   EXPECT_EQ(s.thresholds.at(0).repeat, 1);
   EXPECT_EQ(headline_text(s), "lat p99 12 us, median of 3 repeats (8 to 30)");
   EXPECT_EQ(c.outcome, suites::Outcome::fail);
+  // A starved run's milliseconds read as such, never 7.08e+03.
+  const CaseRecord slow =
+      testing::repeated_case("lat", {"lat_p99_us <= 10"}, {{{{"lat_p99_us", 7083.2}}}}, "lat");
+  EXPECT_EQ(headline_text(summarize_repeats(slow)), "lat p99 7083 us");
 }
 
 // A passed threshold over repeats names how close its closest repeat came; one repeat is said as

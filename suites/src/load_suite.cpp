@@ -251,6 +251,9 @@ class SuiteReader {
             ctx_.error(n[i], fmt::format("{} entry '{}' is not a capture point's name",
                                          field("captures"), shown((*v)[i])));
         s.captures = *v;
+        s.captures_where.clear();
+        for (std::size_t i = 0; i < v->size(); ++i)
+          s.captures_where.push_back(inventory::location_of(n[i]));
       }
   }
 
@@ -370,10 +373,19 @@ class SuiteReader {
           auto threshold = read_threshold(item, owner);
           if (!threshold) continue;
           // Refused now, not after the case has run its seconds and found nothing to grade.
+          // The provider the file names (the test's or the defaults') is known without the
+          // inventory: what it never measures is refused here too, as `rocehil run` would.
           if (const auto why = never_measured_by_test(t, threshold->metric.name))
             ctx_.error(
                 SourceLocation{threshold->line, threshold->column},
                 fmt::format("{}: threshold '{}': {}", owner, shown(threshold->text, 60), *why));
+          else if (const auto not_on =
+                       t.settings.provider.empty()
+                           ? std::nullopt
+                           : never_measured_on(t.settings.provider, threshold->metric.name))
+            ctx_.error(SourceLocation{threshold->line, threshold->column},
+                       fmt::format("{}: threshold '{}': {} (the test's provider: {})", owner,
+                                   shown(threshold->text, 60), *not_on, t.settings.provider));
           else
             t.thresholds.push_back(*threshold);
         }
@@ -516,7 +528,10 @@ SuiteLoadResult parse_suite(std::string_view text, const std::string& file) {
               fmt::format("not valid YAML: {}", shown(e.msg)));
   }
   result.diagnostics = ctx.take();
-  if (!result.diagnostics.empty()) result.suite.reset();
+  if (!result.diagnostics.empty()) {
+    result.partial = std::move(result.suite);
+    result.suite.reset();
+  }
   return result;
 }
 

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "rocehil/common/units.hpp"
 #include "rocehil/inventory/yaml_reader.hpp"
 #include "rocehil/suites/metrics.hpp"
 
@@ -385,8 +386,14 @@ Evaluation evaluate(const Threshold& t, const Values& measured, const Values& na
   }
   const bool ok = holds(*out.measured, t.op, *out.limit);
   out.verdict = ok ? Verdict::pass : (t.level == Level::fail ? Verdict::fail : Verdict::warn);
-  out.detail =
-      fmt::format("{} = {:g}, needs {} {:g}", key, *out.measured, to_string(t.op), *out.limit);
+  // Four significant digits (a latency histogram's bucket edge is not known to a thousandth of
+  // a microsecond), more where four would show a failing value equal to its limit.
+  std::string measured = format_number(*out.measured), limit = format_number(*out.limit);
+  if (measured == limit && *out.measured != *out.limit) {
+    measured = fmt::format("{:.10g}", *out.measured);
+    limit = fmt::format("{:.10g}", *out.limit);
+  }
+  out.detail = fmt::format("{} = {}, needs {} {}", key, measured, to_string(t.op), limit);
   if (!ok)
     if (const auto at = where.find(key); at != where.end()) out.detail += "; at " + at->second;
   return out;

@@ -62,6 +62,42 @@ TEST(Measurable, CaptureMetricsNeedCapturesAndImbalanceNeedsTwo) {
   EXPECT_TRUE(two.suite.has_value());  // nic_* and switch_*: the hosts and switches decide
 }
 
+// What `rocehil run` refused after validate had passed (issue 61): data_errors on an incast,
+// whose receiver has no single right answer, and a nic_* metric on a test whose file says
+// `provider: soft`, known without any inventory.
+TEST(Measurable, AnIncastChecksNoDataAndASoftTestNoNicCounters) {
+  const auto incast = errors_of(suite_with(R"(  - name: in
+    workload: incast
+    thresholds: ['busbw_gbps > 0', 'data_errors == 0']
+)"));
+  ASSERT_EQ(incast.size(), 1u);
+  EXPECT_NE(incast[0].find("s.yaml:6:33: test 'in': threshold 'data_errors == 0': an incast's "
+                           "senders all write into the receiver's one buffer at once"),
+            std::string::npos)
+      << incast[0];
+  const auto soft = errors_of(R"(schema_version: 1
+name: s
+defaults: {provider: soft}
+tests:
+  - name: bw
+    workload: bw
+    thresholds: ['busbw_gbps > 0', 'nic_cnps_sent >= 0']
+)");
+  ASSERT_EQ(soft.size(), 1u);
+  EXPECT_NE(soft[0].find("s.yaml:7:37: test 'bw': threshold 'nic_cnps_sent >= 0': the soft "
+                         "provider never measures nic_cnps_sent"),
+            std::string::npos)
+      << soft[0];
+  EXPECT_NE(soft[0].find("(the test's provider: soft)"), std::string::npos) << soft[0];
+  // Without a provider in the file, the inventory's hosts decide (suite validate -i, run).
+  const SuiteLoadResult undecided = parse_suite(suite_with(R"(  - name: bw
+    workload: bw
+    thresholds: ['nic_cnps_sent >= 0']
+)"),
+                                                "s.yaml");
+  EXPECT_TRUE(undecided.suite.has_value());
+}
+
 TEST(Measurable, ThePerftestEngineChecksNoDataAndCountsNothingPerQp) {
   const auto errors = errors_of(suite_with(R"(  - name: pb
     workload: bw

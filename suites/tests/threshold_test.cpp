@@ -95,6 +95,13 @@ TEST(Threshold, EvaluationSaysPassFailWarnOrWhyItCannot) {
   Threshold warn = parsed_threshold("pfc_pause_fraction[3] <= 0.01");
   warn.level = Level::warn;
   EXPECT_EQ(evaluate(warn, measured, names).verdict, Verdict::warn);
+  // Four significant digits, not a histogram bucket edge's false precision; more only where
+  // four would show a failing value equal to its limit.
+  const Values latency{{"lat_p50_us", 3276.799}, {"busbw_gbps", 0.29996}};
+  EXPECT_EQ(evaluate(parsed_threshold("lat_p50_us <= 5000"), latency, names).detail,
+            "lat_p50_us = 3277, needs <= 5000");
+  EXPECT_EQ(evaluate(parsed_threshold("busbw_gbps >= 0.3"), latency, names).detail,
+            "busbw_gbps = 0.29996, needs >= 0.3");
   const Evaluation missing = evaluate(parsed_threshold("retransmits == 0"), measured, names);
   EXPECT_EQ(missing.verdict, Verdict::error);
   EXPECT_EQ(missing.detail, "retransmits was not measured by this test");

@@ -145,6 +145,16 @@ std::string render_check_text(const preflight::CheckReport& r) {
         details += fmt::format("  {}: deploy: {}\n", h.host, i.detail);
   }
   std::string out = table.render();
+  // What the short cells mean, once, under a table that shows them.
+  bool unknown = false;
+  for (const auto& h : r.hosts)
+    unknown = unknown || (h.facts && (pfc_cell(h) == "?" || ecn_cell(h) == "?"));
+  out +=
+      "PFC: the priorities with PFC on (from mlnx_qos, else dcb; none: off); ECN: np = the NICs "
+      "send CNPs, rp = they slow down on them (sysfs ecn/roce_np, roce_rp)";
+  out += unknown ? "; ?: the host's NICs do not say (no mlnx_qos or dcb, no ecn/ in sysfs: "
+                   "rocehil cannot read it there, which is not the same as off)\n"
+                 : "\n";
   if (!details.empty()) out += "\n" + details;
   out += fmt::format("{} host{}: {} ok, {} soft only, {} failed, {} unreachable\n", r.hosts.size(),
                      r.hosts.size() == 1 ? "" : "s", counts[0], counts[1], counts[2], counts[3]);

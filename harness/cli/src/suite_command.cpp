@@ -22,35 +22,14 @@ struct SuiteOptions {
   bool json = false;
 };
 
-// The suite as `rocehil run` will hold it against the inventory before it starts (hosts,
-// captures, injections, what each test's providers can measure), as diagnostics.
-std::vector<inventory::Diagnostic> against_inventory(const suites::Suite& suite,
-                                                     const std::string& file) {
-  std::vector<inventory::Diagnostic> out;
-  for (const std::string& problem :
-       run::check_suite_against_inventory(suite, inventory::load_inventory(file))) {
-    // "FILE:LINE:COL: message", as the loader's own diagnostics read.
-    inventory::Diagnostic d;
-    d.file = suite.file;
-    d.message = problem;
-    if (problem.starts_with(suite.file + ":")) {
-      int line = 0, column = 0, used = 0;
-      const std::string rest = problem.substr(suite.file.size() + 1);
-      if (std::sscanf(rest.c_str(), "%d:%d: %n", &line, &column, &used) == 2 && used > 0) {
-        d.line = line;
-        d.column = column;
-        d.message = rest.substr(static_cast<std::size_t>(used));
-      }
-    }
-    out.push_back(std::move(d));
-  }
-  return out;
-}
-
 int validate(const SuiteOptions& o) {
   suites::SuiteLoadResult r = suites::parse_suite_file(o.file);
-  if (r.suite && !o.inventory_file.empty()) {
-    r.diagnostics = against_inventory(*r.suite, o.inventory_file);
+  if (!o.inventory_file.empty()) {
+    // The suite as `rocehil run` will hold it against the inventory before it starts (hosts,
+    // captures, injections, what each test's providers can measure), beside the file's own
+    // problems: every one at once.
+    const inventory::Inventory inventory = inventory::load_inventory(o.inventory_file);
+    r.diagnostics = run::suite_problems(r, &inventory);
     if (!r.diagnostics.empty()) r.suite.reset();
   }
   if (!r.suite) {

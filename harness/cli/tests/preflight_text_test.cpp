@@ -68,6 +68,9 @@ TEST(PreflightText, FourHostTable) {
       << text;
   // Nothing to spell out for the healthy hosts.
   EXPECT_FALSE(contains(text, "  gpu002: ")) << text;
+  // The short cells are explained, '?' (t1's) among them.
+  EXPECT_TRUE(contains(text, "PFC: the priorities with PFC on")) << text;
+  EXPECT_TRUE(contains(text, "?: the host's NICs do not say")) << text;
 }
 
 // --deploy says per host what it did, in text as in JSON, even where all went well.

@@ -113,7 +113,7 @@ HostCheck check_host(const inventory::Host& host, const CheckOptions& o,
     check.verdict = HostVerdict::unreachable;
     check.unreachable = p.run.succeeded() || p.run.exit_code == 0
                             ? "the probe printed nothing; is the login shell a POSIX sh?"
-                            : "ssh: " + p.run.reason();
+                            : p.run.ssh_reason();
     if (p.run.timed_out)
       check.unreachable = fmt::format("ssh: no answer within {} s",
                                       static_cast<double>(o.timeout.count()) / 1000.0);

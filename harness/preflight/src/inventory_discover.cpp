@@ -30,7 +30,7 @@ DiscoveredHost discover_one(const std::string& target, const DiscoverOptions& o)
   const remote::CommandResult addresses = remote::run_command(
       remote::ssh_agent_command(target, o.ssh, {"sh", "-c", addresses_script}).argv, run);
   if (!addresses.succeeded()) {
-    host.reason = "ssh: " + addresses.reason();
+    host.reason = addresses.ssh_reason();
     return host;
   }
   host.management_ip = server_ip(addresses.out);
@@ -42,7 +42,7 @@ DiscoveredHost discover_one(const std::string& target, const DiscoverOptions& o)
   const remote::CommandResult probed = remote::run_command(
       remote::ssh_agent_command(target, o.ssh, probe_command("rocehil", host.netdevs)).argv, run);
   if (!probed.succeeded()) {
-    host.reason = "ssh: " + probed.reason();
+    host.reason = probed.ssh_reason();
     return host;
   }
   host.facts = parse_probe_output(probed.out);

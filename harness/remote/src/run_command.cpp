@@ -66,6 +66,11 @@ std::string CommandResult::reason() const {
   return exit_code >= 0 ? "exit status " + std::to_string(exit_code) : "killed by a signal";
 }
 
+std::string CommandResult::ssh_reason() const {
+  std::string why = reason();
+  return why.starts_with("ssh:") ? why : "ssh: " + why;
+}
+
 CommandResult run_command(const std::vector<std::string>& argv, const RunOptions& options) {
   CommandResult result;
   if (argv.empty()) {

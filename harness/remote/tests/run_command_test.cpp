@@ -20,6 +20,19 @@ TEST(RunCommand, CollectsStdoutStderrAndTheExitCode) {
   EXPECT_EQ(r.reason(), "why");
 }
 
+// ssh says "ssh: connect to host ...: Connection refused" itself: the reason is said once.
+TEST(RunCommand, AnSshReasonIsSaidAsSshOnce) {
+  const CommandResult ssh_said =
+      run_command({"sh", "-c",
+                   "echo 'ssh: connect to host 198.18.1.12 port 22: Connection refused' >&2; "
+                   "exit 255"},
+                  {});
+  EXPECT_EQ(ssh_said.ssh_reason(), "ssh: connect to host 198.18.1.12 port 22: Connection refused");
+  const CommandResult other =
+      run_command({"sh", "-c", "echo 'Permission denied' >&2; exit 255"}, {});
+  EXPECT_EQ(other.ssh_reason(), "ssh: Permission denied");
+}
+
 TEST(RunCommand, TextOnStdinComesThroughAPipeAndEnds) {
   RunOptions options;
   options.stdin_text = "secret-line\nrest\n";

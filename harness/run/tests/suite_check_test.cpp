@@ -58,8 +58,9 @@ TEST(SuiteCheck, ASuiteThatFitsHasNoProblems) {
   EXPECT_TRUE(check_suite_against_inventory(suite, small_fabric()).empty());
 }
 
-// Each problem at the line that fixes it: a host selection at its `hosts:`, a capture point at
-// the test, an injection at its `inject:`.
+// Each problem at the line that fixes it: a host selection at its `hosts:` (named so, not as
+// the command line's --hosts), a capture point at its name in `captures:`, an injection at its
+// `inject:`.
 TEST(SuiteCheck, EveryProblemWithItsTestsLine) {
   const auto suite = suite_of(
       "  - name: a\n    workload: allreduce\n    hosts: h1\n    captures: [nowhere]\n"
@@ -71,9 +72,10 @@ TEST(SuiteCheck, EveryProblemWithItsTestsLine) {
   EXPECT_EQ(problems[0],
             "s.yaml:6:12: test 'a': hosts 'h1' give 1 NIC(s); a collective needs at least 2 ranks");
   EXPECT_EQ(problems[1],
-            "s.yaml:4:5: test 'a': capture point 'nowhere' is not in fabric.yaml (it has: "
+            "s.yaml:7:16: test 'a': capture point 'nowhere' is not in fabric.yaml (it has: "
             "s1-mirror)");
-  EXPECT_EQ(problems[2].rfind("s.yaml:10:12: test 'b': hosts: ", 0), 0u) << problems[2];
+  EXPECT_EQ(problems[2].rfind("s.yaml:10:12: test 'b': hosts 'rack:r9': ", 0), 0u) << problems[2];
+  EXPECT_EQ(problems[2].find("--hosts"), std::string::npos) << problems[2];
   EXPECT_EQ(problems[3],
             "s.yaml:13:13: inject: 'l1' is a switch rocehil cannot run on; send from a host "
             "wired to the link instead (a switch only in a testbed's network namespace)");

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <set>
+#include <tuple>
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/selection.hpp"
@@ -65,7 +68,7 @@ void check_providers_measure(const suites::Suite& suite, const suites::SuiteTest
 std::vector<const inventory::Host*> traffic_hosts(const inventory::Inventory& inventory,
                                                   const suites::SuiteTest& test) {
   std::vector<const inventory::Host*> out;
-  for (const auto* h : inventory::select_hosts(inventory, test.settings.hosts))
+  for (const auto* h : inventory::select_hosts(inventory, test.settings.hosts, "hosts"))
     if (!h->nics.empty()) out.push_back(h);
   return out;
 }
@@ -111,6 +114,36 @@ InjectionCommand injection_command(const suites::Injection& in,
   return out;
 }
 
+std::vector<inventory::Diagnostic> suite_problems(const suites::SuiteLoadResult& loaded,
+                                                  const inventory::Inventory* inventory) {
+  std::vector<inventory::Diagnostic> out = loaded.diagnostics;
+  const suites::Suite* suite = loaded.suite     ? &*loaded.suite
+                               : loaded.partial ? &*loaded.partial
+                                                : nullptr;
+  if (inventory == nullptr || suite == nullptr) return out;
+  for (const std::string& problem : check_suite_against_inventory(*suite, *inventory)) {
+    // "FILE:LINE:COL: message", as the loader's own diagnostics read.
+    inventory::Diagnostic d;
+    d.file = suite->file;
+    d.message = problem;
+    if (problem.starts_with(suite->file + ":")) {
+      int line = 0, column = 0, used = 0;
+      const std::string rest = problem.substr(suite->file.size() + 1);
+      if (std::sscanf(rest.c_str(), "%d:%d: %n", &line, &column, &used) == 2 && used > 0) {
+        d.line = line;
+        d.column = column;
+        d.message = rest.substr(static_cast<std::size_t>(used));
+      }
+    }
+    out.push_back(std::move(d));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const inventory::Diagnostic& a, const inventory::Diagnostic& b) {
+                     return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+                   });
+  return out;
+}
+
 std::vector<std::string> check_suite_against_inventory(const suites::Suite& suite,
                                                        const inventory::Inventory& inventory) {
   std::vector<std::string> problems;
@@ -144,9 +177,16 @@ std::vector<std::string> check_suite_against_inventory(const suites::Suite& suit
           p2p && hosts.size() > 2 ? std::vector(hosts.begin(), hosts.begin() + 2) : hosts,
           problems);
     } catch (const Error& e) {
-      problems.push_back(fmt::format("{}: hosts: {}", where_hosts(suite, test), e.what()));
+      problems.push_back(fmt::format("{}: {}", where_hosts(suite, test), e.what()));
     }
-    for (const auto& name : test.settings.captures) {
+    for (std::size_t i = 0; i < test.settings.captures.size(); ++i) {
+      const std::string& name = test.settings.captures[i];
+      // At the name in `captures:`, where it is fixed.
+      const std::string at =
+          i < test.settings.captures_where.size() && test.settings.captures_where[i].line > 0
+              ? fmt::format("{}:{}:{}: test '{}'", suite.file, test.settings.captures_where[i].line,
+                            test.settings.captures_where[i].column, test.name)
+              : where(suite, test);
       const auto* point = inventory.find_capture(name);
       if (point == nullptr) {
         std::string known;

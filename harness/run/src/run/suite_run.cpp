@@ -89,7 +89,9 @@ class Run {
   std::string run_id() const { return directory_ ? directory_->run_id() : std::string(); }
 
   int go() {
-    suite_ = suites::load_suite(o_.suite_file);
+    suites::SuiteLoadResult loaded = suites::parse_suite_file(o_.suite_file);
+    if (!loaded.suite) throw_suite_problems(loaded);
+    suite_ = std::move(*loaded.suite);
     inventory_ = inventory::load_inventory(o_.inventory_file);
     const std::size_t listed = inventory_.hosts.size();
     apply_host_options();
@@ -479,6 +481,23 @@ class Run {
           break;
         events_.case_retried(c);
       }
+  }
+
+  // The file's problems and, when the inventory loads, those of what could be read of the suite
+  // against it, in file order: all at once, not the inventory's only once the file's are fixed.
+  [[noreturn]] void throw_suite_problems(const suites::SuiteLoadResult& loaded) const {
+    std::optional<inventory::Inventory> inventory;
+    try {
+      inventory = inventory::load_inventory(o_.inventory_file);
+    } catch (const Error&) {
+      // Its own problems are told once the suite's are fixed.
+    }
+    std::string text;
+    for (const auto& d : suite_problems(loaded, inventory ? &*inventory : nullptr)) {
+      if (!text.empty()) text += '\n';
+      text += inventory::to_string(d);
+    }
+    throw input_error(text);
   }
 
   std::string history_path() const {

@@ -22,7 +22,10 @@ namespace rocehil::inventory {
 // Returns the selected hosts in inventory order. Throws rocehil::Error (bad input) with a
 // message naming the expression and what is wrong: a syntax error, an unknown key, a term that
 // matches nothing, or a limit larger than what matches.
-std::vector<const Host*> select_hosts(const Inventory& inventory, std::string_view expression);
+// `origin` names where the expression came from in that message: the command line's --hosts,
+// or a suite test's `hosts:`.
+std::vector<const Host*> select_hosts(const Inventory& inventory, std::string_view expression,
+                                      std::string_view origin = "--hosts");
 
 // True when `pattern` (with * and ?) matches `name` entirely.
 bool glob_match(std::string_view pattern, std::string_view name);

@@ -52,9 +52,9 @@ OwnerState owner_state(const std::optional<JournalOwner>& owner, const Machine& 
 
 // Whose journal a restore may put back besides a gone owner's.
 struct RestorePolicy {
-  std::optional<JournalOwner> self;  // the asking run: its own journal
-  std::vector<JournalOwner> gone;    // owners the asker found gone where they ran
-  bool force = false;                // a person said so: whatever the owner
+  std::optional<JournalOwner> self{};  // the asking run: its own journal
+  std::vector<JournalOwner> gone{};    // owners the asker found gone where they ran
+  bool force = false;                  // a person said so: whatever the owner
 };
 // Whether `journal` may be put back under `policy`, judged on `here`.
 bool may_put_back(const Journal& journal, const RestorePolicy& policy, const Machine& here);

@@ -48,6 +48,7 @@ struct TestSettings {
   std::uint32_t tx_depth = 64;
   int sl = 0;
   std::vector<std::string> captures;  // capture points (inventory names) running during the test
+  std::vector<SourceLocation> captures_where;  // where each was written; empty: not known
 };
 
 // A fault injected while a test's traffic runs, as `rocehil inject pfc|pause` sends it: pause
@@ -136,6 +137,11 @@ struct TestCase {
 struct SuiteLoadResult {
   std::optional<Suite> suite;
   std::vector<Diagnostic> diagnostics;  // every problem, in file order
+  // With diagnostics: what could be read, what was wrong left out (a refused threshold is not
+  // in its test), so the suite can still be held against an inventory and every problem of
+  // both told at once (suite validate -i, run) rather than the inventory's only once the
+  // file's are fixed. Never run.
+  std::optional<Suite> partial;
 };
 
 SuiteLoadResult parse_suite(std::string_view text, const std::string& file);

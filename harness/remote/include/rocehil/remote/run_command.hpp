@@ -21,6 +21,9 @@ struct CommandResult {
   bool succeeded() const { return started && !timed_out && exit_code == 0; }
   // The last non-empty line of stderr, or what went wrong starting it: ssh puts its reason there.
   std::string reason() const;
+  // reason() of an ssh command, said as ssh's: "ssh: " before it unless ssh's own message
+  // already starts so ("ssh: connect to host ..."), never "ssh: ssh: ...".
+  std::string ssh_reason() const;
 };
 
 struct RunOptions {

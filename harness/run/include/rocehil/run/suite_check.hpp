@@ -17,6 +17,12 @@ namespace rocehil::run {
 std::vector<std::string> check_suite_against_inventory(const suites::Suite& suite,
                                                        const inventory::Inventory& inventory);
 
+// A suite file's own problems and, when an inventory is given, those of what could be read of
+// it against the inventory, as diagnostics in file order (line, then column): every problem
+// at once. Empty when the suite can run.
+std::vector<inventory::Diagnostic> suite_problems(const suites::SuiteLoadResult& loaded,
+                                                  const inventory::Inventory* inventory);
+
 // The command that sends a test's pause frames: `rocehil inject pfc|pause --iface IF ...` run
 // over ssh on a host, or inside a switch's network namespace on this machine (a testbed).
 // `self` is this binary (what runs in a namespace). Throws rocehil::Error (bad input) naming

@@ -233,8 +233,8 @@ struct EndRequest {};
 // admitted, 3 with the controller's reason when refused (pdsh -S then reports the failure).
 struct AdmissionRequest {
   bool admitted = false;
-  std::string host;  // admitted: the inventory's name of the agent's host
-  std::string why;   // refused: one line for a person
+  std::string host{};  // admitted: the inventory's name of the agent's host
+  std::string why{};   // refused: one line for a person
 };
 
 using RequestBody = std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest,
