@@ -170,7 +170,16 @@ class RunTest(unittest.TestCase):
         storm = by_id["pfc_storm"]
         self.assertEqual(storm["outcome"], "expected_fail")
         self.assertGreaterEqual(storm["attempts"][-1]["metrics"]["pfc_storms"], 1)
-        self.assertEqual(storm["attempts"][-1]["raw"]["inject"]["exit_code"], 0)
+        inject = storm["attempts"][-1]["raw"]["inject"]
+        self.assertEqual(inject["exit_code"], 0)
+        # after_s (0.5) counts from the traffic's agreed start: the storm the mirror port saw
+        # (its own capture timestamps) begins no earlier, never before the traffic does.
+        self.assertGreaterEqual(inject["started_ns"] - inject["traffic_start_ns"], 0.5e9)
+        storms = [s for c in storm["attempts"][-1]["raw"]["captures"]
+                  for s in c["analysis"]["pfc"]["storms"]]
+        self.assertTrue(storms, storm["attempts"][-1]["raw"]["captures"])
+        self.assertGreaterEqual(min(s["start_ns"] for s in storms),
+                                inject["traffic_start_ns"] + 0.5e9 - 5e6, storms)
         for case_id in ("allreduce/qps=1", "allreduce/qps=4", "allreduce/qps=8"):
             m = by_id[case_id]["attempts"][-1]["metrics"]
             traffic = by_id[case_id]["attempts"][-1]["raw"]["traffic"]["cases"][0]
