@@ -23,6 +23,9 @@ struct TrendOptions {
   std::string case_glob = "*";       // fnmatch(3) over case ids
   std::vector<std::string> metrics;  // empty: each case's headline (busbw_gbps, else lat_p99_us)
   ChangePointOptions detection{.max_p = 0.01};
+  // The kinds of run that are points (run_kind.hpp): full runs unless asked; a bisect step or an
+  // --only run is not the suite's night.
+  RunKinds kinds = RunKinds::full_runs();
 };
 
 struct TrendRun {
