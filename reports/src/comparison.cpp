@@ -65,6 +65,8 @@ Comparison compare_runs(const History::RunSnapshot& a, const History::RunSnapsho
   Comparison c;
   c.run_a = a.row.run_id;
   c.run_b = b.row.run_id;
+  c.kind_a = a.row.kind;
+  c.kind_b = b.row.kind;
   c.alpha = alpha;
   c.min_change_pct = min_change_pct;
   c.settings = settings_diff(a.settings, b.settings);
@@ -108,6 +110,8 @@ nlohmann::json to_json(const Comparison& c) {
   return {{"schema_version", 1},
           {"run_a", c.run_a},
           {"run_b", c.run_b},
+          {"kind_a", std::string(to_string(c.kind_a.kind))},
+          {"kind_b", std::string(to_string(c.kind_b.kind))},
           {"alpha", c.alpha},
           {"min_change_pct", c.min_change_pct},
           {"settings", settings},

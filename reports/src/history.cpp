@@ -11,17 +11,22 @@
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/reports/repeats.hpp"
+#include "rocehil/reports/run_kind.hpp"
 
 namespace rocehil::reports {
 
 namespace {
 
-constexpr int schema_version = 1;
+// 1: the first. 2: runs.kind, only_glob, set_list (run_kind.hpp); a schema 1 database is
+// migrated in place when opened, each run's kind read from its command line.
+constexpr int schema_version = 2;
 constexpr const char* schema = R"sql(
 CREATE TABLE IF NOT EXISTS runs (
   run_id TEXT PRIMARY KEY, started_at TEXT, finished_at TEXT, suite TEXT, suite_file TEXT,
   suite_hash TEXT, inventory_file TEXT, inventory_hash TEXT, rocehil_version TEXT,
-  command_line TEXT, settings TEXT, exit_code INTEGER, interrupted INTEGER);
+  command_line TEXT, settings TEXT, exit_code INTEGER, interrupted INTEGER,
+  kind TEXT NOT NULL DEFAULT 'unknown', only_glob TEXT NOT NULL DEFAULT '',
+  set_list TEXT NOT NULL DEFAULT '[]');
 CREATE TABLE IF NOT EXISTS cases (
   run_id TEXT, case_id TEXT, position INTEGER, test TEXT, workload TEXT, outcome TEXT,
   PRIMARY KEY (run_id, case_id));
@@ -38,7 +43,6 @@ CREATE TABLE IF NOT EXISTS bisects (
 CREATE TABLE IF NOT EXISTS bisect_steps (
   bisect_id TEXT, step INTEGER, candidate_index INTEGER, candidate TEXT, run_id TEXT, bad INTEGER,
   PRIMARY KEY (bisect_id, step));
-PRAGMA user_version = 1;
 )sql";
 
 // One prepared statement, finalized however the scope ends.
@@ -131,8 +135,60 @@ History History::open(const std::string& path) {
                 fmt::format("the run history {} has schema version {}, newer than this rocehil's "
                             "{} (use a newer rocehil, or another --history)",
                             path, version, schema_version));
-  exec(db, schema, path);
+  if (version < schema_version) h.upgrade();
   return h;
+}
+
+// Creates the tables, or brings an older schema's up to this one, in one transaction: two runs
+// opening an old history together migrate it once (the second finds it done).
+void History::upgrade() {
+  exec(db_, "BEGIN IMMEDIATE", path_);
+  try {
+    exec(db_, schema, path_);
+    bool has_kind = false;
+    {
+      Statement q(db_, "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'kind'", path_);
+      has_kind = q.step() && q.integer(0) > 0;
+    }
+    if (!has_kind) migrate_kinds();
+    exec(db_, fmt::format("PRAGMA user_version = {}", schema_version).c_str(), path_);
+    exec(db_, "COMMIT", path_);
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+// Schema 1 kept no kind. What can be known is read back: a run a bisection recorded as one of
+// its steps is a bisect step; otherwise its command line says (rocehil run --only/--set,
+// bisect, selftest, calibrate); a run recorded by anything else stays unknown, counted as full.
+void History::migrate_kinds() {
+  exec(db_,
+       "ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'unknown'; "
+       "ALTER TABLE runs ADD COLUMN only_glob TEXT NOT NULL DEFAULT ''; "
+       "ALTER TABLE runs ADD COLUMN set_list TEXT NOT NULL DEFAULT '[]';",
+       path_);
+  struct Old {
+    std::string run_id;
+    RunKindInfo kind;
+  };
+  std::vector<Old> old;
+  {
+    Statement q(db_,
+                "SELECT run_id, command_line, run_id IN (SELECT run_id FROM bisect_steps) "
+                "FROM runs",
+                path_);
+    while (q.step()) {
+      RunKindInfo kind = kind_from_command_line(q.text(1));
+      if (q.integer(2) != 0) kind.kind = RunKind::bisect;
+      old.push_back({q.text(0), std::move(kind)});
+    }
+  }
+  Statement u(db_, "UPDATE runs SET kind = ?, only_glob = ?, set_list = ? WHERE run_id = ?", path_);
+  for (const Old& o : old) {
+    u.bind(1, std::string(to_string(o.kind.kind))).bind(2, o.kind.only);
+    u.bind(3, nlohmann::json(o.kind.set).dump()).bind(4, o.run_id).run();
+  }
 }
 
 History::History(History&& other) noexcept : db_(other.db_), path_(std::move(other.path_)) {
@@ -163,7 +219,12 @@ void History::record(const RunRecord& run) {
     }
     nlohmann::json settings = nlohmann::json::object();
     for (const auto& [name, value] : settings_of(run)) settings[name] = value;
-    Statement r(db_, "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", path_);
+    Statement r(db_,
+                "INSERT INTO runs (run_id, started_at, finished_at, suite, suite_file, "
+                "suite_hash, inventory_file, inventory_hash, rocehil_version, command_line, "
+                "settings, exit_code, interrupted, kind, only_glob, set_list) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                path_);
     r.bind(1, run.run_id).bind(2, run.started_at).bind(3, run.finished_at);
     r.bind(4, run.suite_name).bind(5, run.suite_file).bind(6, content_hash(run.suite_text));
     r.bind(7, run.inventory_file).bind(8, content_hash(run.inventory_text));
@@ -172,7 +233,9 @@ void History::record(const RunRecord& run) {
       r.bind(12, static_cast<std::int64_t>(*run.exit_code));
     else
       r.bind_null(12);
-    r.bind(13, static_cast<std::int64_t>(run.interrupted ? 1 : 0)).run();
+    r.bind(13, static_cast<std::int64_t>(run.interrupted ? 1 : 0));
+    r.bind(14, std::string(to_string(run.kind.kind))).bind(15, run.kind.only);
+    r.bind(16, nlohmann::json(run.kind.set).dump()).run();
     Statement c(db_, "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?)", path_);
     Statement v(db_, "INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", path_);
     Statement s(db_, "INSERT INTO samples VALUES (?, ?, ?, ?, ?)", path_);
@@ -208,24 +271,61 @@ void History::record(const RunRecord& run) {
   }
 }
 
+namespace {
+
+// "r.kind IN ('full', 'unknown')": the names are this file's own constants, never input.
+std::string kind_clause(const RunKinds& kinds) {
+  if (kinds == RunKinds::all()) return "1";
+  std::string in;
+  for (const RunKind k : kinds.list())
+    in += fmt::format("{}'{}'", in.empty() ? "" : ", ", to_string(k));
+  return in.empty() ? "0" : fmt::format("r.kind IN ({})", in);
+}
+
+RunKindInfo kind_info(const std::string& kind, std::string only, const std::string& set_list) {
+  RunKindInfo info{
+      .kind = parse_run_kind(kind).value_or(RunKind::unknown), .only = std::move(only), .set = {}};
+  const auto set = nlohmann::json::parse(set_list, nullptr, /*allow_exceptions=*/false);
+  if (set.is_array())
+    for (const auto& a : set)
+      if (a.is_string()) info.set.push_back(a.get<std::string>());
+  return info;
+}
+
+}  // namespace
+
 std::vector<History::RunRow> History::runs(const std::optional<std::string>& suite, int last,
-                                           bool headlines) const {
-  return query_runs(suite, std::nullopt, last, headlines);
+                                           bool headlines, const RunKinds& kinds) const {
+  return query_runs(suite, std::nullopt, last, headlines, kinds);
+}
+
+std::optional<std::string> History::last_qualified(const std::string& suite,
+                                                   const RunKinds& kinds) const {
+  const std::string sql = fmt::format(
+      "SELECT r.run_id FROM runs r WHERE r.suite = ? AND r.exit_code = 0 AND r.interrupted = 0 "
+      "AND {} ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1",
+      kind_clause(kinds));
+  Statement q(db_, sql.c_str(), path_);
+  q.bind(1, suite);
+  if (q.step()) return q.text(0);
+  return std::nullopt;
 }
 
 std::vector<History::RunRow> History::query_runs(const std::optional<std::string>& suite,
                                                  const std::optional<std::string>& run_id, int last,
-                                                 bool headlines) const {
-  Statement q(db_,
-              "SELECT r.run_id, r.started_at, r.suite, r.exit_code, r.interrupted, "
-              "COUNT(c.case_id), "
-              "SUM(c.outcome IN ('pass', 'warn', 'expected_fail')), "
-              "SUM(c.outcome IN ('fail', 'unexpected_pass')), "
-              "SUM(c.outcome = 'error'), SUM(c.outcome = 'not_run'), SUM(c.outcome = 'skipped') "
-              "FROM runs r LEFT JOIN cases c ON c.run_id = r.run_id "
-              "WHERE (?1 IS NULL OR r.suite = ?1) AND (?3 IS NULL OR r.run_id = ?3) "
-              "GROUP BY r.run_id ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?2",
-              path_);
+                                                 bool headlines, const RunKinds& kinds) const {
+  const std::string sql = fmt::format(
+      "SELECT r.run_id, r.started_at, r.suite, r.exit_code, r.interrupted, "
+      "COUNT(c.case_id), "
+      "SUM(c.outcome IN ('pass', 'warn', 'expected_fail')), "
+      "SUM(c.outcome IN ('fail', 'unexpected_pass')), "
+      "SUM(c.outcome = 'error'), SUM(c.outcome = 'not_run'), SUM(c.outcome = 'skipped'), "
+      "r.kind, r.only_glob, r.set_list "
+      "FROM runs r LEFT JOIN cases c ON c.run_id = r.run_id "
+      "WHERE (?1 IS NULL OR r.suite = ?1) AND (?3 IS NULL OR r.run_id = ?3) AND {} "
+      "GROUP BY r.run_id ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?2",
+      kind_clause(kinds));
+  Statement q(db_, sql.c_str(), path_);
   if (suite)
     q.bind(1, *suite);
   else
@@ -249,6 +349,7 @@ std::vector<History::RunRow> History::query_runs(const std::optional<std::string
     row.errors = static_cast<int>(q.integer(8));
     row.not_run = static_cast<int>(q.integer(9));
     row.skipped = static_cast<int>(q.integer(10));
+    row.kind = kind_info(q.text(11), q.text(12), q.text(13));
     out.push_back(std::move(row));
   }
   if (headlines)

@@ -66,6 +66,10 @@ std::string meta_section(const nlohmann::json& run) {
              member(run, "finished_at").is_string() ? text(run, "finished_at") : "not finished");
   out += row("rocehil", text(run, "rocehil_version"));
   out += row("command", text(run, "command_line"));
+  if (const nlohmann::json& kind = member(run, "kind"); kind.is_string())
+    out += row("kind", kind.get<std::string>() == "only"
+                           ? fmt::format("only (--only {})", text(run, "only"))
+                           : kind.get<std::string>());
   if (const nlohmann::json& b = member(run, "baseline"); b.is_object())
     out += row("baseline",
                text(b, "asked") == text(b, "run_id")

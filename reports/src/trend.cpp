@@ -156,11 +156,11 @@ Trend trend(const History& history, const TrendOptions& options) {
   if (options.last < 2)
     throw input_error(
         fmt::format("trend: --last {} leaves no series (2 runs at least)", options.last));
-  auto rows = history.runs(options.suite, options.last, /*headlines=*/false);
+  auto rows = history.runs(options.suite, options.last, /*headlines=*/false, options.kinds);
   if (rows.empty())
     throw input_error(
-        fmt::format("trend: the history has no run of suite '{}' (rocehil history "
-                    "lists the runs it has)",
+        fmt::format("trend: the history has no run of suite '{}' of the kinds asked (rocehil "
+                    "history --kind all lists the runs it has; --kind all takes every kind)",
                     options.suite));
   std::reverse(rows.begin(), rows.end());
   if (options.recent < 1)

@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
 
 #include <sqlite3.h>
 
@@ -162,14 +165,154 @@ TEST(History, ANewerSchemaIsRefusedNotMisread) {
   { History::open(tmp.path); }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(tmp.path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 2", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 3", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
   try {
     History::open(tmp.path);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 2, newer"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("schema version 3, newer than this rocehil's 2"),
+              std::string::npos)
+        << e.what();
   }
+}
+
+// A run of `suite` started at `hour` that exited `exit_code`, of `kind`.
+RunRecord run_at(int hour, std::string suite, int exit_code, RunKindInfo kind) {
+  RunRecord run = testing::sample_run();
+  run.run_id = fmt::format("20261122T{:02}0000Z-{}", hour, suite);
+  run.started_at = fmt::format("2026-11-22T{:02}:00:00Z", hour);
+  run.suite_name = std::move(suite);
+  run.exit_code = exit_code;
+  run.interrupted = false;
+  run.kind = std::move(kind);
+  return run;
+}
+
+TEST(History, EachRunKeepsItsKindAndTheListingFiltersByKind) {
+  TempDb tmp;
+  {
+    History h = History::open(tmp.path);
+    h.record(run_at(1, "nightly", 0, {}));
+    h.record(run_at(2, "nightly", 0, kind_of_run(RunKind::full, "p2p*", {"roce_rp.rpg_gd=9"})));
+    h.record(run_at(3, "nightly", 0, kind_of_run(RunKind::bisect, "", {"switch.x=250"})));
+    h.record(run_at(4, "nightly", 1, kind_of_run(RunKind::full, "", {"roce_rp.rpg_gd=9"})));
+  }
+  const History h = History::open(tmp.path);
+  const auto all = h.runs(std::string("nightly"), 10);
+  ASSERT_EQ(all.size(), 4u);  // by default every kind, as before kinds were kept
+  EXPECT_EQ(all[3].kind, (RunKindInfo{.kind = RunKind::full, .only = {}, .set = {}}));
+  EXPECT_EQ(all[2].kind,
+            (RunKindInfo{.kind = RunKind::only, .only = "p2p*", .set = {"roce_rp.rpg_gd=9"}}));
+  EXPECT_EQ(all[1].kind.kind, RunKind::bisect);
+  EXPECT_EQ(all[1].kind.set, std::vector<std::string>{"switch.x=250"});
+  EXPECT_EQ(all[0].kind.kind, RunKind::set);
+  const auto full = h.runs(std::string("nightly"), 10, false, RunKinds::full_runs());
+  ASSERT_EQ(full.size(), 1u);
+  EXPECT_EQ(full[0].run_id, "20261122T010000Z-nightly");
+  const auto partial = h.runs(std::nullopt, 10, false, {RunKind::only, RunKind::set});
+  ASSERT_EQ(partial.size(), 2u);
+  EXPECT_EQ(partial[0].run_id, "20261122T040000Z-nightly");
+  EXPECT_TRUE(h.runs(std::nullopt, 10, false, RunKinds{}).empty());
+  EXPECT_EQ(h.snapshot("20261122T02").row.kind.kind, RunKind::only);
+}
+
+// The night a one-case bisect step became the nightly's baseline: last-qualified takes the
+// newest full run that exited 0, never a bisect step, an --only or a --set run after it.
+TEST(History, LastQualifiedIsTheNewestFullRunThatExitedZero) {
+  TempDb tmp;
+  History h = History::open(tmp.path);
+  h.record(run_at(1, "nightly", 0, {}));
+  h.record(run_at(2, "nightly", 1, {}));        // failed
+  h.record(run_at(3, "other", 0, {}));          // another suite
+  RunRecord cut = run_at(4, "nightly", 0, {});  // exit 0, but interrupted
+  cut.interrupted = true;
+  h.record(cut);
+  h.record(run_at(5, "nightly", 0, kind_of_run(RunKind::full, "p2p_bw", {})));
+  h.record(run_at(6, "nightly", 0, kind_of_run(RunKind::full, "", {"roce_rp.rpg_gd=9"})));
+  h.record(run_at(7, "nightly", 0, kind_of_run(RunKind::bisect, "incast*", {"switch.x=250"})));
+  h.record(run_at(8, "nightly", 0, kind_of_run(RunKind::selftest, "", {})));
+  EXPECT_EQ(h.last_qualified("nightly"), "20261122T010000Z-nightly");
+  EXPECT_EQ(h.last_qualified("nightly", RunKinds::all()), "20261122T080000Z-nightly");
+  EXPECT_EQ(h.last_qualified("nightly", {RunKind::only}), "20261122T050000Z-nightly");
+  EXPECT_FALSE(h.last_qualified("smoke"));
+}
+
+// A history written by the rocehil before kinds: schema 1, made here with its own SQL.
+constexpr const char* schema_one_history = R"sql(
+CREATE TABLE runs (
+  run_id TEXT PRIMARY KEY, started_at TEXT, finished_at TEXT, suite TEXT, suite_file TEXT,
+  suite_hash TEXT, inventory_file TEXT, inventory_hash TEXT, rocehil_version TEXT,
+  command_line TEXT, settings TEXT, exit_code INTEGER, interrupted INTEGER);
+CREATE TABLE cases (
+  run_id TEXT, case_id TEXT, position INTEGER, test TEXT, workload TEXT, outcome TEXT,
+  PRIMARY KEY (run_id, case_id));
+CREATE TABLE verdicts (
+  run_id TEXT, case_id TEXT, repeat INTEGER, threshold TEXT, level TEXT, verdict TEXT,
+  measured REAL, limit_value REAL, detail TEXT);
+CREATE TABLE samples (
+  run_id TEXT, case_id TEXT, repeat INTEGER, metric TEXT, value REAL,
+  PRIMARY KEY (run_id, case_id, repeat, metric));
+CREATE TABLE bisects (
+  bisect_id TEXT PRIMARY KEY, suite_file TEXT, candidates TEXT, apply TEXT, started_at TEXT,
+  finished_at TEXT, first_bad TEXT);
+CREATE TABLE bisect_steps (
+  bisect_id TEXT, step INTEGER, candidate_index INTEGER, candidate TEXT, run_id TEXT, bad INTEGER,
+  PRIMARY KEY (bisect_id, step));
+INSERT INTO runs VALUES ('r1', '2026-11-20T01:00:00Z', '', 'nightly', 'n.yaml', '', 'f.yaml', '',
+  '0.1', '''rocehil'' ''run'' ''n.yaml'' ''--inventory'' ''f.yaml''', '{}', 0, 0);
+INSERT INTO runs VALUES ('r2', '2026-11-20T02:00:00Z', '', 'nightly', 'n.yaml', '', 'f.yaml', '',
+  '0.1', '''rocehil'' ''run'' ''n.yaml'' ''--only'' ''p2p*'' ''--set'' ''a.b=1''', '{}', 0, 0);
+INSERT INTO runs VALUES ('r3', '2026-11-20T03:00:00Z', '', 'nightly', 'n.yaml', '', 'f.yaml', '',
+  '0.1', 'rocehil bisect ... (step 1, candidate ''250'')', '{}', 0, 0);
+INSERT INTO runs VALUES ('r4', '2026-11-20T04:00:00Z', '', 'nightly', 'n.yaml', '', 'f.yaml', '',
+  '0.1', 'whatever the harness said', '{}', 0, 0);
+INSERT INTO runs VALUES ('r5', '2026-11-20T05:00:00Z', '', 'nightly', 'n.yaml', '', 'f.yaml', '',
+  '0.1', '''rocehil'' ''run'' ''n.yaml'' ''--only'' ''incast*''', '{}', 0, 0);
+INSERT INTO cases VALUES ('r1', 'p2p_bw', 0, 'p2p_bw', 'bw', 'pass');
+INSERT INTO samples VALUES ('r1', 'p2p_bw', 0, 'busbw_gbps', 9.5);
+INSERT INTO bisect_steps VALUES ('b1', 1, 2, '250', 'r5', 0);
+PRAGMA user_version = 1;
+)sql";
+
+TEST(History, ASchemaOneHistoryIsMigratedInPlaceWithTheKindsItsRunsHad) {
+  TempDb tmp;
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(tmp.path.c_str(), &db), SQLITE_OK);
+    char* why = nullptr;
+    const int rc = sqlite3_exec(db, schema_one_history, nullptr, nullptr, &why);
+    ASSERT_EQ(rc, SQLITE_OK) << why;
+    sqlite3_close(db);
+  }
+  History h = History::open(tmp.path);
+  const auto rows = h.runs(std::nullopt, 10);
+  ASSERT_EQ(rows.size(), 5u);
+  std::map<std::string, RunKindInfo> kinds;
+  for (const auto& r : rows) kinds[r.run_id] = r.kind;
+  EXPECT_EQ(kinds["r1"], (RunKindInfo{.kind = RunKind::full, .only = {}, .set = {}}));
+  EXPECT_EQ(kinds["r2"], (RunKindInfo{.kind = RunKind::only, .only = "p2p*", .set = {"a.b=1"}}));
+  EXPECT_EQ(kinds["r3"].kind, RunKind::bisect);
+  EXPECT_EQ(kinds["r4"].kind, RunKind::unknown);
+  // Its command line says --only, and a bisection recorded it as a step: a bisect step.
+  EXPECT_EQ(kinds["r5"].kind, RunKind::bisect);
+  EXPECT_EQ(kinds["r5"].only, "incast*");
+  // Unknown counts as full: it was recorded as an ordinary run.
+  EXPECT_EQ(h.last_qualified("nightly"), "r4");
+  EXPECT_EQ(h.samples("r1", "p2p_bw", "busbw_gbps"), std::vector<double>{9.5});  // kept
+  h.record(run_at(6, "nightly", 0, kind_of_run(RunKind::full, "", {"a.b=2"})));  // writable
+  EXPECT_EQ(h.runs(std::string("nightly"), 1).at(0).kind.kind, RunKind::set);
+
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(tmp.path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(q, 0), 2);
+  sqlite3_finalize(q);
+  sqlite3_close(db);
+  History again = History::open(tmp.path);  // migrated once: opening it again changes nothing
+  EXPECT_EQ(again.runs(std::nullopt, 10).size(), 6u);
 }
 
 TEST(History, ThresholdVerdictsAreRecordedPerRepeat) {

@@ -103,6 +103,12 @@ int compare(const CompareOptions& o) {
         "note: the runs are of different suites ({} and {}); only cases both ran are "
         "compared\n",
         a.row.suite, b.row.suite);
+  // A bisect step or an --only run is compared as it is, but the reader should know why cases
+  // are missing or settings differ.
+  for (const auto& [name, run] : {std::pair{"A", &a}, std::pair{"B", &b}})
+    if (run->row.kind.kind != reports::RunKind::full &&
+        run->row.kind.kind != reports::RunKind::unknown)
+      fmt::print("note: {} is {}\n", name, reports::describe(run->row.kind));
   fmt::print("\n{}\n{}\n{}", settings_text(c), outcomes_text(c), metrics_text(c, o.all));
   return 0;
 }

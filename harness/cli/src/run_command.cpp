@@ -72,9 +72,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--baseline", o->run.baseline,
                   "The run that thresholds naming baseline.<metric> compare with, read from the "
-                  "history: 'last-qualified' (the newest run of this suite that exited 0) or a "
-                  "run id (a unique prefix; rocehil history lists them). Overrides the suite's "
-                  "baseline:")
+                  "history: 'last-qualified' (the newest full run of this suite that exited 0: "
+                  "never a bisect step or an --only, --set or selftest run) or a run id (a "
+                  "unique prefix; rocehil history lists them with their kind). Overrides the "
+                  "suite's baseline:")
       ->type_name("RUN|last-qualified");
   cmd->add_option("--keep-captures", o->run.keep_captures,
                   "Keep the capture points' pcapng files in the run directory (captures/<case>/, "
@@ -130,7 +131,8 @@ run.json ("settings": held, changed_under_run) and in compare.
 A threshold such as 'busbw_gbps >= 0.95 * baseline.busbw_gbps' compares each case with the same
 case of a baseline run (the median of its repeats): --baseline or the suite's 'baseline:' names
 it; without one such a suite is refused before anything runs. run.json and report.html say which
-run it was.
+run it was. Each run is recorded with its kind: full, only (--only), set (--set), bisect (a step
+of rocehil bisect), selftest; 'last-qualified' and trends take full runs only.
 A test marked 'expect: fail' injects a fault the harness must catch: its failure counts as a pass,
 and a pass as a failure.
 Captures are analysed on their hosts and not kept unless the suite's 'capture: {keep: failed}'

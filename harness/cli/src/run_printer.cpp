@@ -1,6 +1,7 @@
 #include "run_printer.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -23,6 +24,15 @@ void RunPrinter::baseline_chosen(const std::string& run_id, const std::string& a
                                  const std::string& origin) {
   say(asked == run_id ? fmt::format("baseline: run {} ({})\n", run_id, origin)
                       : fmt::format("baseline: run {} ({} from {})\n", run_id, asked, origin));
+}
+
+void RunPrinter::baseline_lacks_cases(const std::string& run_id, const reports::RunKindInfo& kind,
+                                      const std::vector<std::string>& cases) {
+  say(fmt::format(
+      "note: baseline run {} ({}) has no case {}: {} threshold(s) naming baseline.<metric> "
+      "will be ERROR (name a full run, or --baseline last-qualified)\n",
+      run_id, reports::describe(kind), fmt::join(cases, ", "),
+      cases.size() == 1 ? "its" : "their"));
 }
 
 void RunPrinter::run_started(const Start& s) {

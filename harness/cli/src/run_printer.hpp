@@ -25,6 +25,8 @@ class RunPrinter final : public run::RunEvents {
 
   void baseline_chosen(const std::string& run_id, const std::string& asked,
                        const std::string& origin) override;
+  void baseline_lacks_cases(const std::string& run_id, const reports::RunKindInfo& kind,
+                            const std::vector<std::string>& cases) override;
   void run_started(const Start& start) override;
   void preflight_progress(std::size_t done, std::size_t total) override;
   void preflight_ended(const preflight::CheckReport& report, std::size_t failed) override;

@@ -21,6 +21,7 @@ struct TrendCommandOptions {
   std::string db = default_history;
   reports::TrendOptions trend;
   std::string fail_on_change;  // "" or "worse"
+  std::string kind = "full";   // --kind: the kinds of run that are points
   std::string html;            // write trend.html here too
   bool json = false;
 };
@@ -62,7 +63,9 @@ void write_page(const reports::Trend& t, const TrendCommandOptions& o) {
 
 int show_trend(const TrendCommandOptions& o) {
   const auto history = open_existing_history(o.db);
-  const reports::Trend t = reports::trend(history, o.trend);
+  reports::TrendOptions options = o.trend;
+  options.kinds = reports::parse_run_kinds(o.kind);
+  const reports::Trend t = reports::trend(history, options);
   const auto alarms = reports::first_found_worse_changes(t);
   if (!o.html.empty()) write_page(t, o);
   const int code = o.fail_on_change == "worse" && !alarms.empty() ? 1 : 0;
@@ -120,6 +123,11 @@ void add_trend_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--metric", o->trend.metrics,
                   "A metric to follow (repeatable); default: each case's headline, busbw_gbps "
                   "or lat_p99_us");
+  cmd->add_option("--kind", o->kind,
+                  "The kinds of run that are points, separated by commas (full, only, set, "
+                  "bisect, selftest, calibrate) or all; a bisect step or an --only run is not the "
+                  "suite's night")
+      ->capture_default_str();
   cmd->add_option("--db", o->db, "The run history (rocehil run's --history)")
       ->capture_default_str();
   cmd->add_option("--p", o->trend.detection.max_p,
@@ -153,6 +161,7 @@ Examples:
   rocehil trend --suite nightly --last 90 --case 'allreduce/*' --metric busbw_gbps --metric time_p99_us
   rocehil trend --suite nightly --fail-on-change worse --db /srv/rocehil/history.db
   rocehil trend --suite nightly --html reports/trend.html   (open it in a browser)
+  rocehil trend --suite nightly --kind full,set   (nights that also ran with --set)
 Each run's value is the median of its repeats; a run that did not measure a metric leaves a gap
 in its series (never a 0). Change points are found by E-divisive means (Matteson and James 2014:
 the split that most separates the values before it from those after), as MongoDB and DataStax's

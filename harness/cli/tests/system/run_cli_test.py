@@ -488,6 +488,13 @@ class RunTest(unittest.TestCase):
         self.assertEqual(code, 0, out + err)
         baseline, _ = run_record(self.reports)
         baseline_bw = baseline["cases"][0]["attempts"][-1]["metrics"]["busbw_gbps"]
+        # An --only run that qualified after it is not the suite's night: last-qualified skips it.
+        code, out, err = run(first, "--inventory", TB["inventory"], "--only", "bw",
+                             reports=self.reports)
+        self.assertEqual(code, 0, out + err)
+        only, _ = run_record(self.reports)
+        self.assertNotEqual(only["run_id"], baseline["run_id"])
+        self.assertEqual((baseline["kind"], only["kind"], only["only"]), ("full", "only", "bw"))
         code, out, err = run(suite, "--inventory", TB["inventory"], "--baseline", "last-qualified",
                              reports=self.reports)
         self.assertEqual(code, 0, out + err)
@@ -512,7 +519,19 @@ class RunTest(unittest.TestCase):
                             "--suite", "bse"], capture_output=True, text=True, timeout=60)
         self.assertEqual(h.returncode, 0, h.stderr)
         self.assertIn("no run of suite 'bse' in", h.stdout)
-        self.assertIn("it holds runs of base (3): did you mean 'base'?", h.stdout)
+        self.assertIn("it holds runs of base (4): did you mean 'base'?", h.stdout)
+        # Every run listed with its kind; --kind only shows those.
+        h = subprocess.run([ROCEHIL, "history", "--db", os.path.join(self.reports, "history.db"),
+                            "--json"], capture_output=True, text=True, timeout=60, check=True)
+        kinds = {r["run_id"]: (r["kind"], r["only"]) for r in json.loads(h.stdout)["runs"]}
+        self.assertEqual(kinds[baseline["run_id"]], ("full", None))
+        self.assertEqual(kinds[only["run_id"]], ("only", "bw"))
+        h = subprocess.run([ROCEHIL, "history", "--db", os.path.join(self.reports, "history.db"),
+                            "--kind", "only"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(h.returncode, 0, h.stderr)
+        self.assertIn(f"{only['run_id']} ", h.stdout)
+        self.assertNotIn(f"{baseline['run_id']} ", h.stdout)
+        self.assertIn("1 run(s) in", h.stdout)
 
     def test_a_failed_cases_captures_are_kept_by_case_and_nothing_stays_on_the_capture_host(self):
         bw = ("    workload: bw\n    hosts: h1,h3\n    size: 64K\n    duration_s: 0.5\n"
@@ -643,6 +662,7 @@ class RunTest(unittest.TestCase):
         rows = [r for r in json.loads(history.stdout)["runs"]
                 if r["run_id"] == record["run_id"]]
         self.assertEqual((rows[0]["exit_code"], rows[0]["errors"], rows[0]["skipped"]), (0, 0, 5))
+        self.assertEqual((rows[0]["kind"], record["kind"]), ("selftest", "selftest"))
         by_test = {c["test"]: c for c in report["run"]["cases"]}
         write = by_test["rc_write"]["attempts"][-1]["metrics"]
         self.assertEqual(write["data_errors"], 0)

@@ -42,6 +42,11 @@ def rocehil(*args, timeout=300):
     return r.returncode, r.stdout, r.stderr
 
 
+def trend(db, *args):
+    # Every run of this history is a --set run (the uplink is planted with it): asked for.
+    return rocehil("trend", "--suite", "trend", "--kind", "full,set", "--db", db, *args)
+
+
 class TrendTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="rocehil-trend-")
@@ -63,14 +68,13 @@ class TrendTest(unittest.TestCase):
                                      f"switch.host_mbps={host}")
             self.assertEqual(code, 0, out + err)
             if n >= 2:  # the nightly job's last step
-                code, out, err = rocehil("trend", "--suite", "trend", "--db", db,
-                                         "--fail-on-change", "worse")
+                code, out, err = trend(db, "--fail-on-change", "worse")
                 self.assertIn(code, (0, 1), out + err)
                 if code == 1:
                     failed_nights.append(n)
                     self.assertIn("first found with the newest 1 run(s): exit 1", out)
         print(f"\n  nightly jobs that failed: {failed_nights}", file=sys.stderr)
-        code, out, err = rocehil("trend", "--suite", "trend", "--db", db, "--json")
+        code, out, err = trend(db, "--json")
         self.assertEqual(code, 0, out + err)
         t = json.loads(out)
         self.assertEqual(len(t["runs"]), RUNS)
@@ -94,19 +98,17 @@ class TrendTest(unittest.TestCase):
         (fired,) = failed_nights
         self.assertGreaterEqual(fired, SLOWER_FROM + 2)
         # After that night the step is old news; counting the runs since, it is new again.
-        code, out, err = rocehil("trend", "--suite", "trend", "--db", db, "--fail-on-change",
-                                 "worse")
+        code, out, err = trend(db, "--fail-on-change", "worse")
         self.assertEqual(code, 1 if fired == RUNS else 0, out + err)
         self.assertIn("switch.uplink_mbps: 400 -> 300", out)
         since = RUNS - fired + 1
-        code, out, err = rocehil("trend", "--suite", "trend", "--db", db, "--fail-on-change",
-                                 "worse", "--recent", str(since))
+        code, out, err = trend(db, "--fail-on-change", "worse", "--recent", str(since))
         self.assertEqual(code, 1, out + err)
         self.assertIn(f"first found with the newest {since} run(s): exit 1", out)
         # trend.html: the series' chart in Chromium, the step marked, every link to a run's
         # report leading to one that is there.
         page = os.path.join(self.dir, "trend.html")
-        code, out, err = rocehil("trend", "--suite", "trend", "--db", db, "--html", page)
+        code, out, err = trend(db, "--html", page)
         self.assertEqual(code, 0, out + err)
         with open(page) as f:
             html = f.read()
@@ -122,7 +124,7 @@ class TrendTest(unittest.TestCase):
         self.assertGreater(rendered.colours, 4)
 
         # The newest 7 runs all come after the step: nothing to find in them.
-        code, out, err = rocehil("trend", "--suite", "trend", "--db", db, "--last", "7", "--json")
+        code, out, err = trend(db, "--last", "7", "--json")
         self.assertEqual(json.loads(out)["series"][0]["changes"], [])
 
 

@@ -114,6 +114,7 @@ class Bisect {
     Step s{
         .step = step, .index = index, .candidate = candidates_[index], .run_id = {}, .bad = false};
     SuiteRunOptions run = o_.run;
+    run.started_as = reports::RunKind::bisect;  // never a baseline or a trend's point
     if (!o_.apply.empty()) {
       const std::string command = apply_command(o_.apply, s.candidate);
       events_.applying(step, s.candidate, command);

@@ -152,6 +152,7 @@ CalibrateOutcome run_calibrate(const CalibrateOptions& o, const std::atomic<bool
   run.deploy_packages = o.deploy_packages;
   run.timeout = o.timeout;
   run.command_line = o.command_line;
+  run.started_as = reports::RunKind::calibrate;
   out.exit_code = run_suite(run, interrupt, events, &out.run_id);
   if (out.run_id.empty()) return out;
   const auto record_path = std::filesystem::path(o.reports_dir) / out.run_id / "run.json";

@@ -75,6 +75,7 @@ SelftestOutcome run_selftest(const SelftestOptions& o, const std::atomic<bool>& 
     run.skip.push_back({limit.test, limit.reason});
   run.timeout = o.timeout;
   run.command_line = o.command_line;
+  run.started_as = reports::RunKind::selftest;
 
   SelftestOutcome out;
   out.run_exit_code = run_suite(run, interrupt, events, &out.run_id);

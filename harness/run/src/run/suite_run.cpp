@@ -203,6 +203,9 @@ class Run {
     record_.started_at = reports::iso_utc(unix_s_now());
     record_.rocehil_version = ROCEHIL_VERSION;
     record_.command_line = o_.command_line;
+    std::vector<std::string> set;
+    for (const auto& a : o_.settings) set.push_back(fmt::format("{}={}", a.setting->name, a.value));
+    record_.kind = reports::kind_of_run(o_.started_as, o_.only, std::move(set));
     record_.suite_file = o_.suite_file;
     record_.suite_name = suite_.name;
     record_.suite_text = read_file(o_.suite_file, "suite");
@@ -520,8 +523,9 @@ class Run {
           if (suites::uses_baseline(t))
             throw input_error(fmt::format(
                 "{}:{}:{}: test '{}': threshold '{}' compares with a baseline run, and none is "
-                "named: give --baseline last-qualified (the newest run of suite '{}' that "
-                "exited 0) or --baseline RUN_ID (rocehil history lists them), or 'baseline:' in "
+                "named: give --baseline last-qualified (the newest full run of suite '{}' "
+                "that exited 0) or --baseline RUN_ID (rocehil history lists them), or 'baseline:' "
+                "in "
                 "the suite",
                 suite_.file, t.line, t.column, test.name, t.text, suite_.name));
       }
@@ -536,16 +540,25 @@ class Run {
     const reports::History history = reports::History::open(path);
     std::string run_id;
     if (asked == suites::last_qualified_baseline) {
-      for (const auto& row : history.runs(suite_.name, 1'000'000))
-        if (row.exit_code == 0 && !row.interrupted) {
-          run_id = row.run_id;
-          break;
-        }
-      if (run_id.empty())
+      // Full runs only: a bisect step, an --only, --set or selftest run qualified for what it
+      // ran, not for the suite, and would leave the cases it did not run without a baseline.
+      const auto found = history.last_qualified(suite_.name, reports::RunKinds::full_runs());
+      if (!found) {
+        // A site whose every run has --set finds none: say which run there is, and the way out.
+        std::string newest;
+        if (const auto other = history.last_qualified(suite_.name, reports::RunKinds::all()))
+          newest = fmt::format(
+              "; the newest that qualified, {}, is {} (give --baseline {} to "
+              "take it; settings every run wants belong in the suite's "
+              "settings:)",
+              *other, reports::describe(history.snapshot(*other).row.kind), *other);
         throw input_error(fmt::format(
-            "{} '{}': {} holds no run of suite '{}' that qualified (exit status 0); run the "
-            "suite once on a fabric you trust, or name a run with --baseline RUN_ID",
-            origin, asked, path, suite_.name));
+            "{} '{}': {} holds no full run of suite '{}' that qualified (exit status 0; bisect "
+            "steps and --only, --set, selftest runs are not baselines){}; run the suite once on "
+            "a fabric you trust, or name a run with --baseline RUN_ID",
+            origin, asked, path, suite_.name, newest));
+      }
+      run_id = *found;
     } else {
       run_id = history.resolve(asked);
     }
@@ -554,9 +567,26 @@ class Run {
     record_.baseline = {{"run_id", run_id},
                         {"started_at", snapshot.row.started_at},
                         {"suite", snapshot.row.suite},
+                        {"kind", std::string(reports::to_string(snapshot.row.kind.kind))},
                         {"asked", asked},
                         {"origin", origin}};
     events_.baseline_chosen(run_id, asked, origin);
+    // A run named by id may be any run (an --only run, a bisect step, the suite before it grew
+    // a test): the cases it lacks are said now, before their thresholds grade error.
+    std::set<std::string> has;
+    for (const auto& c : snapshot.cases) has.insert(c.id);
+    std::vector<std::string> missing;
+    for (const auto& tc : cases_) {
+      const suites::SuiteTest& test = suite_.tests[tc.test];
+      if (skip_reason(test.name) || has.contains(tc.id)) continue;
+      if (std::any_of(test.thresholds.begin(), test.thresholds.end(),
+                      [](const suites::Threshold& t) { return suites::uses_baseline(t); }))
+        missing.push_back(tc.id);
+    }
+    if (!missing.empty()) {
+      record_.baseline["missing_cases"] = missing;
+      events_.baseline_lacks_cases(run_id, snapshot.row.kind, missing);
+    }
   }
 
   // The run is on disk already; a history that cannot be written is said, and costs nothing else.

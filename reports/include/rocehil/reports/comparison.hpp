@@ -36,6 +36,7 @@ struct OutcomeChange {
 
 struct Comparison {
   std::string run_a, run_b;
+  RunKindInfo kind_a, kind_b;  // a bisect step or an --only run lacks cases for a reason
   double alpha = 0.05;
   double min_change_pct = 2;
   std::vector<SettingChange> settings;

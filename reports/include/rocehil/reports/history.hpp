@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "rocehil/reports/run_kind.hpp"
 #include "rocehil/reports/run_record.hpp"
 #include "rocehil/reports/settings.hpp"
 
@@ -17,7 +18,9 @@ namespace rocehil::reports {
 // and inventory, its settings snapshot and versions; each case's outcome and threshold verdicts;
 // and every measured sample (metric values of each repeat's final attempt), so runs can be listed
 // and compared. SQLite, one file; recording a run again replaces it. The schema's version is the
-// database's user_version; a newer one is refused rather than misread.
+// database's user_version; a newer one is refused rather than misread, an older one is migrated
+// in place when opened (schema 1 had no run kinds: they are read from each run's command line
+// and the bisections' steps, else unknown, counted as full).
 class History {
  public:
   // Opens (creating when missing) the database and its tables. Throws rocehil::Error naming the
@@ -43,12 +46,21 @@ class History {
     std::optional<int> exit_code;
     bool interrupted = false;
     int cases = 0, passed = 0, failed = 0, errors = 0, not_run = 0, skipped = 0;
+    RunKindInfo kind;
     Headline headline;
   };
-  // The newest runs first, at most `last`; only the suite's when `suite` is set. Without
-  // `headlines` their Headline is left empty (a trend over hundreds of runs does not need it).
-  std::vector<RunRow> runs(const std::optional<std::string>& suite, int last,
-                           bool headlines = true) const;
+  // The newest runs first, at most `last`; only the suite's when `suite` is set, and only those
+  // of `kinds` (every kind by default: a listing shows them all, each with its kind; a baseline
+  // or a trend asks for RunKinds::full_runs()). Without `headlines` their Headline is left empty
+  // (a trend over hundreds of runs does not need it).
+  std::vector<RunRow> runs(const std::optional<std::string>& suite, int last, bool headlines = true,
+                           const RunKinds& kinds = RunKinds::all()) const;
+
+  // `last-qualified`: the newest run of `suite` that exited 0 and was not interrupted, among
+  // `kinds` (full runs: a bisect step or an --only run qualifies for what it ran, not for the
+  // suite). Empty when there is none.
+  std::optional<std::string> last_qualified(const std::string& suite,
+                                            const RunKinds& kinds = RunKinds::full_runs()) const;
 
   // A run id as given, or the one run whose id starts with `prefix`. Throws rocehil::Error
   // (bad input) naming the history and what matched when there is not exactly one.
@@ -108,7 +120,10 @@ class History {
  private:
   std::vector<RunRow> query_runs(const std::optional<std::string>& suite,
                                  const std::optional<std::string>& run_id, int last,
-                                 bool headlines = true) const;
+                                 bool headlines = true,
+                                 const RunKinds& kinds = RunKinds::all()) const;
+  void upgrade();
+  void migrate_kinds();
   Headline headline(const std::string& run_id) const;
   History(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   sqlite3* db_ = nullptr;

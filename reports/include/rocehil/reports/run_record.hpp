@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "rocehil/reports/run_kind.hpp"
 #include "rocehil/suites/grade.hpp"
 #include "rocehil/suites/threshold.hpp"
 
@@ -71,6 +72,9 @@ struct RunRecord {
   std::string finished_at;  // empty while running
   std::string rocehil_version;
   std::string command_line;
+  // Full, --only, --set, a bisect step, ... (run_kind.hpp): only full runs are baselines and
+  // points of a trend unless a reader asks for more.
+  RunKindInfo kind;
   std::string suite_file;
   std::string suite_name;
   std::string suite_text;  // the file as it was read

@@ -26,6 +26,9 @@ struct TrendOptions {
   // The newest runs that count as new: a change is first found now when the series without
   // them shows no change there (TrendChange::first_found).
   std::size_t recent = 1;
+  // The kinds of run that are points (run_kind.hpp): full runs unless asked; a bisect step or an
+  // --only run is not the suite's night.
+  RunKinds kinds = RunKinds::full_runs();
 };
 
 struct TrendRun {

@@ -15,10 +15,11 @@ namespace rocehil::run {
 // order, and the command line turns them into lines, progress bars and tables (a test can record
 // them instead). Every call has an empty default, so a watcher overrides only what it shows.
 //
-//   baseline_chosen (when one is named), run_started, preflight_progress..., preflight_ended,
-//   (when the inventory names a controller) agents_joining..., agents_joined, then per test:
-//   test_started, per case (case_started, case_progress..., case_retried..., case_ended),
-//   test_ended; then run_ended. history_not_updated may come before run_ended.
+//   baseline_chosen (when one is named), baseline_lacks_cases (when it does), run_started,
+//   preflight_progress..., preflight_ended, (when the inventory names a controller)
+//   agents_joining..., agents_joined, then per test: test_started, per case (case_started,
+//   case_progress..., case_retried..., case_ended), test_ended; then run_ended. history_not_updated
+//   may come before run_ended.
 // A host whose agent did not dial in to the run, and why (its launcher's words, or silence).
 struct MissingAgent {
   std::string host;
@@ -39,6 +40,12 @@ class RunEvents {
   // from `origin` (--baseline, or the suite file's baseline:).
   virtual void baseline_chosen(const std::string& /*run_id*/, const std::string& /*asked*/,
                                const std::string& /*origin*/) {}
+  // The baseline run has no case of these ids, which this run grades against it (it was an
+  // --only run or a bisect step, `kind` says, or the suite has grown since): their thresholds
+  // naming baseline.<metric> grade error.
+  virtual void baseline_lacks_cases(const std::string& /*run_id*/,
+                                    const reports::RunKindInfo& /*kind*/,
+                                    const std::vector<std::string>& /*cases*/) {}
   virtual void run_started(const Start& /*start*/) {}
   // One call per host probed, from the preflight's threads one at a time.
   virtual void preflight_progress(std::size_t /*done*/, std::size_t /*total*/) {}

@@ -9,6 +9,7 @@
 
 #include "rocehil/inventory/inventory.hpp"
 #include "rocehil/preflight/deploy.hpp"
+#include "rocehil/reports/run_kind.hpp"
 #include "rocehil/run/events.hpp"
 #include "rocehil/run/fabric_settings.hpp"
 #include "rocehil/settings/assignment.hpp"
@@ -54,6 +55,11 @@ struct SuiteRunOptions {
   // --keep-captures: never, failed or always, over the suite's capture.keep (empty: the suite's).
   std::string keep_captures;
   std::string command_line;
+  // What started the run: full for `rocehil run`; bisect, selftest or calibrate for the
+  // commands that run suites themselves. The run's kind is this, or --only / --set's
+  // (reports::kind_of_run), recorded in run.json and the history: only full runs are
+  // `last-qualified` baselines and trend points.
+  reports::RunKind started_as = reports::RunKind::full;
 };
 
 // Loads and cross-checks the suite and inventory (bad input throws rocehil::Error before anything
