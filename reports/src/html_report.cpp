@@ -284,10 +284,8 @@ std::string settings_section(const nlohmann::json& run) {
   std::map<std::string, std::string> before;  // "host netdev name" -> value before the run
   for (const auto& c : list(settings, "changes"))
     before[text(c, "host") + " " + text(c, "netdev") + " " + text(c, "name")] = text(c, "before");
-  std::string out = "<h2>Settings in force</h2>
-                    < p > What the run set,
-              read back once set ";
-              const nlohmann::json &restored = member(settings, "restored");
+  std::string out = "<h2>Settings in force</h2>\n<p>What the run set, read back once set";
+  const nlohmann::json& restored = member(settings, "restored");
   out += restored.is_boolean()
              ? (restored.get<bool>() ? "; put back as they were at its end"
                                      : "; <span class=\"fail\">not put back at "

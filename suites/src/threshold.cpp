@@ -388,12 +388,12 @@ Evaluation evaluate(const Threshold& t, const Values& measured, const Values& na
   out.verdict = ok ? Verdict::pass : (t.level == Level::fail ? Verdict::fail : Verdict::warn);
   // Four significant digits (a latency histogram's bucket edge is not known to a thousandth of
   // a microsecond), more where four would show a failing value equal to its limit.
-  std::string measured = format_number(*out.measured), limit = format_number(*out.limit);
-  if (measured == limit && *out.measured != *out.limit) {
-    measured = fmt::format("{:.10g}", *out.measured);
-    limit = fmt::format("{:.10g}", *out.limit);
+  std::string value_text = format_number(*out.measured), limit_text = format_number(*out.limit);
+  if (value_text == limit_text && *out.measured != *out.limit) {
+    value_text = fmt::format("{:.10g}", *out.measured);
+    limit_text = fmt::format("{:.10g}", *out.limit);
   }
-  out.detail = fmt::format("{} = {}, needs {} {}", key, measured, to_string(t.op), limit);
+  out.detail = fmt::format("{} = {}, needs {} {}", key, value_text, to_string(t.op), limit_text);
   if (!ok)
     if (const auto at = where.find(key); at != where.end()) out.detail += "; at " + at->second;
   return out;
