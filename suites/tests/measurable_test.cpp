@@ -71,7 +71,7 @@ TEST(Measurable, AnIncastChecksNoDataAndASoftTestNoNicCounters) {
     thresholds: ['busbw_gbps > 0', 'data_errors == 0']
 )"));
   ASSERT_EQ(incast.size(), 1u);
-  EXPECT_NE(incast[0].find("s.yaml:6:33: test 'in': threshold 'data_errors == 0': an incast's "
+  EXPECT_NE(incast[0].find("s.yaml:6:37: test 'in': threshold 'data_errors == 0': an incast's "
                            "senders all write into the receiver's one buffer at once"),
             std::string::npos)
       << incast[0];

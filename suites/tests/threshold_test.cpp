@@ -99,7 +99,7 @@ TEST(Threshold, EvaluationSaysPassFailWarnOrWhyItCannot) {
   // four would show a failing value equal to its limit.
   const Values latency{{"lat_p50_us", 3276.799}, {"busbw_gbps", 0.29996}};
   EXPECT_EQ(evaluate(parsed_threshold("lat_p50_us <= 5000"), latency, names).detail,
-            "lat_p50_us = 3277, needs <= 5000");
+            "lat_p50_us = 3277, needs <= 5,000");
   EXPECT_EQ(evaluate(parsed_threshold("busbw_gbps >= 0.3"), latency, names).detail,
             "busbw_gbps = 0.29996, needs >= 0.3");
   const Evaluation missing = evaluate(parsed_threshold("retransmits == 0"), measured, names);

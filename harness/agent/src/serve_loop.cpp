@@ -145,7 +145,9 @@ int serve_controller(AgentTransport& transport, const std::string& version,
         poll(fds.data(), static_cast<nfds_t>(fds.size()), poll_timeout_ms(sessions.next_tick()));
     if (ready < 0 && errno != EINTR) throw system_error("agent: poll", errno);
     if (ready > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-      if (!transport.read_available(pending)) break;  // the controller is gone: stop and leave
+      // The controller's last lines may come with its close (a refusal is sent, then the
+      // connection closed): they are served before the agent stops and leaves.
+      const bool open = transport.read_available(pending);
       std::size_t start = 0;
       for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
         std::string_view line(pending.data() + start, nl - start);
@@ -162,6 +164,7 @@ int serve_controller(AgentTransport& transport, const std::string& version,
           sessions.send(Reply{parsed.id, ErrorReply{std::move(parsed.error)}, parsed.session});
       }
       pending.erase(0, start);
+      if (!open) break;  // the controller is gone: stop and leave
       if (pending.size() > max_agent_line_bytes) {
         sessions.send(
             Reply{std::nullopt, ErrorReply{fmt::format("a request line is longer than {} bytes; it "

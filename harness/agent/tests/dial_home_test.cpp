@@ -83,12 +83,41 @@ TEST(DialHome, AnAgentDialsInProvesTheSecretAndAnswersAsOverStdio) {
   const std::string bad = "{\"v\":1,\"op\":\"fly\",\"id\":2}\n";
   ASSERT_EQ(joined.session->write(bad).bytes, bad.size());
   EXPECT_NE(read_line(joined).find("\"op\":\"error\""), std::string::npos);
+  const std::string admitted = "{\"v\":1,\"op\":\"admission\",\"admitted\":true,\"host\":\"h1\"}\n";
+  ASSERT_EQ(joined.session->write(admitted).bytes, admitted.size());
 
-  // The controller goes: the agent stops and returns.
+  // Admitted, then the controller goes: the agent stops and returns.
   joined.session.reset();
   ::close(joined.fd);
   ASSERT_EQ(agent.wait_for(std::chrono::seconds(30)), std::future_status::ready);
   EXPECT_EQ(agent.get(), 0);
+}
+
+// A controller that goes before it admitted the agent (it refused the hello, or died): the
+// agent did not join, and says so, exit 3.
+TEST(DialHome, AConnectionClosedBeforeAdmissionIsAFailureToJoin) {
+  Controller c;
+  auto agent = std::async(std::launch::async,
+                          [&] { return run_agent_dialing(c.dial(), c.secret, "test-version"); });
+  c.turn_until([&] { return !c.events.joins.empty(); });
+  ASSERT_EQ(c.events.joins.size(), 1u);
+  channel::Joined& joined = c.events.joins[0];
+  const std::string refused =
+      "{\"v\":1,\"op\":\"admission\",\"admitted\":false,\"why\":\"host 'h9' is not in the "
+      "inventory\"}\n";
+  ASSERT_EQ(joined.session->write(refused).bytes, refused.size());
+  joined.session.reset();
+  ::close(joined.fd);
+  ASSERT_EQ(agent.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  try {
+    agent.get();
+    FAIL() << "a refused agent returned as if it had served";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::infrastructure);
+    EXPECT_NE(std::string(e.what()).find("refused it: host 'h9' is not in the inventory"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(DialHome, AnAgentWithAnotherSecretIsRefusedAndTheControllerLogsOneLine) {
@@ -153,6 +182,8 @@ TEST(DialHome, WithWaitAnAgentStartedBeforeItsControllerJoinsOnceItListens) {
     for (int i = 0; i < 2000 && events.joins.empty(); ++i)
       loop.run_once(std::chrono::milliseconds(5));
     ASSERT_EQ(events.joins.size(), 1u);
+    const std::string admitted = "{\"v\":1,\"op\":\"admission\",\"admitted\":true}\n";
+    ASSERT_EQ(events.joins[0].session->write(admitted).bytes, admitted.size());
     events.joins[0].session.reset();
     ::close(events.joins[0].fd);  // the controller goes: the agent ends
   }

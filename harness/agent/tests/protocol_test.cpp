@@ -855,20 +855,21 @@ TEST(AgentProtocolRejects, Envelope) {
            "protocol version -1 is not supported (this agent speaks 1): " + fix},
           {R"({"v":1})",
            "missing field 'op' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop, perftest, settings, end)"},
+           "capture_stop, perftest, settings, end, admission)"},
           {R"({"v":1,"op":5})", "field 'op' must be a string, got 5"},
           {R"({"v":1,"op":"frobnicate"})",
            "unknown op 'frobnicate' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop, perftest, settings, end)"},
+           "capture_stop, perftest, settings, end, admission)"},
           {R"({"v":1,"op":"Hello"})",
            "unknown op 'Hello' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop, perftest, settings, end)"},
+           "capture_stop, perftest, settings, end, admission)"},
           {R"({"v":1,"op":"\u001b[2J\u0007it's a very long op name, longer than forty"})",
            "unknown op '\\x1b[2J\\x07it\\'s a very long op name, longer th...' (known: hello, "
-           "setup, connect, start, stop, capture_start, capture_stop, perftest, settings, end)"},
+           "setup, connect, start, stop, capture_start, capture_stop, perftest, settings, end, "
+           "admission)"},
           {R"({"v":1,"op":"connected"})",
            "unknown op 'connected' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop, perftest, settings, end)"},
+           "capture_stop, perftest, settings, end, admission)"},
           {R"({"v":1,"op":"hello","id":-1})",
            "hello: field 'id' must be an integer from 0 to 18446744073709551615, got -1"},
           {R"({"v":1,"op":"hello","id":1.5})",

@@ -27,7 +27,7 @@ TEST(RunText, ACaseLineSaysWhatFailedAndByHowMuch) {
             "      fail busbw_gbps >= 0.5: busbw_gbps = 0.25, needs >= 0.5\n");
   const auto ok = graded("p2p_lat", "lat_p99_us <= 20", {{"lat_p99_us", 14.25}});
   EXPECT_EQ(case_line(ok),
-            "  p2p_lat                        pass                 lat p99 14.2 us        2.2 s\n");
+            "  p2p_lat                        pass                 lat p99 14.25 us       2.2 s\n");
 }
 
 // A point-to-point bw test measures a payload rate: it is not labelled a bus bandwidth.

@@ -75,7 +75,7 @@ TEST(SuiteCheck, EveryProblemWithItsTestsLine) {
             "s.yaml:7:16: test 'a': capture point 'nowhere' is not in fabric.yaml (it has: "
             "s1-mirror)");
   EXPECT_EQ(problems[2].rfind("s.yaml:10:12: test 'b': hosts 'rack:r9': ", 0), 0u) << problems[2];
-  EXPECT_EQ(problems[2].find("--hosts"), std::string::npos) << problems[2];
+  EXPECT_EQ(problems[2].find(": --hosts '"), std::string::npos) << problems[2];
   EXPECT_EQ(problems[3],
             "s.yaml:13:13: inject: 'l1' is a switch rocehil cannot run on; send from a host "
             "wired to the link instead (a switch only in a testbed's network namespace)");
