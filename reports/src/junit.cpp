@@ -29,6 +29,16 @@ std::string thresholds_with(const RepeatsSummary& s, suites::Verdict verdict) {
   return text;
 }
 
+// "h3: traffic: ...", "repeat 2 of 5: h3: traffic: ...".
+std::string error_message(const RepeatsSummary& s) {
+  const AttemptError& e = *s.error;
+  std::string message = e.host.empty() ? fmt::format("{}: {}", e.phase, e.message)
+                                       : fmt::format("{}: {}: {}", e.host, e.phase, e.message);
+  if (s.repeats > 1)
+    message = fmt::format("repeat {} of {}: {}", s.error_repeat + 1, s.repeats, message);
+  return message;
+}
+
 std::string testcase_xml(const RunRecord& run, const CaseRecord& c) {
   double seconds = 0;
   for (const auto& a : c.attempts) seconds += a.seconds;
@@ -42,7 +52,11 @@ std::string testcase_xml(const RunRecord& run, const CaseRecord& c) {
   };
   switch (c.outcome) {
     case suites::Outcome::fail:
-      element("failure", "threshold", thresholds_with(s, suites::Verdict::fail), grade_text);
+      // The fabric failed a repeat's traffic: a failure of the fabric, as a threshold's is.
+      if (s.error && s.error->fault == Fault::fabric)
+        element("failure", "fabric", error_message(s), grade_text);
+      else
+        element("failure", "threshold", thresholds_with(s, suites::Verdict::fail), grade_text);
       break;
     case suites::Outcome::unexpected_pass:
       element("failure", "expected_fail",
@@ -52,13 +66,7 @@ std::string testcase_xml(const RunRecord& run, const CaseRecord& c) {
       break;
     case suites::Outcome::error:
       if (s.error) {
-        const AttemptError& e = *s.error;
-        std::string message = e.host.empty()
-                                  ? fmt::format("{}: {}", e.phase, e.message)
-                                  : fmt::format("{}: {}: {}", e.host, e.phase, e.message);
-        if (s.repeats > 1)
-          message = fmt::format("repeat {} of {}: {}", s.error_repeat + 1, s.repeats, message);
-        element("error", e.phase, message, "");
+        element("error", s.error->phase, error_message(s), "");
       } else {
         const std::string why = thresholds_with(s, suites::Verdict::error);
         element("error", "measurement", why.empty() ? "not graded" : why, grade_text);

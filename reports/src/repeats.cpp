@@ -71,7 +71,10 @@ RepeatsSummary summarize_repeats(const CaseRecord& c) {
   s.headline = headline_of(c, finals);
   for (const Attempt* a : finals) {
     if (a->error) {
-      if (!s.error) {
+      // The first fabric fault, else the first error: a fabric fault decides the outcome (fail
+      // beats error), so it is the one to name.
+      const bool fabric = a->error->fault == Fault::fabric;
+      if (!s.error || (fabric && s.error->fault != Fault::fabric)) {
         s.error = a->error;
         s.error_repeat = a->repeat;
       }

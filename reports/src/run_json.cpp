@@ -34,8 +34,10 @@ nlohmann::json attempt_json(const Attempt& a) {
                         {"grade", nullptr},
                         {"raw", a.raw}};
   if (a.error)
-    out["error"] = {
-        {"host", a.error->host}, {"phase", a.error->phase}, {"message", a.error->message}};
+    out["error"] = {{"host", a.error->host},
+                    {"phase", a.error->phase},
+                    {"message", a.error->message},
+                    {"fault", to_string(a.error->fault)}};
   if (a.grade) out["grade"] = to_json(*a.grade);
   nlohmann::json kept = nlohmann::json::array();
   for (const KeptCapture& k : a.captures_kept) {
@@ -77,7 +79,8 @@ nlohmann::json summary_json(const CaseRecord& c) {
     error = {{"repeat", s.error_repeat},
              {"host", s.error->host},
              {"phase", s.error->phase},
-             {"message", s.error->message}};
+             {"message", s.error->message},
+             {"fault", to_string(s.error->fault)}};
   return {{"repeats", s.repeats},
           {"retries", s.retries},
           {"headline", headline},
@@ -107,7 +110,10 @@ CaseRecord case_record(const nlohmann::json& c) {
     attempt.repeat = static_cast<int>(number(a, "repeat").value_or(0));
     attempt.seconds = number(a, "seconds").value_or(0);
     if (const nlohmann::json& e = member(a, "error"); e.is_object())
-      attempt.error = AttemptError{text(e, "host"), text(e, "phase"), text(e, "message")};
+      // A run.json older than `fault` knew no fabric faults: its errors were all the harness's.
+      attempt.error = AttemptError{
+          text(e, "host"), text(e, "phase"), text(e, "message"),
+          text(e, "fault") == to_string(Fault::fabric) ? Fault::fabric : Fault::infrastructure};
     if (const nlohmann::json& m = member(a, "metrics"); m.is_object())
       for (const auto& [key, value] : m.items())
         if (value.is_number()) attempt.metrics[key] = value.get<double>();

@@ -8,13 +8,23 @@
 
 namespace rocehil::reports {
 
+std::string_view to_string(Fault fault) {
+  switch (fault) {
+    case Fault::infrastructure: return "infrastructure";
+    case Fault::fabric: return "fabric";
+  }
+  return "infrastructure";
+}
+
 suites::Outcome outcome_of(const CaseRecord& c) {
   if (!c.skip_reason.empty()) return suites::Outcome::skipped;
   if (c.attempts.empty()) return suites::Outcome::not_run;
   std::optional<suites::Verdict> worst;
   for (const Attempt* a : final_attempts(c)) {
     if (!a->error && !a->grade) return suites::Outcome::not_run;  // measured, not yet graded
-    const suites::Verdict v = a->error ? suites::Verdict::error : a->grade->verdict;
+    const suites::Verdict v = !a->error                          ? a->grade->verdict
+                              : a->error->fault == Fault::fabric ? suites::Verdict::fail
+                                                                 : suites::Verdict::error;
     if (!worst || suites::severity(v) > suites::severity(*worst)) worst = v;
   }
   return suites::outcome_of(*worst, c.expect_fail);

@@ -130,6 +130,32 @@ TEST(Junit, AnErrorNamesTheRepeatThatMeasuredNothing) {
       << xml;
 }
 
+// The fabric failed a repeat's traffic: a <failure> naming it, not an <error>, and it is named
+// before another repeat's infrastructure error.
+TEST(Junit, AFabricFaultIsAFailure) {
+  RunRecord run;
+  run.suite_name = "s";
+  CaseRecord c =
+      testing::repeated_case("ring", {"busbw_gbps >= 0.1"},
+                             {{{{"busbw_gbps", 1}}}, {{{"busbw_gbps", 2}}}, {{{"busbw_gbps", 4}}}});
+  c.attempts[0].grade.reset();
+  c.attempts[0].error = AttemptError{"h2", "traffic", "agent died"};
+  c.attempts[2].grade.reset();
+  c.attempts[2].error =
+      AttemptError{"h4", "traffic", "the fabric: QP 0x11: retry_exceeded", Fault::fabric};
+  c.outcome = outcome_of(c);
+  run.cases.push_back(c);
+  const std::string all = junit_xml(run);
+  const std::string xml = testcase_of(all, "ring");
+  EXPECT_NE(xml.find("<failure type=\"fabric\" message=\"repeat 3 of 3: h4: traffic: the "
+                     "fabric: QP 0x11: retry_exceeded\">"),
+            std::string::npos)
+      << xml;
+  EXPECT_EQ(xml.find("<error"), std::string::npos) << xml;
+  EXPECT_NE(all.find("failures=\"1\""), std::string::npos) << all;
+  EXPECT_NE(all.find("errors=\"0\""), std::string::npos) << all;
+}
+
 TEST(Junit, EscapesWhatXmlCannotHoldRaw) {
   EXPECT_EQ(xml_escape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
   EXPECT_EQ(xml_escape(std::string("x\0y\x1b\tz\n", 7)), "x?y?\tz\n");

@@ -85,5 +85,27 @@ TEST(RunJson, ACaseReadsBackWhatItsRepeatsAreSummarisedFrom) {
       R"({"attempts": [{"repeat": "x", "grade": {"thresholds": [7, {"verdict": 3}]}}, 5]})")));
 }
 
+// An error says whose fault it is, and reads back so; one written before the field existed was
+// the harness's.
+TEST(RunJson, AnErrorSaysWhoseFaultItIs) {
+  CaseRecord c;
+  c.id = "incast";
+  Attempt a;
+  a.error = AttemptError{"h4", "traffic", "the fabric: QP 0x11: retry_exceeded", Fault::fabric};
+  c.attempts.push_back(a);
+  c.outcome = outcome_of(c);
+  const nlohmann::json j = to_json(c);
+  EXPECT_EQ(j["attempts"][0]["error"]["fault"], "fabric");
+  EXPECT_EQ(j["summary"]["error"]["fault"], "fabric");
+  EXPECT_EQ(j["outcome"], "fail");
+  const CaseRecord back = case_record(j);
+  ASSERT_TRUE(back.attempts.at(0).error);
+  EXPECT_EQ(back.attempts[0].error->fault, Fault::fabric);
+  EXPECT_EQ(outcome_of(back), suites::Outcome::fail);
+  nlohmann::json old = j;
+  old["attempts"][0]["error"].erase("fault");
+  EXPECT_EQ(case_record(old).attempts.at(0).error->fault, Fault::infrastructure);
+}
+
 }  // namespace
 }  // namespace rocehil::reports

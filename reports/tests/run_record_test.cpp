@@ -49,5 +49,33 @@ TEST(RunRecord, TheWorstRepeatDecidesAndARetryReplacesWhatItRetried) {
   EXPECT_EQ(outcome_of(c), suites::Outcome::error);
 }
 
+// A transport error the fabric caused fails the case in every workload, as a failed threshold
+// does: it is no infrastructure error (exit 3), which a bisection would take for "stop".
+TEST(RunRecord, AFabricFaultFailsTheCase) {
+  CaseRecord c;
+  c.id = "allreduce/qps=1";
+  c.workload = "allreduce";
+  Attempt a;
+  a.error = AttemptError{"h4", "traffic",
+                         "the fabric: QP 0x11: retry_exceeded (rank 3 (h3) -> rank 4 (h4))",
+                         Fault::fabric};
+  c.attempts.push_back(a);
+  EXPECT_EQ(outcome_of(c), suites::Outcome::fail);
+  c.expect_fail = true;  // a test that cuts a link to see it caught
+  EXPECT_EQ(outcome_of(c), suites::Outcome::expected_fail);
+  c.expect_fail = false;
+  // An agent that died in another repeat does not hide it: fail beats error.
+  Attempt lost;
+  lost.repeat = 1;
+  lost.error = AttemptError{"h1", "launch", "ssh: connection refused"};
+  c.attempts.push_back(lost);
+  EXPECT_EQ(outcome_of(c), suites::Outcome::fail);
+  EXPECT_EQ(suites::run_exit_code({outcome_of(c)}, false), 1);
+  // The harness's own errors stay errors.
+  c.attempts.erase(c.attempts.begin());
+  EXPECT_EQ(outcome_of(c), suites::Outcome::error);
+  EXPECT_EQ(suites::run_exit_code({outcome_of(c)}, false), 3);
+}
+
 }  // namespace
 }  // namespace rocehil::reports

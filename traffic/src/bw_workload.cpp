@@ -71,6 +71,17 @@ struct Flight {
 
 }  // namespace
 
+void note_failure(const Completion& completion, std::uint64_t& errors, std::string& first_error,
+                  std::optional<WcStatus>& first_error_status) {
+  const bool first = errors++ == 0;
+  const bool names_a_cause = first_error_status == WcStatus::flushed &&
+                             completion.status != WcStatus::flushed &&
+                             completion.status != WcStatus::success;
+  if (!first && !names_a_cause) return;
+  first_error = describe_failure(completion);
+  first_error_status = completion.status;
+}
+
 BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connections,
                           const BwConfig& config, const std::atomic<bool>& stop) {
   BwResult result;
@@ -147,7 +158,7 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
       if (f.outstanding > 0) --f.outstanding;
       const std::uint64_t ordinal = f.completed++;
       if (wc[i].status != WcStatus::success) {
-        if (result.errors++ == 0) result.first_error = describe_failure(wc[i]);
+        note_failure(wc[i], result.errors, result.first_error, result.first_error_status);
         f.failed = true;
         f.outstanding = 0;  // an errored QP flushes everything; nothing more will come
         continue;

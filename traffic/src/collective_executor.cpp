@@ -201,7 +201,7 @@ bool CollectiveRunner::State::post_ready(CollectiveResult& result, bool measured
 
 bool CollectiveRunner::State::on_completion(const Completion& c, CollectiveResult& result) {
   if (c.status != WcStatus::success) {
-    fail(result, describe_failure(c));
+    note_failure(c, result.errors, result.first_error, result.first_error_status);
     return false;
   }
   if (c.opcode != Opcode::recv) {

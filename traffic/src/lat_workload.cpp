@@ -27,7 +27,7 @@ bool wait_for(Opcode wanted, std::uint32_t qpn, CompletionQueue& cq, LatResult& 
     bool received = false;
     for (std::size_t i = 0; i < n; ++i) {
       if (wc[i].status != WcStatus::success) {
-        if (result.errors++ == 0) result.first_error = describe_failure(wc[i]);
+        note_failure(wc[i], result.errors, result.first_error, result.first_error_status);
         return false;
       }
       received |= wc[i].opcode == wanted;

@@ -78,8 +78,32 @@ std::string_view to_string(WcStatus status) {
     case WcStatus::remote_invalid_request: return "remote_invalid_request";
     case WcStatus::retry_exceeded: return "retry_exceeded";
     case WcStatus::flushed: return "flushed";
+    case WcStatus::rnr_retry_exceeded: return "rnr_retry_exceeded";
   }
   return "?";
+}
+
+std::optional<WcStatus> wc_status_from_name(std::string_view name) {
+  for (const WcStatus s :
+       {WcStatus::success, WcStatus::local_length_error, WcStatus::local_protection_error,
+        WcStatus::remote_access_error, WcStatus::remote_invalid_request, WcStatus::retry_exceeded,
+        WcStatus::flushed, WcStatus::rnr_retry_exceeded})
+    if (to_string(s) == name) return s;
+  return std::nullopt;
+}
+
+bool caused_by_fabric(WcStatus status) {
+  switch (status) {
+    case WcStatus::retry_exceeded: return true;
+    case WcStatus::success:
+    case WcStatus::local_length_error:
+    case WcStatus::local_protection_error:
+    case WcStatus::remote_access_error:
+    case WcStatus::remote_invalid_request:
+    case WcStatus::flushed:
+    case WcStatus::rnr_retry_exceeded: return false;
+  }
+  return false;
 }
 
 std::string describe_failure(const Completion& completion) {

@@ -25,7 +25,7 @@ TEST(VerbsMapping, EveryWorkCompletionStatusHasItsCause) {
       {IBV_WC_REM_ACCESS_ERR, WcStatus::remote_access_error},
       {IBV_WC_REM_OP_ERR, WcStatus::remote_invalid_request},
       {IBV_WC_RETRY_EXC_ERR, WcStatus::retry_exceeded},
-      {IBV_WC_RNR_RETRY_EXC_ERR, WcStatus::remote_invalid_request},
+      {IBV_WC_RNR_RETRY_EXC_ERR, WcStatus::rnr_retry_exceeded},
       {IBV_WC_LOC_RDD_VIOL_ERR, WcStatus::local_protection_error},
       {IBV_WC_REM_INV_RD_REQ_ERR, WcStatus::remote_invalid_request},
       {IBV_WC_REM_ABORT_ERR, WcStatus::remote_invalid_request},

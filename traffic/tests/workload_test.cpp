@@ -151,6 +151,85 @@ TEST(BwWorkload, ABadKeyIsReportedNotHung) {
   const BwResult r = run_pair(a, b, config);
   EXPECT_GE(r.errors, 1u);
   EXPECT_NE(r.first_error.find("remote_access_error"), std::string::npos) << r.first_error;
+  EXPECT_EQ(r.first_error_status, WcStatus::remote_access_error);
+}
+
+// A link cut under the traffic, as the requester sees it: nothing it sends is answered.
+TEST(BwWorkload, APeerThatNeverAnswersIsReportedAsRetryExceeded) {
+  Side a("127.0.0.1");
+  QpOptions o;
+  o.retry_count = 2;
+  o.ack_timeout_us = 2000;
+  a.qps.push_back(a.provider->create_qp(*a.cq, o));
+  a.buffers.push_back(a.provider->register_memory(4096));
+  Endpoint nobody = a.qps[0]->local_endpoint();
+  nobody.qpn = (a.qps[0]->qpn() + 0x1000) & 0xffffff;  // no QP has it: every packet is dropped
+  a.qps[0]->connect(nobody);
+  a.connections.push_back(
+      {a.qps[0].get(), &a.buffers[0], a.buffers[0].remote_address, a.buffers[0].rkey});
+  BwConfig config;
+  config.message_bytes = 4096;
+  config.iterations = 10;
+  config.warmup_seconds = 0;
+  const std::atomic<bool> stop{false};
+  const BwResult r = run_bw_requester(*a.cq, a.connections, config, stop);
+  EXPECT_GE(r.errors, 1u);
+  ASSERT_EQ(r.first_error_status, WcStatus::retry_exceeded) << r.first_error;
+  EXPECT_TRUE(caused_by_fabric(*r.first_error_status));
+}
+
+TEST(FaultClass, OnlyRetriesThatRanOutAreTheFabrics) {
+  EXPECT_TRUE(caused_by_fabric(WcStatus::retry_exceeded));
+  for (const WcStatus s :
+       {WcStatus::success, WcStatus::local_length_error, WcStatus::local_protection_error,
+        WcStatus::remote_access_error, WcStatus::remote_invalid_request, WcStatus::flushed,
+        WcStatus::rnr_retry_exceeded})
+    EXPECT_FALSE(caused_by_fabric(s)) << to_string(s);
+}
+
+TEST(FaultClass, StatusNamesReadBack) {
+  for (const WcStatus s : {WcStatus::success, WcStatus::retry_exceeded, WcStatus::flushed,
+                           WcStatus::rnr_retry_exceeded})
+    EXPECT_EQ(wc_status_from_name(to_string(s)), s);
+  EXPECT_EQ(wc_status_from_name("retry exceeded"), std::nullopt);
+}
+
+Completion failed(std::uint32_t qpn, WcStatus status) {
+  Completion c;
+  c.qpn = qpn;
+  c.status = status;
+  return c;
+}
+
+TEST(FaultClass, AFlushGivesWayToTheFailureThatCausedIt) {
+  std::uint64_t errors = 0;
+  std::string first;
+  std::optional<WcStatus> status;
+  note_failure(failed(0x11, WcStatus::flushed), errors, first, status);
+  note_failure(failed(0x12, WcStatus::retry_exceeded), errors, first, status);
+  note_failure(failed(0x13, WcStatus::local_protection_error), errors, first, status);
+  EXPECT_EQ(errors, 3u);
+  EXPECT_EQ(status, WcStatus::retry_exceeded);
+  EXPECT_EQ(first, "QP 0x12: retry_exceeded");
+}
+
+TEST(FaultClass, TheFirstCauseStays) {
+  std::uint64_t errors = 0;
+  std::string first;
+  std::optional<WcStatus> status;
+  note_failure(failed(0x11, WcStatus::local_protection_error), errors, first, status);
+  note_failure(failed(0x12, WcStatus::retry_exceeded), errors, first, status);
+  EXPECT_EQ(status, WcStatus::local_protection_error);
+  EXPECT_EQ(first, "QP 0x11: local_protection_error");
+}
+
+TEST(FaultClass, AnErrorThatWasNoCompletionHasNoStatus) {
+  std::uint64_t errors = 1;  // a post refused, say
+  std::string first = "cannot post a receive";
+  std::optional<WcStatus> status;
+  note_failure(failed(0x12, WcStatus::retry_exceeded), errors, first, status);
+  EXPECT_EQ(status, std::nullopt);
+  EXPECT_EQ(first, "cannot post a receive");
 }
 
 // A CQ that breaks after `good` completions, as a verbs CQ does when ibv_poll_cq returns a

@@ -147,6 +147,7 @@ ResultsEvent AgentCollective::run(const StartRequest& start, traffic::LiveProgre
   }
   results.errors = r.errors;
   results.first_error = r.first_error;
+  results.first_error_status = r.first_error_status;
   add_qp_results(results, r.per_qp);
   CollectiveReport report{.iterations = r.iterations,
                           .start_ns = r.start_ns,

@@ -54,6 +54,7 @@ void add_bw(ResultsEvent& results, const traffic::BwResult& bw) {
   results.messages_per_s = bw.messages_per_s;
   results.errors = bw.errors;
   results.first_error = bw.first_error;
+  results.first_error_status = bw.first_error_status;
   add_qp_results(results, bw.per_qp);
 }
 
@@ -76,6 +77,7 @@ void add_latency(ResultsEvent& results, const traffic::LatResult& lat,
   results.messages = h.count();
   results.errors = lat.errors;
   results.first_error = lat.first_error;
+  results.first_error_status = lat.first_error_status;
   LatencySummary summary{.samples = h.count(),
                          .min_us = us(h.min()),
                          .mean_us = h.mean() / 1000,

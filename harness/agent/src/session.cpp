@@ -355,6 +355,7 @@ void AgentSession::run_worker(StartRequest start) {
     // Workloads do not throw; this is a last line so that a bug never takes the agent down.
     results.errors += 1;
     results.first_error = e.what();
+    results.first_error_status.reset();  // the error it names is no completion
     publish(std::move(results), false);
   }
 }

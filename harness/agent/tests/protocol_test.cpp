@@ -1,5 +1,6 @@
 #include "rocehil/agent/protocol.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -105,6 +106,7 @@ void expect_same(const ResultsEvent& a, const ResultsEvent& b) {
   EXPECT_EQ(a.messages_per_s, b.messages_per_s);
   EXPECT_EQ(a.errors, b.errors);
   EXPECT_EQ(a.first_error, b.first_error);
+  EXPECT_EQ(a.first_error_status, b.first_error_status);
   EXPECT_EQ(a.gpu_registration, b.gpu_registration);
   EXPECT_TRUE(a.events == b.events);
   ASSERT_EQ(a.per_qp.size(), b.per_qp.size());
@@ -396,6 +398,7 @@ ResultsEvent full_results() {
   r.messages_per_s = 61725.5;
   r.errors = 2;
   r.first_error = "qp 0x11: retry_exceeded";
+  r.first_error_status = traffic::WcStatus::retry_exceeded;
   r.gpu_registration = "peer memory";
   QpResult q;
   q.qpn = 0xFFFFFF;
@@ -471,6 +474,28 @@ TEST(AgentProtocolRoundTrip, ResultsWithLatencyAndWithout) {
             "characters, got \"\"");
 }
 
+// Every status a failed completion can have crosses the wire by its traffic name; an agent
+// older than the field sends none, which reads back as no status (not as one that grades).
+TEST(AgentProtocolRoundTrip, TheFirstErrorsStatusByName) {
+  using traffic::WcStatus;
+  ResultsEvent r = full_results();
+  for (const WcStatus s :
+       {WcStatus::local_length_error, WcStatus::local_protection_error,
+        WcStatus::remote_access_error, WcStatus::remote_invalid_request, WcStatus::retry_exceeded,
+        WcStatus::flushed, WcStatus::rnr_retry_exceeded}) {
+    r.first_error_status = s;
+    const std::string line = to_json_line(Reply{1, r});
+    EXPECT_NE(line.find(fmt::format(R"("first_error_status":"{}")", traffic::to_string(s))),
+              std::string::npos)
+        << line;
+    EXPECT_EQ(reply_round_trip<ResultsEvent>(Reply{1, r}).first_error_status, s);
+  }
+  r.first_error_status.reset();
+  const std::string line = to_json_line(Reply{1, r});
+  EXPECT_EQ(line.find("first_error_status"), std::string::npos) << line;
+  EXPECT_EQ(reply_round_trip<ResultsEvent>(Reply{1, r}).first_error_status, std::nullopt);
+}
+
 TEST(AgentProtocolRoundTrip, ThousandQpsFitOnALine) {
   SetupReply s;
   for (std::uint32_t i = 1; i <= max_agent_qps; ++i) s.endpoints.push_back(peer(i));
@@ -536,7 +561,8 @@ TEST(AgentProtocolWire, FieldNamesAndOrder) {
       R"({"v":1,"op":"results","workload":"lat","role":"server","stopped":true,)"
       R"("seconds":2.000123,"messages":123456,"bytes":7901184,)"
       R"("gbps":0.30000000000000004,"messages_per_s":61725.5,"errors":2,)"
-      R"("first_error":"qp 0x11: retry_exceeded","per_qp":[{"qpn":16777215,)"
+      R"("first_error":"qp 0x11: retry_exceeded","first_error_status":"retry_exceeded",)"
+      R"("per_qp":[{"qpn":16777215,)"
       R"("udp_sport":65535,"messages":9,"bytes":10,"gbps":11.5,"counters":{)"
       R"("packets_sent":1,"bytes_sent":2,"packets_received":3,"bytes_received":4,)"
       R"("retransmitted_packets":5,"timeouts":6,"naks_sent":7,"naks_received":8,)"
@@ -1193,6 +1219,18 @@ TEST(AgentProtocolRejects, Replies) {
            "setup: endpoints[0].qpn must be an integer from 1 to 16777215, got 16777216"},
           {R"({"v":1,"op":"setup","endpoints":[]})",
            "setup: field 'endpoints' must have 1 to 1024 entries (one per QP), got 0"},
+          {edited(results, R"("first_error_status":"retry_exceeded")",
+                  R"("first_error_status":"retry exceeded")"),
+           R"(results: field 'first_error_status' must be one of "local_length_error", )"
+           R"("local_protection_error", "remote_access_error", "remote_invalid_request", )"
+           R"("retry_exceeded", "flushed" or "rnr_retry_exceeded", got "retry exceeded")"},
+          {edited(results, R"("first_error_status":"retry_exceeded")",
+                  R"("first_error_status":"success")"),
+           R"(results: field 'first_error_status' must be one of "local_length_error", )"
+           R"("local_protection_error", "remote_access_error", "remote_invalid_request", )"
+           R"("retry_exceeded", "flushed" or "rnr_retry_exceeded", got "success")"},
+          {edited(results, R"("errors":2,)", R"("errors":0,)"),
+           "results: first_error_status without errors: a run with no errors has no first one"},
           {edited(results, R"("gpu_registration":"peer memory")", R"("gpu_registration":"dmabuf")"),
            R"(results: field 'gpu_registration' must be "dma-buf" or "peer memory", got "dmabuf")"},
           {edited(results, R"("qpn":16777215)", R"("qpn":16777216)"),
@@ -1217,12 +1255,12 @@ TEST(AgentProtocolRejects, Replies) {
            R"(results: field 'stopped' must be true or false, got "true")"},
           {edited(results, R"("latency":{)", R"("latency":null,"x":{)"),
            "results: unknown field 'x' (known: workload, role, stopped, seconds, messages, "
-           "bytes, gbps, messages_per_s, errors, first_error, per_qp, gpu_registration, latency, "
-           "collective, events, nics)"},
+           "bytes, gbps, messages_per_s, errors, first_error, first_error_status, per_qp, "
+           "gpu_registration, latency, collective, events, nics)"},
           {edited(results, R"("latency":{)", R"("lat":{)"),
            "results: unknown field 'lat' (known: workload, role, stopped, seconds, messages, "
-           "bytes, gbps, messages_per_s, errors, first_error, per_qp, gpu_registration, latency, "
-           "collective, events, nics)"},
+           "bytes, gbps, messages_per_s, errors, first_error, first_error_status, per_qp, "
+           "gpu_registration, latency, collective, events, nics)"},
           {std::string(100000, '{'),
            "JSON nested deeper than 16 levels at column 17: no agent protocol message nests that "
            "deep"},

@@ -20,15 +20,16 @@ WcStatus to_wc_status(ibv_wc_status status) noexcept {
     case IBV_WC_TM_RNDV_INCOMPLETE: return WcStatus::local_protection_error;
     case IBV_WC_REM_ACCESS_ERR: return WcStatus::remote_access_error;
     // The responder refused the request: invalid request NAK, invalid READ request, remote
-    // operational error NAK, or an unexpected response opcode. RNR retries exhausted belong here
-    // too: on RC a SEND that finds no receive posted is RNR-NAKed until rnr_retry runs out, which
-    // is what `soft` reports as remote_invalid_request ("a SEND with no receive posted").
+    // operational error NAK, or an unexpected response opcode.
     case IBV_WC_REM_INV_REQ_ERR:
     case IBV_WC_REM_INV_RD_REQ_ERR:
     case IBV_WC_REM_OP_ERR:
     case IBV_WC_REM_ABORT_ERR:
-    case IBV_WC_BAD_RESP_ERR:
-    case IBV_WC_RNR_RETRY_EXC_ERR: return WcStatus::remote_invalid_request;
+    case IBV_WC_BAD_RESP_ERR: return WcStatus::remote_invalid_request;
+    // A SEND that found no receive posted, RNR-NAKed until rnr_retry ran out. Not a retry of a
+    // lost packet: the NAKs came back, so the fabric carried them (it used to be counted with
+    // the refusals above, which hid the responder's empty receive queue).
+    case IBV_WC_RNR_RETRY_EXC_ERR: return WcStatus::rnr_retry_exceeded;
     // No (timely) response from the responder after the transport retries.
     case IBV_WC_RETRY_EXC_ERR:
     case IBV_WC_RESP_TIMEOUT_ERR: return WcStatus::retry_exceeded;

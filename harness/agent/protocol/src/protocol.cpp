@@ -98,6 +98,20 @@ constexpr std::string_view provider_names[] = {"soft", "verbs"};
 constexpr std::string_view gpu_registration_names[] = {"dma-buf", "peer memory"};
 constexpr std::string_view workload_names[] = {"bw", "lat", "collective"};  // Workload's order
 constexpr std::string_view role_names[] = {"client", "server"};             // Role's order
+// traffic::to_string(WcStatus) of each status but success, in WcStatus's order from 1.
+constexpr std::string_view wc_failure_names[] = {"local_length_error",  "local_protection_error",
+                                                 "remote_access_error", "remote_invalid_request",
+                                                 "retry_exceeded",      "flushed",
+                                                 "rnr_retry_exceeded"};
+// A failure's status read as its index in wc_failure_names, and written back.
+struct WcFailure {
+  traffic::WcStatus read(const Value& v, bool) const {
+    return static_cast<traffic::WcStatus>(v.choice(wc_failure_names) + 1);
+  }
+  ordered write(traffic::WcStatus s) const {
+    return std::string(wc_failure_names[static_cast<std::size_t>(s) - 1]);
+  }
+};
 constexpr std::string_view opcode_names[] = {"send", "write", "write_with_imm", "read"};
 constexpr std::string_view transport_names[] = {"rc", "ud"};  // in traffic::QpType order
 constexpr std::string_view perftest_tool_names[] = {"write_bw",  "read_bw",  "send_bw",
@@ -709,6 +723,7 @@ struct Describe<ResultsEvent> {
         field("messages_per_s", at<&S::messages_per_s>, Finite{}),
         field("errors", at<&S::errors>, Int<std::uint64_t>{0, max_u64}),
         field("first_error", at<&S::first_error>, Text{}),
+        field("first_error_status", at<&S::first_error_status>, WcFailure{}, Presence::extra),
         field("per_qp", at<&S::per_qp>,
               List<Nested<QpResult>>{{Strictness::strict}, 0, max_agent_qps, " (one per QP)"},
               Presence::required),
@@ -729,6 +744,10 @@ struct Describe<ResultsEvent> {
             List<Nested<traffic::NicCounterDelta>>{{Strictness::lenient}, 0, max_agent_nics},
             [](const S& r) { return !r.nics.empty(); }, Presence::extra)};
     return f;
+  }
+  static void check(const Object&, S& r) {
+    if (r.first_error_status && r.errors == 0)
+      reject("results: first_error_status without errors: a run with no errors has no first one");
   }
 };
 

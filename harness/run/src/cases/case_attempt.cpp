@@ -36,6 +36,7 @@
 #include "rocehil/run/result_json.hpp"
 #include "rocehil/run/suite_check.hpp"
 #include "rocehil/run/switch_metrics.hpp"
+#include "rocehil/run/transport_fault.hpp"
 #include "rocehil/traffic/qp_scaling.hpp"
 
 namespace rocehil::run {
@@ -332,10 +333,23 @@ TrafficOutcome run_collective(const CaseContext& c) {
     if (suspect >= 0)
       blame = fmt::format("; the failing QPs point at rank {} ({})", suspect,
                           result.rank_names[static_cast<std::size_t>(suspect)]);
-    out.failure = reports::AttemptError{
-        suspect >= 0 ? ranks.hosts[static_cast<std::size_t>(suspect)] : "", "traffic",
-        fmt::format("{} transport error(s), the first {}{}", result.errors, result.first_error,
-                    blame)};
+    const std::string host = suspect >= 0 ? ranks.hosts[static_cast<std::size_t>(suspect)] : "";
+    std::vector<TrafficSide> sides;
+    const auto rank_name = [&](std::size_t r) {
+      return fmt::format("rank {} ({})", r, r < ranks.hosts.size() ? ranks.hosts[r] : "?");
+    };
+    for (std::size_t r = 0; r < result.results.size(); ++r) {
+      const int peer = failing_peer(result, r);
+      sides.push_back({rank_name(r), peer >= 0 ? rank_name(static_cast<std::size_t>(peer)) : "",
+                       &result.results[r]});
+    }
+    out.failure = fabric_fault(sides, host);
+    if (out.failure)
+      out.failure->message += blame;
+    else
+      out.failure = reports::AttemptError{host, "traffic",
+                                          fmt::format("{} transport error(s), the first {}{}",
+                                                      result.errors, result.first_error, blame)};
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include "rocehil/run/point_to_point.hpp"
 #include "rocehil/run/result_json.hpp"
 #include "rocehil/run/suite_check.hpp"
+#include "rocehil/run/transport_fault.hpp"
 
 namespace rocehil::run::case_traffic {
 
@@ -180,6 +181,15 @@ TrafficOutcome run_rocehil_case(const CaseContext& c) {
   out.raw = point_to_point_json(config, result);
   out.seconds = result.client.results.seconds;
   out.interrupted = result.interrupted;
+  // Its errors stay in the errors metric; one the fabric caused also fails the case, as in a
+  // collective. The blame goes to the far end of the failing QP, as failing_rank's does.
+  const std::string client_name = fmt::format("client ({})", client_host.name);
+  const std::string server_name = fmt::format("server ({})", server_host.name);
+  const bool client_failed = result.client.results.errors > 0;
+  if (!out.interrupted)
+    out.failure = fabric_fault({{client_name, server_name, &result.client.results},
+                                {server_name, client_name, &result.server.results}},
+                               client_failed ? server_host.name : client_host.name);
   return out;
 }
 

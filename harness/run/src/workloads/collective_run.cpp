@@ -240,26 +240,32 @@ std::chrono::milliseconds start_delay_after(std::chrono::milliseconds configured
                   std::chrono::duration_cast<std::chrono::milliseconds>(2 * connect_round));
 }
 
+int failing_peer(const CollectiveCase& c, std::size_t rank) {
+  if (rank >= c.results.size() || c.results.size() != static_cast<std::size_t>(c.job.plan.ranks))
+    return -1;
+  const agent::ResultsEvent& e = c.results[rank];
+  // "QP 0x1a2b: retry_exceeded": the failing QP, whose index gives the peer it talks to.
+  unsigned long qpn = 0;
+  if (std::sscanf(e.first_error.c_str(), "QP %lx", &qpn) != 1) return -1;
+  const auto plan = traffic::make_plan(c.job.plan);
+  std::vector<int> peers;
+  plan->peers(static_cast<int>(rank), peers);
+  const std::uint32_t qps = std::max<std::uint32_t>(c.job.scaling.qps, 1);
+  for (std::size_t q = 0; q < e.per_qp.size(); ++q)
+    if (e.per_qp[q].qpn == qpn && q / qps < peers.size()) return peers[q / qps];
+  return -1;
+}
+
 int failing_rank(const CollectiveCase& c) {
   if (c.errors == 0 || c.results.size() != static_cast<std::size_t>(c.job.plan.ranks)) return -1;
-  const auto plan = traffic::make_plan(c.job.plan);
   std::vector<int> votes(c.results.size(), 0), as_peer(c.results.size(), 0);
-  std::vector<int> peers;
-  const std::uint32_t qps = std::max<std::uint32_t>(c.job.scaling.qps, 1);
   for (std::size_t r = 0; r < c.results.size(); ++r) {
-    const agent::ResultsEvent& e = c.results[r];
-    if (e.errors == 0) continue;
+    if (c.results[r].errors == 0) continue;
     ++votes[r];
-    // "QP 0x1a2b: retry_exceeded": the failing QP, whose index gives the peer it talks to.
-    unsigned long qpn = 0;
-    if (std::sscanf(e.first_error.c_str(), "QP %lx", &qpn) != 1) continue;
-    plan->peers(static_cast<int>(r), peers);
-    for (std::size_t q = 0; q < e.per_qp.size(); ++q)
-      if (e.per_qp[q].qpn == qpn && q / qps < peers.size()) {
-        const auto peer = static_cast<std::size_t>(peers[q / qps]);
-        ++votes[peer];
-        ++as_peer[peer];
-      }
+    if (const int peer = failing_peer(c, r); peer >= 0) {
+      ++votes[static_cast<std::size_t>(peer)];
+      ++as_peer[static_cast<std::size_t>(peer)];
+    }
   }
   // A NIC that lost its carrier during the case is the broken end, whoever reported the error:
   // with one rank's error in, its vote and its peer's tie, and only the link can tell them apart.

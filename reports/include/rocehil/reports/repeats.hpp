@@ -49,7 +49,8 @@ struct RepeatsSummary {
   int retries = 0;  // attempts run again after a failure (retry:), all repeats together
   std::optional<Headline> headline;
   std::vector<ThresholdOverRepeats> thresholds;  // in the suite's order
-  // The first repeat that measured nothing, and why: what an error names.
+  // The first repeat the fabric failed (Fault::fabric), else the first that measured nothing, and
+  // why: what a failure by the fabric or an error names.
   std::optional<AttemptError> error;
   int error_repeat = 0;
 };

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rocehil/reports/run_kind.hpp"
@@ -18,11 +19,24 @@ namespace rocehil::reports {
 
 inline constexpr int run_schema_version = 1;
 
-// Why an attempt produced no measurement: the host and the phase name where to look.
+// Whose fault an attempt's error is, which decides its grade.
+enum class Fault : std::uint8_t {
+  // The harness could not measure: a host, an agent, a capture or the setup failed. The case is
+  // an error (exit 3): it says nothing about the fabric, and a bisection stops on it.
+  infrastructure,
+  // The traffic failed because the fabric did not carry it (traffic::caused_by_fabric: the
+  // transport's retries ran out). The fabric failed the test, in every workload alike: the case
+  // fails (exit 1), as a failed threshold does.
+  fabric,
+};
+std::string_view to_string(Fault fault);  // "infrastructure", "fabric"
+
+// Why an attempt produced no measurement that stands: the host and the phase name where to look.
 struct AttemptError {
   std::string host;   // "h3", "cap", or empty when no single host is to blame
   std::string phase;  // launch, hello, capture start, setup, traffic, capture stop, analysis
   std::string message;
+  Fault fault = Fault::infrastructure;
 };
 
 // A capture point's pcapng files of one attempt, kept in the run directory (capture.keep), or
@@ -94,8 +108,9 @@ struct RunRecord {
 };
 
 // The outcome of a case: each repeat counts by its last attempt (a retry replaces what it
-// retried); an attempt that failed to measure is an error, otherwise its grade; the worst repeat
-// (fail, error, warn, pass) is seen through expect_fail.
+// retried); an attempt that failed to measure is an error, one the fabric failed (Fault::fabric)
+// a failure, otherwise its grade; the worst repeat (fail, error, warn, pass) is seen through
+// expect_fail.
 suites::Outcome outcome_of(const CaseRecord& c);
 
 // Counts of outcomes, for the summary line: "7 passed, 1 failed, 1 expected failure".

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,7 @@ struct CollectiveResult {
   std::vector<QpBwResult> per_qp;                    // every QP of every peer, in connection order
   std::uint64_t errors = 0;
   std::string first_error;
+  std::optional<WcStatus> first_error_status;  // as BwResult's
   bool stopped = false;
 };
 

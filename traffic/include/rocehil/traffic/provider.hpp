@@ -36,8 +36,19 @@ enum class WcStatus : std::uint8_t {
   remote_invalid_request,  // the responder NAKed: e.g. a SEND with no receive posted
   retry_exceeded,          // no ACK after the retry limit (transport retries exhausted)
   flushed,                 // the QP went to the error state with this request outstanding
+  rnr_retry_exceeded,      // the responder kept answering "no receive posted" (RNR NAK)
 };
 std::string_view to_string(WcStatus status);
+// The status whose to_string is `name`, or nothing.
+std::optional<WcStatus> wc_status_from_name(std::string_view name);
+
+// Whether a failed completion is the fabric's doing, wherever it happens (bw, lat, a collective,
+// an incast): its requests or their acknowledgements did not get through the network before the
+// transport gave up (retry_exceeded). Every other failure points at an end of the connection or
+// at what drove it: a buffer or key the host got wrong, a responder that refused or had no
+// receive posted (an RNR NAK crossed the fabric, so the fabric worked), a flush (its QP had
+// already failed for another reason). The one rule every workload's grading takes.
+bool caused_by_fabric(WcStatus status);
 
 // How a region's memory was registered with the NIC.
 enum class RegionKind : std::uint8_t {

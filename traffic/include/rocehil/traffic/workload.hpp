@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,7 +73,16 @@ struct BwResult {
   std::vector<QpBwResult> per_qp;
   std::uint64_t errors = 0;
   std::string first_error;  // "QP 0x1a2: remote_access_error", empty without errors
+  // The status of the failed completion first_error describes; absent when the first error was
+  // no completion (a post refused, a CQ that broke, requests that never completed).
+  std::optional<WcStatus> first_error_status;
 };
+
+// Counts a failed completion among a run's errors and keeps it as the first error when it is
+// the first, or when it names a cause where only a flush was kept: a flush says its QP had
+// already failed, and the completion that failed it is what grading must see.
+void note_failure(const Completion& completion, std::uint64_t& errors, std::string& first_error,
+                  std::optional<WcStatus>& first_error_status);
 
 // The requester side: keeps `tx_depth` messages in flight on every connection, spreading them
 // round-robin, until the iterations or the time are done, then waits for what is in flight.
@@ -101,6 +111,7 @@ struct LatResult {
   LatencyHistogram one_way;  // half the round trip, as perftest reports
   std::uint64_t errors = 0;
   std::string first_error;
+  std::optional<WcStatus> first_error_status;  // as BwResult's
 };
 
 // The receive a ping-pong keeps posted, posted once before the peer can send (LatConfig::

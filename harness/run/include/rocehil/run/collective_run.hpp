@@ -87,6 +87,10 @@ std::chrono::milliseconds start_delay_after(std::chrono::milliseconds configured
 // -1 when there were no errors.
 int failing_rank(const CollectiveCase& c);
 
+// The rank that rank `rank`'s first failing QP talks to (its first_error names the QP: "QP
+// 0x1a2b: ..."), or -1 when it names none of its QPs.
+int failing_peer(const CollectiveCase& c, std::size_t rank);
+
 // Every QP's counters of every rank, summed: what all of them measured.
 traffic::QpCounters summed_qp_counters(const CollectiveCase& c);
 

@@ -368,6 +368,10 @@ struct ResultsEvent {
   double messages_per_s = 0;
   std::uint64_t errors = 0;
   std::string first_error;
+  // The status of the failed completion first_error describes, when it was one: what the
+  // controller grades by (traffic::caused_by_fabric). Absent for an error that was no completion
+  // and from agents older than the field.
+  std::optional<traffic::WcStatus> first_error_status{};
   std::vector<QpResult> per_qp;
   // bw, lat in GPU memory: how the NIC registered it, "dma-buf" or "peer memory"; absent for
   // host memory.
