@@ -134,7 +134,7 @@ void account_for_starvation(CaseGrade& grade, const std::vector<Threshold>& thre
     }
     if (severity(e.verdict) > severity(verdict)) verdict = e.verdict;
   }
-  grade.verdict = severity(verdict) > severity(Verdict::warn) ? verdict : Verdict::warn;
+  grade.verdict = verdict;
 }
 
 }  // namespace rocehil::suites

@@ -21,15 +21,17 @@ namespace rocehil::suites {
 //   starved_wake_share of that latency (an idle host wakes within tens of microseconds);
 // - or the traffic lost a share of its time to the CPU: the thread that waited most waited for
 //   a CPU (schedstat), or a hypervisor stole (steal), starved_stall_share or more of the window.
-//   A busy-polling loop that waits 5% of its time loses at least that much of its rate, and its
-//   latency samples in that time.
+//   A busy-polling loop that waits 10% of its time loses about that much of its rate, and its
+//   latency samples in that time: more than the spread of repeated runs on an idle host. (On
+//   this 2-CPU machine, busy with builds, an unpinned agent waited 2-5% of a bw case; pinned
+//   beside three busy loops, 47%.)
 // PSI and the load average are recorded but not judged: they count every task on the host, and a
 // host busy with work that never stood in the agent's way is not starved.
 // The controller times nothing itself: it is judged only when it waited so long that its start
 // and stop requests were late (starved_controller_stall_share, starved_controller_wake_us).
 inline constexpr double starved_wake_floor_us = 200;
 inline constexpr double starved_wake_share = 0.1;
-inline constexpr double starved_stall_share = 0.05;
+inline constexpr double starved_stall_share = 0.1;
 inline constexpr double starved_controller_stall_share = 0.2;
 inline constexpr double starved_controller_wake_us = 10'000;
 
@@ -50,11 +52,12 @@ std::vector<std::string> starvation_reasons(const std::vector<SchedulingSeen>& s
 // all (counts of frames, errors, drops).
 int starvation_pushes(const std::string& metric);
 
-// Takes a starved case's reasons into its grade (`thresholds` in the grade's order). Starvation
-// only raises latencies and lowers rates, so a threshold that passed still holds; one that failed
-// the way starvation pushes could not be judged (error: neither the fabric's pass nor its fail),
-// its detail says why. A case that passed becomes warn: it passed, on a starved host. No reasons:
-// nothing changes.
+// Takes a starved case's reasons into its grade (`thresholds` in the grade's order): they are kept
+// in `starved`, which the console, junit.xml and report.html show beside the verdict. Starvation
+// only raises latencies and lowers rates, so a threshold that passed still holds (the fabric did
+// at least that well) and keeps its pass; one that failed the way starvation pushes could not be
+// judged: error (neither the fabric's pass nor its fail; exit 3), its detail says why. A failure
+// starvation cannot explain (errors, drops) stands. No reasons: nothing changes.
 void account_for_starvation(CaseGrade& grade, const std::vector<Threshold>& thresholds,
                             const std::vector<std::string>& reasons);
 
