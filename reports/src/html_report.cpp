@@ -84,10 +84,23 @@ std::string meta_section(const nlohmann::json& run) {
   return out + "</table>\n";
 }
 
+std::string why_measured(const RepeatsSummary& s);
+
 // What a reader of the summary needs to know about a case that did not pass: the repeat that
 // measured nothing, or each threshold that did not pass with its worst repeat.
 std::string why(const nlohmann::json& c, const RepeatsSummary& s) {
   if (const std::string reason = text(c, "skip_reason"); !reason.empty()) return reason;
+  std::string starved;
+  for (const std::string& line : starved_reasons(case_record(c)))
+    starved += (starved.empty() ? "CPU-starved: " : "; ") + line;
+  if (!starved.empty()) {
+    const std::string rest = why_measured(s);
+    return rest.empty() ? starved : starved + "; " + rest;
+  }
+  return why_measured(s);
+}
+
+std::string why_measured(const RepeatsSummary& s) {
   if (s.error) {
     std::string out = fmt::format("{}: {}: {}", s.error->host.empty() ? "-" : s.error->host,
                                   s.error->phase, s.error->message);
@@ -158,6 +171,40 @@ std::string thresholds_table(const nlohmann::json& attempt) {
   return out + "</table>\n";
 }
 
+// What bent timing over an attempt's traffic, per host and the controller, and the flag when it
+// may have bent the case's numbers. A value the kernel did not give is "-", never 0.
+std::string cpu_table(const nlohmann::json& attempt) {
+  const nlohmann::json& cpu = member(attempt, "cpu");
+  std::string out;
+  std::string starved;
+  for (const auto& why : list(attempt, "cpu_starved"))
+    if (why.is_string()) starved += "<li>" + esc(why.get<std::string>()) + "</li>";
+  if (!starved.empty())
+    out +=
+        "<p class=\"error\">CPU-starved: its timing numbers may be the scheduler's, not the "
+        "fabric's</p>\n<ul>" +
+        starved + "</ul>\n";
+  if (!cpu.is_object() || cpu.empty()) return out;
+  const auto cell = [](const nlohmann::json& j, const char* key, double scale, const char* unit) {
+    const nlohmann::json& v = member(j, key);
+    if (!v.is_number()) return std::string("-");
+    return fmt::format("{:.3g}{}", v.get<double>() * scale, unit);
+  };
+  out +=
+      "<table>\n<tr><th>scheduling</th><th>woke late p50 / p99 / max</th><th>longest thread "
+      "wait</th><th>steal</th><th>PSI some</th><th>run queue (CPUs)</th></tr>\n";
+  for (const auto& [who, j] : cpu.items())
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{} / {} / {}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} ({})</td>"
+        "</tr>\n",
+        esc(who), cell(j, "wake_late_p50_us", 1, " us"), cell(j, "wake_late_p99_us", 1, " us"),
+        cell(j, "wake_late_max_us", 1, " us"), cell(j, "thread_wait_max_ms", 1, " ms"),
+        cell(j, "steal_share", 100, "%"), cell(j, "pressure_some_share", 100, "%"),
+        cell(j, "run_queue_max", 1, ""), cell(j, "cpus", 1, ""));
+  return out + "</table>\n";
+}
+
 std::string case_section(const nlohmann::json& c) {
   std::string out = fmt::format("<h3>{} {}</h3>\n", esc(text(c, "id")), badge(text(c, "outcome")));
   if (const auto& p = member(c, "parameters"); p.is_object() && !p.empty()) {
@@ -191,6 +238,7 @@ std::string case_section(const nlohmann::json& c) {
                              attempt_of_repeat > 1 ? " (retried after a failure)" : "");
     if (!heading.empty()) out += fmt::format("<p>{}:</p>\n", esc(heading));
     out += thresholds_table(a);
+    out += cpu_table(a);
     out += nic_counters_table(a);
     out += switch_ports_table(a);
     out += kept_captures_list(a);

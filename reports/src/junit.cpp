@@ -85,6 +85,21 @@ std::string testcase_xml(const RunRecord& run, const CaseRecord& c) {
     case suites::Outcome::warn: break;
   }
   std::string out_text;
+  // A starved case is never passed or failed in silence: a property a CI page can filter on,
+  // and the reasons first in its output.
+  const std::vector<std::string> starved = starved_reasons(c);
+  if (!starved.empty()) {
+    std::string joined;
+    for (const auto& why : starved) joined += (joined.empty() ? "" : "; ") + why;
+    body = fmt::format(
+               "      <properties>\n        <property name=\"cpu_starved\" value=\"{}\"/>\n"
+               "      </properties>\n",
+               xml_escape(joined)) +
+           body;
+    for (const auto& why : starved)
+      out_text +=
+          "CPU-starved: its timing numbers may be the scheduler's, not the fabric's: " + why + "\n";
+  }
   if (c.outcome == suites::Outcome::expected_fail) out_text += "failed as expected\n";
   if (const std::string h = headline_text(s); !h.empty()) out_text += h + "\n";
   // Repeats are asked for (repeats:); a retry only follows a failure (a threshold's retry:).

@@ -23,6 +23,27 @@ nlohmann::json values_json(const suites::Values& values) {
   return out;
 }
 
+// A value the host's kernel did not give is left out, never written as 0.
+nlohmann::json scheduling_json(const SchedulingReport& r) {
+  nlohmann::json out = {{"seconds", json_number(r.seconds)},
+                        {"cpus", r.cpus},
+                        {"wakeups", r.wakeups},
+                        {"wake_late_p50_us", json_number(r.wake_late_p50_us)},
+                        {"wake_late_p99_us", json_number(r.wake_late_p99_us)},
+                        {"wake_late_max_us", json_number(r.wake_late_max_us)}};
+  const auto optional = [&out](const char* key, const std::optional<double>& v) {
+    if (v) out[key] = json_number(*v);
+  };
+  optional("thread_wait_max_ms", r.thread_wait_max_ms);
+  optional("threads_wait_ms", r.threads_wait_ms);
+  optional("steal_share", r.steal_share);
+  optional("pressure_some_share", r.pressure_some_share);
+  optional("pressure_some_avg10", r.pressure_some_avg10);
+  if (r.run_queue_max) out["run_queue_max"] = *r.run_queue_max;
+  optional("load1", r.load1);
+  return out;
+}
+
 nlohmann::json attempt_json(const Attempt& a) {
   nlohmann::json out = {{"repeat", a.repeat},
                         {"start_ns", a.start_ns},
@@ -47,6 +68,10 @@ nlohmann::json attempt_json(const Attempt& a) {
     kept.push_back(std::move(entry));
   }
   out["captures_kept"] = std::move(kept);
+  nlohmann::json cpu = nlohmann::json::object();
+  for (const suites::SchedulingSeen& s : a.cpu) cpu[s.who] = scheduling_json(s.cpu);
+  out["cpu"] = std::move(cpu);
+  out["cpu_starved"] = a.cpu_starved;
   return out;
 }
 
@@ -133,8 +158,12 @@ CaseRecord case_record(const nlohmann::json& c) {
         r.evaluation.detail = text(t, "detail");
         grade.results.push_back(std::move(r));
       }
+      for (const nlohmann::json& why : list(g, "starved"))
+        if (why.is_string()) grade.starved.push_back(why.get<std::string>());
       attempt.grade = std::move(grade);
     }
+    for (const nlohmann::json& why : list(a, "cpu_starved"))
+      if (why.is_string()) attempt.cpu_starved.push_back(why.get<std::string>());
     out.attempts.push_back(std::move(attempt));
   }
   return out;
@@ -149,7 +178,10 @@ nlohmann::json to_json(const suites::CaseGrade& grade) {
                           {"measured", json_number(r.evaluation.measured)},
                           {"limit", json_number(r.evaluation.limit)},
                           {"detail", r.evaluation.detail}});
-  return {{"verdict", std::string(suites::to_string(grade.verdict))}, {"thresholds", thresholds}};
+  nlohmann::json out = {{"verdict", std::string(suites::to_string(grade.verdict))},
+                        {"thresholds", thresholds}};
+  if (!grade.starved.empty()) out["starved"] = grade.starved;
+  return out;
 }
 
 nlohmann::json to_json(const CaseRecord& c) {

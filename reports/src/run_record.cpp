@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "rocehil/reports/repeats.hpp"
@@ -28,6 +29,19 @@ suites::Outcome outcome_of(const CaseRecord& c) {
     if (!worst || suites::severity(v) > suites::severity(*worst)) worst = v;
   }
   return suites::outcome_of(*worst, c.expect_fail);
+}
+
+std::vector<std::string> starved_reasons(const CaseRecord& c) {
+  std::vector<std::string> out;
+  const auto attempts = final_attempts(c);
+  const bool repeats =
+      std::any_of(attempts.begin(), attempts.end(), [](const Attempt* a) { return a->repeat > 0; });
+  for (const Attempt* a : attempts)
+    for (const std::string& why : a->cpu_starved) {
+      std::string line = repeats ? fmt::format("repeat {}: {}", a->repeat + 1, why) : why;
+      if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(std::move(line));
+    }
+  return out;
 }
 
 OutcomeCounts count_outcomes(const RunRecord& run) {

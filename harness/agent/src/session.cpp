@@ -308,6 +308,7 @@ void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest&
           lock, std::chrono::system_clock::time_point(std::chrono::nanoseconds(begin_ns)),
           [this] { return stop_.load(); });
     }
+    probe_.start();
     run_worker(start);
   });
 }
@@ -361,6 +362,8 @@ void AgentSession::run_worker(StartRequest start) {
 }
 
 void AgentSession::publish(ResultsEvent results, bool worker_continues) {
+  // The window ends with the measured work (a bidirectional client serves on unmeasured).
+  if (probe_.running()) results.cpu = probe_.stop();
   // Events since the last results: setup and the work this answers. (On the worker thread, as
   // the soft provider's poll loop that finds them; verbs' reader keeps them behind a lock.)
   if (provider_) {

@@ -635,6 +635,92 @@ TEST(AgentProtocolWire, NicCounterDeltasRoundTripAndAreValidated) {
             "results: nics[0].port must be an integer from 1 to 255, got 0");
 }
 
+// What bent the agent's timing travels with its results; a value the kernel did not give stays
+// absent on the far side, and numbers that cannot be are refused.
+TEST(AgentProtocolWire, SchedulingReportRoundTripsAndIsValidated) {
+  ResultsEvent r = full_results();
+  SchedulingReport c;
+  c.seconds = 2.5;
+  c.cpus = 2;
+  c.wakeups = 2400;
+  c.wake_late_p50_us = 12.5;
+  c.wake_late_p99_us = 2900;
+  c.wake_late_max_us = 8000;
+  c.thread_wait_max_ms = 800;
+  c.threads_wait_ms = 950.5;
+  c.steal_share = 0.01;
+  c.pressure_some_share = 0.6;
+  c.pressure_some_avg10 = 55.2;
+  c.run_queue_max = 7;
+  c.load1 = 3.25;
+  r.cpu = c;
+  const std::string line = to_json_line(Reply{1, r});
+  const ParsedReply p = parse_reply(line);
+  ASSERT_TRUE(p.reply.has_value()) << p.error;
+  const auto& back = std::get<ResultsEvent>(p.reply->body).cpu;
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->seconds, 2.5);
+  EXPECT_EQ(back->cpus, 2u);
+  EXPECT_EQ(back->wakeups, 2400u);
+  EXPECT_EQ(back->wake_late_p50_us, 12.5);
+  EXPECT_EQ(back->wake_late_p99_us, 2900);
+  EXPECT_EQ(back->wake_late_max_us, 8000);
+  EXPECT_EQ(back->thread_wait_max_ms, 800);
+  EXPECT_EQ(back->threads_wait_ms, 950.5);
+  EXPECT_EQ(back->steal_share, 0.01);
+  EXPECT_EQ(back->pressure_some_share, 0.6);
+  EXPECT_EQ(back->pressure_some_avg10, 55.2);
+  EXPECT_EQ(back->run_queue_max, 7u);
+  EXPECT_EQ(back->load1, 3.25);
+
+  // A kernel without PSI or schedstats: those are absent, not 0, on both sides of the wire.
+  SchedulingReport bare = c;
+  bare.pressure_some_share.reset();
+  bare.pressure_some_avg10.reset();
+  bare.thread_wait_max_ms.reset();
+  bare.threads_wait_ms.reset();
+  r.cpu = bare;
+  const std::string bare_line = to_json_line(Reply{1, r});
+  EXPECT_EQ(bare_line.find("pressure"), std::string::npos) << bare_line;
+  const ParsedReply q = parse_reply(bare_line);
+  ASSERT_TRUE(q.reply.has_value()) << q.error;
+  const auto& bare_back = std::get<ResultsEvent>(q.reply->body).cpu;
+  ASSERT_TRUE(bare_back);
+  EXPECT_FALSE(bare_back->pressure_some_share);
+  EXPECT_FALSE(bare_back->pressure_some_avg10);
+  EXPECT_FALSE(bare_back->thread_wait_max_ms);
+  EXPECT_TRUE(bare_back->steal_share);
+
+  // Results without it (an older agent) still read, with none.
+  r.cpu.reset();
+  const ParsedReply none = parse_reply(to_json_line(Reply{1, r}));
+  ASSERT_TRUE(none.reply.has_value()) << none.error;
+  EXPECT_FALSE(std::get<ResultsEvent>(none.reply->body).cpu);
+
+  const auto refused = [&](const std::string& from, const std::string& to) {
+    std::string bad = line;
+    const auto at = bad.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    bad.replace(at, from.size(), to);
+    return parse_reply(bad).error;
+  };
+  EXPECT_EQ(refused(R"("steal_share":0.01)", R"("steal_share":1.5)"),
+            "results: cpu.steal_share must be a number from 0 to 1, got 1.5");
+  EXPECT_EQ(refused(R"("run_queue_max":7)", R"("run_queue_max":-1)"),
+            "results: cpu.run_queue_max must be an integer from 0 to 4294967295, got -1");
+  EXPECT_EQ(refused(R"("wakeups":2400,)", ""), "results: cpu: missing required field 'wakeups'");
+  EXPECT_EQ(refused(R"("wake_late_p99_us":2900)", R"("wake_late_p99_us":9000)"),
+            "results: cpu wake_late_p50_us 12.5 <= wake_late_p99_us 9000 <= wake_late_max_us "
+            "8000 does not hold");
+  EXPECT_EQ(refused(R"("threads_wait_ms":950.5)", R"("threads_wait_ms":1)"),
+            "results: cpu.thread_wait_max_ms 800 is more than threads_wait_ms 1");
+  EXPECT_EQ(refused(R"("load1":3.25)", R"("load1":3.25,"steal":1)"),
+            "results: cpu: unknown field 'steal' (known: seconds, cpus, wakeups, "
+            "wake_late_p50_us, wake_late_p99_us, wake_late_max_us, thread_wait_max_ms, "
+            "threads_wait_ms, steal_share, pressure_some_share, pressure_some_avg10, "
+            "run_queue_max, load1)");
+}
+
 TEST(AgentProtocolWire, HelloReplyText) {
   HelloReply h;
   h.version = "1.0";
@@ -1256,11 +1342,11 @@ TEST(AgentProtocolRejects, Replies) {
           {edited(results, R"("latency":{)", R"("latency":null,"x":{)"),
            "results: unknown field 'x' (known: workload, role, stopped, seconds, messages, "
            "bytes, gbps, messages_per_s, errors, first_error, first_error_status, per_qp, "
-           "gpu_registration, latency, collective, events, nics)"},
+           "gpu_registration, latency, collective, events, nics, cpu)"},
           {edited(results, R"("latency":{)", R"("lat":{)"),
            "results: unknown field 'lat' (known: workload, role, stopped, seconds, messages, "
            "bytes, gbps, messages_per_s, errors, first_error, first_error_status, per_qp, "
-           "gpu_registration, latency, collective, events, nics)"},
+           "gpu_registration, latency, collective, events, nics, cpu)"},
           {std::string(100000, '{'),
            "JSON nested deeper than 16 levels at column 17: no agent protocol message nests that "
            "deep"},

@@ -100,6 +100,8 @@ std::string case_line(const reports::CaseRecord& c) {
   line += '\n';
   if (!c.skip_reason.empty()) line += "      " + c.skip_reason + "\n";
   if (s.error) line += "      " + error_text(s) + "\n";
+  for (const auto& why : reports::starved_reasons(c))
+    line += "      CPU-starved (its timing numbers may be the scheduler's): " + why + "\n";
   if (c.outcome != suites::Outcome::pass)
     for (const auto& t : not_passed(s)) line += "      " + t + "\n";
   for (const auto& sw : silent_switches(c))
@@ -125,6 +127,8 @@ std::string verdict_table(const reports::RunRecord& run, const std::string& run_
                            : failed.front();
       if (failed.size() > 1) why += fmt::format(" (+{} more)", failed.size() - 1);
     }
+    if (const auto starved = reports::starved_reasons(c); !starved.empty())
+      why = "CPU-starved: " + starved.front() + (why.empty() ? "" : "; " + why);
     if (why.size() > 120) why = why.substr(0, 117) + "...";
     table.add_row({c.id, outcome_text(c.outcome), reports::headline_text(s), why});
   }

@@ -31,6 +31,28 @@ TEST(RunText, ACaseLineSaysWhatFailedAndByHowMuch) {
 }
 
 // A point-to-point bw test measures a payload rate: it is not labelled a bus bandwidth.
+// A starved case is never passed in silence: its reasons are under it and in the table.
+TEST(RunText, AStarvedCaseSaysWhyItsNumbersMayBeTheSchedulers) {
+  auto c = graded("p2p_lat", "lat_p99_us <= 20000", {{"lat_p99_us", 3400}});
+  const std::string why = "h3: the agent woke 2.9 ms late at p99 (its latency p50 was 3.3 ms)";
+  c.attempts[0].cpu_starved = {why};
+  suites::account_for_starvation(*c.attempts[0].grade,
+                                 {suites::parse_threshold("lat_p99_us <= 20000").threshold.value()},
+                                 c.attempts[0].cpu_starved);
+  c.outcome = reports::outcome_of(c);
+  EXPECT_EQ(c.outcome, suites::Outcome::pass);  // it held, on a starved host: said below
+  EXPECT_NE(case_line(c).find(
+                "      CPU-starved (its timing numbers may be the scheduler's): " + why + "\n"),
+            std::string::npos)
+      << case_line(c);
+  reports::RunRecord run;
+  run.suite_name = "smoke";
+  run.cases = {c};
+  EXPECT_NE(verdict_table(run, "/r").find("CPU-starved: h3: the agent woke 2.9 ms late"),
+            std::string::npos)
+      << verdict_table(run, "/r");
+}
+
 TEST(RunText, APointToPointRateIsBwNotBusbw) {
   auto c = graded("p2p_bw", "busbw_gbps > 0", {{"busbw_gbps", 0.5}});
   c.workload = "bw";

@@ -22,6 +22,7 @@
 #include "json_reader.hpp"
 #include "rocehil/agent/qp_counters_json.hpp"
 #include "rocehil/common/error.hpp"
+#include "rocehil/common/scheduling.hpp"
 #include "rocehil/perftest/command.hpp"
 #include "rocehil/settings/catalogue.hpp"
 #include "rocehil/traffic/collective.hpp"
@@ -708,6 +709,48 @@ struct Describe<traffic::DeviceEvent> {
   }
 };
 
+// What bent the agent's timing over its work (common's SchedulingReport). A value the host's
+// kernel does not give is absent, never 0: a reader tells "no steal" from "not known".
+template <>
+struct Describe<SchedulingReport> {
+  using S = SchedulingReport;
+  static constexpr double most_us = 86400e6;  // a day: no wake-up is later than the run
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("seconds", at<&S::seconds>, Number{0, false, 86400 * 366.0}, Presence::required),
+        field("cpus", at<&S::cpus>, Int<std::uint32_t>{0, 1u << 20}, Presence::required),
+        field("wakeups", at<&S::wakeups>, Int<std::uint64_t>{0, max_u64}, Presence::required),
+        field("wake_late_p50_us", at<&S::wake_late_p50_us>, Number{0, false, most_us},
+              Presence::required),
+        field("wake_late_p99_us", at<&S::wake_late_p99_us>, Number{0, false, most_us},
+              Presence::required),
+        field("wake_late_max_us", at<&S::wake_late_max_us>, Number{0, false, most_us},
+              Presence::required),
+        field("thread_wait_max_ms", at<&S::thread_wait_max_ms>, Number{0, false, 1e12},
+              Presence::extra),
+        field("threads_wait_ms", at<&S::threads_wait_ms>, Number{0, false, 1e12}, Presence::extra),
+        field("steal_share", at<&S::steal_share>, Number{0, false, 1}, Presence::extra),
+        field("pressure_some_share", at<&S::pressure_some_share>, Number{0, false, 1},
+              Presence::extra),
+        field("pressure_some_avg10", at<&S::pressure_some_avg10>, Number{0, false, 100},
+              Presence::extra),
+        field("run_queue_max", at<&S::run_queue_max>, Int<std::uint32_t>{0, max_u32},
+              Presence::extra),
+        field("load1", at<&S::load1>, Number{0, false, 1e9}, Presence::extra)};
+    return f;
+  }
+  static void check(const Object&, S& r) {
+    if (r.wake_late_p50_us > r.wake_late_p99_us || r.wake_late_p99_us > r.wake_late_max_us)
+      reject(
+          fmt::format("results: cpu wake_late_p50_us {} <= wake_late_p99_us {} <= "
+                      "wake_late_max_us {} does not hold",
+                      r.wake_late_p50_us, r.wake_late_p99_us, r.wake_late_max_us));
+    if (r.thread_wait_max_ms && r.threads_wait_ms && *r.thread_wait_max_ms > *r.threads_wait_ms)
+      reject(fmt::format("results: cpu.thread_wait_max_ms {} is more than threads_wait_ms {}",
+                         *r.thread_wait_max_ms, *r.threads_wait_ms));
+  }
+};
+
 template <>
 struct Describe<ResultsEvent> {
   using S = ResultsEvent;
@@ -742,7 +785,9 @@ struct Describe<ResultsEvent> {
         field_when(
             "nics", at<&S::nics>,
             List<Nested<traffic::NicCounterDelta>>{{Strictness::lenient}, 0, max_agent_nics},
-            [](const S& r) { return !r.nics.empty(); }, Presence::extra)};
+            [](const S& r) { return !r.nics.empty(); }, Presence::extra),
+        // Absent from an agent that did not measure it (older, or no work ran).
+        field("cpu", at<&S::cpu>, Nested<SchedulingReport>{Strictness::strict}, Presence::extra)};
     return f;
   }
   static void check(const Object&, S& r) {

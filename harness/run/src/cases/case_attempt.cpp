@@ -22,6 +22,7 @@
 #include "metrics/switch_polling.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
+#include "rocehil/common/scheduling.hpp"
 #include "rocehil/remote/agent_link.hpp"
 #include "rocehil/remote/dialed_agents.hpp"
 #include "rocehil/remote/run_command.hpp"
@@ -313,6 +314,7 @@ TrafficOutcome run_collective(const CaseContext& c) {
   for (std::size_t r = 0; r < result.results.size() && r < ranks.hosts.size(); ++r) {
     for (const auto& d : result.results[r].nics) out.nics.push_back({ranks.hosts[r], d});
     for (const auto& e : result.results[r].events) out.events.push_back({ranks.hosts[r], e});
+    add_cpu(result.results[r], ranks.hosts[r], r, out.cpu);
     // The plan's peers of this rank, `qps` QPs each, in QP order.
     peers.clear();
     plan->peers(static_cast<int>(r), peers);
@@ -484,8 +486,12 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     in_phase("switches", "", [&] { switches_before.wait(); });
   };
   traffic_context.before_first_packet = switches_polled;
-  traffic_context.on_traffic_start = [&injection](std::int64_t at_ns) {
+  // The controller's own scheduling over the traffic, beside the agents': from the agreed start
+  // (the first, for a calibration's rounds) to the workload's end.
+  SchedulingProbe controller_cpu;
+  traffic_context.on_traffic_start = [&injection, &controller_cpu](std::int64_t at_ns) {
     if (injection) injection->traffic_starts_at(at_ns);
+    if (!controller_cpu.running()) controller_cpu.start();
   };
   try {
     // The switches first, all at once: their counters before anything of the case moves, read
@@ -505,6 +511,8 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     }
     TrafficOutcome traffic = is_collective(*c.test) ? run_collective(traffic_context)
                                                     : run_point_to_point_case(traffic_context);
+    attempt.cpu = std::move(traffic.cpu);
+    if (auto mine = controller_cpu.stop()) attempt.cpu.push_back({"controller", *mine, true});
     if (switches_before.begun() && !switches_before.waited())
       throw std::logic_error("the workload sent without waiting for the switches' counters");
     suites::Measured measured = std::move(traffic.metrics);
@@ -567,6 +575,7 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     attempt.metrics = std::move(measured.values);
     attempt.unmeasured = std::move(measured.unmeasured);
     attempt.where = std::move(measured.where);
+    attempt.cpu_starved = suites::starvation_reasons(attempt.cpu, attempt.metrics);
   } catch (const PhaseFailure& f) {
     attempt.error = f.error;
     // The files of an attempt that failed are the ones most worth keeping: its captures are

@@ -40,4 +40,12 @@ bool add_cnps_sent(const agent::ResultsEvent& r, const std::string& host,
   return false;
 }
 
+void add_cpu(const agent::ResultsEvent& r, const std::string& host, std::size_t rank,
+             std::vector<suites::SchedulingSeen>& out) {
+  if (!r.cpu) return;
+  const bool again = std::any_of(out.begin(), out.end(),
+                                 [&](const suites::SchedulingSeen& s) { return s.who == host; });
+  out.push_back({again ? fmt::format("{} rank {}", host, rank) : host, *r.cpu, false});
+}
+
 }  // namespace rocehil::run::case_traffic

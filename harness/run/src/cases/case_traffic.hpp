@@ -19,6 +19,7 @@
 #include "rocehil/reports/run_record.hpp"
 #include "rocehil/run/nic_metrics.hpp"
 #include "rocehil/run/reconciliation.hpp"
+#include "rocehil/suites/starvation.hpp"
 #include "rocehil/suites/threshold.hpp"
 
 namespace rocehil::run::case_traffic {
@@ -57,6 +58,9 @@ struct TrafficOutcome {
   suites::Measured metrics;
   std::vector<HostNic> nics;      // what each host's NIC counted
   std::vector<HostEvent> events;  // what each host's devices raised, as the agents reported
+  // What bent each agent's timing over the work (agent::ResultsEvent::cpu), by host; none from an
+  // agent that did not say (perftest's, an older agent).
+  std::vector<suites::SchedulingSeen> cpu;
   std::vector<std::string> hosts;
   std::vector<CnpsSent> cnps_sent;  // for cnp_reconciliation
   std::string cnps_unknown;         // why cnps_sent could not be told
@@ -72,6 +76,11 @@ struct TrafficOutcome {
 bool add_cnps_sent(const agent::ResultsEvent& r, const std::string& host,
                    const std::vector<std::string>& qp_peers, std::vector<CnpsSent>& out,
                    std::string& why);
+
+// Adds what `r` says bent its agent's timing on `host` (a second rank on the host is told
+// apart by its rank).
+void add_cpu(const agent::ResultsEvent& r, const std::string& host, std::size_t rank,
+             std::vector<suites::SchedulingSeen>& out);
 
 // A bw or lat case (engine rocehil or perftest) or a calibrate_bw / calibrate_lat case between
 // the test's first two hosts.

@@ -170,6 +170,8 @@ TrafficOutcome run_rocehil_case(const CaseContext& c) {
   for (const auto& d : result.server.results.nics) out.nics.push_back({server_host.name, d});
   for (const auto& e : result.client.results.events) out.events.push_back({client_host.name, e});
   for (const auto& e : result.server.results.events) out.events.push_back({server_host.name, e});
+  add_cpu(result.client.results, client_host.name, 0, out.cpu);
+  add_cpu(result.server.results, server_host.name, 1, out.cpu);
   out.hosts = {client_host.name, server_host.name};
   for (const auto& [side, host, peer] :
        {std::tuple{&result.client, client_host.name, server_host.name},
@@ -252,6 +254,7 @@ TrafficOutcome run_calibration_case(const CaseContext& c) {
                    {"traffic", std::move(o.raw)}});
     for (auto& n : o.nics) out.nics.push_back(std::move(n));
     for (auto& e : o.events) out.events.push_back(std::move(e));
+    for (auto& s : o.cpu) out.cpu.push_back(std::move(s));
     out.seconds += o.seconds;
     if (const auto e = o.metrics.values.find("errors"); e != o.metrics.values.end())
       errors += e->second;

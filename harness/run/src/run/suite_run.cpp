@@ -32,6 +32,7 @@
 #include "rocehil/run/drain.hpp"
 #include "rocehil/run/suite_check.hpp"
 #include "rocehil/settings/journal.hpp"
+#include "rocehil/suites/starvation.hpp"
 #include "rocehil/suites/suite.hpp"
 
 namespace rocehil::run {
@@ -473,8 +474,10 @@ class Run {
         a.repeat = repeat;
         check_settings_held(c, a);
         save();  // what was measured is on disk before it is graded
-        if (!a.error)
+        if (!a.error) {
           a.grade = suites::grade(test.thresholds, a.metrics, c.names, a.unmeasured, a.where);
+          suites::account_for_starvation(*a.grade, test.thresholds, a.cpu_starved);
+        }
         c.outcome = reports::outcome_of(c);
         if (keeping_.writes())
           settle_captures(keeping_, inventory_, context.multiplex, c, context.attempt_index, a,

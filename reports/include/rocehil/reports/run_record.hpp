@@ -9,6 +9,7 @@
 
 #include "rocehil/reports/run_kind.hpp"
 #include "rocehil/suites/grade.hpp"
+#include "rocehil/suites/starvation.hpp"
 #include "rocehil/suites/threshold.hpp"
 
 namespace rocehil::reports {
@@ -62,6 +63,11 @@ struct Attempt {
   nlohmann::json raw = nlohmann::json::object();  // the agents' reports, as they came
   std::optional<suites::CaseGrade> grade;         // set once graded
   std::vector<KeptCapture> captures_kept;         // set once graded, when captures are kept
+  // What bent timing over the traffic, each agent's (by host) and the controller's, and why the
+  // case's timing numbers may be the scheduler's (suites::starvation_reasons; empty: nothing
+  // says so). run.json: "cpu" {host: {...}, "controller": {...}} and "cpu_starved".
+  std::vector<suites::SchedulingSeen> cpu;
+  std::vector<std::string> cpu_starved;
 };
 
 struct CaseRecord {
@@ -119,6 +125,11 @@ struct OutcomeCounts {
       skipped = 0;
 };
 OutcomeCounts count_outcomes(const RunRecord& run);
+
+// Why the case's timing numbers may be the scheduler's rather than the fabric's: each counted
+// attempt's reasons (Attempt::cpu_starved), once each, "repeat 2: " before them when the case
+// has repeats. Empty: none of its attempts was starved.
+std::vector<std::string> starved_reasons(const CaseRecord& c);
 std::string summary_line(const OutcomeCounts& counts);
 
 }  // namespace rocehil::reports

@@ -23,6 +23,9 @@ struct CaseGrade {
   // could not be evaluated.
   Verdict verdict = Verdict::pass;
   std::vector<ThresholdResult> results;
+  // Why its timing numbers may be the scheduler's rather than the fabric's (starvation.hpp);
+  // empty when nothing says so.
+  std::vector<std::string> starved;
 };
 
 // The order verdicts outrank each other in: pass 0, warn 1, error 2, fail 3.

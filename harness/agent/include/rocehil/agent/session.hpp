@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rocehil/agent/protocol.hpp"
+#include "rocehil/common/scheduling.hpp"
 #include "rocehil/traffic/nic_counters.hpp"
 #include "rocehil/traffic/provider.hpp"
 #include "rocehil/traffic/workload.hpp"
@@ -97,6 +98,9 @@ class AgentSession {
   std::vector<std::unique_ptr<traffic::QueuePair>> qps_;
   std::vector<traffic::Connection> connections_;
 
+  // What bends the work's timing on this host, measured from the agreed start to its results
+  // (the worker's own; a thread beside it, never in the work's loops).
+  SchedulingProbe probe_;
   std::thread worker_;
   std::atomic<bool> stop_{false};
   // The worker sleeps to the agreed start time on this, woken early by a stop.

@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "rocehil/common/scheduling.hpp"
 #include "rocehil/perftest/command.hpp"
 #include "rocehil/perftest/report.hpp"
 #include "rocehil/settings/journal.hpp"
@@ -385,6 +386,10 @@ struct ResultsEvent {
   // What the device raised on its own while the work ran (verbs: ibv_get_async_event; soft: its
   // netdev's carrier), oldest first, at most traffic::max_device_events.
   std::vector<traffic::DeviceEvent> events;
+  // What bent the agent's own timing while the work ran: how late a thread sleeping 1 ms woke,
+  // how long its threads waited for a CPU, the host's steal, PSI and run queue. Its latency and
+  // rate are the scheduler's as much as the fabric's when these are large.
+  std::optional<SchedulingReport> cpu;
 };
 inline constexpr std::size_t max_agent_nics = 16;
 inline constexpr std::size_t max_nic_counters = 8192;
