@@ -105,18 +105,19 @@ TEST(Starvation, WhichWayItPushes) {
   EXPECT_EQ(starvation_pushes("nic_rx_pause"), 0);
 }
 
-TEST(Starvation, AFailTheWayStarvationPushesIsNotJudgedAndAPassHoldsWithTheReasons) {
+TEST(Starvation, AFailTheWayStarvationPushesSaysSoAndAPassHoldsWithTheReasons) {
   const std::vector<Threshold> ts = {threshold("lat_p50_us <= 100"), threshold("errors == 0"),
                                      threshold("busbw_gbps >= 1")};
   const std::vector<std::string> why = {"h3: the agent woke 2.9 ms late at p99"};
   CaseGrade g = grade(ts, {{"lat_p50_us", 3300}, {"errors", 0}, {"busbw_gbps", 2}}, {});
   ASSERT_EQ(g.verdict, Verdict::fail);
   account_for_starvation(g, ts, why);
-  EXPECT_EQ(g.verdict, Verdict::error);
+  EXPECT_EQ(g.verdict, Verdict::fail);  // a bisection still sees it as bad
   EXPECT_EQ(g.starved, why);
-  EXPECT_EQ(g.results[0].evaluation.verdict, Verdict::error);
+  EXPECT_EQ(g.results[0].evaluation.verdict, Verdict::fail);
   EXPECT_NE(g.results[0].evaluation.detail.find(
-                "not judged: the case was CPU-starved (h3: the agent woke 2.9 ms late at p99)"),
+                "the case was CPU-starved, which may explain it (h3: the agent woke 2.9 ms late "
+                "at p99)"),
             std::string::npos)
       << g.results[0].evaluation.detail;
   EXPECT_EQ(g.results[1].evaluation.verdict, Verdict::pass);
@@ -127,19 +128,20 @@ TEST(Starvation, AFailTheWayStarvationPushesIsNotJudgedAndAPassHoldsWithTheReaso
   account_for_starvation(passed, ts, why);
   EXPECT_EQ(passed.verdict, Verdict::pass);
   EXPECT_EQ(passed.starved, why);
-  // A warning stays one (it never condemned the fabric), its detail saying it was not judged.
+  // A warning stays one, its detail saying the CPU may explain it.
   std::vector<Threshold> warn = {threshold("lat_p50_us <= 100")};
   warn[0].level = Level::warn;
   CaseGrade warned = grade(warn, {{"lat_p50_us", 3300}}, {});
   ASSERT_EQ(warned.verdict, Verdict::warn);
   account_for_starvation(warned, warn, why);
   EXPECT_EQ(warned.verdict, Verdict::warn);
-  EXPECT_NE(warned.results[0].evaluation.detail.find("not judged"), std::string::npos);
+  EXPECT_NE(warned.results[0].evaluation.detail.find("CPU-starved"), std::string::npos);
 
-  // A fail starvation cannot explain stands: errors are errors on any CPU.
-  CaseGrade errors = grade(ts, {{"lat_p50_us", 3300}, {"errors", 3}, {"busbw_gbps", 2}}, {});
+  // A fail starvation cannot explain is not said to be explained: errors are errors on any CPU.
+  CaseGrade errors = grade(ts, {{"lat_p50_us", 30}, {"errors", 3}, {"busbw_gbps", 2}}, {});
   account_for_starvation(errors, ts, why);
   EXPECT_EQ(errors.verdict, Verdict::fail);
+  EXPECT_EQ(errors.results[1].evaluation.detail.find("CPU-starved"), std::string::npos);
 
   // Unstarved: untouched.
   CaseGrade plain = grade(ts, {{"lat_p50_us", 3300}, {"errors", 0}, {"busbw_gbps", 2}}, {});

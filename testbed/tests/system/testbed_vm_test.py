@@ -243,14 +243,14 @@ class Guests(unittest.TestCase):
             time.sleep(1)
         return proc, os.path.join(reports, f"*-{name}", "run.json")
 
-    def finished_case(self, proc, run_json):
+    def finished_case(self, proc, run_json, code=1, outcome="fail"):
         """The case's run.json entry and the terminal output, once `rocehil run` has ended, as it
-        must, with exit status 1 (a case failed)."""
+        must, with exit status `code` (1: a case failed; 3: one could not be judged)."""
         out, err = proc.communicate(timeout=300)
-        self.assertEqual(proc.returncode, 1, out[-2000:] + err[-2000:])
+        self.assertEqual(proc.returncode, code, out[-2000:] + err[-2000:])
         with open(glob.glob(run_json)[0]) as f:
             case = json.load(f)["cases"][0]
-        self.assertEqual(case["outcome"], "fail")
+        self.assertEqual(case["outcome"], outcome)
         return case, out
 
     def test_a_guest_whose_link_goes_down_mid_case_is_named_with_its_devices_words(self):
@@ -259,7 +259,7 @@ class Guests(unittest.TestCase):
         proc, run_json = self.start_bw_case("flap")
         try:
             self.ssh("h2", "ip link set eth0 down")
-            case, _ = self.finished_case(proc, run_json)
+            case, _ = self.finished_case(proc, run_json, code=3, outcome="error")
         finally:
             proc.kill()
             # Up again, with the routes the kernel dropped with the link.
@@ -271,13 +271,16 @@ class Guests(unittest.TestCase):
         downs = [e for e in events if e["kind"] == "port_error"]
         self.assertEqual({(e["host"], e["device"]) for e in downs}, {("h2", "rxe0")}, events)
         # h1's rxe gave up on the QP toward h2 in its own words (its retry_cnt is 6: at 7 rxe
-        # retries for ever), the send queue's other requests flushed behind it, and the verdict
-        # line says so.
+        # retries for ever), the send queue's other requests flushed behind it. h2's port went
+        # down: the case is an error naming h2 and its device's event (not the fabric's fault).
         client = attempt["raw"]["traffic"]["client"]["results"]
         self.assertGreaterEqual(client["errors"], 1, client)
         self.assertRegex(client["first_error"], r"^QP 0x[0-9a-f]+: retry_exceeded \(the NIC: "
                                                 r"transport retry counter exceeded\)")
-        self.assertIn("at h1: QP 0x", attempt["grade"]["thresholds"][0]["detail"])
+        self.assertEqual(attempt["error"]["host"], "h2", attempt["error"])
+        self.assertEqual(attempt["error"]["fault"], "infrastructure", attempt["error"])
+        self.assertIn("QP 0x", attempt["error"]["message"])
+        self.assertIn("host h2: rxe0 reported port_error", attempt["error"]["message"])
         nics = {n["host"]: n["deltas"] for n in attempt["raw"]["nics"]}
         self.assertEqual(nics["h2"].get("hw_counters/link_downed"), 1, nics)
         self.assertEqual(nics["h1"].get("hw_counters/retry_exceeded_err"), 1, nics)
@@ -294,6 +297,8 @@ class Guests(unittest.TestCase):
             os.kill(qemu, signal.SIGCONT)
         case, out = self.finished_case(proc, run_json)
         attempt = case["attempts"][-1]
+        # The fabric (as far as h1 can tell) did not carry its writes: a failure, and graded.
+        self.assertEqual(attempt["error"]["fault"], "fabric", attempt["error"])
         # The verdict says whose requests went unanswered on which QP, in the NIC's words: h1's
         # rxe gave up on its writes (retry_cnt 6; at 7 rxe retries for ever, and only requests
         # left without a completion would have named it), in run.json and on the terminal.

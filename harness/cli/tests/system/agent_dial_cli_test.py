@@ -121,8 +121,10 @@ class AgentDialTest(unittest.TestCase):
             for shown in ("cmdline", "environ"):
                 with open(f"/proc/{a.pid}/{shown}", "rb") as f:
                     self.assertFalse(key.encode() in f.read(), f"the key is in /proc/PID/{shown}")
-            # Admitted, then the controller goes: the agent stops and exits 0.
+            # Admitted (the next reply shows the agent read it), then the controller goes: the
+            # agent stops and exits 0.
             controller.admission(True, host="h1")
+            self.assertEqual(controller.hello(2)["id"], 2)
             controller.close()
             self.assertEqual(a.wait(timeout=30), 0, a.stderr.read().decode())
         finally:
@@ -135,6 +137,7 @@ class AgentDialTest(unittest.TestCase):
             a = agent(controller.port, "r2", stdin_key=key)
             self.assertEqual(controller.hello(7)["id"], 7)
             controller.admission(True, host="h2")
+            self.assertEqual(controller.hello(8)["id"], 8)
             controller.close()
             self.assertEqual(a.wait(timeout=30), 0)
         finally:

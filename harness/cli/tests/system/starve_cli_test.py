@@ -5,7 +5,7 @@ h1's agent is pinned to one CPU (a wrapper named as h1's `agent:` in the invento
 with it for the bandwidth case's 2 seconds. The flag is asserted under the load the test
 created, never a time: run.json must carry h1's scheduling section with its threads' wait, the
 attempt's cpu_starved reason naming h1 and the grade's; the threshold that passed keeps its pass,
-the one no testbed can meet (1000 Gbit/s) is not judged (error, exit 3) rather than failed;
+the one no testbed can meet (1000 Gbit/s) fails (exit 1) and says the CPU may explain it;
 junit.xml carries the cpu_starved property and the console the reason. Keeping it short: one 2 s
 case on a testbed of 4 hosts.
 
@@ -109,8 +109,8 @@ class StarveTest(unittest.TestCase):
         with busy_loops(cpu, 3):
             r, record, junit = self.run_suite(inventory)
         out = r.stdout + r.stderr
-        # The rate 1000 Gbit/s asked for is not judged on a starved host: exit 3, not 1.
-        self.assertEqual(r.returncode, 3, out)
+        # The rate 1000 Gbit/s asked for fails, flagged: a bisection still sees a bad run.
+        self.assertEqual(r.returncode, 1, out)
         attempt = record["cases"][0]["attempts"][0]
         cpu_seen = attempt["cpu"]
         self.assertIn("h1", cpu_seen, json.dumps(attempt["cpu"]))
@@ -124,11 +124,11 @@ class StarveTest(unittest.TestCase):
         self.assertTrue(any(s.startswith("h1: ") for s in starved), starved)
         grade = attempt["grade"]
         self.assertEqual(grade["starved"], starved)
-        self.assertEqual([t["verdict"] for t in grade["thresholds"]], ["pass", "error"])
-        self.assertIn("not judged: the case was CPU-starved (h1: ",
+        self.assertEqual([t["verdict"] for t in grade["thresholds"]], ["pass", "fail"])
+        self.assertIn("the case was CPU-starved, which may explain it (h1: ",
                       grade["thresholds"][1]["detail"])
-        self.assertEqual(grade["verdict"], "error")
-        self.assertEqual(record["cases"][0]["outcome"], "error")
+        self.assertEqual(grade["verdict"], "fail")
+        self.assertEqual(record["cases"][0]["outcome"], "fail")
         self.assertIn("CPU-starved", r.stdout)
         props = {p.get("name"): p.get("value") for p in junit.iter("property")}
         self.assertIn("cpu_starved", props)

@@ -521,6 +521,7 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     attempt.raw["nics"] = nics_json(nics);
     attempt.metrics = measured.values;  // kept should a later phase fail
     attempt.unmeasured = measured.unmeasured;
+    attempt.where = measured.where;  // a fabric fault is graded too: its errors say where
     attempt.raw["traffic"] = std::move(traffic.raw);
     if (!traffic.events.empty()) attempt.raw["device_events"] = device_events_json(traffic.events);
     if (traffic.failure) blame_port_down(*traffic.failure, traffic.events);

@@ -33,6 +33,9 @@ void blame_port_down(reports::AttemptError& failure, const std::vector<HostEvent
   const HostEvent* down = first_port_down(events);
   if (down == nullptr) return;
   failure.host = down->host;
+  // A port of this host went down under the traffic: the transport's retries ran out because of
+  // it, and the host is what to look at (its cable, its NIC), not the fabric's forwarding.
+  failure.fault = reports::Fault::infrastructure;
   failure.message +=
       fmt::format(" (host {}: {} reported {} at {} ns: {})", down->host, down->event.device,
                   down->event.kind, down->event.at_ns, down->event.detail);

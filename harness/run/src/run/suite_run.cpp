@@ -474,7 +474,9 @@ class Run {
         a.repeat = repeat;
         check_settings_held(c, a);
         save();  // what was measured is on disk before it is graded
-        if (!a.error) {
+        // A fabric fault fails the case whatever its thresholds say; they are graded too, so the
+        // verdicts show what the traffic measured before its retries ran out.
+        if (!a.error || a.error->fault == reports::Fault::fabric) {
           a.grade = suites::grade(test.thresholds, a.metrics, c.names, a.unmeasured, a.where);
           suites::account_for_starvation(*a.grade, test.thresholds, a.cpu_starved);
         }
