@@ -305,7 +305,9 @@ class Guests(unittest.TestCase):
         detail = attempt["grade"]["thresholds"][0]["detail"]
         self.assertRegex(detail, r"at h1: QP 0x[0-9a-f]+: retry_exceeded \(the NIC: transport "
                                  r"retry counter exceeded\)")
-        self.assertIn("h1: QP 0x", out)
+        # On the terminal: the fabric's fault, the QP and the side whose requests went unanswered.
+        self.assertRegex(out, r"the fabric: QP 0x[0-9a-f]+: retry_exceeded .*\(client \(h1\) -> "
+                              r"server \(h2\)\)")
         nics = {n["host"]: n["deltas"] for n in attempt["raw"]["nics"]}
         self.assertEqual(nics["h1"].get("hw_counters/retry_exceeded_err"), 1, nics)
         # No port event: nothing went down that h1 or h2 could see.
