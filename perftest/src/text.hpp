@@ -12,7 +12,9 @@ inline bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-inline bool is_space(char c) { return is_blank(c) || c == '\n'; }
+inline bool is_space(char c) {
+  return is_blank(c) || c == '\n';
+}
 
 inline std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
