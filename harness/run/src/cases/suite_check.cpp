@@ -182,7 +182,7 @@ std::vector<std::string> check_suite_against_inventory(const suites::Suite& suit
     for (std::size_t i = 0; i < test.settings.captures.size(); ++i) {
       const std::string& name = test.settings.captures[i];
       // At the name in `captures:`, where it is fixed.
-      const std::string at =
+      const std::string at_name =
           i < test.settings.captures_where.size() && test.settings.captures_where[i].line > 0
               ? fmt::format("{}:{}:{}: test '{}'", suite.file, test.settings.captures_where[i].line,
                             test.settings.captures_where[i].column, test.name)
@@ -194,13 +194,13 @@ std::vector<std::string> check_suite_against_inventory(const suites::Suite& suit
           if (!known.empty()) known += ", ";
           known += c.name;
         }
-        problems.push_back(fmt::format("{}: capture point '{}' is not in {} (it has: {})", at, name,
-                                       inventory.file, known.empty() ? "none" : known));
+        problems.push_back(fmt::format("{}: capture point '{}' is not in {} (it has: {})", at_name,
+                                       name, inventory.file, known.empty() ? "none" : known));
       } else if (inventory.find_host(point->host) == nullptr) {
         problems.push_back(
             fmt::format("{}: capture point '{}' is on host '{}', which {} does "
                         "not list under hosts (rocehil reaches it over ssh)",
-                        at, name, point->host, inventory.file));
+                        at_name, name, point->host, inventory.file));
       }
     }
     if (test.inject) try {
