@@ -50,7 +50,7 @@ TEST(HistoryText, TheJsonHasTheKindItsOnlyAndItsSet) {
   EXPECT_EQ(j["runs"][0]["kind"], "bisect");
   EXPECT_EQ(j["runs"][0]["only"], "incast*");
   EXPECT_EQ(j["runs"][1]["kind"], "only");
-  EXPECT_EQ(j["runs"][1]["set"], nlohmann::json::array({"roce_rp.rpg_gd=9"}));
+  EXPECT_EQ(j["runs"][1]["set"], nlohmann::ordered_json::array({"roce_rp.rpg_gd=9"}));
   EXPECT_EQ(j["runs"][2]["kind"], "set");
   EXPECT_TRUE(j["runs"][2]["only"].is_null());
   EXPECT_EQ(j["runs"][3]["kind"], "full");
