@@ -203,13 +203,7 @@ nlohmann::json to_json(const SettingsFindings& f) {
     restored.push_back({{"host", r.host}, {"left_by", r.left_by}, {"changes", changes}});
   }
   nlohmann::json in_use = nlohmann::json::array();
-  for (const auto& u : f.in_use)
-    in_use.push_back({{"host", u.host},
-                      {"run", u.run},
-                      {"since", u.since},
-                      {"pid", u.owner.pid},
-                      {"machine", u.owner.machine},
-                      {"alive", u.alive}});
+  for (const auto& u : f.in_use) in_use.push_back(nlohmann::json(in_use_json(u)));
   nlohmann::json differences = nlohmann::json::array();
   for (const auto& d : f.differences)
     differences.push_back({{"host", d.host},

@@ -106,13 +106,7 @@ int restore(const HostCommandOptions& o) {
       hosts.push_back(
           {{"host", r.host}, {"left_by", r.left_by}, {"changes", changes_json(r.changes)}});
     nlohmann::ordered_json in_use = nlohmann::ordered_json::array();
-    for (const run::JournalInUse& u : left.in_use)
-      in_use.push_back({{"host", u.host},
-                        {"run", u.run},
-                        {"since", u.since},
-                        {"pid", u.owner.pid},
-                        {"machine", u.owner.machine},
-                        {"alive", u.alive}});
+    for (const run::JournalInUse& u : left.in_use) in_use.push_back(in_use_json(u));
     fmt::print(
         "{}\n",
         nlohmann::ordered_json{{"schema_version", 1}, {"restored", hosts}, {"in_use", in_use}}.dump(

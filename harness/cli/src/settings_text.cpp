@@ -23,6 +23,15 @@ std::string left_restored_line(const run::SettingsRestored& r) {
                      changes.empty() ? "nothing was in force any more" : changes);
 }
 
+nlohmann::ordered_json in_use_json(const run::JournalInUse& u) {
+  return {{"host", u.host},
+          {"run", u.run},
+          {"since", u.since},
+          {"pid", u.owner.pid},
+          {"machine", u.owner.machine},
+          {"alive", u.alive}};
+}
+
 std::string in_use_line(const run::JournalInUse& u) {
   const std::string held =
       fmt::format("run {} (pid {} on {}) since {}", u.run.empty() ? "?" : u.run, u.owner.pid,

@@ -3,6 +3,7 @@
 // Lines that say what happened to fabric settings, shared by run, bisect, selftest, settings and
 // inventory check: what a journal left behind put back, what is in force, what was restored.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@ namespace rocehil::cli {
 std::string left_restored_line(const run::SettingsRestored& r);
 // "settings journal on h1 in use by run R (pid P on ctl) since T: left alone, not put back"
 std::string in_use_line(const run::JournalInUse& u);
+// The same for --json (settings restore, inventory check): host, run, since, pid, machine, alive.
+nlohmann::ordered_json in_use_json(const run::JournalInUse& u);
 // "settings in force: h1 eth1 roce_rp.rpg_gd=9, switches switch.ecn_mark_mbps=150"
 std::string in_force_line(const std::vector<run::SettingInForce>& in_force);
 // "settings put back and read back: 3 change(s) (h1, h2, testbed-tb1)"
