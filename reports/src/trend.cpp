@@ -61,15 +61,24 @@ struct Located {
   std::size_t run = 0;
   bool up = false;
 };
-std::vector<Located> locate(const std::vector<std::optional<double>>& values, std::size_t end,
-                            const ChangePointOptions& detection) {
-  std::vector<double> present;
+// The measured values of runs [0, end) without the gaps, and the run of each.
+struct Present {
+  std::vector<double> values;
   std::vector<std::size_t> run_of;
+};
+Present present_of(const std::vector<std::optional<double>>& values, std::size_t end) {
+  Present p;
   for (std::size_t r = 0; r < end; ++r)
     if (values[r]) {
-      present.push_back(*values[r]);
-      run_of.push_back(r);
+      p.values.push_back(*values[r]);
+      p.run_of.push_back(r);
     }
+  return p;
+}
+
+std::vector<Located> locate(const std::vector<std::optional<double>>& values, std::size_t end,
+                            const ChangePointOptions& detection) {
+  const auto [present, run_of] = present_of(values, end);
   std::vector<Located> out;
   const auto points = find_change_points(present, detection);
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -90,13 +99,7 @@ std::vector<TrendChange> changes_in(const std::vector<std::optional<double>>& va
                                     suites::Better better, const ChangePointOptions& detection,
                                     std::size_t recent) {
   std::vector<TrendChange> out;
-  std::vector<double> present;
-  std::vector<std::size_t> run_of;  // present value -> run index
-  for (std::size_t r = 0; r < values.size(); ++r)
-    if (values[r]) {
-      present.push_back(*values[r]);
-      run_of.push_back(r);
-    }
+  const auto [present, run_of] = present_of(values, values.size());
   const auto points = find_change_points(present, detection);
   // What the series told before its newest runs came: a change found then (where the newest
   // runs measured nothing, the answer is the same) is not new now.
