@@ -50,18 +50,22 @@ int main(int argc, char** argv) {
   CLI::App app("Replays synthetic nightly histories through the trend alarm.");
   int histories = 200, nights = 24, step_night = 7;
   reports::ChangePointOptions detection;
+  detection.min_change_pct = 5;  // trend's default
   app.add_option("--histories", histories, "Histories per step and spread")->capture_default_str();
   app.add_option("--nights", nights, "Nights in each history")->capture_default_str();
   app.add_option("--step-night", step_night, "The first night at the new level")
       ->capture_default_str();
   app.add_option("--p", detection.max_p, "trend --p")->capture_default_str();
   app.add_option("--min-runs", detection.min_segment, "trend --min-runs")->capture_default_str();
+  app.add_option("--min-change", detection.min_change_pct, "trend --min-change")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   fmt::print(
       "alarm replay: {} histories of {} nights each, step from night {}, --p {}, "
-      "--min-runs {}\n\n",
-      histories, nights, step_night, detection.max_p, detection.min_segment);
+      "--min-runs {}, --min-change {}\n\n",
+      histories, nights, step_night, detection.max_p, detection.min_segment,
+      detection.min_change_pct);
   fmt::print("{:>6} {:>7} | {:>6} {:>6} {:>6} {:>6} {:>7} | {:>6}\n", "step", "spread", "N+0-1",
              "N+2", "N+3", "N+4-6", "later", "missed");
   struct Row {

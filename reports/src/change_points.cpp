@@ -16,6 +16,7 @@
 #include <numeric>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/reports/comparison.hpp"
 #include "rocehil/reports/t_test.hpp"
 
 namespace rocehil::reports {
@@ -149,7 +150,8 @@ class Search {
           static_cast<double>(as_large + 1) / static_cast<double>(options_.permutations + 1);
     const double p = std::min(1.0, 2 * std::min(p_permutation.value_or(1.0), p_t));
     if (!(p <= options_.max_p)) return;
-    found.push_back({begin + split, observed, p, p_permutation, p_t});
+    if (large_enough(begin, begin + split, end))
+      found.push_back({begin + split, observed, p, p_permutation, p_t});
     window(begin, begin + split, found);
     window(begin + split, end, found);
   }
@@ -167,6 +169,15 @@ class Search {
       (i < split ? left_ : right_).push_back(positive ? std::log(series_[i]) : series_[i]);
     const auto splits = static_cast<double>(end - begin - 2 * options_.min_segment + 1);
     return std::min(1.0, splits * pooled_t_test(left_, right_).p_value);
+  }
+
+  // Whether the medians of [begin, split) and [split, end) differ by min_change_pct of the left's.
+  bool large_enough(std::size_t begin, std::size_t split, std::size_t end) {
+    if (options_.min_change_pct <= 0) return true;
+    const auto at = [&](std::size_t i) { return series_.begin() + static_cast<std::ptrdiff_t>(i); };
+    const double before = median({at(begin), at(split)}), after = median({at(split), at(end)});
+    return after != before &&
+           std::abs(after - before) * 100 >= options_.min_change_pct * std::abs(before);
   }
 
   // ranks_[i]: the position of values_[i] in the window's sorted values (ties in order).
@@ -195,6 +206,10 @@ void check(std::span<const double> series, const ChangePointOptions& options) {
   if (!(options.max_p > 0 && options.max_p < 1))
     throw input_error(fmt::format("change points: max_p {} is outside (0, 1)", options.max_p));
   if (options.permutations == 0) throw input_error("change points: no permutations to test with");
+  if (!(options.min_change_pct >= 0 && std::isfinite(options.min_change_pct)))
+    throw input_error(
+        fmt::format("change points: min_change_pct {} is not a percentage of 0 or more",
+                    options.min_change_pct));
   for (std::size_t i = 0; i < series.size(); ++i)
     if (!std::isfinite(series[i]))
       throw input_error(fmt::format(

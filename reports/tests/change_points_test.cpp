@@ -80,6 +80,25 @@ TEST(ChangePoints, TwoStepsAreBothFoundAndAStableSeriesHasNone) {
   EXPECT_TRUE(find_change_points(std::vector<double>{1, 2, 3, 4, 5}).empty());  // too short
 }
 
+// The busbw of trend_cli's 16 runs in a CI run of 2026-11-29 (its log): the uplinks slowed from
+// run 9 (index 8, -12%), and runs 6-8 about 4% lower than 1-5 with nothing changed (the machine
+// was busier). Both are significant; only the step is as large as --min-change's 5%.
+TEST(ChangePoints, AShiftSmallerThanMinChangeIsNotAChangePointButTheStepBeyondItIs) {
+  const std::vector<double> busbw{0.3362, 0.3363, 0.331,  0.3362, 0.3309, 0.3179, 0.3241, 0.3224,
+                                  0.2836, 0.2829, 0.2828, 0.2789, 0.2822, 0.2842, 0.2817, 0.2826};
+  const auto all = find_change_points(busbw);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].index, 5u);
+  EXPECT_EQ(all[1].index, 8u);
+  const auto large = find_change_points(busbw, {.min_change_pct = 5});
+  ASSERT_EQ(large.size(), 1u);
+  EXPECT_EQ(large[0].index, 8u);
+  // Runs 1-8 alone: the drift is the best split; kept under a 3% bar, not under 5%.
+  std::vector<double> drift_first(busbw.begin(), busbw.begin() + 8);
+  EXPECT_TRUE(find_change_points(drift_first, {.min_change_pct = 5}).empty());
+  EXPECT_EQ(find_change_points(drift_first, {.min_change_pct = 3}).size(), 1u);
+}
+
 TEST(ChangePoints, TheSameSeriesAndSeedGiveTheSameAnswer) {
   std::mt19937_64 random(9);
   auto series = noise(random, 30, 0, 1);
@@ -148,6 +167,7 @@ TEST(ChangePoints, BadOptionsAndValuesAreRefused) {
   EXPECT_THROW(find_change_points(ok, {.min_segment = 1}), Error);
   EXPECT_THROW(find_change_points(ok, {.max_p = 0}), Error);
   EXPECT_THROW(find_change_points(ok, {.permutations = 0}), Error);
+  EXPECT_THROW(find_change_points(ok, {.min_change_pct = -1}), Error);
   std::vector<double> gap = ok;
   gap[3] = std::nan("");
   try {

@@ -135,6 +135,12 @@ void add_trend_command(CLI::App& app, int& exit_code) {
                   "the permutation test's and Student's t-test's)")
       ->check(CLI::Range(1e-6, 0.5))
       ->capture_default_str();
+  o->trend.detection.min_change_pct = 5;
+  cmd->add_option("--min-change", o->trend.detection.min_change_pct,
+                  "The smallest change of the medians, in %, that is a change point (runs on a "
+                  "busy machine or fabric drift by a few percent with nothing changed)")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
   cmd->add_option("--min-runs", o->trend.detection.min_segment,
                   "Runs on each side of a change point, at least")
       ->check(CLI::Range(2, 1000))
@@ -166,7 +172,7 @@ Each run's value is the median of its repeats; a run that did not measure a metr
 in its series (never a 0). Change points are found by E-divisive means (Matteson and James 2014:
 the split that most separates the values before it from those after), as MongoDB and DataStax's
 Hunter run it over their nightly performance tests, then searched again on each side. A split
-is kept when p <= --p, p being twice the smaller of two tests' p-values: a permutation test of
+is kept when its medians differ by --min-change or more and p <= --p, p being twice the smaller of two tests' p-values: a permutation test of
 the values (999 shuffles; assumes nothing of their distribution, but three runs against three
 are only 20 orderings and can never give less than 0.1), and Student's t-test on the values'
 logarithms (the step against the runs' spread, so a clear step shows with few runs), taken

@@ -27,6 +27,11 @@ struct ChangePointOptions {
   std::size_t min_segment = 3;  // values on each side of a split, at least (2 or more)
   double max_p = 0.01;          // a split is kept when its p-value is at most this
   std::size_t permutations = 999;
+  // A significant split is kept only when the medians of its two sides differ by at least this
+  // many percent of the left side's (as rocehil compare's --min-change): on a shared machine or
+  // a busy fabric, runs shift by a few percent for reasons no one changed, and a nightly alarm
+  // on those is noise. A split rejected for its size is still searched on each side.
+  double min_change_pct = 0;
   // The permutations' generator (splitmix64): the same series always gives the same answer.
   std::uint64_t seed = 1;
 };
@@ -42,7 +47,8 @@ struct ChangePoint {
 };
 
 // In ascending index order. Throws rocehil::Error (bad input): min_segment below 2, max_p
-// outside (0, 1), no permutations, a value that is not finite.
+// outside (0, 1), no permutations, min_change_pct negative or not finite, a value that is not
+// finite.
 std::vector<ChangePoint> find_change_points(std::span<const double> series,
                                             const ChangePointOptions& options = {});
 
