@@ -26,7 +26,7 @@ using inventory::shown;
 #define ROCEHIL_SETTING_KEYS                                                              \
   "hosts", "provider", "size", "qps", "strategy", "placement", "traffic_class", "opcode", \
       "transport", "memory", "duration_s", "iterations", "warmup", "repeats", "pipeline", \
-      "captures", "engine", "rounds", "mtu", "tx_depth", "sl"
+      "captures", "engine", "rounds", "mtu", "tx_depth", "sl", "rate"
 
 // A typo in a sweep must not turn into a run of a month.
 constexpr std::size_t max_cases_per_test = 10000;
@@ -244,6 +244,16 @@ class SuiteReader {
         else
           s.mtu = static_cast<std::uint32_t>(*v);
       }
+    if (const auto n = m.get("rate"); n.IsDefined())
+      if (const auto v = inventory::read_string(ctx_, n, field("rate"))) {
+        std::string why;
+        if (auto rate = parse_rate(*v, why)) {
+          s.rate = std::move(rate);
+          s.rate_where = inventory::location_of(n);
+        } else {
+          ctx_.error(n, fmt::format("{}: {}", field("rate"), why));
+        }
+      }
     if (const auto n = m.get("captures"); n.IsDefined())
       if (const auto v = inventory::read_string_list(ctx_, n, field("captures"))) {
         for (std::size_t i = 0; i < v->size(); ++i)
@@ -342,6 +352,12 @@ class SuiteReader {
     if (measured_workload(t) == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
                  fmt::format("{}: lat pings over one QP; drop qps", owner));
+    // No workload paces its senders yet: refused rather than run at line rate unsaid.
+    if (t.settings.rate)
+      ctx_.error(t.settings.rate_where,
+                 fmt::format("{}: workload {} does not take rate (it sends as fast as it can); "
+                             "drop rate",
+                             owner, t.workload));
     if (t.settings.transport == "ud") check_ud(m, n, owner, t);
     if (t.settings.engine == "perftest" || is_calibration(t)) check_perftest(m, n, owner, t);
     if (t.settings.memory == "gpu" && t.workload != "bw" && t.workload != "lat" &&

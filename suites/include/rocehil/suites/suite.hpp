@@ -8,6 +8,7 @@
 
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/settings/assignment.hpp"
+#include "rocehil/suites/rate.hpp"
 #include "rocehil/suites/threshold.hpp"
 
 namespace rocehil::suites {
@@ -47,6 +48,9 @@ struct TestSettings {
   std::uint32_t mtu = 1024;
   std::uint32_t tx_depth = 64;
   int sl = 0;
+  // How fast each sender sends (docs/suites.md, "Pacing"); empty: as fast as it can.
+  std::optional<Rate> rate;
+  SourceLocation rate_where;  // where `rate:` was written; 0: not written
   std::vector<std::string> captures;  // capture points (inventory names) running during the test
   std::vector<SourceLocation> captures_where;  // where each was written; empty: not known
 };
