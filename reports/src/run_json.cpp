@@ -128,6 +128,7 @@ CaseRecord case_record(const nlohmann::json& c) {
   out.test = text(c, "test");
   out.workload = text(c, "workload");
   out.skip_reason = text(c, "skip_reason");
+  out.fabric_settings = member(c, "fabric_settings");
   const nlohmann::json& expect_fail = member(c, "expect_fail");
   out.expect_fail = expect_fail.is_boolean() && expect_fail.get<bool>();
   for (const nlohmann::json& a : list(c, "attempts")) {
@@ -199,6 +200,7 @@ nlohmann::json to_json(const CaseRecord& c) {
           {"skip_reason",
            c.skip_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.skip_reason)},
           {"summary", summary_json(c)},
+          {"fabric_settings", c.fabric_settings},
           {"attempts", attempts}};
 }
 

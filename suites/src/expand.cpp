@@ -28,6 +28,15 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   return value * scale;
 }
 
+SuiteTest test_of_part(const SuiteTest& test, const Part& part) {
+  SuiteTest t;
+  t.name = fmt::format("{}/{}", test.name, part.name);
+  t.workload = part.workload;
+  t.settings = part.settings;
+  t.where = part.where;
+  return t;
+}
+
 std::vector<TestCase> expand(const Suite& suite) {
   std::vector<TestCase> cases;
   for (std::size_t i = 0; i < suite.tests.size(); ++i) {

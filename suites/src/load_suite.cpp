@@ -2,6 +2,8 @@
 // loader does (the two share inventory's located YAML reader).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -27,6 +29,22 @@ using inventory::shown;
   "hosts", "provider", "size", "qps", "strategy", "placement", "traffic_class", "opcode", \
       "transport", "memory", "duration_s", "iterations", "warmup", "repeats", "pipeline", \
       "captures", "engine", "rounds", "mtu", "tx_depth", "sl", "rate"
+
+// What a part may give of a test's settings: not its captures (they capture the whole case),
+// repeats (the case's) or rounds (a calibration's).
+#define ROCEHIL_PART_KEYS                                                                       \
+  "hosts", "provider", "size", "qps", "strategy", "placement", "traffic_class", "opcode",       \
+      "transport", "memory", "duration_s", "iterations", "warmup", "pipeline", "engine", "mtu", \
+      "tx_depth", "sl", "rate"
+
+// A part's name prefixes its metrics in thresholds (roce.busbw_gbps): an identifier.
+bool is_part_name(std::string_view name) {
+  if (name.empty() || name.size() > 32 || !std::isalpha(static_cast<unsigned char>(name[0])))
+    return false;
+  return name != "baseline" && std::all_of(name.begin(), name.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+         });
+}
 
 // A typo in a sweep must not turn into a run of a month.
 constexpr std::size_t max_cases_per_test = 10000;
@@ -315,40 +333,91 @@ class SuiteReader {
                              t.settings.iterations));
   }
 
-  std::optional<SuiteTest> read_test(const YAML::Node& n, const TestSettings& defaults) {
-    MapReader m(ctx_, n, "a test",
-                {"name", "workload", "thresholds", "expect", "inject", ROCEHIL_SETTING_KEYS});
-    if (!m.ok()) return std::nullopt;
-    SuiteTest t;
-    t.where = inventory::location_of(n);
-    t.settings = defaults;
-    const YAML::Node name_node = m.require("name", "allreduce");
-    if (!name_node.IsDefined()) return std::nullopt;
-    const auto name = inventory::read_string(ctx_, name_node, "test name");
-    if (!name) return std::nullopt;
-    t.name = *name;
-    if (!inventory::is_valid_name(t.name)) {
-      ctx_.error(m.get("name"), fmt::format("test name '{}' may hold letters, digits and . _ - "
-                                            "only (it names reports and JUnit cases)",
-                                            shown(t.name)));
-      return std::nullopt;
+  // `parts:` of a test: each part a workload with the test's settings under its own. A test
+  // with parts runs one case (its parts' values are one each); a sweep is a test per value.
+  void read_parts(const YAML::Node& n, const MapReader& test_map, const std::string& owner,
+                  SuiteTest& t) {
+    if (!n.IsSequence() || n.size() == 0) {
+      ctx_.error(n, fmt::format("{}: parts must be a list of parts, each as "
+                                "'- {{name: roce, workload: incast, hosts: ...}}'",
+                                owner));
+      return;
     }
-    const std::string owner = fmt::format("test '{}'", t.name);
-    if (const auto w = m.require("workload", "allreduce"); w.IsDefined()) {
-      const auto v = inventory::read_string(ctx_, w, owner + ": workload");
-      if (v && is_workload(*v)) {
-        t.workload = *v;
-      } else if (v) {
-        std::string known;
-        for (const auto k : workload_names()) {
-          if (!known.empty()) known += ", ";
-          known += k;
-        }
-        ctx_.error(
-            w, fmt::format("{}: workload '{}' is unknown; use one of {}", owner, shown(*v), known));
+    refuse_sweeps(test_map, owner, t.settings,
+                  "a test with parts runs one case; give it one value (a test per value sweeps)");
+    std::set<std::string> names;
+    for (const YAML::Node& item : n) {
+      MapReader pm(ctx_, item, owner + ": a part",
+                   {"name", "workload", "start_after_s", "stagger_s", ROCEHIL_PART_KEYS});
+      if (!pm.ok()) continue;
+      Part part;
+      part.where = inventory::location_of(item);
+      part.settings = t.settings;
+      const YAML::Node name_node = pm.require("name", "roce");
+      const auto name = name_node.IsDefined()
+                            ? inventory::read_string(ctx_, name_node, owner + ": part name")
+                            : std::nullopt;
+      if (!name) continue;
+      if (!is_part_name(*name)) {
+        ctx_.error(name_node, fmt::format("{}: part name '{}' may hold letters, digits and _ "
+                                          "only, a letter first (it names the part's metrics: "
+                                          "{}.busbw_gbps)",
+                                          owner, shown(*name), "roce"));
+        continue;
       }
+      if (!names.insert(*name).second) {
+        ctx_.error(name_node, fmt::format("{}: part '{}' is defined twice; give each part its "
+                                          "own name",
+                                          owner, *name));
+        continue;
+      }
+      part.name = *name;
+      const std::string part_owner = fmt::format("{}: part '{}'", owner, part.name);
+      if (const YAML::Node w = pm.require("workload", "incast"); w.IsDefined()) {
+        const auto v = inventory::read_string(ctx_, w, part_owner + ": workload");
+        if (v && is_workload(*v) && !v->starts_with("calibrate_")) {
+          part.workload = *v;
+        } else if (v) {
+          ctx_.error(w, fmt::format("{}: workload '{}' cannot be a part; use bw, lat or a "
+                                    "collective pattern (a calibration runs alone)",
+                                    part_owner, shown(*v)));
+          continue;
+        }
+      }
+      if (part.workload.empty()) continue;
+      read_settings(pm, part_owner, part.settings);
+      refuse_sweeps(pm, part_owner, part.settings,
+                    "a part takes one value (a test per value sweeps)");
+      const auto seconds = [&](std::string_view key, double& out) {
+        if (const YAML::Node v = pm.get(key); v.IsDefined())
+          if (const auto x =
+                  inventory::read_number(ctx_, v, fmt::format("{}: {}", part_owner, key), 0, 86400))
+            out = *x;
+      };
+      seconds("start_after_s", part.start_after_s);
+      seconds("stagger_s", part.stagger_s);
+      check_workload(pm, item, part_owner, test_of_part(t, part));
+      t.parts.push_back(std::move(part));
     }
-    read_settings(m, owner, t.settings);
+  }
+
+  // A sweep where one value is wanted: each swept key given more than one, at its place.
+  void refuse_sweeps(const MapReader& m, const std::string& owner, const TestSettings& s,
+                     std::string_view why) {
+    const std::pair<std::string_view, std::size_t> swept[] = {
+        {"size", s.sizes.size()},
+        {"qps", s.qps.size()},
+        {"strategy", s.strategies.size()},
+        {"placement", s.placements.size()},
+        {"traffic_class", s.traffic_classes.size()}};
+    for (const auto& [key, values] : swept)
+      if (values > 1 && m.get(key).IsDefined())
+        ctx_.error(m.get(key), fmt::format("{}: {} sweeps {} values; {}", owner, key, values, why));
+  }
+
+  // What the test's (or a part's) workload cannot take of what `m` gives.
+  void check_workload(const MapReader& m, const YAML::Node& n, const std::string& owner,
+                      const SuiteTest& t) {
     if (measured_workload(t) == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
                  fmt::format("{}: lat pings over one QP; drop qps", owner));
@@ -366,6 +435,54 @@ class SuiteReader {
                  fmt::format("{}: memory gpu needs workload bw or lat (a collective checks its "
                              "data in host memory)",
                              owner));
+  }
+
+  std::optional<SuiteTest> read_test(const YAML::Node& n, const TestSettings& defaults) {
+    MapReader m(ctx_, n, "a test",
+                {"name", "workload", "thresholds", "expect", "inject", "settings", "parts",
+                 ROCEHIL_SETTING_KEYS});
+    if (!m.ok()) return std::nullopt;
+    SuiteTest t;
+    t.where = inventory::location_of(n);
+    t.settings = defaults;
+    const YAML::Node name_node = m.require("name", "allreduce");
+    if (!name_node.IsDefined()) return std::nullopt;
+    const auto name = inventory::read_string(ctx_, name_node, "test name");
+    if (!name) return std::nullopt;
+    t.name = *name;
+    if (!inventory::is_valid_name(t.name)) {
+      ctx_.error(m.get("name"), fmt::format("test name '{}' may hold letters, digits and . _ - "
+                                            "only (it names reports and JUnit cases)",
+                                            shown(t.name)));
+      return std::nullopt;
+    }
+    const std::string owner = fmt::format("test '{}'", t.name);
+    const YAML::Node parts = m.get("parts");
+    if (parts.IsDefined()) {
+      if (const auto w = m.get("workload"); w.IsDefined())
+        ctx_.error(w, fmt::format("{}: a test with parts gives each part its workload; drop the "
+                                  "test's workload",
+                                  owner));
+      t.workload = std::string(parts_workload);
+    } else if (const auto w = m.require("workload", "allreduce"); w.IsDefined()) {
+      const auto v = inventory::read_string(ctx_, w, owner + ": workload");
+      if (v && is_workload(*v)) {
+        t.workload = *v;
+      } else if (v) {
+        std::string known;
+        for (const auto k : workload_names()) {
+          if (!known.empty()) known += ", ";
+          known += k;
+        }
+        ctx_.error(
+            w, fmt::format("{}: workload '{}' is unknown; use one of {}", owner, shown(*v), known));
+      }
+    }
+    read_settings(m, owner, t.settings);
+    if (parts.IsDefined())
+      read_parts(parts, m, owner, t);
+    else
+      check_workload(m, n, owner, t);
     const TestSettings& s = t.settings;
     const double cases = static_cast<double>(s.sizes.size()) * static_cast<double>(s.qps.size()) *
                          static_cast<double>(s.strategies.size()) *
@@ -379,6 +496,8 @@ class SuiteReader {
       if (const auto v = inventory::read_choice(ctx_, e, owner + ": expect", {"pass", "fail"}))
         t.expect_fail = *v == "fail";
     if (const auto i = m.get("inject"); i.IsDefined()) t.inject = read_injection(i, owner);
+    if (const auto f = m.get("settings"); f.IsDefined())
+      t.fabric_settings = inventory::read_settings_map(ctx_, f, owner + ": settings");
     if (const auto th = m.get("thresholds"); th.IsDefined()) {
       if (!th.IsSequence()) {
         ctx_.error(th, fmt::format("{}: thresholds must be a list of 'metric op expression' "
@@ -391,7 +510,9 @@ class SuiteReader {
           // Refused now, not after the case has run its seconds and found nothing to grade.
           // The provider the file names (the test's or the defaults') is known without the
           // inventory: what it never measures is refused here too, as `rocehil run` would.
-          if (const auto why = never_measured_by_test(t, threshold->metric.name))
+          if (const auto why = parts.IsDefined()
+                                   ? never_measured_in_parts(t, threshold->metric)
+                                   : never_measured_by_test(t, threshold->metric.name))
             ctx_.error(
                 SourceLocation{threshold->line, threshold->column},
                 fmt::format("{}: threshold '{}': {}", owner, shown(threshold->text, 60), *why));
@@ -524,6 +645,7 @@ class SuiteReader {
 };
 
 #undef ROCEHIL_SETTING_KEYS
+#undef ROCEHIL_PART_KEYS
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "rocehil/suites/metrics.hpp"
+#include "rocehil/suites/threshold.hpp"
 
 namespace rocehil::suites {
 
@@ -26,6 +27,7 @@ bool needs_captures(std::string_view metric) {
 
 // What the traffic itself gives: the agents' numbers for the workload and engine.
 std::vector<std::string_view> traffic_metrics(const SuiteTest& test) {
+  if (test.workload == parts_workload) return {};  // each part's are its own
   // The soft provider counts these per QP; the perftest engine reports none of them.
   const std::vector<std::string_view> per_qp = {"retransmits", "timeouts", "naks", "cnps",
                                                 "cnp_per_s"};
@@ -109,6 +111,39 @@ std::optional<std::string> never_measured_by_test(const SuiteTest& test, std::st
       "{}; this test measures {} (and the NICs' nic_* and switches' switch_* "
       "counters where they count them)",
       why, fmt::join(measured, ", "));
+}
+
+std::optional<std::string> never_measured_in_parts(const SuiteTest& test, const MetricRef& metric) {
+  if (find_metric(metric.name) == nullptr) return std::nullopt;  // the parser names unknown ones
+  std::string names;
+  for (const Part& p : test.parts) names += (names.empty() ? "" : ", ") + p.name;
+  const auto part = std::find_if(test.parts.begin(), test.parts.end(),
+                                 [&](const Part& p) { return p.name == metric.part; });
+  if (metric.part.empty()) {
+    // The traffic's own numbers are each part's; what the captures, NICs and switches count is
+    // the whole case's.
+    for (const Part& p : test.parts) {
+      const auto of_part = traffic_metrics(test_of_part(test, p));
+      if (std::find(of_part.begin(), of_part.end(), metric.name) != of_part.end())
+        return fmt::format(
+            "in a test with parts, {} is each part's: name the part, as in {}.{} (its parts: {})",
+            metric.name, p.name, metric.name, names);
+    }
+    return never_measured_by_test(test, metric.name);
+  }
+  if (part == test.parts.end())
+    return fmt::format("the test has no part '{}'; its parts: {}", metric.part, names);
+  const SuiteTest as_test = test_of_part(test, *part);
+  const auto measured = traffic_metrics(as_test);
+  if (std::find(measured.begin(), measured.end(), metric.name) != measured.end())
+    return std::nullopt;
+  const bool of_case = is_nic_or_switch(metric.name) || needs_captures(metric.name);
+  return fmt::format("part '{}' ({}) never measures {}; it measures {}{}", part->name,
+                     workload_words(as_test), metric.name, fmt::join(measured, ", "),
+                     of_case ? fmt::format(". {} is the whole case's (the captures, NICs and "
+                                           "switches count it): name it without a part",
+                                           metric.name)
+                             : "");
 }
 
 std::optional<std::string> never_measured_on(std::string_view provider, std::string_view metric) {

@@ -68,11 +68,29 @@ class Parser {
 
   bool metric(MetricRef& m) {
     skip_spaces();
-    const std::size_t start = at_;
-    const std::string_view name = identifier();
+    std::size_t start = at_;
+    std::string_view name = identifier();
     if (name.empty()) {
       fail("a threshold starts with a metric, as in 'busbw_gbps >= 0.9 * link_gbps'");
       return false;
+    }
+    // part.metric: a metric of one part of a test with parts (the suite checks the part).
+    if (at_ < text_.size() && text_[at_] == '.') {
+      if (name == "baseline") {
+        fail(
+            "a threshold's left side is this run's metric; baseline.<metric> belongs in the "
+            "expression, as in 'busbw_gbps >= 0.95 * baseline.busbw_gbps'");
+        return false;
+      }
+      m.part = std::string(name);
+      ++at_;
+      start = at_;
+      name = identifier();
+      if (name.empty()) {
+        fail(fmt::format("'{}.' names a part; a metric follows, as in {}.busbw_gbps", m.part,
+                         m.part));
+        return false;
+      }
     }
     const MetricInfo* info = find_metric(name);
     if (info == nullptr) {
@@ -288,7 +306,11 @@ std::string_view to_string(Verdict v) {
 }
 
 std::string MetricRef::key() const {
-  return index ? fmt::format("{}[{}]", name, *index) : name;
+  return index ? fmt::format("{}[{}]", name_key(), *index) : name_key();
+}
+
+std::string MetricRef::name_key() const {
+  return part.empty() ? name : fmt::format("{}.{}", part, name);
 }
 
 ParsedThreshold parse_threshold(std::string_view text) {
@@ -371,7 +393,7 @@ Evaluation evaluate(const Threshold& t, const Values& measured, const Values& na
   if (it == measured.end()) {
     out.verdict = Verdict::error;
     auto why = unmeasured.find(key);
-    if (why == unmeasured.end()) why = unmeasured.find(t.metric.name);
+    if (why == unmeasured.end()) why = unmeasured.find(t.metric.name_key());
     out.detail = why != unmeasured.end() ? fmt::format("{} was not measured: {}", key, why->second)
                                          : fmt::format("{} was not measured by this test", key);
     return out;

@@ -60,5 +60,36 @@ TEST(SuiteSettings, WrongNamesAndValuesAreRefusedAtTheirLine) {
   EXPECT_NE(no_value[0].find("needs a value"), std::string::npos) << no_value[0];
 }
 
+TEST(SuiteSettings, ATestHasItsOwnReadAndRefusedAsTheSuitesAre) {
+  const SuiteLoadResult r = parse_suite(
+      "schema_version: 1\nname: x\ntests:\n  - name: off\n    workload: incast\n"
+      "    settings: {roce_rp.enable: none, roce_np.enable: none}\n"
+      "  - name: on\n    workload: incast\n",
+      "s.yaml");
+  ASSERT_TRUE(r.suite.has_value())
+      << (r.diagnostics.empty() ? std::string() : inventory::to_string(r.diagnostics.front()));
+  const auto& off = r.suite->tests[0].fabric_settings;
+  ASSERT_EQ(off.size(), 2u);
+  EXPECT_EQ(off[0].setting->name, "roce_rp.enable");
+  EXPECT_EQ(off[0].origin, "s.yaml:6:16");
+  EXPECT_TRUE(r.suite->tests[1].fabric_settings.empty());
+  EXPECT_TRUE(r.suite->settings.empty());
+
+  const SuiteLoadResult bad = parse_suite(
+      "schema_version: 1\nname: x\ntests:\n  - name: off\n    workload: incast\n"
+      "    settings:\n      roce_rp.rpg_time_rest: 55\n",
+      "s.yaml");
+  ASSERT_EQ(bad.diagnostics.size(), 1u);
+  EXPECT_EQ(inventory::to_string(bad.diagnostics[0]),
+            "s.yaml:7:7: test 'off': settings: unknown setting 'roce_rp.rpg_time_rest' (did you "
+            "mean 'roce_rp.rpg_time_reset'?)");
+  // `defaults:` holds what every test starts from, not fabric settings (the suite's are those).
+  const SuiteLoadResult in_defaults = parse_suite(
+      "schema_version: 1\nname: x\ndefaults: {settings: {mtu: 1024}}\ntests:\n  - name: a\n"
+      "    workload: incast\n",
+      "s.yaml");
+  EXPECT_EQ(in_defaults.diagnostics.size(), 1u);
+}
+
 }  // namespace
 }  // namespace rocehil::suites

@@ -18,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 from testbed_fixture import testbed_down, testbed_up, wait_for
@@ -165,6 +166,66 @@ class SettingsTest(unittest.TestCase):
         self.assertEqual(changed["set switches switch.ecn_mark_mbps"], ("150", "200"))
         self.assertEqual(changed["set h1 " + f"{TB['id']}-nic0 roce_np.min_time_between_cnps"],
                          ("50", None))
+        self.assert_fabric_as_before()
+
+    def test_a_tests_own_settings_hold_for_its_cases_only_under_set(self):
+        # "DCQCN off, then on" as one suite: the first test sets its own values over the suite's,
+        # the second runs under the suite's alone. The soft files are read all through the run
+        # (an independent read), and each case's fabric_settings in run.json says what it ran under.
+        suite = self.write_file("s.yaml", INCAST_SUITE.replace(
+            "tests:\n  - name: incast\n",
+            "tests:\n  - name: own\n    workload: incast\n    size: 1M\n"
+            "    settings: {roce_rp.rpg_min_dec_fac: 30, roce_np.min_time_between_cnps: 9}\n"
+            "  - name: incast\n"))
+        reports = os.path.join(self.work, "reports")
+        seen = {}  # each soft file: the values it held, in order
+
+        def watch():
+            while not stop.is_set():
+                for path, value in soft_files().items():
+                    values = seen.setdefault(path, [])
+                    if not values or values[-1] != value:
+                        values.append(value)
+                stop.wait(0.02)
+
+        stop = threading.Event()
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        try:
+            code, out, err = rocehil("run", suite, "-i", TB["inventory"], "--reports", reports,
+                                     "--set", "roce_np.min_time_between_cnps=50", "--json")
+        finally:
+            stop.set()
+            watcher.join()
+        self.assertEqual(code, 0, out + err)
+        record = json.loads(out)
+        cases = {c["test"]: c for c in record["cases"]}
+        own = cases["own"]["fabric_settings"]
+        self.assertIsNotNone(own)
+        in_force = {(v["host"], v["name"]): v["value"] for v in own["in_force"]}
+        for h in ("h1", "h2", "h3", "h4"):
+            self.assertEqual(in_force[(h, "roce_rp.rpg_min_dec_fac")], "30")  # the test's
+            self.assertEqual(in_force[(h, "roce_np.min_time_between_cnps")], "50")  # --set's
+        origins = {a["name"]: a["origin"] for a in own["asked"]}
+        self.assertEqual(origins["roce_rp.rpg_min_dec_fac"], f"{suite}:10:16")
+        self.assertEqual(origins["roce_np.min_time_between_cnps"], "--set")
+        self.assertIsNone(cases["incast"]["fabric_settings"])  # the run's settings
+        run_in_force = {(v["host"], v["name"]): v["value"]
+                        for v in record["settings"]["in_force"]}
+        self.assertEqual(run_in_force[("h1", "roce_rp.rpg_min_dec_fac")], "20")
+        # Each host's file went from the site's value to the run's (20), the first test's (30),
+        # the run's again for the second test (20), and back to the site's; --set's 50 outranked
+        # the first test's 9 throughout.
+        dec = {p: v for p, v in seen.items() if p.endswith("/roce_rp/rpg_min_dec_fac")}
+        cnp = {p: v for p, v in seen.items() if p.endswith("/roce_np/min_time_between_cnps")}
+        self.assertEqual(len(dec), 4)
+        for path, values in dec.items():
+            site = self.soft_before[path]
+            self.assertEqual([v for v in values if v != site], ["20", "30", "20"], path)
+            self.assertEqual(values[-1], site, path)
+        for path, values in cnp.items():
+            self.assertNotIn("9", values, path)
+            self.assertIn("50", values, path)
         self.assert_fabric_as_before()
 
     def test_bisect_over_the_ecn_marking_rate_resumes_after_a_kill_and_puts_everything_back(self):

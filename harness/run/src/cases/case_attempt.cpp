@@ -19,6 +19,7 @@
 #include "cases/case_agents.hpp"
 #include "cases/case_events.hpp"
 #include "cases/case_traffic.hpp"
+#include "cases/parts.hpp"
 #include "metrics/switch_polling.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
@@ -296,6 +297,8 @@ TrafficOutcome run_collective(const CaseContext& c) {
   job.iterations = settings.iterations;
   job.reply_timeout = c.timeout;
   job.on_measured_start = c.on_traffic_start;
+  job.agree_start = c.agree_start;
+  job.stagger_ns = c.stagger_ns;
   if (c.before_first_packet) c.before_first_packet();
   const CollectiveCase result = in_phase("traffic", "", [&] {
     return run_collective_case(
@@ -443,6 +446,7 @@ std::string host_named_in(const std::string& message) {
 }
 
 CaseShape case_shape(const CaseContext& c) {
+  if (!c.test->parts.empty()) return parts_shape(c, case_shape);
   CaseShape shape;
   const auto hosts = traffic_hosts(*c.inventory, *c.test);
   std::vector<double> speeds;
@@ -509,8 +513,11 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
       injection = std::make_unique<InjectionRun>(std::move(command), c.test->inject->after_s,
                                                  c.test->inject->duration_s, *c.interrupt);
     }
-    TrafficOutcome traffic = is_collective(*c.test) ? run_collective(traffic_context)
-                                                    : run_point_to_point_case(traffic_context);
+    const auto run_one = [](const CaseContext& one) {
+      return is_collective(*one.test) ? run_collective(one) : run_point_to_point_case(one);
+    };
+    TrafficOutcome traffic =
+        c.test->parts.empty() ? run_one(traffic_context) : run_parts(traffic_context, run_one);
     attempt.cpu = std::move(traffic.cpu);
     if (auto mine = controller_cpu.stop()) attempt.cpu.push_back({"controller", *mine, true});
     if (switches_before.begun() && !switches_before.waited())

@@ -54,6 +54,11 @@ struct CaseContext {
   // Called with the traffic's agreed wall-clock start (Unix ns) once the workload has chosen it
   // (a collective: its measured run's; perftest: when its client is started).
   std::function<void(std::int64_t at_ns)> on_traffic_start = {};
+  // One part of a case with parts (parts.hpp): its start, proposed by the workload, becomes the
+  // time every part agreed on plus the part's start_after_s; a collective's ranks start
+  // stagger_ns apart from it. Unset outside parts.
+  std::function<std::int64_t(std::int64_t proposed_ns)> agree_start = {};
+  std::int64_t stagger_ns = 0;
 };
 
 // The hosts the case's traffic runs on (its ranks' hosts; bw and lat: the first two) and the

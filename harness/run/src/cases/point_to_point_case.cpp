@@ -1,7 +1,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "cases/case_agents.hpp"
 #include "cases/case_traffic.hpp"
@@ -103,8 +105,14 @@ TrafficOutcome run_perftest_case(const CaseContext& c) {
   agents.push_back(launch_on(c, server_host));
   if (c.before_first_packet) c.before_first_packet();
   const double planned = c.test->workload == "lat" ? 0 : config.client.seconds;
-  // perftest agrees no start time: its traffic starts about when its client does.
-  if (c.on_traffic_start) c.on_traffic_start(wall_clock_ns());
+  // perftest agrees no start time: its traffic starts about when its client does (in a case
+  // with parts, once the time the parts agreed on has come).
+  std::int64_t start_ns = wall_clock_ns();
+  if (c.agree_start) {
+    start_ns = c.agree_start(start_ns);
+    std::this_thread::sleep_for(std::chrono::nanoseconds(start_ns - wall_clock_ns()));
+  }
+  if (c.on_traffic_start) c.on_traffic_start(start_ns);
   const PerftestPairResult result = in_phase("perftest", "", [&] {
     return run_perftest_pair(
         *agents[0], *agents[1], config,
@@ -148,6 +156,7 @@ TrafficOutcome run_rocehil_case(const CaseContext& c) {
   }
   config.reply_timeout = c.timeout;
   config.on_start = c.on_traffic_start;
+  config.agree_start = c.agree_start;
   std::vector<std::unique_ptr<remote::AgentLink>> agents;
   const AgentsClosedOnExit closer{agents};
   agents.push_back(launch_on(c, client_host));

@@ -63,6 +63,40 @@ void check_providers_measure(const suites::Suite& suite, const suites::SuiteTest
       }
 }
 
+void check_traffic(const suites::Suite& suite, const suites::SuiteTest& test,
+                   const inventory::Inventory& inventory, std::vector<std::string>& problems) {
+  const std::string at = where(suite, test);
+  try {
+    const auto hosts = traffic_hosts(inventory, test);
+    std::size_t nics = 0;
+    for (const auto* h : hosts) nics += h->nics.size();
+    const bool p2p = suites::is_point_to_point(test);
+    if (p2p && hosts.size() < 2)
+      problems.push_back(
+          fmt::format("{}: hosts '{}' select {} host(s) with NICs; {} runs between the first two",
+                      where_hosts(suite, test), test.settings.hosts, hosts.size(), test.workload));
+    if (!p2p && nics < 2)
+      problems.push_back(
+          fmt::format("{}: hosts '{}' give {} NIC(s); a collective needs at least 2 ranks",
+                      where_hosts(suite, test), test.settings.hosts, nics));
+    // GPU memory is the GPU the inventory pairs with each side's NIC (the first two hosts).
+    if (p2p && test.settings.memory == "gpu")
+      for (std::size_t i = 0; i < hosts.size() && i < 2; ++i)
+        if (hosts[i]->nics.front().gpu < 0)
+          problems.push_back(fmt::format(
+              "{}: memory gpu, but {} pairs no GPU with {}'s NIC {} (add 'gpu: N' to it, or "
+              "leave the test out on hosts without GPUs)",
+              at, inventory.file, hosts[i]->name,
+              hosts[i]->nics.front().device.empty() ? hosts[i]->nics.front().netdev
+                                                    : hosts[i]->nics.front().device));
+    check_providers_measure(
+        suite, test,
+        p2p && hosts.size() > 2 ? std::vector(hosts.begin(), hosts.begin() + 2) : hosts, problems);
+  } catch (const Error& e) {
+    problems.push_back(fmt::format("{}: {}", where_hosts(suite, test), e.what()));
+  }
+}
+
 }  // namespace
 
 std::vector<const inventory::Host*> traffic_hosts(const inventory::Inventory& inventory,
@@ -148,36 +182,14 @@ std::vector<std::string> check_suite_against_inventory(const suites::Suite& suit
                                                        const inventory::Inventory& inventory) {
   std::vector<std::string> problems;
   for (const auto& test : suite.tests) {
-    const std::string at = where(suite, test);
-    try {
-      const auto hosts = traffic_hosts(inventory, test);
-      std::size_t nics = 0;
-      for (const auto* h : hosts) nics += h->nics.size();
-      const bool p2p = suites::is_point_to_point(test);
-      if (p2p && hosts.size() < 2)
-        problems.push_back(fmt::format(
-            "{}: hosts '{}' select {} host(s) with NICs; {} runs between the first two",
-            where_hosts(suite, test), test.settings.hosts, hosts.size(), test.workload));
-      if (!p2p && nics < 2)
-        problems.push_back(
-            fmt::format("{}: hosts '{}' give {} NIC(s); a collective needs at least 2 ranks",
-                        where_hosts(suite, test), test.settings.hosts, nics));
-      // GPU memory is the GPU the inventory pairs with each side's NIC (the first two hosts).
-      if (p2p && test.settings.memory == "gpu")
-        for (std::size_t i = 0; i < hosts.size() && i < 2; ++i)
-          if (hosts[i]->nics.front().gpu < 0)
-            problems.push_back(fmt::format(
-                "{}: memory gpu, but {} pairs no GPU with {}'s NIC {} (add 'gpu: N' to it, or "
-                "leave the test out on hosts without GPUs)",
-                at, inventory.file, hosts[i]->name,
-                hosts[i]->nics.front().device.empty() ? hosts[i]->nics.front().netdev
-                                                      : hosts[i]->nics.front().device));
-      check_providers_measure(
-          suite, test,
-          p2p && hosts.size() > 2 ? std::vector(hosts.begin(), hosts.begin() + 2) : hosts,
-          problems);
-    } catch (const Error& e) {
-      problems.push_back(fmt::format("{}: {}", where_hosts(suite, test), e.what()));
+    // A test with parts is its parts' traffic, each checked as a test of its own (with the
+    // thresholds that name it).
+    if (test.parts.empty()) check_traffic(suite, test, inventory, problems);
+    for (const suites::Part& part : test.parts) {
+      suites::SuiteTest one = suites::test_of_part(test, part);
+      for (const suites::Threshold& t : test.thresholds)
+        if (t.metric.part == part.name) one.thresholds.push_back(t);
+      check_traffic(suite, one, inventory, problems);
     }
     for (std::size_t i = 0; i < test.settings.captures.size(); ++i) {
       const std::string& name = test.settings.captures[i];

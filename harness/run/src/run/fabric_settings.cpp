@@ -289,6 +289,10 @@ LeftJournals FabricSettings::restore_left(
 
 void FabricSettings::apply(const std::vector<settings::Assignment>& wanted,
                            const std::string& run) {
+  // What an earlier apply() left in force was put back (restore()) before this one: a test's
+  // own settings follow the run's.
+  in_force_.clear();
+  changes_.clear();
   std::vector<settings::Assignment> nic, link;
   for (const settings::Assignment& a : wanted)
     (a.setting->scope == settings::Scope::nic ? nic : link).push_back(a);
@@ -389,6 +393,7 @@ std::vector<SettingsRestored> FabricSettings::restore() {
                 failed.size() == 1
                     ? failed.front()
                     : fmt::format("{} (and {} more)", failed.front(), failed.size() - 1));
+  in_force_.clear();  // nothing of apply()'s is in force now: nothing to find changed under it
   return out;
 }
 

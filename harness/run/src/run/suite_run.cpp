@@ -303,6 +303,12 @@ class Run {
   // whatever had been changed put back.
   bool apply_settings() {
     const std::vector<settings::Assignment> wanted = settings::merge(suite_.settings, o_.settings);
+    // A test's own settings need the run's hold on the hosts' settings even when the run as a
+    // whole sets nothing.
+    const bool tests_set = std::any_of(cases_.begin(), cases_.end(), [this](const auto& tc) {
+      return !suite_.tests[tc.test].fabric_settings.empty() &&
+             !skip_reason(suite_.tests[tc.test].name);
+    });
     std::vector<SettingsHost> hosts;
     for (const auto* h : hosts_) hosts.push_back({h, provider_on(*h)});
     try {
@@ -319,16 +325,17 @@ class Run {
     } catch (const Error& e) {
       // A user who cannot be root cannot have left a journal; without settings to set, the run
       // goes on.
-      if (wanted.empty() && e.exit_code() == ExitCode::bad_input) {
+      if (wanted.empty() && !tests_set && e.exit_code() == ExitCode::bad_input) {
         fabric_settings_.reset();
         return true;
       }
       return settings_failed(e);
     }
-    if (wanted.empty()) {
+    if (wanted.empty() && !tests_set) {
       fabric_settings_.reset();
       return true;
     }
+    if (wanted.empty()) return true;
     try {
       fabric_settings_->apply(wanted, record_.run_id);
     } catch (const Error& e) {
@@ -446,16 +453,84 @@ class Run {
       const std::size_t test = cases_[i].test;
       std::size_t end = i;
       while (end < cases_.size() && cases_[end].test == test) ++end;
-      events_.test_started(suite_.tests[test].name, end - i);
+      const suites::SuiteTest& t = suite_.tests[test];
+      events_.test_started(t.name, end - i);
+      // Only a test with cases to run changes the fabric for them.
+      const bool own = !t.fabric_settings.empty() && !skip_reason(t.name);
+      const std::string refused = own ? enter_test_settings(t, i, end) : std::string();
       for (std::size_t k = i; k < end && !interrupt_.load(); ++k) {
         events_.case_started(record_.cases[k], k - i);
-        run_case(k);
+        if (refused.empty())
+          run_case(k);
+        else
+          settings_refused_case(k, refused);
         events_.case_ended(record_.cases[k], k - i);
       }
       events_.test_ended();
       i = end;
+      if (own && !leave_test_settings()) break;
     }
     if (interrupt_.load()) record_.interrupted = true;
+  }
+
+  // The settings a test's cases run under: the suite's, the test's over them, and --set's over
+  // both (a bisection or a person asked for them for the whole run).
+  std::vector<settings::Assignment> wanted_for(const suites::SuiteTest& t) const {
+    return settings::merge(settings::merge(suite_.settings, t.fabric_settings), o_.settings);
+  }
+
+  // The hosts put back as they were before the run, then the test's settings applied, read back
+  // and journaled, as the run's were; recorded in each of its cases. Returns why they could not
+  // be (its cases then do not run), or nothing.
+  std::string enter_test_settings(const suites::SuiteTest& t, std::size_t begin, std::size_t end) {
+    const std::vector<settings::Assignment> wanted = wanted_for(t);
+    std::string error;
+    try {
+      fabric_settings_->restore();
+      fabric_settings_->apply(wanted, record_.run_id);
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    nlohmann::json applied = settings_json(wanted, *fabric_settings_);
+    if (!error.empty()) applied["error"] = error;
+    for (std::size_t k = begin; k < end; ++k) record_.cases[k].fabric_settings = applied;
+    save();
+    if (error.empty())
+      events_.settings_applied(fabric_settings_->in_force());
+    else
+      events_.settings_failed(fmt::format("test '{}': {}", t.name, error));
+    return error;
+  }
+
+  // Back to the run's settings after a test with its own. When that fails the run stops: what
+  // would follow would not run under the settings it records.
+  bool leave_test_settings() {
+    const std::vector<settings::Assignment> wanted = settings::merge(suite_.settings, o_.settings);
+    try {
+      fabric_settings_->restore();
+      if (!wanted.empty()) fabric_settings_->apply(wanted, record_.run_id);
+      return true;
+    } catch (const Error& e) {
+      if (record_.fabric_settings.is_null()) record_.fabric_settings = nlohmann::json::object();
+      record_.fabric_settings["error"] = fmt::format(
+          "after a test with its own settings, the run's could not be put back: {}", e.what());
+      settings_error_ = static_cast<int>(e.exit_code());
+      save();
+      events_.settings_failed(e.what());
+      return false;
+    }
+  }
+
+  // A case of a test whose settings could not be applied: one attempt, an error naming them.
+  void settings_refused_case(std::size_t k, const std::string& why) {
+    reports::CaseRecord& c = record_.cases[k];
+    if (!c.skip_reason.empty()) return;
+    reports::Attempt a;
+    a.error = reports::AttemptError{
+        "", "settings", fmt::format("the test's settings could not be applied: {}", why)};
+    c.attempts.push_back(std::move(a));
+    c.outcome = reports::outcome_of(c);
+    save();
   }
 
   void run_case(std::size_t k) {

@@ -36,17 +36,26 @@ std::vector<agent::ResultsEvent> run_all(
     agent::StartRequest start, std::uint64_t id,
     const std::function<void(std::uint64_t, std::uint64_t)>& on_progress,
     const std::atomic<bool>& interrupt, bool& interrupted, Clock::duration error_grace,
-    std::chrono::milliseconds start_delay, const std::function<void(std::int64_t)>& on_start) {
+    std::chrono::milliseconds start_delay, const std::function<void(std::int64_t)>& on_start,
+    const std::function<std::int64_t(std::int64_t)>& agree_start = {},
+    std::int64_t stagger_ns = 0) {
   start.at_ns =
       wall_clock_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(start_delay).count();
+  if (agree_start) start.at_ns = agree_start(start.at_ns);
   if (on_start) on_start(start.at_ns);
-  ask_all<agent::StartedReply>(links, "start", job.reply_timeout, id,
-                               [&](std::size_t) { return start; });
+  ask_all<agent::StartedReply>(links, "start", job.reply_timeout, id, [&](std::size_t r) {
+    agent::StartRequest mine = start;
+    mine.at_ns += static_cast<std::int64_t>(r) * stagger_ns;
+    return mine;
+  });
   const std::size_t n = links.size();
   std::vector<std::optional<agent::ResultsEvent>> results(n);
   std::vector<Clock::time_point> last_heard(n, Clock::now());
-  // Quiet ranks may wait for the start time first; after it, stats arrive every stats_ms.
-  const auto allowed = job.reply_timeout + start_delay;
+  // Quiet ranks may wait for their start time first (an agreed one may be later than
+  // start_delay, a staggered rank's later still); after it, stats arrive every stats_ms.
+  const auto last_start_in = std::chrono::nanoseconds(
+      start.at_ns + static_cast<std::int64_t>(n) * stagger_ns - wall_clock_ns());
+  const auto allowed = job.reply_timeout + std::max<Clock::duration>(start_delay, last_start_in);
   bool stop_sent = false;
   std::optional<Clock::time_point> stop_at;  // set when the first rank reports a transport error
   const auto stop_the_rest = [&] {
@@ -219,7 +228,7 @@ CollectiveCase run_collective_case(
                                      .warmup_iterations = job.warmup_iterations,
                                      .stats_ms = 1000};
   c.results = run_all(links, job, measured, 4, on_progress, interrupt, c.interrupted, error_grace,
-                      start_delay, job.on_measured_start);
+                      start_delay, job.on_measured_start, job.agree_start, job.stagger_ns);
   note_errors(c, c.results);
   std::vector<traffic::RankTiming> timings;
   for (const auto& r : c.results)

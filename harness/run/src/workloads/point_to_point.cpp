@@ -18,7 +18,7 @@ using conversation::expect;
 // Follows a run until every side in `waiting` has sent results. Silence longer than the timeout
 // from a side that still owes results is an infrastructure error.
 void collect_results(std::vector<std::pair<remote::AgentLink*, SideReport*>> waiting,
-                     const PointToPointConfig& config,
+                     const PointToPointConfig& config, Clock::duration until_start,
                      const std::function<void(const agent::StatsEvent&)>& on_stats,
                      const std::atomic<bool>& interrupt, bool& interrupted,
                      remote::AgentLink& client_link) {
@@ -41,9 +41,10 @@ void collect_results(std::vector<std::pair<remote::AgentLink*, SideReport*>> wai
           link.receive(Clock::now() + std::chrono::milliseconds(50));
       const auto now = Clock::now();
       if (!reply) {
-        const auto allowed =
-            config.reply_timeout + (config.start.iterations == 0 ? run_length + config.start_delay
-                                                                 : Clock::duration::zero());
+        // Before an agreed start later than start_delay (a part's), both sides are quiet too.
+        const auto allowed = config.reply_timeout + until_start +
+                             (config.start.iterations == 0 ? run_length + config.start_delay
+                                                           : Clock::duration::zero());
         if (now - last_heard[i] > allowed)
           throw Error(
               ExitCode::infrastructure,
@@ -133,6 +134,7 @@ PointToPointResult run_point_to_point(remote::AgentLink& client, remote::AgentLi
   agent::StartRequest start = config.start;
   start.at_ns = wall_clock_ns() +
                 std::chrono::duration_cast<std::chrono::nanoseconds>(config.start_delay).count();
+  if (config.agree_start) start.at_ns = config.agree_start(start.at_ns);
   if (config.on_start) config.on_start(start.at_ns);
   server.send(agent::Request{4, start});
   client.send(agent::Request{4, start});
@@ -144,7 +146,9 @@ PointToPointResult run_point_to_point(remote::AgentLink& client, remote::AgentLi
   const bool bidirectional = config.client.bidirectional;
   std::vector<std::pair<remote::AgentLink*, SideReport*>> waiting{{&client, &result.client}};
   if (lat || bidirectional) waiting.emplace_back(&server, &result.server);
-  collect_results(waiting, config, on_stats, interrupt, result.interrupted, client);
+  const auto until_start = std::max<Clock::duration>(
+      Clock::duration::zero(), std::chrono::nanoseconds(start.at_ns - wall_clock_ns()));
+  collect_results(waiting, config, until_start, on_stats, interrupt, result.interrupted, client);
 
   // The sides that serve on until told: their final counters and checksums come with the stop.
   if (!lat) {

@@ -84,6 +84,10 @@ struct CaseRecord {
   std::string skip_reason;
   std::vector<Attempt> attempts;
   suites::Outcome outcome = suites::Outcome::not_run;
+  // The fabric settings its test set for it (the test's `settings:`), as RunRecord's
+  // fabric_settings: asked, in_force, changes, and error when they could not be applied. Null
+  // when the case ran under the run's settings.
+  nlohmann::json fabric_settings = nullptr;
 };
 
 struct RunRecord {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rocehil/suites/suite.hpp"
+#include "rocehil/suites/threshold.hpp"
 
 namespace rocehil::suites {
 
@@ -21,6 +22,10 @@ std::vector<std::string_view> metrics_of_test(const SuiteTest& test);
 // Why `metric` can never be measured by the test as written (its workload, engine or captures),
 // with what it does measure; nothing when it can be.
 std::optional<std::string> never_measured_by_test(const SuiteTest& test, std::string_view metric);
+
+// never_measured_by_test for a test with parts: a part's metric (roce.busbw_gbps) by its part's
+// workload; one without a part must be the case's (captures, NICs, switches), not a part's.
+std::optional<std::string> never_measured_in_parts(const SuiteTest& test, const MetricRef& metric);
 
 // Why the provider ("soft", "verbs") can never give `metric` (docs/suites.md's table: "not
 // measured ..."); nothing when it can. perftest's numbers are not the provider's to refuse: they

@@ -50,7 +50,7 @@ struct TestSettings {
   int sl = 0;
   // How fast each sender sends (docs/suites.md, "Pacing"); empty: as fast as it can.
   std::optional<Rate> rate;
-  SourceLocation rate_where;  // where `rate:` was written; 0: not written
+  SourceLocation rate_where;          // where `rate:` was written; 0: not written
   std::vector<std::string> captures;  // capture points (inventory names) running during the test
   std::vector<SourceLocation> captures_where;  // where each was written; empty: not known
 };
@@ -70,6 +70,19 @@ struct Injection {
   SourceLocation where;
 };
 
+// One kind of traffic of a test that runs several at once (`parts:`; docs/suites.md, "Parts"):
+// two pairs at once, an incast beside a broadcast, RoCE beside background traffic. Every part
+// runs in each of the test's cases, all starting at one agreed time (plus start_after_s), and
+// its metrics are named by it: roce.busbw_gbps.
+struct Part {
+  std::string name;          // letters, digits and _: it prefixes its metrics in thresholds
+  std::string workload;      // bw, lat or a collective pattern
+  TestSettings settings;     // the test's, with the part's own keys over them; one value each
+  double start_after_s = 0;  // from the case's agreed start
+  double stagger_s = 0;      // between one sender's start and the next's (a collective's ranks)
+  SourceLocation where;
+};
+
 struct SuiteTest {
   std::string name;
   std::string workload;  // bw | lat | a collective pattern (allreduce, alltoall, ...)
@@ -77,8 +90,21 @@ struct SuiteTest {
   std::vector<Threshold> thresholds;
   bool expect_fail = false;  // the test exists to show the harness catching a fault
   std::optional<Injection> inject;
+  // `settings:` of the test: fabric settings in force for its cases only, over the suite's (and
+  // under --set's, which a bisection or a person asked for the whole run). Applied before its
+  // first case, read back, journaled, and put back after its last, so "DCQCN off, then on" is
+  // two tests of one suite.
+  std::vector<settings::Assignment> fabric_settings;
+  std::vector<Part> parts;  // empty: the test is its one workload, as before parts
   SourceLocation where;
 };
+
+// The workload a test with parts records (each part has its own).
+inline constexpr std::string_view parts_workload = "parts";
+
+// A part as a test of its own (its name, workload and settings, nothing else), for what runs and
+// checks one workload.
+SuiteTest test_of_part(const SuiteTest& test, const Part& part);
 
 // What a calibrate workload measures with both engines: calibrate_bw is bw, calibrate_lat lat;
 // any other workload is itself.

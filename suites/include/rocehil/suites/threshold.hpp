@@ -24,9 +24,13 @@ enum class Level : std::uint8_t { fail, warn };
 std::string_view to_string(Level level);
 
 struct MetricRef {
+  std::string part;  // roce.busbw_gbps: the part of a test with parts; empty: the case's
   std::string name;
   std::optional<int> index;  // pfc_pause_fraction[3]
-  std::string key() const;   // "pfc_pause_fraction[3]", as measured values are keyed
+  // "pfc_pause_fraction[3]", "roce.busbw_gbps": as measured values are keyed.
+  std::string key() const;
+  // The key without the index ("roce.nic_rx_pause"), as a reason for every index is keyed.
+  std::string name_key() const;
 };
 
 // The expression, as a small tree.

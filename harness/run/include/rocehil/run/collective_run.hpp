@@ -36,6 +36,10 @@ struct CollectiveJob {
   // Told the agreed wall-clock start (Unix ns) of the measured run, before any rank starts:
   // what is timed from the traffic's start (a PFC injection's after_s) waits for it.
   std::function<void(std::int64_t at_ns)> on_measured_start = {};
+  // In a case with parts: the measured run's start, proposed as now + start_delay, becomes the
+  // time the case's parts agreed on (every part proposes, the latest wins), so they run at once.
+  std::function<std::int64_t(std::int64_t proposed_ns)> agree_start = {};
+  std::int64_t stagger_ns = 0;  // rank r of the measured run starts r * stagger_ns later
 };
 
 // Who a rank is, for tables and JSON.

@@ -24,6 +24,9 @@ struct PointToPointConfig {
   std::chrono::seconds reply_timeout{30};      // for each setup step, and for silence in a run
   // Told the agreed wall-clock start (Unix ns) before either side is asked to start.
   std::function<void(std::int64_t at_ns)> on_start = {};
+  // In a case with parts: the start, proposed as now + start_delay, becomes the time the case's
+  // parts agreed on (CollectiveJob::agree_start).
+  std::function<std::int64_t(std::int64_t proposed_ns)> agree_start = {};
 };
 
 struct SideReport {
