@@ -7,6 +7,7 @@
 
 #include "rocehil/common/units.hpp"
 #include "rocehil/reports/comparison.hpp"
+#include "rocehil/suites/suite.hpp"
 
 namespace rocehil::reports {
 
@@ -22,15 +23,34 @@ std::string_view verdict_words(suites::Verdict v) {
   return "?";
 }
 
+// A case with parts has no busbw of its own: its headline is a part's, the first (by name) that
+// measured one, named by it ("roce busbw").
+std::optional<std::string> part_with(const std::vector<const Attempt*>& finals,
+                                     std::string_view metric) {
+  for (const Attempt* a : finals)
+    for (const auto& [key, value] : a->metrics)
+      if (const auto dot = key.find('.');
+          dot != std::string::npos && std::string_view(key).substr(dot + 1) == metric)
+        return key.substr(0, dot);
+  return std::nullopt;
+}
+
 std::optional<Headline> headline_of(const CaseRecord& c,
                                     const std::vector<const Attempt*>& finals) {
   const bool point_to_point = c.workload == "bw" || c.workload == "calibrate_bw";
-  const struct {
-    const char* metric;
-    const char* label;
+  struct Choice {
+    std::string metric;
+    std::string label;
     const char* unit;
-  } choices[] = {{"busbw_gbps", point_to_point ? "bw" : "busbw", "Gbit/s"},
-                 {"lat_p99_us", "lat p99", "us"}};
+  };
+  std::vector<Choice> choices = {{"busbw_gbps", point_to_point ? "bw" : "busbw", "Gbit/s"},
+                                 {"lat_p99_us", "lat p99", "us"}};
+  if (c.workload == suites::parts_workload)
+    for (Choice& choice : choices)
+      if (const auto part = part_with(finals, choice.metric)) {
+        choice.metric = fmt::format("{}.{}", *part, choice.metric);
+        choice.label = fmt::format("{} {}", *part, choice.label);
+      }
   for (const auto& choice : choices) {
     std::vector<double> values;
     for (const Attempt* a : finals) {

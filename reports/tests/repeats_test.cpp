@@ -109,5 +109,21 @@ TEST(Repeats, ASpreadLeavesOutWhatIsNotANumber) {
   EXPECT_EQ(s->samples, 4u);
 }
 
+// A case with parts has no busbw of its own: its number is the first part's (by name) that has
+// one, named by the part.
+TEST(Repeats, ACaseWithPartsShowsAPartsNumberNamedByIt) {
+  const RepeatsSummary s = summarize_repeats(testing::repeated_case(
+      "mix", {"roce.busbw_gbps > 0"},
+      {{{{"roce.busbw_gbps", 0.21}, {"pair.busbw_gbps", 0.16}, {"ping.lat_p99_us", 40}}}},
+      "parts"));
+  ASSERT_TRUE(s.headline);
+  EXPECT_EQ(s.headline->metric, "pair.busbw_gbps");
+  EXPECT_EQ(headline_text(s), "pair busbw 0.16 Gbit/s");
+  const RepeatsSummary lat =
+      summarize_repeats(testing::repeated_case("mix", {}, {{{{"ping.lat_p99_us", 40}}}}, "parts"));
+  ASSERT_TRUE(lat.headline);
+  EXPECT_EQ(headline_text(lat), "ping lat p99 40 us");
+}
+
 }  // namespace
 }  // namespace rocehil::reports

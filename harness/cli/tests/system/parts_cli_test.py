@@ -1,0 +1,132 @@
+"""System test of a test with parts on a real testbed (6 hosts, 2 racks): an incast (2:1) on one
+traffic class and a pair on another run in one case, at one agreed time, the pair half a second
+later as asked. Their windows overlap in run.json, each part's metrics are its own (the pair's
+bytes against its receiver's kernel interface counters, a host no other part sends to), and a
+threshold on one part grades by that part's number.
+
+Usage: python3 parts_cli_test.py PATH/TO/rocehil   (as root)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from testbed_fixture import module_testbed_down, module_testbed_up
+
+ROCEHIL = None
+TB = {}
+SUITE = """schema_version: 1
+name: parts
+defaults: {provider: soft}
+tests:
+  - name: mix
+    duration_s: 3
+    captures: [s1-mirror, s2-mirror]
+    parts:
+      - {name: roce, workload: incast, hosts: 'h1,h2,h4', traffic_class: 106, size: 256K,
+         iterations: 40}
+      - {name: pair, workload: bw, hosts: 'h5,h3', traffic_class: 98, size: 64K,
+         start_after_s: 0.5}
+    thresholds:
+      - roce.busbw_gbps > 0
+      - pair.errors == 0
+      - {check: pair.busbw_gbps > 100, level: warn}
+"""
+
+
+def setUpModule():
+    module_testbed_up(ROCEHIL, "rhparts", TB, "--hosts", "6")
+
+
+def tearDownModule():
+    module_testbed_down(ROCEHIL, TB)
+
+
+def rocehil(*args, timeout=300):
+    r = subprocess.run([ROCEHIL, *args], capture_output=True, text=True, timeout=timeout)
+    return r.returncode, r.stdout, r.stderr
+
+
+def rx_bytes(host):
+    """What the host's fabric NIC received, by the kernel's counter in its namespace."""
+    r = subprocess.run(["ip", "netns", "exec", f"rocehil-{TB['id']}-{host}", "cat",
+                        f"/sys/class/net/{TB['id']}-nic0/statistics/rx_bytes"],
+                       capture_output=True, text=True, check=True)
+    return int(r.stdout)
+
+
+class PartsTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="rocehil-parts-")
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+
+    def write(self, name, text):
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_two_parts_run_at_once_and_each_measures_its_own(self):
+        suite = self.write("parts.yaml", SUITE)
+        before = {h: rx_bytes(h) for h in ("h3", "h5")}
+        code, out, err = rocehil("run", suite, "-i", TB["inventory"], "--reports",
+                                 os.path.join(self.dir, "reports"), "--json")
+        after = {h: rx_bytes(h) for h in ("h3", "h5")}
+        self.assertEqual(code, 0, out + err)
+        (case,) = json.loads(out)["cases"]
+        self.assertEqual(case["workload"], "parts")
+        self.assertEqual(case["outcome"], "warn", case["summary"])
+        (attempt,) = case["attempts"]
+        parts = {p["name"]: p for p in attempt["raw"]["traffic"]["parts"]}
+        self.assertEqual(set(parts), {"roce", "pair"})
+        roce, pair = parts["roce"], parts["pair"]
+        self.assertEqual((roce["workload"], pair["workload"]), ("incast", "bw"))
+        self.assertIsNone(roce["error"])
+        self.assertIsNone(pair["error"])
+        # One agreed start, the pair's half a second after it; the windows overlap.
+        self.assertEqual(pair["start_ns"] - roce["start_ns"], 500_000_000)
+        self.assertLess(max(roce["start_ns"], pair["start_ns"]),
+                        min(roce["end_ns"], pair["end_ns"]))
+        print(f"\n  roce {roce['start_ns']}..{roce['end_ns']}, "
+              f"pair {pair['start_ns']}..{pair['end_ns']}", file=sys.stderr)
+
+        metrics = attempt["metrics"]
+        for key in ("roce.busbw_gbps", "roce.time_us", "pair.busbw_gbps", "pair.errors",
+                    "roce.cnp_per_s", "nic_rx_bytes"):
+            self.assertIn(key, metrics)
+        self.assertNotIn("busbw_gbps", metrics)  # each part's, never the case's
+        # The pair's number is its own bytes over its own interval: what left its client, and
+        # about what its server's NIC took in (no other part sends to h3 or h5; RoCE's headers
+        # and the rest of the wire add a few percent).
+        sent = pair["traffic"]["client"]["results"]["bytes"]
+        server = pair["traffic"]["server"]["name"]
+        self.assertIn(server, ("h3", "h5"))
+        received = after[server] - before[server]
+        self.assertAlmostEqual(metrics["pair.busbw_gbps"] * 1e9 / 8 * pair["seconds"], sent,
+                               delta=sent * 0.02)
+        print(f"  pair payload {sent} B, its server {server} received {received} B",
+              file=sys.stderr)
+        self.assertGreaterEqual(received, sent)
+        self.assertLess(received, sent * 1.3)  # go-back-N resends under load add some
+        # The warn threshold names the part's number; the others passed.
+        verdicts = {t["threshold"]: (t["verdict"], t["text"])
+                    for t in case["summary"]["thresholds"]}
+        self.assertEqual(verdicts["roce.busbw_gbps > 0"][0], "pass")
+        self.assertEqual(verdicts["pair.errors == 0"][0], "pass")
+        self.assertEqual(verdicts["pair.busbw_gbps > 100"][0], "warn")
+        self.assertIn("pair.busbw_gbps = ", verdicts["pair.busbw_gbps > 100"][1])
+        self.assertEqual(case["summary"]["headline"]["metric"], "pair.busbw_gbps")
+
+    def test_a_parts_hosts_are_checked_against_the_inventory_at_its_line(self):
+        suite = self.write("bad.yaml", SUITE.replace("hosts: 'h5,h3'", "hosts: 'h5,h9'"))
+        code, out, err = rocehil("suite", "validate", suite, "-i", TB["inventory"])
+        self.assertEqual(code, 2, out + err)
+        self.assertRegex(err, rf"{suite}:11:\d+: test 'mix/pair': .*h9")
+
+
+if __name__ == "__main__":
+    ROCEHIL = sys.argv.pop(1)
+    unittest.main(verbosity=2)
