@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "iperf3_test.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/names.hpp"
 #include "rocehil/inventory/yaml_reader.hpp"
@@ -32,7 +33,7 @@ using inventory::shown;
 constexpr std::size_t max_cases_per_test = 10000;
 
 std::vector<std::string_view> workload_names() {
-  std::vector<std::string_view> names{"bw", "lat", "calibrate_bw", "calibrate_lat"};
+  std::vector<std::string_view> names{"bw", "lat", "calibrate_bw", "calibrate_lat", "iperf3"};
   for (const auto p : traffic::all_patterns()) names.push_back(traffic::to_string(p));
   return names;
 }
@@ -201,6 +202,8 @@ class SuiteReader {
         ctx_, m.get("placement"), field("placement"), s.placements, [&](const YAML::Node& item) {
           return inventory::read_choice(ctx_, item, field("placement"), {"packed", "fragmented"});
         });
+    if (m.has("traffic_class"))
+      s.traffic_class_where = inventory::location_of(m.get("traffic_class"));
     read_sweep(ctx_, m.get("traffic_class"), field("traffic_class"), s.traffic_classes,
                [&](const YAML::Node& item) {
                  const auto v =
@@ -317,7 +320,8 @@ class SuiteReader {
 
   std::optional<SuiteTest> read_test(const YAML::Node& n, const TestSettings& defaults) {
     MapReader m(ctx_, n, "a test",
-                {"name", "workload", "thresholds", "expect", "inject", ROCEHIL_SETTING_KEYS});
+                {"name", "workload", "thresholds", "expect", "inject", ROCEHIL_IPERF3_KEYS,
+                 ROCEHIL_SETTING_KEYS});
     if (!m.ok()) return std::nullopt;
     SuiteTest t;
     t.where = inventory::location_of(n);
@@ -352,8 +356,9 @@ class SuiteReader {
     if (measured_workload(t) == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
                  fmt::format("{}: lat pings over one QP; drop qps", owner));
-    // No workload paces its senders yet: refused rather than run at line rate unsaid.
-    if (t.settings.rate)
+    check_iperf3_test(ctx_, m, n, owner, t);
+    // No RDMA workload paces its senders yet: refused rather than run at line rate unsaid.
+    if (t.settings.rate && t.workload != "iperf3")
       ctx_.error(t.settings.rate_where,
                  fmt::format("{}: workload {} does not take rate (it sends as fast as it can); "
                              "drop rate",
