@@ -30,7 +30,8 @@ std::optional<Headline> headline_of(const CaseRecord& c,
     const char* label;
     const char* unit;
   } choices[] = {{"busbw_gbps", point_to_point ? "bw" : "busbw", "Gbit/s"},
-                 {"lat_p99_us", "lat p99", "us"}};
+                 {"lat_p99_us", "lat p99", "us"},
+                 {"iperf_gbps", "iperf3", "Gbit/s"}};
   for (const auto& choice : choices) {
     std::vector<double> values;
     for (const Attempt* a : finals) {
