@@ -16,6 +16,8 @@ packages=(
   lintian man-db
   # perftest: the engine rocehil runs on request and calibrates its own numbers against
   perftest
+  # iperf3: the engine of workload iperf3, background traffic that is not RDMA
+  iperf3
   # capture tools the tests compare against, and the packet builder they use
   tshark tcpdump python3 python3-scapy python3-yaml
   # the independent TLS server the dialing agent is tested against (openssl s_server)

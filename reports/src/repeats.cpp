@@ -44,7 +44,8 @@ std::optional<Headline> headline_of(const CaseRecord& c,
     const char* unit;
   };
   std::vector<Choice> choices = {{"busbw_gbps", point_to_point ? "bw" : "busbw", "Gbit/s"},
-                                 {"lat_p99_us", "lat p99", "us"}};
+                                 {"lat_p99_us", "lat p99", "us"},
+                                 {"iperf_gbps", "iperf3", "Gbit/s"}};
   if (c.workload == suites::parts_workload)
     for (Choice& choice : choices)
       if (const auto part = part_with(finals, choice.metric)) {

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "iperf3_test.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/names.hpp"
 #include "rocehil/inventory/yaml_reader.hpp"
@@ -50,7 +51,7 @@ bool is_part_name(std::string_view name) {
 constexpr std::size_t max_cases_per_test = 10000;
 
 std::vector<std::string_view> workload_names() {
-  std::vector<std::string_view> names{"bw", "lat", "calibrate_bw", "calibrate_lat"};
+  std::vector<std::string_view> names{"bw", "lat", "calibrate_bw", "calibrate_lat", "iperf3"};
   for (const auto p : traffic::all_patterns()) names.push_back(traffic::to_string(p));
   return names;
 }
@@ -219,6 +220,8 @@ class SuiteReader {
         ctx_, m.get("placement"), field("placement"), s.placements, [&](const YAML::Node& item) {
           return inventory::read_choice(ctx_, item, field("placement"), {"packed", "fragmented"});
         });
+    if (m.has("traffic_class"))
+      s.traffic_class_where = inventory::location_of(m.get("traffic_class"));
     read_sweep(ctx_, m.get("traffic_class"), field("traffic_class"), s.traffic_classes,
                [&](const YAML::Node& item) {
                  const auto v =
@@ -348,7 +351,8 @@ class SuiteReader {
     std::set<std::string> names;
     for (const YAML::Node& item : n) {
       MapReader pm(ctx_, item, owner + ": a part",
-                   {"name", "workload", "start_after_s", "stagger_s", ROCEHIL_PART_KEYS});
+                   {"name", "workload", "start_after_s", "stagger_s", ROCEHIL_IPERF3_KEYS,
+                    ROCEHIL_PART_KEYS});
       if (!pm.ok()) continue;
       Part part;
       part.where = inventory::location_of(item);
@@ -378,8 +382,8 @@ class SuiteReader {
         if (v && is_workload(*v) && !v->starts_with("calibrate_")) {
           part.workload = *v;
         } else if (v) {
-          ctx_.error(w, fmt::format("{}: workload '{}' cannot be a part; use bw, lat or a "
-                                    "collective pattern (a calibration runs alone)",
+          ctx_.error(w, fmt::format("{}: workload '{}' cannot be a part; use bw, lat, iperf3 or "
+                                    "a collective pattern (a calibration runs alone)",
                                     part_owner, shown(*v)));
           continue;
         }
@@ -396,7 +400,9 @@ class SuiteReader {
       };
       seconds("start_after_s", part.start_after_s);
       seconds("stagger_s", part.stagger_s);
-      check_workload(pm, item, part_owner, test_of_part(t, part));
+      SuiteTest as_test = test_of_part(t, part);
+      check_workload(pm, item, part_owner, as_test);
+      part.settings = std::move(as_test.settings);
       t.parts.push_back(std::move(part));
     }
   }
@@ -417,12 +423,13 @@ class SuiteReader {
 
   // What the test's (or a part's) workload cannot take of what `m` gives.
   void check_workload(const MapReader& m, const YAML::Node& n, const std::string& owner,
-                      const SuiteTest& t) {
+                      SuiteTest& t) {
+    check_iperf3_test(ctx_, m, n, owner, t);
     if (measured_workload(t) == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
                  fmt::format("{}: lat pings over one QP; drop qps", owner));
-    // No workload paces its senders yet: refused rather than run at line rate unsaid.
-    if (t.settings.rate)
+    // No RDMA workload paces its senders yet: refused rather than run at line rate unsaid.
+    if (t.settings.rate && t.workload != "iperf3")
       ctx_.error(t.settings.rate_where,
                  fmt::format("{}: workload {} does not take rate (it sends as fast as it can); "
                              "drop rate",
@@ -440,7 +447,7 @@ class SuiteReader {
   std::optional<SuiteTest> read_test(const YAML::Node& n, const TestSettings& defaults) {
     MapReader m(ctx_, n, "a test",
                 {"name", "workload", "thresholds", "expect", "inject", "settings", "parts",
-                 ROCEHIL_SETTING_KEYS});
+                 ROCEHIL_IPERF3_KEYS, ROCEHIL_SETTING_KEYS});
     if (!m.ok()) return std::nullopt;
     SuiteTest t;
     t.where = inventory::location_of(n);

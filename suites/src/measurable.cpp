@@ -41,6 +41,14 @@ std::vector<std::string_view> traffic_metrics(const SuiteTest& test) {
     return out;
   }
   const std::string_view workload = measured_workload(test);
+  if (workload == "iperf3") {
+    // TCP has no datagrams to lose; UDP no retransmissions.
+    if (test.settings.iperf3.protocol == "udp")
+      add({"iperf_gbps", "iperf_loss_ratio"});
+    else
+      add({"iperf_gbps", "iperf_retransmits"});
+    return out;
+  }
   const bool perftest = test.settings.engine == "perftest";
   if (workload == "bw" && perftest) {
     add({"busbw_gbps", "algbw_gbps", "errors", "perftest_bw_peak_gbps", "perftest_bw_average_gbps",
@@ -68,6 +76,8 @@ std::vector<std::string_view> traffic_metrics(const SuiteTest& test) {
 }
 
 std::string workload_words(const SuiteTest& test) {
+  if (test.workload == "iperf3")
+    return fmt::format("workload iperf3 with protocol {}", test.settings.iperf3.protocol);
   if (is_calibration(test) || test.settings.engine == "rocehil")
     return fmt::format("workload {}", test.workload);
   return fmt::format("workload {} with engine {}", test.workload, test.settings.engine);

@@ -42,6 +42,7 @@ const std::vector<MetricInfo>& known_metrics() {
   constexpr std::string_view snmp_octets = "the switches (SNMP): IF-MIB ifHCInOctets";
   constexpr std::string_view perftest_table =
       "perftest's table (--out_json file where it writes one)";
+  constexpr std::string_view iperf3_json = "iperf3's --json output (end.sum_received, sum_sent)";
   static const std::vector<MetricInfo> metrics = {
       {"busbw_gbps", "Gbit/s", "bus bandwidth (nccl-tests' busbw, in bits); bw: the payload rate",
        false, agents, agents},
@@ -184,6 +185,14 @@ const std::vector<MetricInfo>& known_metrics() {
        no_perftest, perftest_table},
       {"perftest_t_p999_us", "us", "engine perftest, lat: 99.9% percentile", false, no_perftest,
        perftest_table},
+      // workload iperf3: background traffic that is not RDMA, as iperf3 measured it.
+      {"iperf_gbps", "Gbit/s", "iperf3: the receiver's bits per second (all streams)", false,
+       iperf3_json, iperf3_json},
+      {"iperf_loss_ratio", "",
+       "iperf3 udp: datagrams lost / datagrams sent, at the receiver (lost_packets / packets)",
+       false, iperf3_json, iperf3_json},
+      {"iperf_retransmits", "segments", "iperf3 tcp: segments the sender retransmitted", false,
+       iperf3_json, iperf3_json},
   };
   return metrics;
 }
@@ -226,7 +235,8 @@ Better better_when(std::string_view metric) {
                                                 "capture_coverage",
                                                 "perftest_bw_peak_gbps",
                                                 "perftest_bw_average_gbps",
-                                                "perftest_msg_rate_mpps"};
+                                                "perftest_msg_rate_mpps",
+                                                "iperf_gbps"};
   static constexpr std::string_view neither[] = {"cnp_reconciliation",
                                                  "pfc_reconciliation",
                                                  "switch_pfc_reconciliation",

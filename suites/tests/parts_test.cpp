@@ -113,13 +113,14 @@ TEST(Parts, WhatAPartCannotBeIsRefusedAtItsPlace) {
       "s.yaml:6:11: test 'mix': size sweeps 2 values; a test with parts runs one case; give it "
       "one value (a test per value sweeps)",
       "s.yaml:8:32: test 'mix': part 'roce': workload 'calibrate_bw' cannot be a part; use bw, "
-      "lat or a collective pattern (a calibration runs alone)",
+      "lat, iperf3 or a collective pattern (a calibration runs alone)",
       "s.yaml:9:16: test 'mix': part name '2nd' may hold letters, digits and _ only, a letter "
       "first (it names the part's metrics: roce.busbw_gbps)",
       "s.yaml:10:38: test 'mix': part 'a': qps sweeps 2 values; a part takes one value (a test "
       "per value sweeps)",
       "s.yaml:10:46: unknown key 'captures' in test 'mix': a part; valid keys: name, workload, "
-      "start_after_s, stagger_s, hosts, provider, size, qps, strategy, placement, traffic_class, "
+      "start_after_s, stagger_s, protocol, streams, hosts, provider, size, qps, strategy, "
+      "placement, traffic_class, "
       "opcode, transport, memory, duration_s, iterations, warmup, pipeline, engine, mtu, "
       "tx_depth, sl, rate",
       "s.yaml:11:16: test 'mix': part 'a' is defined twice; give each part its own name",

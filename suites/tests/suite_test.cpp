@@ -103,7 +103,7 @@ tests:
                 "s.yaml:4:8: defaults: qps 0 is out of range; use 1-256",
                 "s.yaml:5:3: unknown key 'itertions' in defaults; did you mean 'iterations'?",
                 "s.yaml:8:15: test 'a': workload 'allreduce2' is unknown; use one of bw, lat, "
-                "calibrate_bw, calibrate_lat, "
+                "calibrate_bw, calibrate_lat, iperf3, "
                 "allreduce, allgather, reduce_scatter, alltoall, broadcast, tree_allreduce, "
                 "hierarchical_allreduce, incast, permutation, pairwise",
                 "s.yaml:9:16: test 'a': size must be a size from 1 byte to 1G such as 65536, 64K "

@@ -9,6 +9,7 @@
 
 #include "capture_task.hpp"
 #include "collective_task.hpp"
+#include "iperf3_task.hpp"
 #include "perftest_task.hpp"
 #include "results.hpp"
 #include "rocehil/capture/dpdk_source.hpp"
@@ -95,6 +96,7 @@ void AgentSession::handle(const Request& request) {
                              .engines = {"rocehil"}};
             if (capture::dpdk_installed()) hello.capture_backends.push_back("dpdk");
             if (perftest::find_on_path("ib_write_bw")) hello.engines.push_back("perftest");
+            if (perftest::find_on_path("iperf3")) hello.engines.push_back("iperf3");
             char name[256] = {};
             if (!host_name_.empty())
               hello.host = host_name_;
@@ -116,6 +118,8 @@ void AgentSession::handle(const Request& request) {
             on_stop(id);
           } else if constexpr (std::is_same_v<T, PerftestRequest>) {
             on_perftest(id, body);
+          } else if constexpr (std::is_same_v<T, Iperf3Request>) {
+            on_iperf3(id, body);
           } else if constexpr (std::is_same_v<T, SettingsRequest>) {
             // A setting changed under running traffic would make the case measure two fabrics.
             if (state_ == State::running)
@@ -413,6 +417,10 @@ void AgentSession::tick() {
     if (auto listening = perftest_->take_listening()) emit_(Reply{perftest_id_, *listening});
     if (auto results = perftest_->take_results()) emit_(Reply{perftest_id_, std::move(*results)});
   }
+  if (iperf3_) {
+    if (auto listening = iperf3_->take_listening()) emit_(Reply{iperf3_id_, *listening});
+    if (auto results = iperf3_->take_results()) emit_(Reply{iperf3_id_, std::move(*results)});
+  }
   if (state_ != State::running) return;
   const auto now = Clock::now();
   if (now >= next_stats_) emit_stats(now);
@@ -458,12 +466,24 @@ void AgentSession::on_perftest(std::optional<std::uint64_t> id, const PerftestRe
   perftest_id_ = id;
 }
 
+// iperf3 runs on its own thread beside whatever RDMA traffic the session has: background traffic.
+void AgentSession::on_iperf3(std::optional<std::uint64_t> id, const Iperf3Request& request) {
+  if (!iperf3_) iperf3_ = std::make_unique<AgentIperf3>(wake_fd_);
+  iperf3_->start(request);
+  iperf3_id_ = id;
+}
+
 void AgentSession::on_stop(std::optional<std::uint64_t> id) {
+  // An iperf3 run ends on its own thread, its results (marked stopped) following from tick();
+  // a stop that finds nothing else running is answered by those results alone.
+  const bool iperf3_stopped = iperf3_ && iperf3_->active();
+  if (iperf3_stopped) iperf3_->stop();
   // A perftest run ends on its own thread; its results (marked stopped) follow from tick().
   if (perftest_ && perftest_->active() && state_ != State::running) {
     perftest_->stop();
     return;
   }
+  if (iperf3_stopped && state_ != State::running) return;
   if (state_ != State::running && state_ != State::finished)
     return error(id, "stop: nothing was started");
   if (state_ == State::running) {
@@ -517,6 +537,7 @@ void AgentSession::release() {
 void AgentSession::shutdown() {
   capture_.reset();   // stops a running capture with its files flushed
   perftest_.reset();  // kills a running perftest
+  iperf3_.reset();    // and a running iperf3
   release();
   state_ = State::idle;
 }

@@ -967,21 +967,21 @@ TEST(AgentProtocolRejects, Envelope) {
            "protocol version -1 is not supported (this agent speaks 1): " + fix},
           {R"({"v":1})",
            "missing field 'op' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop, perftest, settings, end, admission)"},
+           "capture_stop, perftest, settings, end, admission, iperf3)"},
           {R"({"v":1,"op":5})", "field 'op' must be a string, got 5"},
           {R"({"v":1,"op":"frobnicate"})",
            "unknown op 'frobnicate' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop, perftest, settings, end, admission)"},
+           "capture_stop, perftest, settings, end, admission, iperf3)"},
           {R"({"v":1,"op":"Hello"})",
            "unknown op 'Hello' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop, perftest, settings, end, admission)"},
+           "capture_stop, perftest, settings, end, admission, iperf3)"},
           {R"({"v":1,"op":"\u001b[2J\u0007it's a very long op name, longer than forty"})",
            "unknown op '\\x1b[2J\\x07it\\'s a very long op name, longer th...' (known: hello, "
            "setup, connect, start, stop, capture_start, capture_stop, perftest, settings, end, "
-           "admission)"},
+           "admission, iperf3)"},
           {R"({"v":1,"op":"connected"})",
            "unknown op 'connected' (known: hello, setup, connect, start, stop, capture_start, "
-           "capture_stop, perftest, settings, end, admission)"},
+           "capture_stop, perftest, settings, end, admission, iperf3)"},
           {R"({"v":1,"op":"hello","id":-1})",
            "hello: field 'id' must be an integer from 0 to 18446744073709551615, got -1"},
           {R"({"v":1,"op":"hello","id":1.5})",
@@ -1273,7 +1273,7 @@ TEST(AgentProtocolRejects, Replies) {
           {R"({"v":1,"op":"start"})",
            "unknown op 'start' (known: hello, setup, connected, started, stats, results, error, "
            "capture_started, capture_summary, perftest_listening, perftest_results, settings, "
-           "ended)"},
+           "ended, iperf3_listening, iperf3_results)"},
           {R"({"v":1,"op":"stats","t_s":1,"messages":1,"bytes":1})",
            "stats: missing required field 'gbps'"},
           {R"({"v":1,"op":"stats","t_s":1,"messages":-1,"bytes":1,"gbps":1})",

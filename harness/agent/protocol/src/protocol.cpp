@@ -23,6 +23,7 @@
 #include "rocehil/agent/qp_counters_json.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/common/scheduling.hpp"
+#include "rocehil/iperf/command.hpp"
 #include "rocehil/perftest/command.hpp"
 #include "rocehil/settings/catalogue.hpp"
 #include "rocehil/traffic/collective.hpp"
@@ -51,7 +52,7 @@ constexpr std::string_view version_fix =
 // its variant index, so parsing and writing share one table.
 constexpr std::string_view request_ops[] = {"hello",    "setup",         "connect",      "start",
                                             "stop",     "capture_start", "capture_stop", "perftest",
-                                            "settings", "end",           "admission"};
+                                            "settings", "end",           "admission",    "iperf3"};
 constexpr std::string_view reply_ops[] = {"hello",
                                           "setup",
                                           "connected",
@@ -64,7 +65,9 @@ constexpr std::string_view reply_ops[] = {"hello",
                                           "perftest_listening",
                                           "perftest_results",
                                           "settings",
-                                          "ended"};
+                                          "ended",
+                                          "iperf3_listening",
+                                          "iperf3_results"};
 static_assert(std::size(request_ops) == std::variant_size_v<RequestBody>);
 static_assert(std::size(reply_ops) == std::variant_size_v<ReplyBody>);
 
@@ -117,7 +120,8 @@ constexpr std::string_view opcode_names[] = {"send", "write", "write_with_imm", 
 constexpr std::string_view transport_names[] = {"rc", "ud"};  // in traffic::QpType order
 constexpr std::string_view perftest_tool_names[] = {"write_bw",  "read_bw",  "send_bw",
                                                     "write_lat", "read_lat", "send_lat"};
-constexpr std::string_view engine_names[] = {"rocehil", "perftest"};
+constexpr std::string_view engine_names[] = {"rocehil", "perftest", "iperf3"};
+constexpr std::string_view iperf3_protocol_names[] = {"tcp", "udp"};
 constexpr std::string_view settings_action_names[] = {"apply", "restore", "read",
                                                       "check"};  // enum order
 constexpr std::size_t max_settings_addresses = 16;
@@ -961,6 +965,92 @@ struct Describe<PerftestResultsEvent> {
   }
 };
 
+template <>
+struct Describe<Iperf3Request> {
+  using S = Iperf3Request;
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("role", at<&S::role>, EnumChoice<Role>{role_names}, Presence::required),
+        field("protocol", at<&S::protocol>, Choice{iperf3_protocol_names}),
+        field("bind", at<&S::bind>, Custom<std::string>{ip_address}, Presence::required),
+        field_when(
+            "server", at<&S::server>, Custom<std::string>{ip_address},
+            [](const S& s) { return !s.server.empty(); }, Presence::extra),
+        field("port", at<&S::port>, Int<std::uint16_t>{0, max_u16}),
+        field("seconds", at<&S::seconds>, Int<std::uint32_t>{1, iperf::max_seconds}),
+        field("rate_bps", at<&S::rate_bps>, Int<std::uint64_t>{0, std::uint64_t{1600} << 30}),
+        field("tos", at<&S::tos>, Int<int>{-1, 255}),
+        field("streams", at<&S::streams>, Int<std::uint32_t>{1, iperf::max_streams}),
+        field("at_ns", at<&S::at_ns>, Int<std::int64_t>{0, max_i64}),
+        field("timeout_s", at<&S::timeout_s>, Number{0, false, 7 * 86400})};
+    return f;
+  }
+  static void check(const Object& o, S& s);
+};
+
+template <>
+struct Describe<iperf::Sum> {
+  using S = iperf::Sum;
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("seconds", at<&S::seconds>, Finite{}),
+        field("bytes", at<&S::bytes>, Int<std::uint64_t>{0, max_u64}),
+        field("bits_per_second", at<&S::bits_per_second>, Finite{}),
+        field("retransmits", at<&S::retransmits>, Int<std::uint64_t>{0, max_u64}, Presence::extra),
+        field("packets", at<&S::packets>, Int<std::uint64_t>{0, max_u64}, Presence::extra),
+        field("lost_packets", at<&S::lost_packets>, Int<std::uint64_t>{0, max_u64},
+              Presence::extra),
+        field("jitter_ms", at<&S::jitter_ms>, Finite{}, Presence::extra)};
+    return f;
+  }
+};
+
+template <>
+struct Describe<iperf::Report> {
+  using S = iperf::Report;
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("version", at<&S::version>, Printable{64, true}),
+        field("protocol", at<&S::protocol>, Printable{16, true}),
+        field("streams", at<&S::streams>, Int<std::uint32_t>{0, max_u32}, Presence::extra),
+        field("tos", at<&S::tos>, Int<int>{0, 255}, Presence::extra),
+        field("duration_s", at<&S::duration_s>, Finite{}, Presence::extra),
+        field("target_bitrate", at<&S::target_bitrate>, Int<std::uint64_t>{0, max_u64},
+              Presence::extra),
+        field("sent", at<&S::sent>, Nested<iperf::Sum>{Strictness::strict}, Presence::extra),
+        field("received", at<&S::received>, Nested<iperf::Sum>{Strictness::strict},
+              Presence::extra),
+        field("error", at<&S::error>, Text{})};
+    return f;
+  }
+};
+
+template <>
+struct Describe<Iperf3ListeningReply> {
+  static const auto& fields() {
+    static const auto f =
+        std::tuple{field("port", at<&Iperf3ListeningReply::port>, Int<std::uint16_t>{1, max_u16})};
+    return f;
+  }
+};
+
+template <>
+struct Describe<Iperf3ResultsEvent> {
+  using S = Iperf3ResultsEvent;
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("role", at<&S::role>, EnumChoice<Role>{role_names}, Presence::required),
+        field("stopped", at<&S::stopped>, Bool{}),
+        field("command", at<&S::command>, List<Printable>{{4096, false}, 0, 64}),
+        field("exit_code", at<&S::exit_code>, Int<int>{-255, 255}),
+        field("seconds", at<&S::seconds>, Finite{}),
+        field("report", at<&S::report>, Nested<iperf::Report>{Strictness::strict}, Presence::extra),
+        field("error", at<&S::error>, Text{}),
+        field("output", at<&S::output>, Text{})};
+    return f;
+  }
+};
+
 // A name the settings catalogue knows, so that a misspelt one is refused before any host is
 // asked (with the nearest known name).
 std::string setting_name(const Value& v) {
@@ -1221,6 +1311,32 @@ void Describe<PerftestRequest>::check(const Object&, PerftestRequest& p) {
   }
 }
 
+// The roles' own fields, then what iperf3 itself would refuse (the same checks the agent's
+// command builder makes, so a request that passes here builds).
+void Describe<Iperf3Request>::check(const Object&, Iperf3Request& p) {
+  if (p.role == Role::client && (p.server.empty() || p.port == 0))
+    reject(
+        "iperf3: role \"client\" needs fields 'server' and 'port': where the server side "
+        "listens (its iperf3_listening reply)");
+  if (p.role == Role::server && !p.server.empty())
+    reject("iperf3: role \"server\" takes no 'server': it listens for the client");
+  if (p.role == Role::server && p.port != 0)
+    reject("iperf3: role \"server\" takes no 'port': its agent picks a free one");
+  if (p.role == Role::server && (p.rate_bps != 0 || p.tos != -1 || p.streams != 1))
+    reject(
+        "iperf3: role \"server\" takes no 'rate_bps', 'tos' or 'streams': the client sends "
+        "them over iperf3's control connection");
+  if (p.role == Role::server && p.at_ns != 0)
+    reject("iperf3: role \"server\" takes no 'at_ns': it listens at once, for the client's start");
+  iperf::CommandOptions options = iperf3_options(p);
+  if (options.server) options.port = 5201;  // checked as any port; the agent picks the real one
+  try {
+    (void)iperf::command_words(options);
+  } catch (const Error& e) {
+    reject(std::string("iperf3: ") + e.what());
+  }
+}
+
 namespace {
 
 // Checks v and op, reads id and session; returns the op's index in `ops`. `id` and `session` are
@@ -1352,6 +1468,24 @@ double perftest_time_limit_s(const PerftestRequest& r) {
                       : r.iterations != 0 ? static_cast<double>(r.iterations) / 10000.0
                                           : 10.0;
   return work + 60;
+}
+
+iperf::CommandOptions iperf3_options(const Iperf3Request& p) {
+  iperf::CommandOptions o;
+  o.server = p.role == Role::server;
+  o.bind = p.bind;
+  o.connect_to = p.server;
+  o.port = p.port;
+  o.udp = p.protocol == "udp";
+  o.seconds = p.seconds;
+  o.rate_bps = p.rate_bps;
+  o.tos = p.tos;
+  o.streams = p.streams;
+  return o;
+}
+
+double iperf3_time_limit_s(const Iperf3Request& r) {
+  return r.timeout_s > 0 ? r.timeout_s : r.seconds + 60.0;
 }
 
 ParsedRequest parse_request(std::string_view line) {

@@ -1,6 +1,6 @@
 """System test of a test with parts on a real testbed (6 hosts, 2 racks): an incast (2:1) on one
-traffic class and a pair on another run in one case, at one agreed time, the pair half a second
-later as asked. Their windows overlap in run.json, each part's metrics are its own (the pair's
+traffic class, a pair on another and iperf3 UDP background traffic on a third run in one case, at
+one agreed time, the pair half a second later as asked. Their windows overlap in run.json, each part's metrics are its own (the pair's
 bytes against its receiver's kernel interface counters, a host no other part sends to), and a
 threshold on one part grades by that part's number.
 
@@ -30,9 +30,12 @@ tests:
          iterations: 40}
       - {name: pair, workload: bw, hosts: 'h5,h3', traffic_class: 98, size: 64K,
          start_after_s: 0.5}
+      - {name: bg, workload: iperf3, hosts: 'h6,h2', protocol: udp, rate: 50Mbit/s,
+         traffic_class: 40}
     thresholds:
       - roce.busbw_gbps > 0
       - pair.errors == 0
+      - bg.iperf_loss_ratio < 0.5
       - {check: pair.busbw_gbps > 100, level: warn}
 """
 
@@ -81,23 +84,27 @@ class PartsTest(unittest.TestCase):
         self.assertEqual(case["outcome"], "warn", case["summary"])
         (attempt,) = case["attempts"]
         parts = {p["name"]: p for p in attempt["raw"]["traffic"]["parts"]}
-        self.assertEqual(set(parts), {"roce", "pair"})
-        roce, pair = parts["roce"], parts["pair"]
-        self.assertEqual((roce["workload"], pair["workload"]), ("incast", "bw"))
-        self.assertIsNone(roce["error"])
-        self.assertIsNone(pair["error"])
+        self.assertEqual(set(parts), {"roce", "pair", "bg"})
+        roce, pair, bg = parts["roce"], parts["pair"], parts["bg"]
+        self.assertEqual((roce["workload"], pair["workload"], bg["workload"]),
+                         ("incast", "bw", "iperf3"))
+        for p in parts.values():
+            self.assertIsNone(p["error"], p["name"])
         # One agreed start, the pair's half a second after it; the windows overlap.
         self.assertEqual(pair["start_ns"] - roce["start_ns"], 500_000_000)
-        self.assertLess(max(roce["start_ns"], pair["start_ns"]),
-                        min(roce["end_ns"], pair["end_ns"]))
+        self.assertEqual(bg["start_ns"], roce["start_ns"])
+        self.assertLess(max(p["start_ns"] for p in parts.values()),
+                        min(p["end_ns"] for p in parts.values()))
         print(f"\n  roce {roce['start_ns']}..{roce['end_ns']}, "
               f"pair {pair['start_ns']}..{pair['end_ns']}", file=sys.stderr)
 
         metrics = attempt["metrics"]
         for key in ("roce.busbw_gbps", "roce.time_us", "pair.busbw_gbps", "pair.errors",
-                    "roce.cnp_per_s", "nic_rx_bytes"):
+                    "roce.cnp_per_s", "nic_rx_bytes", "bg.iperf_gbps", "bg.iperf_loss_ratio"):
             self.assertIn(key, metrics)
         self.assertNotIn("busbw_gbps", metrics)  # each part's, never the case's
+        # iperf3's own receiver said what arrived: about the asked 50 Mbit/s.
+        self.assertAlmostEqual(metrics["bg.iperf_gbps"], 0.05, delta=0.01)
         # The pair's number is its own bytes over its own interval: what left its client, and
         # about what its server's NIC took in (no other part sends to h3 or h5; RoCE's headers
         # and the rest of the wire add a few percent).

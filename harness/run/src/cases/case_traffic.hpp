@@ -86,4 +86,8 @@ void add_cpu(const agent::ResultsEvent& r, const std::string& host, std::size_t 
 // the test's first two hosts.
 TrafficOutcome run_point_to_point_case(const CaseContext& c);
 
+// A workload iperf3 case (background traffic that is not RDMA) between the test's first two
+// hosts (iperf3_case.cpp).
+TrafficOutcome run_iperf3_case(const CaseContext& c);
+
 }  // namespace rocehil::run::case_traffic

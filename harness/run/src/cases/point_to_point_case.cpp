@@ -299,6 +299,7 @@ TrafficOutcome run_calibration_case(const CaseContext& c) {
 }  // namespace
 
 TrafficOutcome run_point_to_point_case(const CaseContext& c) {
+  if (c.test->workload == "iperf3") return run_iperf3_case(c);
   if (suites::is_calibration(*c.test)) return run_calibration_case(c);
   if (c.test->settings.engine == "perftest") return run_perftest_case(c);
   return run_rocehil_case(c);

@@ -20,6 +20,13 @@ namespace rocehil::suites {
 using inventory::Diagnostic;
 using inventory::SourceLocation;
 
+// workload iperf3: background traffic that is not RDMA (docs/suites.md, "iperf3 background
+// traffic"); its own keys, refused on every other workload.
+struct Iperf3Settings {
+  std::string protocol = "tcp";  // tcp | udp (udp needs a rate)
+  std::uint32_t streams = 1;     // iperf3 -P, 1-128
+};
+
 // The settings of one test; every list holds one value or a sweep.
 struct TestSettings {
   std::string hosts = "all";   // a host selection (docs/inventory.md)
@@ -33,6 +40,7 @@ struct TestSettings {
   std::vector<std::string> strategies{"split"};
   std::vector<std::string> placements{"packed"};
   std::vector<int> traffic_classes{106};  // DSCP 26 with ECT(0)
+  SourceLocation traffic_class_where;     // where `traffic_class:` was written; 0: not written
   std::string opcode = "write";           // bw
   std::string transport = "rc";           // bw: rc | ud (SEND of one packet per message)
   std::string memory = "host";            // bw, lat: host | gpu (the GPU paired with the NIC)
@@ -53,6 +61,7 @@ struct TestSettings {
   SourceLocation rate_where;          // where `rate:` was written; 0: not written
   std::vector<std::string> captures;  // capture points (inventory names) running during the test
   std::vector<SourceLocation> captures_where;  // where each was written; empty: not known
+  Iperf3Settings iperf3;                       // workload iperf3 only
 };
 
 // A fault injected while a test's traffic runs, as `rocehil inject pfc|pause` sends it: pause
@@ -117,11 +126,11 @@ inline bool is_calibration(const SuiteTest& test) {
   return test.workload == "calibrate_bw" || test.workload == "calibrate_lat";
 }
 
-// bw and lat (and their calibrations) run between two hosts; every other workload is a
-// collective over all the ranks.
+// bw and lat (and their calibrations) and iperf3 run between two hosts; every other workload is
+// a collective over all the ranks.
 inline bool is_point_to_point(const SuiteTest& test) {
   const std::string_view w = measured_workload(test);
-  return w == "bw" || w == "lat";
+  return w == "bw" || w == "lat" || w == "iperf3";
 }
 
 struct CaptureDefaults {

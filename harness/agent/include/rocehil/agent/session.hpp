@@ -22,6 +22,7 @@ namespace rocehil::agent {
 class AgentCapture;
 class AgentCollective;
 class AgentPerftest;
+class AgentIperf3;
 
 // What an agent does with the requests it reads: the state machine behind `rocehil agent`, and
 // the local side of `rocehil traffic client` (in process, without JSON in between).
@@ -65,6 +66,7 @@ class AgentSession {
   void on_capture_start(std::optional<std::uint64_t> id, const CaptureStartRequest& request);
   void on_capture_stop(std::optional<std::uint64_t> id);
   void on_perftest(std::optional<std::uint64_t> id, const PerftestRequest& request);
+  void on_iperf3(std::optional<std::uint64_t> id, const Iperf3Request& request);
   void error(std::optional<std::uint64_t> id, std::string message);
 
   void run_worker(StartRequest start);
@@ -89,6 +91,9 @@ class AgentSession {
   // perftest runs are independent of the traffic state machine too, one at a time.
   std::unique_ptr<AgentPerftest> perftest_;
   std::optional<std::uint64_t> perftest_id_;
+  // iperf3 (background traffic) likewise, beside the RDMA traffic of the same session.
+  std::unique_ptr<AgentIperf3> iperf3_;
+  std::optional<std::uint64_t> iperf3_id_;
 
   SetupRequest setup_;
   std::unique_ptr<traffic::Provider> provider_;

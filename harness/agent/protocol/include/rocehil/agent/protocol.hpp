@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "rocehil/common/scheduling.hpp"
+#include "rocehil/iperf/command.hpp"
+#include "rocehil/iperf/report.hpp"
 #include "rocehil/perftest/command.hpp"
 #include "rocehil/perftest/report.hpp"
 #include "rocehil/settings/journal.hpp"
@@ -32,6 +34,8 @@ namespace rocehil::agent {
 //   capture_stop          -> capture_summary (frames, drops, coverage, files, the analysis)
 //   perftest {...}        -> perftest_listening (server, once perftest listens), then
 //                            perftest_results when perftest exits; stop ends it early
+//   iperf3 {...}          -> iperf3_listening (server, once iperf3 listens), then iperf3_results
+//                            when iperf3 exits; stop ends it early
 //   settings {action,...} -> settings (apply: journaled and read back; restore: from the host's
 //                            journal; read: the values in force), never while traffic runs
 // Captures run beside traffic, one at a time, on the host wired to a mirror port.
@@ -186,6 +190,33 @@ perftest::CommandOptions perftest_options(const PerftestRequest& request);
 // The controller waits that long, and its reply timeout, for the results.
 double perftest_time_limit_s(const PerftestRequest& request);
 
+// iperf3 as the engine of background traffic that is not RDMA (workload iperf3): the agent builds
+// the command from these fields itself (iperf::command_words) and runs it without a shell. The
+// server side goes first (`iperf3 -s -1 --json` on a free port, bound to `bind`) and answers
+// iperf3_listening once iperf3 listens; the client side then sends to that port.
+struct Iperf3Request {
+  Role role = Role::client;
+  std::string protocol = "tcp";  // tcp | udp
+  std::string bind;              // required: the host's RoCE address, which iperf3 binds (-B)
+  std::string server;            // client: the server's address
+  std::uint16_t port = 0;        // client: the server's port; server: 0 picks a free one
+  std::uint32_t seconds = 2;     // client: -t, 1..86400; server: how long the test will run
+  std::uint64_t rate_bps = 0;    // client: -b; 0: unlimited (TCP only: UDP needs a rate)
+  int tos = -1;                  // client: -S, the IP TOS byte; -1: iperf3's (0)
+  std::uint32_t streams = 1;     // client: -P, 1..128
+  // client: wall clock (Unix time, ns) to start iperf3 at, so that it runs beside other traffic
+  // started for the same time; 0: at once.
+  std::int64_t at_ns = 0;
+  // How long iperf3 may run before the agent kills it; 0: seconds plus 60.
+  double timeout_s = 0;
+};
+
+// The command-line settings a request stands for (the server's port is the agent's).
+iperf::CommandOptions iperf3_options(const Iperf3Request& request);
+// How long the agent lets iperf3 run once it is started (at at_ns): `timeout_s`, or the test's
+// seconds plus 60 for the control connection's setup and the results' exchange.
+double iperf3_time_limit_s(const Iperf3Request& request);
+
 // A fabric setting by the settings catalogue's name, with a value in its canonical form.
 struct SettingValue {
   std::string name;    // "roce_rp.rpg_time_reset"
@@ -238,9 +269,10 @@ struct AdmissionRequest {
   std::string why{};   // refused: one line for a person
 };
 
-using RequestBody = std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest,
-                                 StopRequest, CaptureStartRequest, CaptureStopRequest,
-                                 PerftestRequest, SettingsRequest, EndRequest, AdmissionRequest>;
+using RequestBody =
+    std::variant<HelloRequest, SetupRequest, ConnectRequest, StartRequest, StopRequest,
+                 CaptureStartRequest, CaptureStopRequest, PerftestRequest, SettingsRequest,
+                 EndRequest, AdmissionRequest, Iperf3Request>;
 
 // An agent that dialed its controller serves every case of the run over one connection: each
 // rank or capture the controller gives that host is a session, numbered by the controller, and
@@ -444,6 +476,24 @@ struct PerftestResultsEvent {
 };
 inline constexpr std::size_t max_perftest_output_bytes = 4096;
 
+struct Iperf3ListeningReply {
+  std::uint16_t port = 0;
+};
+
+// One side's iperf3 run, ended: what it ran, what it printed, and the numbers read from that.
+struct Iperf3ResultsEvent {
+  Role role = Role::client;
+  bool stopped = false;                 // ended by a stop request or stdin closing
+  std::vector<std::string> command;     // the words it ran, program first
+  int exit_code = 0;                    // -N: signal N ended it
+  double seconds = 0;                   // from start to exit
+  std::optional<iperf::Report> report;  // absent when its output could not be read
+  // Why the run failed: iperf3's own words (its JSON's error member: iperf3 3.12 exits 0 after
+  // one), else the agent's ("iperf3 is not installed", "ran past its 62 s timeout").
+  std::string error;
+  std::string output;  // the last 4 KiB of its stdout, then stderr
+};
+
 // One change made (apply) or undone (restore): a journal entry.
 struct SettingChange {
   std::string name;
@@ -478,10 +528,10 @@ struct SettingsReply {
 // The session's traffic and capture have stopped and what it held is released.
 struct EndedReply {};
 
-using ReplyBody =
-    std::variant<HelloReply, SetupReply, ConnectedReply, StartedReply, StatsEvent, ResultsEvent,
-                 ErrorReply, CaptureStartedReply, CaptureSummaryEvent, PerftestListeningReply,
-                 PerftestResultsEvent, SettingsReply, EndedReply>;
+using ReplyBody = std::variant<HelloReply, SetupReply, ConnectedReply, StartedReply, StatsEvent,
+                               ResultsEvent, ErrorReply, CaptureStartedReply, CaptureSummaryEvent,
+                               PerftestListeningReply, PerftestResultsEvent, SettingsReply,
+                               EndedReply, Iperf3ListeningReply, Iperf3ResultsEvent>;
 
 struct Reply {
   std::optional<std::uint64_t> id;
