@@ -50,7 +50,7 @@ struct TestSettings {
   int sl = 0;
   // How fast each sender sends (docs/suites.md, "Pacing"); empty: as fast as it can.
   std::optional<Rate> rate;
-  SourceLocation rate_where;  // where `rate:` was written; 0: not written
+  SourceLocation rate_where;          // where `rate:` was written; 0: not written
   std::vector<std::string> captures;  // capture points (inventory names) running during the test
   std::vector<SourceLocation> captures_where;  // where each was written; empty: not known
 };
@@ -70,6 +70,24 @@ struct Injection {
   SourceLocation where;
 };
 
+// Something done to the fabric while a test's traffic runs (docs/suites.md, "Events"), at_s
+// seconds after the traffic's agreed start: a link or a host's NIC taken down or up, PFC sent
+// (the test's `inject:` is read as one), or a command the inventory names run on a host or switch.
+enum class EventAction { link_down, link_up, nic_down, nic_up, pfc, command };
+std::string_view to_string(EventAction action);
+
+struct Event {
+  double at_s = 0;
+  EventAction action = EventAction::pfc;
+  std::string link;          // link_down, link_up: an inventory link
+  std::string host;          // nic_down, nic_up; command: run on this host
+  std::string switch_name;   // command: run on this switch (one of host and switch_name)
+  std::string command;       // command: a name in that host's or switch's inventory `commands:`
+  Injection pfc{};           // pfc: what is sent, as `inject` takes it (its after_s is at_s)
+  bool from_inject = false;  // written as the test's `inject:`
+  SourceLocation where;
+};
+
 struct SuiteTest {
   std::string name;
   std::string workload;  // bw | lat | a collective pattern (allreduce, alltoall, ...)
@@ -77,6 +95,8 @@ struct SuiteTest {
   std::vector<Threshold> thresholds;
   bool expect_fail = false;  // the test exists to show the harness catching a fault
   std::optional<Injection> inject;
+  // `events:` and `inject:` (as a pfc event), in the order they happen (by at_s).
+  std::vector<Event> events;
   SourceLocation where;
 };
 
