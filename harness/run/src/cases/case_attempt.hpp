@@ -24,6 +24,7 @@ class DialedAgents;
 namespace rocehil::run {
 
 class SwitchPolling;
+class FabricActions;
 struct CaptureKeeping;
 
 struct CaseContext {
@@ -54,6 +55,9 @@ struct CaseContext {
   // Called with the traffic's agreed wall-clock start (Unix ns) once the workload has chosen it
   // (a collective: its measured run's; perftest: when its client is started).
   std::function<void(std::int64_t at_ns)> on_traffic_start = {};
+  // What the test's link, NIC and command events act through (the run's FabricEvents); null:
+  // such an event fails the case when its time comes.
+  FabricActions* fabric_actions = nullptr;
 };
 
 // The hosts the case's traffic runs on (its ranks' hosts; bw and lat: the first two) and the

@@ -10,6 +10,7 @@
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/selection.hpp"
+#include "rocehil/run/fabric_actions.hpp"
 #include "rocehil/suites/measurable.hpp"
 
 namespace rocehil::run {
@@ -61,6 +62,26 @@ void check_providers_measure(const suites::Suite& suite, const suites::SuiteTest
                                    : fmt::format(" (hosts {} use it)", fmt::join(on, ", "))));
         break;
       }
+}
+
+// Each of `events:` at its own line: what it names must be in the inventory (the test's
+// `inject:` was checked above, as it always was).
+void check_events(const suites::Suite& suite, const suites::SuiteTest& test,
+                  const inventory::Inventory& inventory, std::vector<std::string>& problems) {
+  for (const suites::Event& e : test.events) {
+    if (e.from_inject) continue;
+    if (e.action == suites::EventAction::pfc) {
+      try {
+        injection_command(e.pfc, inventory, suite.file, "rocehil", nullptr);
+      } catch (const Error& err) {
+        problems.push_back(err.what());
+      }
+      continue;
+    }
+    if (const std::string why = event_problem(e, inventory); !why.empty())
+      problems.push_back(fmt::format("{}:{}:{}: test '{}': event {}: {}", suite.file, e.where.line,
+                                     e.where.column, test.name, suites::to_string(e.action), why));
+  }
 }
 
 }  // namespace
@@ -208,6 +229,7 @@ std::vector<std::string> check_suite_against_inventory(const suites::Suite& suit
       } catch (const Error& e) {
         problems.push_back(e.what());
       }
+    check_events(suite, test, inventory, problems);
   }
   return problems;
 }
