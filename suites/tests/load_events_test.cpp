@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -159,6 +161,22 @@ TEST(SuiteEvents, EventsMustBeAList) {
             (std::vector<std::string>{
                 "s.yaml:7:13: test 'flap': events must be a list, one '- {at_s: 2, action: "
                 "link_down, link: l1-s1}' per event"}));
+}
+
+// docs/suites.md's example of every action is a test this loader takes.
+TEST(SuiteEvents, TheDocsExampleLoads) {
+  std::ifstream in(std::string(ROCEHIL_DOCS_DIR) + "/suites.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const std::size_t section = doc.find("### Events");
+  ASSERT_NE(section, std::string::npos);
+  const std::size_t begin = doc.find("```yaml\n", section) + 8;
+  const std::size_t end = doc.find("```", begin);
+  const Suite s =
+      suite_with_events("schema_version: 1\nname: x\ntests:\n" + doc.substr(begin, end - begin));
+  ASSERT_EQ(s.tests.size(), 1u);
+  EXPECT_EQ(s.tests[0].events.size(), 6u);
 }
 
 }  // namespace
