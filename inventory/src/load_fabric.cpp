@@ -13,7 +13,8 @@ namespace rocehil::inventory::detail {
 
 void Loader::read_switch(const YAML::Node& entry) {
   const MapReader m(ctx_, entry, "switch entry",
-                    {"name", "role", "rack", "address", "ports", "port_gbps", "netns", "snmp"});
+                    {"name", "role", "rack", "address", "ports", "port_gbps", "netns", "snmp",
+                     "ssh", "link_down", "link_up", "commands"});
   if (!m.ok()) return;
   const YAML::Node name_node = m.require("name", "leaf01");
   const YAML::Node role_node = m.require("role", "leaf");
@@ -48,6 +49,7 @@ void Loader::read_switch(const YAML::Node& entry) {
   // A switch's own snmp replaces the defaults' as a whole: access is one decision per switch.
   base.snmp = inv_.defaults.snmp;
   if (const auto n = m.get("snmp"); n.IsDefined()) base.snmp = read_snmp(ctx_, n, owner);
+  read_switch_control(m, owner, base);
   const Zipped racks = zip(ctx_, m.get("rack"), owner + ": rack", count, count_source);
   all_valid(ctx_, m.get("rack"), racks, is_valid_name, owner + ": rack", name_rule);
   const Zipped addresses = zip(ctx_, m.get("address"), owner + ": address", count, count_source);

@@ -14,7 +14,7 @@ namespace rocehil::inventory::detail {
 void Loader::read_host(const YAML::Node& entry) {
   const MapReader m(ctx_, entry, "host entry",
                     {"name", "address", "ssh", "agent", "provider", "launcher", "rack", "labels",
-                     "netns", "nics", "settings"});
+                     "netns", "nics", "settings", "commands"});
   if (!m.ok()) return;
   const YAML::Node name_node = m.require("name", "gpu001");
   if (!name_node.IsDefined()) return;
@@ -59,6 +59,8 @@ void Loader::read_host(const YAML::Node& entry) {
   }
   if (const auto a = m.get("agent"); a.IsDefined())
     if (const auto v = read_agent(ctx_, a, owner + ": agent")) base.agent = *v;
+  if (const auto c = m.get("commands"); c.IsDefined())
+    base.commands = read_commands(ctx_, c, owner);
   if (const auto p = m.get("provider"); p.IsDefined())
     if (const auto v = read_provider(ctx_, p, owner + ": provider")) base.provider = *v;
   if (const auto l = m.get("launcher"); l.IsDefined())

@@ -45,6 +45,13 @@ std::optional<std::string> read_agent(LoadContext& ctx, const YAML::Node& n, std
 std::optional<SnmpSettings> read_snmp(LoadContext& ctx, const YAML::Node& node,
                                       const std::string& owner);
 
+// `commands:` of a host or switch: a map of names to command lines (load_commands.cpp).
+std::vector<NamedCommand> read_commands(LoadContext& ctx, const YAML::Node& node,
+                                        const std::string& owner);
+// A switch's `link_down` / `link_up`: a command line holding {port} and no other placeholder.
+std::optional<std::string> read_port_command(LoadContext& ctx, const YAML::Node& node,
+                                             const std::string& what);
+
 // Reads the sections in dependency order (hosts and switches, then links, racks and captures
 // that refer to them) whatever their order in the file.
 class Loader {
@@ -78,6 +85,8 @@ class Loader {
                 Provider provider, std::size_t count, const std::string& count_source,
                 std::vector<std::vector<Nic>>& out);
   void read_switch(const YAML::Node& entry);
+  // A switch's ssh, link_down, link_up and commands (load_commands.cpp).
+  void read_switch_control(const MapReader& m, const std::string& owner, Switch& s);
   std::optional<LinkEnd> link_end(const YAML::Node& n, const std::string& what);
   void read_link(const YAML::Node& entry);
   void read_rack(const YAML::Node& entry);

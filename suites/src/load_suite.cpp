@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "iperf3_test.hpp"
+#include "load_events.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/names.hpp"
 #include "rocehil/inventory/yaml_reader.hpp"
@@ -446,8 +447,8 @@ class SuiteReader {
 
   std::optional<SuiteTest> read_test(const YAML::Node& n, const TestSettings& defaults) {
     MapReader m(ctx_, n, "a test",
-                {"name", "workload", "thresholds", "expect", "inject", "settings", "parts",
-                 ROCEHIL_IPERF3_KEYS, ROCEHIL_SETTING_KEYS});
+                {"name", "workload", "thresholds", "expect", "inject", "events", "settings",
+                 "parts", ROCEHIL_IPERF3_KEYS, ROCEHIL_SETTING_KEYS});
     if (!m.ok()) return std::nullopt;
     SuiteTest t;
     t.where = inventory::location_of(n);
@@ -503,6 +504,7 @@ class SuiteReader {
       if (const auto v = inventory::read_choice(ctx_, e, owner + ": expect", {"pass", "fail"}))
         t.expect_fail = *v == "fail";
     if (const auto i = m.get("inject"); i.IsDefined()) t.inject = read_injection(i, owner);
+    read_test_events(m, owner, t);
     if (const auto f = m.get("settings"); f.IsDefined())
       t.fabric_settings = inventory::read_settings_map(ctx_, f, owner + ": settings");
     if (const auto th = m.get("thresholds"); th.IsDefined()) {
@@ -538,6 +540,23 @@ class SuiteReader {
     return t;
   }
 
+  // `events:`, and `inject:` as one pfc event at its after_s: both run and grade alike.
+  void read_test_events(const MapReader& m, const std::string& owner, SuiteTest& t) {
+    if (const auto e = m.get("events"); e.IsDefined())
+      t.events = detail::read_events(ctx_, e, owner);
+    if (t.inject) {
+      Event e;
+      e.at_s = t.inject->after_s;
+      e.pfc = *t.inject;
+      e.from_inject = true;
+      e.where = t.inject->where;
+      t.events.push_back(std::move(e));
+    }
+    std::stable_sort(t.events.begin(), t.events.end(),
+                     [](const Event& a, const Event& b) { return a.at_s < b.at_s; });
+    detail::check_events(ctx_, t);
+  }
+
   std::optional<Injection> read_injection(const YAML::Node& n, const std::string& owner) {
     const std::string what = owner + ": inject";
     MapReader m(ctx_, n, what,
@@ -545,59 +564,13 @@ class SuiteReader {
     if (!m.ok()) return std::nullopt;
     Injection in;
     in.where = inventory::location_of(n);
-    bool ok = true;
-    const auto name = [&](std::string_view key, std::string& out, const char* example) {
-      const YAML::Node v = m.require(key, example);
-      if (!v.IsDefined()) {
-        ok = false;
-        return;
-      }
-      const auto text = inventory::read_string(ctx_, v, fmt::format("{}: {}", what, key));
-      if (text && inventory::is_valid_name(*text))
-        out = *text;
-      else {
-        if (text)
-          ctx_.error(v,
-                     fmt::format("{}: {} '{}' is not an inventory name", what, key, shown(*text)));
-        ok = false;
-      }
-    };
-    if (const auto k = m.get("kind"); k.IsDefined()) {
-      if (const auto v = inventory::read_choice(ctx_, k, what + ": kind", {"pfc", "pause"}))
-        in.kind = *v;
+    bool ok = detail::read_pfc_keys(ctx_, m, what, in);
+    if (const auto v = m.get("after_s"); v.IsDefined()) {
+      if (const auto x = inventory::read_number(ctx_, v, what + ": after_s", 0, 3600))
+        in.after_s = *x;
       else
         ok = false;
     }
-    name("from", in.from, "s1");
-    name("link", in.link, "l1-s1");
-    if (const auto p = m.get("priority"); p.IsDefined()) {
-      in.priorities.clear();
-      read_sweep(ctx_, p, what + ": priority", in.priorities, [&](const YAML::Node& item) {
-        const auto v = inventory::read_int(ctx_, item, what + ": priority", 0, 7, "3");
-        return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
-      });
-      if (in.priorities.empty()) ok = false;
-      if (in.kind == "pause")
-        ctx_.error(p, fmt::format("{}: 802.3x pause has no priorities; drop priority", what));
-    }
-    const auto number = [&](std::string_view key, double& out, double lo, double hi) {
-      if (const auto v = m.get(key); v.IsDefined()) {
-        if (const auto x =
-                inventory::read_number(ctx_, v, fmt::format("{}: {}", what, key), lo, hi))
-          out = *x;
-        else
-          ok = false;
-      }
-    };
-    if (const auto q = m.get("quanta"); q.IsDefined()) {
-      if (const auto v = inventory::read_int(ctx_, q, what + ": quanta", 0, 65535, "65535"))
-        in.quanta = static_cast<std::uint32_t>(*v);
-      else
-        ok = false;
-    }
-    number("pps", in.pps, 1, 10'000'000);
-    number("duration_s", in.duration_s, 0.001, 3600);
-    number("after_s", in.after_s, 0, 3600);
     if (!ok) return std::nullopt;
     return in;
   }

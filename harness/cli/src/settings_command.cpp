@@ -9,6 +9,7 @@
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/inventory/selection.hpp"
+#include "rocehil/run/fabric_events.hpp"
 #include "rocehil/run/fabric_settings.hpp"
 #include "rocehil/settings/catalogue.hpp"
 #include "settings_text.hpp"
@@ -96,8 +97,15 @@ nlohmann::ordered_json changes_json(const std::vector<agent::SettingChange>& cha
 
 int restore(const HostCommandOptions& o) {
   const inventory::Inventory inv = inventory::load_inventory(o.inventory_file);
+  // Links and NICs a killed run's events left down come up first (fabric_events.hpp), then the
+  // settings are put back; both are told alike.
+  run::FabricEvents downed(inv, run::fabric_id(inv), testbed_links_for(o.inventory_file), nullptr,
+                           "settings restore");
+  run::LeftJournals left = downed.restore_left(o.force);
   run::FabricSettings fabric = settings_on_hosts(o, inv);
-  const run::LeftJournals left = fabric.restore_left({}, o.force);
+  run::LeftJournals settings_left = fabric.restore_left({}, o.force);
+  for (run::SettingsRestored& r : settings_left.restored) left.restored.push_back(std::move(r));
+  for (run::JournalInUse& u : settings_left.in_use) left.in_use.push_back(std::move(u));
   // A live run's journal is not put back under it: refused (exit 3), each named, unless --force.
   const int code = left.in_use.empty() ? 0 : static_cast<int>(ExitCode::infrastructure);
   if (o.json) {

@@ -1,4 +1,5 @@
 #include "testbed_command.hpp"
+#include "testbed_link_command.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -349,6 +350,7 @@ namespace's, 198.19.K.2; the inventory's capture points say so (remote: session,
   });
 
   add_settings_commands(testbed, exit_code);
+  add_testbed_link_command(testbed, exit_code);
   add_snmp_counters_command(testbed, exit_code);
   add_mirror_relay_command(testbed, exit_code);
 }

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "rocehil/testbed/fabric_settings.hpp"
+#include "rocehil/testbed/link_state.hpp"
 #include "rocehil/testbed/paths.hpp"
 #include "rocehil/testbed/state.hpp"
 
@@ -26,7 +27,8 @@ std::optional<run::FabricLinkAccess> testbed_links_for(const std::string& invent
                                                               : state->options.id),
       .read = [d] { return testbed::read_fabric_settings(d); },
       .write = [d](std::string_view setting,
-                   int value) { testbed::apply_fabric_setting(d, setting, value); }};
+                   int value) { testbed::apply_fabric_setting(d, setting, value); },
+      .set_link = [d](std::string_view link, bool up) { testbed::set_link_state(d, link, up); }};
 }
 
 }  // namespace rocehil::cli

@@ -18,6 +18,7 @@
 #include "cases/capture_keeping.hpp"
 #include "cases/case_agents.hpp"
 #include "cases/case_events.hpp"
+#include "cases/case_fabric_events.hpp"
 #include "cases/case_traffic.hpp"
 #include "cases/parts.hpp"
 #include "metrics/switch_polling.hpp"
@@ -173,74 +174,6 @@ nlohmann::json captures_json(const std::vector<RunningCapture>& running,
   }
   return out;
 }
-
-// ---- the injection, on its own thread beside the traffic ----
-
-// Sends after_s after the traffic's agreed start, which the workload tells it; a case whose
-// traffic never starts (a setup failure) sends nothing. It used to count from the case's
-// beginning, so its first frame could come before the first RoCE frame.
-class InjectionRun {
- public:
-  InjectionRun(InjectionCommand command, double after_s, double duration_s,
-               const std::atomic<bool>& interrupt)
-      : command_(std::move(command)) {
-    thread_ = std::thread([this, after_s, duration_s, &interrupt] {
-      std::int64_t start_ns = 0;
-      {
-        std::unique_lock lock(mutex_);
-        while (!traffic_start_ns_ && !gave_up_ && !interrupt.load())
-          changed_.wait_for(lock, std::chrono::milliseconds(20));
-        if (!traffic_start_ns_ || interrupt.load()) return;
-        start_ns = *traffic_start_ns_ + static_cast<std::int64_t>(after_s * 1e9);
-      }
-      // The start is a wall-clock time the agents agreed on: sleep to it on the wall clock.
-      for (std::int64_t left; (left = start_ns - wall_clock_ns()) > 0 && !interrupt.load();)
-        std::this_thread::sleep_for(
-            std::chrono::nanoseconds(std::min<std::int64_t>(left, 20'000'000)));
-      if (interrupt.load()) return;
-      sent_at_ns_ = wall_clock_ns();
-      const auto limit = std::chrono::milliseconds(30000 + static_cast<long>(duration_s * 1000));
-      result_ = remote::run_command(command_.command.argv, {.timeout = limit});
-      ran_ = true;
-    });
-  }
-  ~InjectionRun() {
-    give_up();
-    wait();
-  }
-  // The first call counts: a workload that starts twice (a calibration) is timed from the first.
-  void traffic_starts_at(std::int64_t at_ns) {
-    const std::lock_guard lock(mutex_);
-    if (!traffic_start_ns_) traffic_start_ns_ = at_ns;
-    changed_.notify_all();
-  }
-  // The traffic is over: an injection still waiting for its start never sends.
-  void give_up() {
-    const std::lock_guard lock(mutex_);
-    gave_up_ = true;
-    changed_.notify_all();
-  }
-  void wait() {
-    if (thread_.joinable()) thread_.join();
-  }
-  // After wait():
-  bool ran() const { return ran_; }
-  std::optional<std::int64_t> traffic_start_ns() const { return traffic_start_ns_; }
-  std::int64_t sent_at_ns() const { return sent_at_ns_; }
-  const remote::CommandResult& result() const { return result_; }
-  const InjectionCommand& command() const { return command_; }
-
- private:
-  InjectionCommand command_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::optional<std::int64_t> traffic_start_ns_;
-  bool gave_up_ = false;
-  bool ran_ = false;
-  std::int64_t sent_at_ns_ = 0;
-  remote::CommandResult result_;
-  std::thread thread_;  // last: it starts once everything it uses is there
-};
 
 // ---- the workloads ----
 
@@ -434,6 +367,16 @@ void reconcile(const CaseContext& c, const TrafficOutcome& traffic,
                            {"switch_mirror", switch_mirror.to_json()}};
 }
 
+// The events stopped and waited for, what they took down brought up, and all of it recorded.
+void end_events(EventsRun& events, reports::Attempt& attempt) {
+  events.give_up();
+  events.wait();
+  events.bring_up_left();
+  attempt.raw["fabric_events"] = events.json();
+  if (nlohmann::json inject = events.inject_json(); !inject.is_null())
+    attempt.raw["inject"] = std::move(inject);
+}
+
 }  // namespace
 
 std::string host_named_in(const std::string& message) {
@@ -482,7 +425,7 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
   attempt.start_ns = unix_ns_now();
   const auto started = Clock::now();
   std::vector<RunningCapture> captures;
-  std::unique_ptr<InjectionRun> injection;
+  std::unique_ptr<EventsRun> events;  // the test's events and its inject, beside the traffic
   std::vector<std::string> switch_scope;
   SwitchesBefore switches_before;
   CaseContext traffic_context = c;
@@ -493,8 +436,8 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
   // The controller's own scheduling over the traffic, beside the agents': from the agreed start
   // (the first, for a calibration's rounds) to the workload's end.
   SchedulingProbe controller_cpu;
-  traffic_context.on_traffic_start = [&injection, &controller_cpu](std::int64_t at_ns) {
-    if (injection) injection->traffic_starts_at(at_ns);
+  traffic_context.on_traffic_start = [&events, &controller_cpu](std::int64_t at_ns) {
+    if (events) events->traffic_starts_at(at_ns);
     if (!controller_cpu.running()) controller_cpu.start();
   };
   try {
@@ -505,13 +448,9 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
       switches_before = SwitchesBefore(*c.switch_polling, switch_scope);
     }
     captures = start_captures(c);
-    if (c.test->inject) {
-      switches_polled();  // an injection may send at once
-      InjectionCommand command = in_phase("inject", c.test->inject->from, [&] {
-        return injection_command(*c.test->inject, *c.inventory, c.suite->file, c.self, c.multiplex);
-      });
-      injection = std::make_unique<InjectionRun>(std::move(command), c.test->inject->after_s,
-                                                 c.test->inject->duration_s, *c.interrupt);
+    if (!c.test->events.empty()) {
+      switches_polled();  // an event may act at once
+      events = std::make_unique<EventsRun>(c);
     }
     const auto run_one = [](const CaseContext& one) {
       return is_collective(*one.test) ? run_collective(one) : run_point_to_point_case(one);
@@ -532,31 +471,15 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     attempt.raw["traffic"] = std::move(traffic.raw);
     if (!traffic.events.empty()) attempt.raw["device_events"] = device_events_json(traffic.events);
     if (traffic.failure) blame_port_down(*traffic.failure, traffic.events);
+    // The events are over with the traffic: what they took down comes up before anything else,
+    // and an event that failed, or never happened, leaves nothing the case measured standing.
+    if (events) {
+      end_events(*events, attempt);
+      if (auto failed = events->failure(c.interrupt->load())) throw PhaseFailure{*failed};
+    }
     if (traffic.interrupted)
       throw PhaseFailure{{"", "interrupted", "stopped by a signal before the workload ended"}};
     if (traffic.failure) throw PhaseFailure{*traffic.failure};
-    if (injection) {
-      injection->give_up();
-      injection->wait();
-      const remote::CommandResult& r = injection->result();
-      const auto traffic_start = injection->traffic_start_ns();
-      attempt.raw["inject"] = {
-          {"from", injection->command().from},
-          {"iface", injection->command().iface},
-          {"traffic_start_ns", traffic_start ? nlohmann::json(*traffic_start) : nullptr},
-          {"started_ns", injection->ran() ? nlohmann::json(injection->sent_at_ns()) : nullptr},
-          {"exit_code", r.exit_code},
-          {"output", r.out}};
-      if (!injection->ran() && !c.interrupt->load())
-        throw PhaseFailure{{injection->command().from, "inject",
-                            "the workload never told the injection when its traffic started, "
-                            "so nothing was injected"}};
-      if (!r.succeeded() && !c.interrupt->load())
-        throw PhaseFailure{
-            {injection->command().from, "inject",
-             fmt::format("'rocehil inject' on {} ({}) failed: {}", injection->command().from,
-                         injection->command().iface, r.reason())}};
-    }
     const auto summaries = stop_captures(c, captures);
     if (!captures.empty()) attempt.raw["captures"] = captures_json(captures, summaries);
     measured.merge(in_phase("analysis", "", [&] { return capture_metrics(summaries); }));
@@ -595,10 +518,7 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
       } catch (const PhaseFailure&) {
       }
   }
-  if (injection) {
-    injection->give_up();
-    injection->wait();
-  }
+  if (events && !attempt.raw.contains("fabric_events")) end_events(*events, attempt);
   attempt.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return attempt;  // the links close here: every agent's stdin, so every agent, ends
 }

@@ -24,6 +24,7 @@ class DialedAgents;
 namespace rocehil::run {
 
 class SwitchPolling;
+class FabricActions;
 struct CaptureKeeping;
 
 struct CaseContext {
@@ -59,6 +60,9 @@ struct CaseContext {
   // stagger_ns apart from it. Unset outside parts.
   std::function<std::int64_t(std::int64_t proposed_ns)> agree_start = {};
   std::int64_t stagger_ns = 0;
+  // What the test's link, NIC and command events act through (the run's FabricEvents); null:
+  // such an event fails the case when its time comes.
+  FabricActions* fabric_actions = nullptr;
 };
 
 // The hosts the case's traffic runs on (its ranks' hosts; bw and lat: the first two) and the

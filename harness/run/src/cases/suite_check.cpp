@@ -10,6 +10,7 @@
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/selection.hpp"
+#include "rocehil/run/fabric_actions.hpp"
 #include "rocehil/suites/measurable.hpp"
 
 namespace rocehil::run {
@@ -94,6 +95,26 @@ void check_traffic(const suites::Suite& suite, const suites::SuiteTest& test,
         p2p && hosts.size() > 2 ? std::vector(hosts.begin(), hosts.begin() + 2) : hosts, problems);
   } catch (const Error& e) {
     problems.push_back(fmt::format("{}: {}", where_hosts(suite, test), e.what()));
+  }
+}
+
+// Each of `events:` at its own line: what it names must be in the inventory (the test's
+// `inject:` was checked above, as it always was).
+void check_events(const suites::Suite& suite, const suites::SuiteTest& test,
+                  const inventory::Inventory& inventory, std::vector<std::string>& problems) {
+  for (const suites::Event& e : test.events) {
+    if (e.from_inject) continue;
+    if (e.action == suites::EventAction::pfc) {
+      try {
+        injection_command(e.pfc, inventory, suite.file, "rocehil", nullptr);
+      } catch (const Error& err) {
+        problems.push_back(err.what());
+      }
+      continue;
+    }
+    if (const std::string why = event_problem(e, inventory); !why.empty())
+      problems.push_back(fmt::format("{}:{}:{}: test '{}': event {}: {}", suite.file, e.where.line,
+                                     e.where.column, test.name, suites::to_string(e.action), why));
   }
 }
 
@@ -220,6 +241,7 @@ std::vector<std::string> check_suite_against_inventory(const suites::Suite& suit
       } catch (const Error& e) {
         problems.push_back(e.what());
       }
+    check_events(suite, test, inventory, problems);
   }
   return problems;
 }

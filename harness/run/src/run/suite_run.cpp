@@ -30,6 +30,7 @@
 #include "rocehil/reports/run_directory.hpp"
 #include "rocehil/reports/run_json.hpp"
 #include "rocehil/run/drain.hpp"
+#include "rocehil/run/fabric_events.hpp"
 #include "rocehil/run/suite_check.hpp"
 #include "rocehil/settings/journal.hpp"
 #include "rocehil/suites/starvation.hpp"
@@ -172,7 +173,8 @@ class Run {
             .interrupt = &interrupt_,
             .on_progress = {},
             .switch_polling = switch_polling_.get(),
-            .keeping = &keeping_};
+            .keeping = &keeping_,
+            .fabric_actions = fabric_events_.get()};
   }
 
   // --hosts narrows the inventory to the hosts it selects (the suite then sees only those, and
@@ -302,6 +304,7 @@ class Run {
   // and --set's settings, read back; a failure stops the run before traffic (exit 2 or 3), with
   // whatever had been changed put back.
   bool apply_settings() {
+    if (!restore_fabric_events()) return false;
     const std::vector<settings::Assignment> wanted = settings::merge(suite_.settings, o_.settings);
     // A test's own settings need the run's hold on the hosts' settings even when the run as a
     // whole sets nothing.
@@ -346,6 +349,21 @@ class Run {
     record_.fabric_settings["restored"] = false;
     save();
     events_.settings_applied(fabric_settings_->in_force());
+    return true;
+  }
+
+  // Links and NICs a killed run's events left down are brought up first, and said, as settings
+  // are put back; then this run's events act through the same journal (fabric_events.hpp).
+  bool restore_fabric_events() {
+    try {
+      fabric_events_ = std::make_unique<FabricEvents>(
+          inventory_, fabric_id(inventory_), o_.fabric_links, multiplex_->get(), record_.run_id);
+      const LeftJournals left = fabric_events_->restore_left();
+      for (const SettingsRestored& r : left.restored) events_.settings_left_restored(r);
+      for (const JournalInUse& u : left.in_use) events_.settings_in_use(u);
+    } catch (const Error& e) {
+      return settings_failed(e);
+    }
     return true;
   }
 
@@ -736,6 +754,7 @@ class Run {
   std::unique_ptr<SwitchPolling> switch_polling_;
   CaptureKeeping keeping_;  // the suite's capture.keep, or --keep-captures
   std::unique_ptr<FabricSettings> fabric_settings_;
+  std::unique_ptr<FabricEvents> fabric_events_;  // the tests' events act through it
   std::set<std::string> hosts_with_journals_;
   // The baseline run's samples: case id -> metric -> each repeat's value.
   std::map<std::string, std::map<std::string, std::vector<double>>>

@@ -54,6 +54,14 @@ struct Nic {
   SourceLocation where;
 };
 
+// A command the inventory names for a host or switch (`commands: {drain: "..."}`): a suite's
+// `command` event names it, and it runs there, by that machine's shell, as written.
+struct NamedCommand {
+  std::string name;
+  std::string text;
+  SourceLocation where;
+};
+
 struct Host {
   std::string name;
   std::string address;  // what ssh connects to: IP or DNS name
@@ -68,6 +76,7 @@ struct Host {
   // The fabric settings this host is declared to run with (defaults' settings, then its own):
   // `inventory check` lists where the NICs differ. Nothing sets them from here.
   std::vector<settings::Assignment> settings;
+  std::vector<NamedCommand> commands;  // `commands:`, for a suite's command events
   SourceLocation where;  // the entry it came from (a range entry gives many hosts one place)
 };
 
@@ -103,6 +112,12 @@ struct Switch {
   double port_gbps = 0;
   std::string netns;
   std::optional<SnmpSettings> snmp;  // absent: rocehil does not poll this switch
+  // How a suite's events reach a switch that is not a testbed's namespace: over ssh to
+  // `address` (defaults' ssh, then its own), running `link_down` / `link_up` with {port} replaced
+  // by the port, shell-quoted ("sudo config interface shutdown {port}"), and `commands:`.
+  SshSettings ssh;
+  std::string link_down, link_up;  // empty: links of this switch cannot be taken down
+  std::vector<NamedCommand> commands;
   SourceLocation where;
 };
 

@@ -92,6 +92,24 @@ struct Part {
   SourceLocation where;
 };
 
+// Something done to the fabric while a test's traffic runs (docs/suites.md, "Events"), at_s
+// seconds after the traffic's agreed start: a link or a host's NIC taken down or up, PFC sent
+// (the test's `inject:` is read as one), or a command the inventory names run on a host or switch.
+enum class EventAction { link_down, link_up, nic_down, nic_up, pfc, command };
+std::string_view to_string(EventAction action);
+
+struct Event {
+  double at_s = 0;
+  EventAction action = EventAction::pfc;
+  std::string link;          // link_down, link_up: an inventory link
+  std::string host;          // nic_down, nic_up; command: run on this host
+  std::string switch_name;   // command: run on this switch (one of host and switch_name)
+  std::string command;       // command: a name in that host's or switch's inventory `commands:`
+  Injection pfc{};           // pfc: what is sent, as `inject` takes it (its after_s is at_s)
+  bool from_inject = false;  // written as the test's `inject:`
+  SourceLocation where;
+};
+
 struct SuiteTest {
   std::string name;
   std::string workload;  // bw | lat | a collective pattern (allreduce, alltoall, ...)
@@ -105,6 +123,8 @@ struct SuiteTest {
   // two tests of one suite.
   std::vector<settings::Assignment> fabric_settings;
   std::vector<Part> parts;  // empty: the test is its one workload, as before parts
+  // `events:` and `inject:` (as a pfc event), in the order they happen (by at_s).
+  std::vector<Event> events;
   SourceLocation where;
 };
 

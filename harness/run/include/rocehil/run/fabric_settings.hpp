@@ -38,6 +38,9 @@ struct FabricLinkAccess {
   std::string name;  // for messages and journals: "testbed tb1"
   std::function<std::map<std::string, std::string>()> read;
   std::function<void(std::string_view setting, int value)> write;
+  // A fabric link taken down or brought up at both ends (a suite's link events); unset: the
+  // testbed cannot (the inventory's switches' link_down/link_up are used instead).
+  std::function<void(std::string_view link, bool up)> set_link = {};
 };
 
 // A host whose settings a run changes, and the provider its traffic uses there.
