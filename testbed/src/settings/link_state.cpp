@@ -20,8 +20,10 @@ bool is_fabric_link(const Link& l) {
   return l.kind == LinkKind::host || l.kind == LinkKind::uplink;
 }
 
-// The topology of the testbed in `dir`, which must be up.
-Topology running_topology(const std::string& dir, std::string_view command) {
+// The topology of the testbed in `dir`, which must be up; `guests`: whether its hosts are QEMU
+// guests (their addresses and routes are then the guests', not their namespaces').
+Topology running_topology(const std::string& dir, std::string_view command,
+                          bool* guests = nullptr) {
   require_root(command);
   require_tools({"ip"});
   if (dir.empty()) throw input_error("--dir is required: the testbed's directory");
@@ -31,12 +33,34 @@ Topology running_topology(const std::string& dir, std::string_view command) {
     throw input_error(fmt::format(
         "{} holds no testbed that is up; bring one up with 'rocehil testbed up --dir {}'", absolute,
         absolute));
+  if (guests != nullptr) *guests = state->options.vm.enabled;
   return build_topology(state->options, state->mgmt_octet);
 }
 
 std::string ip_link_show(const LinkPort& p) {
   return run_checked(fmt::format("reading {} in {}", p.interface, p.netns),
                      {"ip", "-n", p.netns, "-j", "link", "show", "dev", p.interface});
+}
+
+// The kernel drops a route whose only next hop is over an interface taken down (a multipath
+// route keeps the hop, marked dead): once the interface is up again, the routes `up` wrote over
+// it are written again, as a switch's routing would relearn them.
+void restore_routes(const Topology& t, const LinkPort& port, bool guests) {
+  for (const Namespace& ns : t.namespaces) {
+    if (ns.netns != port.netns || (guests && ns.role == Role::host)) continue;
+    for (const Route& r : ns.routes) {
+      if (std::find(r.devices.begin(), r.devices.end(), port.interface) == r.devices.end())
+        continue;
+      std::vector<std::string> words = {"ip", "-n", ns.netns, "route", "replace", r.prefix};
+      if (r.next_hops.size() == 1)
+        words.insert(words.end(), {"via", r.next_hops[0], "dev", r.devices[0]});
+      else
+        for (std::size_t h = 0; h < r.next_hops.size(); ++h)
+          words.insert(words.end(),
+                       {"nexthop", "via", r.next_hops[h], "dev", r.devices[h], "weight", "1"});
+      run_checked(fmt::format("writing the route to {} in {} again", r.prefix, ns.netns), words);
+    }
+  }
 }
 
 }  // namespace
@@ -77,7 +101,8 @@ bool admin_up_in(std::string_view ip_json) {
 }
 
 void set_link_state(const std::string& dir, std::string_view link, bool up) {
-  const Topology t = running_topology(dir, "testbed link");
+  bool guests = false;
+  const Topology t = running_topology(dir, "testbed link", &guests);
   const char* state = up ? "up" : "down";
   for (const LinkPort& p : link_ports(t, link)) {
     run_checked(fmt::format("setting {} {} in {}", p.interface, state, p.netns),
@@ -88,6 +113,8 @@ void set_link_state(const std::string& dir, std::string_view link, bool up) {
                               "{}'",
                               t.id, link, p.interface, p.netns, state, state));
   }
+  if (up)
+    for (const LinkPort& p : link_ports(t, link)) restore_routes(t, p, guests);
 }
 
 bool link_is_up(const std::string& dir, std::string_view link) {
