@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "cases/case_pacing.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/selection.hpp"
 #include "rocehil/suites/measurable.hpp"
@@ -172,6 +173,9 @@ std::vector<std::string> check_suite_against_inventory(const suites::Suite& suit
                 at, inventory.file, hosts[i]->name,
                 hosts[i]->nics.front().device.empty() ? hosts[i]->nics.front().netdev
                                                       : hosts[i]->nics.front().device));
+      // A point-to-point test's sender is its first host (the client).
+      if (p2p && !hosts.empty())
+        case_traffic::check_rate(suite.file, test, {hosts.front()}, problems);
       check_providers_measure(
           suite, test,
           p2p && hosts.size() > 2 ? std::vector(hosts.begin(), hosts.begin() + 2) : hosts,
