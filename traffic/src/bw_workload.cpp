@@ -138,8 +138,6 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
         if (bucket.paced()) {
           std::size_t allowed = 0;
           while (allowed < n && bucket.try_take(message_bits, now_ns)) ++allowed;
-          // Tokens taken for messages a full queue then refuses are lost: the rate can only
-          // come out lower, never higher, than asked.
           n = allowed;
           if (n > 0) rotor = c + 1;
         }
@@ -151,7 +149,11 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
                       .remote_address = connections[c].remote_address,
                       .rkey = connections[c].rkey,
                       .imm = static_cast<std::uint32_t>(f.posted + k)};
-        if (n == 0 || connections[c].qp->post_send({batch.data(), n}) != PostResult::ok) continue;
+        if (n == 0) continue;
+        if (connections[c].qp->post_send({batch.data(), n}) != PostResult::ok) {
+          bucket.put_back(message_bits * static_cast<double>(n));  // nothing of it left
+          continue;
+        }
         if (now >= measure_from && f.first_measured == std::numeric_limits<std::uint64_t>::max())
           f.first_measured = f.posted;
         f.outstanding += static_cast<std::uint32_t>(n);

@@ -28,7 +28,7 @@ TEST(TokenBucket, ASaturatingSenderGetsTheRateAndNoMore) {
   // 500 Mbit/s, 64 KiB messages (524,288 bits), the burst pacing_burst_bits gives them.
   const double rate = 500e6, bits = 8.0 * 65536;
   const double burst = pacing_burst_bits(rate, 65536);
-  EXPECT_EQ(burst, bits);  // 200 us at 500 Mbit/s is 100,000 bits: one message is more
+  EXPECT_DOUBLE_EQ(burst, 2.5e6);  // 5 ms at 500 Mbit/s: more than two messages (1,048,576)
   TokenBucket bucket(rate, burst);
   const std::uint64_t second = 1'000'000'000;
   const double taken = saturate(bucket, bits, 0, second);
@@ -38,10 +38,10 @@ TEST(TokenBucket, ASaturatingSenderGetsTheRateAndNoMore) {
 }
 
 TEST(TokenBucket, SmallMessagesAtAHighRateHoldItToo) {
-  // 25 Gbit/s of 4 KiB messages: the burst is 200 us at the rate (5,000,000 bits).
+  // 25 Gbit/s of 4 KiB messages: the burst is 5 ms at the rate (125,000,000 bits).
   const double rate = 25e9, bits = 8.0 * 4096;
   const double burst = pacing_burst_bits(rate, 4096);
-  EXPECT_DOUBLE_EQ(burst, 5e6);
+  EXPECT_DOUBLE_EQ(burst, 1.25e8);
   TokenBucket bucket(rate, burst);
   const double taken = saturate(bucket, bits, 7'000, 7'000 + 100'000'000, 100);  // 0.1 s
   EXPECT_LE(taken, rate / 10 + burst + bits);
@@ -75,6 +75,19 @@ TEST(TokenBucket, WaitSaysWhenTheNextMessageMayGo) {
   EXPECT_NEAR(static_cast<double>(wait), 1e6, 2);  // 8000 bits at 8 Mbit/s: 1 ms
   EXPECT_FALSE(bucket.try_take(8000, 1'000'000 + wait - 10));
   EXPECT_TRUE(bucket.try_take(8000, 1'000'000 + wait + 10));
+}
+
+TEST(TokenBucket, TokensPutBackAreTakenAgainButNeverOverfillIt) {
+  TokenBucket bucket(8e6, 16000);
+  ASSERT_TRUE(bucket.try_take(8000, 0));
+  ASSERT_TRUE(bucket.try_take(8000, 0));
+  EXPECT_FALSE(bucket.try_take(8000, 0));
+  bucket.put_back(8000);  // the queue refused the second
+  EXPECT_TRUE(bucket.try_take(8000, 0));
+  bucket.put_back(1e9);  // more than it holds: full, and no more
+  EXPECT_TRUE(bucket.try_take(8000, 0));
+  EXPECT_TRUE(bucket.try_take(8000, 0));
+  EXPECT_FALSE(bucket.try_take(8000, 0));
 }
 
 TEST(TokenBucket, AClockThatStepsBackAddsNothing) {
