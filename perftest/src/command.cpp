@@ -37,6 +37,30 @@ bool is_ipv4_literal(const std::string& text) {
   return inet_pton(AF_INET, text.c_str(), &address) == 1;
 }
 
+// What perftest 4.5's software rate limiter takes (perftest_parameters.c: --rate_limit read
+// with atof and > 0; SW only on bandwidth tests and not on bidirectional SEND;
+// perftest_resources.c run_iter_bw: whole messages per second, rate / (size * 8) * 1e9 as an
+// int, so a rate under one message a second would be no limit at all).
+void check_rate(const CommandOptions& o) {
+  if (o.rate_gbps == 0) return;
+  const std::string_view tool = program(o.tool);
+  if (!(o.rate_gbps > 0) || o.rate_gbps > 1600)
+    throw input_error(
+        fmt::format("perftest rate {} Gbit/s is out of range: (0, 1600]", o.rate_gbps));
+  if (!is_bandwidth(o.tool))
+    throw input_error(fmt::format("{} takes no rate: perftest paces bandwidth tests only", tool));
+  if (is_send(o.tool) && o.bidirectional)
+    throw input_error(
+        fmt::format("{} cannot pace a bidirectional run: perftest's software limiter refuses "
+                    "bidirectional SEND",
+                    tool));
+  if (o.rate_gbps * 1e9 / (8.0 * static_cast<double>(o.size)) < 1)
+    throw input_error(fmt::format(
+        "perftest rate {} Gbit/s is under one {}-byte message a second, which perftest's "
+        "limiter counts in whole messages: raise the rate or lower the size",
+        o.rate_gbps, o.size));
+}
+
 void check(const CommandOptions& o) {
   const std::string_view tool = program(o.tool);
   if (!o.device.empty() && !is_device_name(o.device))
@@ -96,6 +120,7 @@ void check(const CommandOptions& o) {
         fmt::format("perftest server address '{}' is not an IPv4 address: "
                     "perftest's own handshake runs over IPv4 only",
                     o.server));
+  check_rate(o);
   if (!o.json_file.empty() && o.json_file.front() != '/')
     throw input_error(fmt::format("perftest JSON file '{}' is not an absolute path", o.json_file));
 }
@@ -123,6 +148,11 @@ std::vector<std::string> command_words(const CommandOptions& o) {
   if (o.inline_bytes >= 0) add("-I", std::to_string(o.inline_bytes));
   if (o.bidirectional) w.push_back("-b");
   if (o.ud) add("-c", "UD");
+  if (o.rate_gbps > 0) {
+    w.push_back(fmt::format("--rate_limit={}", o.rate_gbps));
+    w.push_back("--rate_units=g");
+    w.push_back("--rate_limit_type=SW");
+  }
   add("-p", std::to_string(o.tcp_port));
   w.push_back("--report_gbits");
   if (!o.json_file.empty()) {

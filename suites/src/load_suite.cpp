@@ -15,6 +15,7 @@
 #include "rocehil/inventory/yaml_reader.hpp"
 #include "rocehil/suites/measurable.hpp"
 #include "rocehil/suites/metrics.hpp"
+#include "rocehil/suites/pacing.hpp"
 #include "rocehil/suites/suite.hpp"
 #include "rocehil/traffic/collective.hpp"
 
@@ -429,12 +430,13 @@ class SuiteReader {
     if (measured_workload(t) == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
                  fmt::format("{}: lat pings over one QP; drop qps", owner));
-    // No RDMA workload paces its senders yet: refused rather than run at line rate unsaid.
-    if (t.settings.rate && t.workload != "iperf3")
-      ctx_.error(t.settings.rate_where,
-                 fmt::format("{}: workload {} does not take rate (it sends as fast as it can); "
-                             "drop rate",
-                             owner, t.workload));
+    // Only bw and iperf3 pace their sender (pacing.hpp); the others are refused rather than
+    // run at line rate unsaid.
+    if (t.settings.rate)
+      if (const auto why = why_rate_is_refused(t))
+        ctx_.error(t.settings.rate_where,
+                   fmt::format("{}: workload {} does not take rate ({}); drop rate", owner,
+                               t.workload, *why));
     if (t.settings.transport == "ud") check_ud(m, n, owner, t);
     if (t.settings.engine == "perftest" || is_calibration(t)) check_perftest(m, n, owner, t);
     if (t.settings.memory == "gpu" && t.workload != "bw" && t.workload != "lat" &&

@@ -102,9 +102,9 @@ TEST(Iperf3Suite, ItsKeysAreRefusedOnOtherWorkloadsAndBadValuesAtTheirPlace) {
   ASSERT_EQ(bad.size(), 2u);
   EXPECT_NE(bad[0].find("s.yaml:6:15: test 'bg': protocol"), std::string::npos) << bad[0];
   EXPECT_NE(bad[1].find("s.yaml:7:14: test 'bg': streams"), std::string::npos) << bad[1];
-  // rate stays refused where nothing paces (bw, here): only iperf3 takes it.
+  // rate stays refused where nothing paces (lat, here): bw and iperf3 take it.
   const auto rate = testing::errors_of(
-      "schema_version: 1\nname: x\ntests:\n  - name: b\n    workload: bw\n    rate: 10%\n");
+      "schema_version: 1\nname: x\ntests:\n  - name: b\n    workload: lat\n    rate: 10%\n");
   ASSERT_EQ(rate.size(), 1u);
   EXPECT_NE(rate[0].find("does not take rate"), std::string::npos) << rate[0];
 }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <limits>
 
+#include "rocehil/traffic/pacing.hpp"
 #include "rocehil/traffic/workload.hpp"
 
 namespace rocehil::traffic {
@@ -100,6 +101,14 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
   const auto lost_after = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(config.lost_after_seconds));
   bool posting = true;
+  // Paced, the bucket is shared by every connection and the scan starts after the connection
+  // that posted last, so no QP is always first to the tokens (unpaced, `rotor` stays 0).
+  const double message_bits = 8.0 * config.message_bytes;
+  TokenBucket bucket =
+      config.rate_bps > 0
+          ? TokenBucket(config.rate_bps, pacing_burst_bits(config.rate_bps, config.message_bytes))
+          : TokenBucket{};
+  std::size_t rotor = 0;
   const bool serve_receives = config.serve_peer && consumes_receive(config.opcode);
   if (serve_receives && !config.receives_posted) post_receive_rings(connections, config);
 
@@ -115,13 +124,23 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
     bool any_alive = false;
     for (const Flight& f : flights) any_alive |= !f.failed;
     if (!any_alive) posting = false;
+    const auto now_ns = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count());
+    bool posted_any = false;
     if (posting) {
-      for (std::size_t c = 0; c < connections.size(); ++c) {
+      for (std::size_t i = 0; i < connections.size(); ++i) {
+        const std::size_t c = (rotor + i) % connections.size();
         Flight& f = flights[c];
         if (f.failed) continue;
         std::size_t n = std::min<std::size_t>(batch.size(), config.tx_depth - f.outstanding);
         if (config.iterations != 0 && now >= measure_from)
           n = std::min<std::uint64_t>(n, config.iterations - measured_posted);
+        if (bucket.paced()) {
+          std::size_t allowed = 0;
+          while (allowed < n && bucket.try_take(message_bits, now_ns)) ++allowed;
+          n = allowed;
+          if (n > 0) rotor = c + 1;
+        }
         for (std::size_t k = 0; k < n; ++k)
           batch[k] = {.wr_id = make_wr_id(c, f.posted + k),
                       .opcode = config.opcode,
@@ -130,15 +149,25 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
                       .remote_address = connections[c].remote_address,
                       .rkey = connections[c].rkey,
                       .imm = static_cast<std::uint32_t>(f.posted + k)};
-        if (n == 0 || connections[c].qp->post_send({batch.data(), n}) != PostResult::ok) continue;
+        if (n == 0) continue;
+        if (connections[c].qp->post_send({batch.data(), n}) != PostResult::ok) {
+          bucket.put_back(message_bits * static_cast<double>(n));  // nothing of it left
+          continue;
+        }
         if (now >= measure_from && f.first_measured == std::numeric_limits<std::uint64_t>::max())
           f.first_measured = f.posted;
         f.outstanding += static_cast<std::uint32_t>(n);
         f.posted += n;
+        posted_any = true;
         if (now >= measure_from) measured_posted += n;
       }
     }
     const std::size_t got = cq.poll(wc);
+    // Paced and waiting for tokens with nothing completing: give the CPU away until they come
+    // (soft: until a packet or a timer needs the poll), rather than spin beside the peer.
+    if (bucket.paced() && posting && !posted_any && got == 0)
+      if (const std::uint64_t wait = bucket.wait_ns(message_bits, now_ns); wait > 0)
+        cq.wait_for_work(std::chrono::microseconds(std::min<std::uint64_t>(wait / 1000, 200)));
     if (got == 0 && !cq.failure().empty()) {
       if (result.errors++ == 0) result.first_error = cq.failure();
       cq_failed = true;  // what was outstanding can no longer be told

@@ -235,6 +235,10 @@ std::vector<DeviceInfo> list_devices() {
   return devices;
 }
 
+std::string QueuePair::limit_rate(double) {
+  return "this provider's QPs have no NIC rate limiter";
+}
+
 bool CompletionQueue::wait_for_work(std::chrono::microseconds) {
   std::this_thread::yield();
   return false;

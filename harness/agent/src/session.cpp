@@ -10,6 +10,7 @@
 #include "capture_task.hpp"
 #include "collective_task.hpp"
 #include "iperf3_task.hpp"
+#include "pacing_setup.hpp"
 #include "perftest_task.hpp"
 #include "results.hpp"
 #include "rocehil/capture/dpdk_source.hpp"
@@ -237,6 +238,8 @@ void AgentSession::on_connect(std::optional<std::uint64_t> id, const ConnectRequ
                             .rkey = peer.rkey,
                             .receive_offset = setup_.message_bytes});
   }
+  // The NIC's limiter applies to connected QPs (an RTS -> RTS modify).
+  pacing_ = pace_sender(setup_, qps_);
   // A ping-pong's first receive is posted before anyone is told to start: the peer's start may
   // come milliseconds before ours (clocks apart, an emulated host), and its first ping would be
   // RNR-NAKed until rnr_retry ran out.
@@ -345,9 +348,11 @@ void AgentSession::run_worker(StartRequest start) {
                                    .warmup_seconds = start.warmup_seconds,
                                    .serve_peer = setup_.bidirectional,
                                    .progress = &progress_,
-                                   .receives_posted = std::exchange(bw_receives_posted_, false)};
+                                   .receives_posted = std::exchange(bw_receives_posted_, false),
+                                   .rate_bps = engine_rate_bps(pacing_)};
     if (setup_.role == Role::client) {
       add_bw(results, traffic::run_bw_requester(*cq_, connections_, config, stop_));
+      results.pacing = pacing_;
       publish(std::move(results), setup_.bidirectional);
       // The peer may still be sending to us; its packets need our poll to be answered.
       if (setup_.bidirectional) traffic::serve(*cq_, connections_, config, stop_);

@@ -1016,7 +1016,7 @@ TEST(AgentProtocolRejects, SetupFields) {
            "setup: unknown field 'qsp' (known: provider, device, port, gid_index, address, "
            "workload, role, opcode, qps, message_bytes, tx_depth, mtu, traffic_class, sl, "
            "udp_sports, bidirectional, transport, gpu, retry_count, ack_timeout_us, link_gbps, "
-           "collective)"},
+           "rate_bps, collective)"},
           {s + R"("qps":"4"})", R"(setup: field 'qps' must be an integer from 1 to 1024, got "4")"},
           {s + R"("qps":2.0})", "setup: field 'qps' must be an integer from 1 to 1024, got 2.0"},
           {s + R"("qps":1e300})",
@@ -1342,11 +1342,11 @@ TEST(AgentProtocolRejects, Replies) {
           {edited(results, R"("latency":{)", R"("latency":null,"x":{)"),
            "results: unknown field 'x' (known: workload, role, stopped, seconds, messages, "
            "bytes, gbps, messages_per_s, errors, first_error, first_error_status, per_qp, "
-           "gpu_registration, latency, collective, events, nics, cpu)"},
+           "gpu_registration, latency, collective, events, nics, cpu, pacing)"},
           {edited(results, R"("latency":{)", R"("lat":{)"),
            "results: unknown field 'lat' (known: workload, role, stopped, seconds, messages, "
            "bytes, gbps, messages_per_s, errors, first_error, first_error_status, per_qp, "
-           "gpu_registration, latency, collective, events, nics, cpu)"},
+           "gpu_registration, latency, collective, events, nics, cpu, pacing)"},
           {std::string(100000, '{'),
            "JSON nested deeper than 16 levels at column 17: no agent protocol message nests that "
            "deep"},

@@ -39,6 +39,8 @@ class VerbsQueuePair final : public QueuePair {
   // unsignaled WRs count too. These are payload bytes, not the BTH..ICRC bytes `soft` counts;
   // every other field is marked not measured (QpCounters::measured), never reported as 0.
   QpCounters counters() const override { return counters_; }
+  // ibv_modify_qp_rate_limit after checking the device's packet pacing (queue_pair_rate.cpp).
+  std::string limit_rate(double bits_per_s) override;
 
   // For the CQ's poll: translates one work completion of this QP into `out`. False when it
   // belongs to no outstanding WR (a stale entry), so `out` was not written.

@@ -412,6 +412,9 @@ struct Describe<SetupRequest> {
         field("retry_count", at<&S::retry_count>, Int<std::uint8_t>{0, 7}),
         field("ack_timeout_us", at<&S::ack_timeout_us>, Int<std::uint32_t>{1, 60'000'000}),
         field("link_gbps", at<&S::link_gbps>, Number{0, false, 10000}),
+        field_when(
+            "rate_bps", at<&S::rate_bps>, Number{0, true, max_rate_bps},
+            [](const S& s) { return s.rate_bps > 0; }, Presence::extra),
         field("collective", at<&S::collective>, Nested<CollectiveSetup>{Strictness::lenient})};
     return f;
   }
@@ -755,6 +758,31 @@ struct Describe<SchedulingReport> {
   }
 };
 
+constexpr std::string_view pacing_method_names[] = {"nic", "engine"};
+
+template <>
+struct Describe<PacingReport> {
+  using S = PacingReport;
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("method", at<&S::method>, Choice{pacing_method_names}, Presence::required),
+        field("asked_bps", at<&S::asked_bps>, Number{0, true, max_rate_bps}, Presence::required),
+        field_when(
+            "per_qp_bps", at<&S::per_qp_bps>, Number{0, true, max_rate_bps},
+            [](const S& r) { return r.per_qp_bps > 0; }, Presence::extra),
+        field_when(
+            "nic_refused", at<&S::nic_refused>, Text{},
+            [](const S& r) { return !r.nic_refused.empty(); }, Presence::extra)};
+    return f;
+  }
+  static void check(const Object&, S& r) {
+    if ((r.method == "nic") != (r.per_qp_bps > 0))
+      reject("results: pacing: 'per_qp_bps' goes with method \"nic\", and only with it");
+    if (r.method == "nic" && !r.nic_refused.empty())
+      reject("results: pacing: method \"nic\" with 'nic_refused': the NIC either paced or not");
+  }
+};
+
 template <>
 struct Describe<ResultsEvent> {
   using S = ResultsEvent;
@@ -791,7 +819,8 @@ struct Describe<ResultsEvent> {
             List<Nested<traffic::NicCounterDelta>>{{Strictness::lenient}, 0, max_agent_nics},
             [](const S& r) { return !r.nics.empty(); }, Presence::extra),
         // Absent from an agent that did not measure it (older, or no work ran).
-        field("cpu", at<&S::cpu>, Nested<SchedulingReport>{Strictness::strict}, Presence::extra)};
+        field("cpu", at<&S::cpu>, Nested<SchedulingReport>{Strictness::strict}, Presence::extra),
+        field("pacing", at<&S::pacing>, Nested<PacingReport>{Strictness::strict}, Presence::extra)};
     return f;
   }
   static void check(const Object&, S& r) {
@@ -870,7 +899,10 @@ struct Describe<PerftestRequest> {
             "server", at<&S::server>, Custom<std::string>{ip_address},
             [](const S& s) { return !s.server.empty(); }, Presence::extra),
         field("tcp_port", at<&S::tcp_port>, Int<std::uint16_t>{0, max_u16}),
-        field("timeout_s", at<&S::timeout_s>, Number{0, false, 7 * 86400})};
+        field("timeout_s", at<&S::timeout_s>, Number{0, false, 7 * 86400}),
+        field_when(
+            "rate_bps", at<&S::rate_bps>, Number{0, true, max_rate_bps},
+            [](const S& s) { return s.rate_bps > 0; }, Presence::extra)};
     return f;
   }
   static void check(const Object& o, S& s);
@@ -1270,6 +1302,15 @@ void Describe<SetupRequest>::check(const Object& o, SetupRequest& s) {
     if (!s.udp_sports.empty())
       reject("setup: UD QPs take no per-QP source port: drop 'udp_sports'");
   }
+  // Only a bw sender has a rate to hold: a server of a one-way run, a ping-pong and a
+  // collective (paced per host, not per rank, were it paced) send nothing it could mean.
+  if (s.rate_bps > 0 && s.workload != Workload::bw)
+    reject(fmt::format("setup: 'rate_bps' paces a bw sender; workload \"{}\" takes none",
+                       to_string(s.workload)));
+  if (s.rate_bps > 0 && s.role == Role::server && !s.bidirectional)
+    reject(
+        "setup: 'rate_bps' goes to the side that sends: a one-way bw server only answers; give "
+        "it to the client");
   const std::uint64_t total = std::uint64_t{s.qps} * s.message_bytes;
   if (total > max_setup_buffer_bytes)
     reject(fmt::format(
@@ -1304,6 +1345,10 @@ void Describe<PerftestRequest>::check(const Object&, PerftestRequest& p) {
         "side listens (its perftest_listening reply)");
   if (p.role == Role::server && !p.server.empty())
     reject("perftest: role \"server\" takes no 'server': it listens for the client");
+  if (p.rate_bps > 0 && p.role == Role::server && !p.bidirectional)
+    reject(
+        "perftest: 'rate_bps' goes to the side that sends: a one-way run's server only "
+        "answers; give it to the client");
   try {
     (void)perftest::command_words(perftest_options(p));
   } catch (const Error& e) {
@@ -1459,6 +1504,7 @@ perftest::CommandOptions perftest_options(const PerftestRequest& p) {
   o.ud = p.transport == traffic::QpType::ud;
   o.tcp_port = p.tcp_port == 0 ? std::uint16_t{18515} : p.tcp_port;  // a server's is picked later
   o.server = p.server;
+  o.rate_gbps = p.rate_bps / 1e9;
   return o;
 }
 

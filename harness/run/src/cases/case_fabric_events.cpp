@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "cases/case_traffic.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 

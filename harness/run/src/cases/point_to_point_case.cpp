@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cases/case_agents.hpp"
+#include "cases/case_pacing.hpp"
 #include "cases/case_traffic.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
@@ -51,6 +52,7 @@ agent::SetupRequest side_setup(const CaseContext& c, const inventory::Host& host
   s.tx_depth = c.test->settings.tx_depth;
   s.sl = static_cast<std::uint8_t>(c.test->settings.sl);
   s.link_gbps = nic.link_gbps;
+  if (role == agent::Role::client) s.rate_bps = sender_rate_bps(c.test->settings, nic);
   return s;
 }
 
@@ -87,6 +89,7 @@ agent::PerftestRequest perftest_side(const CaseContext& c, const inventory::Host
   p.sl = settings.sl;
   if (p.tool != "read_bw") p.inline_bytes = 0;
   if (settings.transport == "ud") p.transport = traffic::QpType::ud;
+  if (role == agent::Role::client) p.rate_bps = sender_rate_bps(settings, nic);
   return p;
 }
 
@@ -130,6 +133,10 @@ TrafficOutcome run_perftest_case(const CaseContext& c) {
       for (const auto& d : side->results->nics) out.nics.push_back({host, d});
   out.cnps_unknown = "the perftest engine counts no CNPs per QP";
   out.raw = perftest_pair_json(config, result);
+  if (c.test->settings.rate)
+    out.raw["pacing"] =
+        perftest_pacing_json(c.test->settings, client_host.name, client_host.nics.front(),
+                             result.client.results ? &*result.client.results : nullptr);
   if (result.client.results && result.client.results->report)
     out.seconds = static_cast<double>(config.client.seconds);
   out.interrupted = result.interrupted;
@@ -190,6 +197,9 @@ TrafficOutcome run_rocehil_case(const CaseContext& c) {
                     std::vector<std::string>(side->results.per_qp.size(), peer), out.cnps_sent,
                     out.cnps_unknown);
   out.raw = point_to_point_json(config, result);
+  if (c.test->settings.rate)
+    out.raw["pacing"] = pacing_json(c.test->settings, client_host.name, client_host.nics.front(),
+                                    result.client.results);
   out.seconds = result.client.results.seconds;
   out.interrupted = result.interrupted;
   // Its errors stay in the errors metric; one the fabric caused also fails the case, as in a

@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "cases/case_pacing.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/selection.hpp"
 #include "rocehil/run/fabric_actions.hpp"
@@ -80,6 +81,9 @@ void check_traffic(const suites::Suite& suite, const suites::SuiteTest& test,
       problems.push_back(
           fmt::format("{}: hosts '{}' give {} NIC(s); a collective needs at least 2 ranks",
                       where_hosts(suite, test), test.settings.hosts, nics));
+    // A point-to-point test's sender is its first host (the client).
+    if (p2p && !hosts.empty())
+      case_traffic::check_rate(suite.file, test, {hosts.front()}, problems);
     // GPU memory is the GPU the inventory pairs with each side's NIC (the first two hosts).
     if (p2p && test.settings.memory == "gpu")
       for (std::size_t i = 0; i < hosts.size() && i < 2; ++i)

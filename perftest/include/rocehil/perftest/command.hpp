@@ -32,6 +32,9 @@ struct CommandOptions {
   std::uint16_t tcp_port = 18515;  // -p, perftest's own handshake
   std::string server;              // client: the server's address (the last word); server: empty
   std::string json_file;           // --out_json --out_json_file=F; empty: the stdout table only
+  // Pacing (bandwidth tools, the sending side): perftest's software limiter over all the run's
+  // QPs, in payload Gbit/s (--rate_limit=R --rate_units=g --rate_limit_type=SW); 0: none.
+  double rate_gbps = 0;
 };
 
 // The command as words for execvp, never a shell line: program first ("ib_write_bw"), then

@@ -199,6 +199,11 @@ class QueuePair {
   virtual PostResult post_send(std::span<const SendRequest> requests) = 0;
   virtual PostResult post_recv(std::span<const RecvRequest> requests) = 0;
   virtual QpCounters counters() const = 0;
+  // Asks the NIC to send this QP's requests at most `bits_per_s` (packet pacing; 0 lifts the
+  // limit), once connected. Returns empty when the NIC took it, else one line saying why not
+  // (no limiter on the device, a rate outside its range), and the caller paces in software
+  // instead (pacing.hpp). Setup path: may allocate, never throws. The default has no limiter.
+  virtual std::string limit_rate(double bits_per_s);
 };
 
 // A completion queue; a provider's QPs report to the CQ they were created with.

@@ -49,6 +49,9 @@ struct BwConfig {
   // Once posting ended, requests still outstanding with no completion for this long are lost:
   // the run ends with an error naming the QP.
   double lost_after_seconds = 10;
+  // Engine pacing (pacing.hpp): what all the connections send together, in payload bits per
+  // second, held by a token bucket that delays posting. 0: as fast as the QPs take work.
+  double rate_bps = 0;
 };
 
 // Posts the receive rings a receiving side keeps full, when `config.opcode` consumes receives

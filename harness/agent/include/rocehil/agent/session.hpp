@@ -84,6 +84,8 @@ class AgentSession {
   State state_ = State::idle;
   bool lat_receive_posted_ = false;  // at connect, for the first lat run (on_connect)
   bool bw_receives_posted_ = false;  // at connect, for the first bw run of a receiving side
+  // A paced bw sender's, chosen at connect.
+  std::optional<PacingReport> pacing_;
 
   // Captures are independent of the traffic state machine: a capture host may run only them.
   std::unique_ptr<AgentCapture> capture_;

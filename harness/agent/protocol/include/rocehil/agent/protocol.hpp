@@ -44,6 +44,8 @@ namespace rocehil::agent {
 // the agent goes on reading. When stdin closes the agent stops its traffic and exits.
 
 inline constexpr int agent_protocol_version = 1;
+// The fastest rate a sender may be paced to, in bits per second: 1.6 Tbit/s, as suites' rate:.
+inline constexpr double max_rate_bps = 1.6e12;
 inline constexpr std::size_t max_agent_line_bytes = std::size_t{1} << 20;
 inline constexpr std::uint32_t max_agent_qps = 1024;
 // A collective rank reports each step's wait and time up to this many steps (CollectiveReport).
@@ -101,6 +103,11 @@ struct SetupRequest {
   // soft: the speed of the NIC's port (the inventory's link_gbps), which the provider paces its
   // QPs to and starts DCQCN at; 0: not known. verbs ignores it. [0, 10000].
   double link_gbps = 0;
+  // bw, the side that sends (client, or either side of a bidirectional run): what it sends in
+  // all over its QPs, in payload bits per second (the controller resolves a suite's "55%" against
+  // the NIC's link first); 0: unpaced. (0, max_rate_bps]. The NIC's limiter where the device
+  // has one (verbs), else the engine's token bucket; results' `pacing` says which.
+  double rate_bps = 0;
   // Required with workload "collective", refused otherwise. Then `qps` is per connection (each
   // peer of the rank gets that many), `message_bytes` is the collective's size, and setup
   // reports one endpoint per QP: peer by peer in ascending rank, qps each.
@@ -181,6 +188,9 @@ struct PerftestRequest {
   // How long perftest may run before the agent kills it; 0: the run's seconds (or one second per
   // 10,000 iterations) plus 60.
   double timeout_s = 0;
+  // Bandwidth tools, the side that sends: perftest's software limiter, in payload bits per
+  // second over all the run's QPs; 0: unpaced. (0, max_rate_bps].
+  double rate_bps = 0;
 };
 
 // The command-line settings a request stands for (the TCP port and JSON file are the agent's).
@@ -390,6 +400,17 @@ struct CollectiveReport {
 // `keep_each_step` (pairwise, whose matrix needs each step's time).
 void fold_step_waits(CollectiveReport& report, bool keep_each_step);
 
+// How a paced bw sender held its rate (SetupRequest::rate_bps).
+struct PacingReport {
+  std::string method = "engine";  // nic | engine (traffic::PacingMethod's names)
+  double asked_bps = 0;           // the sender's rate in all
+  // nic: what each QP was limited to (asked_bps / qps), as the NIC took it in kbps.
+  double per_qp_bps = 0;
+  // engine on verbs: why the NIC's limiter was not used (the device has no packet pacing, the
+  // rate is outside its range, the call failed); empty when it was not asked (soft).
+  std::string nic_refused{};
+};
+
 struct ResultsEvent {
   Workload workload = Workload::bw;
   Role role = Role::client;
@@ -422,6 +443,8 @@ struct ResultsEvent {
   // how long its threads waited for a CPU, the host's steal, PSI and run queue. Its latency and
   // rate are the scheduler's as much as the fabric's when these are large.
   std::optional<SchedulingReport> cpu;
+  // bw, a paced sender only: how its rate was held.
+  std::optional<PacingReport> pacing{};
 };
 inline constexpr std::size_t max_agent_nics = 16;
 inline constexpr std::size_t max_nic_counters = 8192;
