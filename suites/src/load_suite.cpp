@@ -18,6 +18,7 @@
 #include "rocehil/suites/pacing.hpp"
 #include "rocehil/suites/suite.hpp"
 #include "rocehil/traffic/collective.hpp"
+#include "unused_keys.hpp"
 
 namespace rocehil::suites {
 
@@ -403,7 +404,7 @@ class SuiteReader {
       seconds("start_after_s", part.start_after_s);
       seconds("stagger_s", part.stagger_s);
       SuiteTest as_test = test_of_part(t, part);
-      check_workload(pm, item, part_owner, as_test);
+      check_workload(pm, item, part_owner, as_test, &test_map);
       part.settings = std::move(as_test.settings);
       t.parts.push_back(std::move(part));
     }
@@ -425,8 +426,9 @@ class SuiteReader {
 
   // What the test's (or a part's) workload cannot take of what `m` gives.
   void check_workload(const MapReader& m, const YAML::Node& n, const std::string& owner,
-                      SuiteTest& t) {
+                      SuiteTest& t, const MapReader* outer = nullptr) {
     check_iperf3_test(ctx_, m, n, owner, t);
+    detail::check_keys_used(ctx_, m, outer, owner, t);
     if (measured_workload(t) == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
                  fmt::format("{}: lat pings over one QP; drop qps", owner));

@@ -147,5 +147,14 @@ TEST(CollectiveStart, WaitsTwiceTheConnectRoundWhenThatIsLongerThanConfigured) {
   EXPECT_EQ(start_delay_after(0ms, 0ms), 0ms);
 }
 
+// A collective by duration runs as many iterations as fit, whole, in the time one took.
+TEST(CollectiveByDuration, IterationsFitTheDurationAtOneIterationsTime) {
+  EXPECT_EQ(iterations_for(3, 0.02), 150u);
+  EXPECT_EQ(iterations_for(3, 0.7), 4u);  // 2.8 s: a fifth would pass the duration
+  EXPECT_EQ(iterations_for(0.5, 2), 1u);  // slower than the duration: one, never none
+  EXPECT_EQ(iterations_for(60, 1e-6), max_timed_iterations);
+  EXPECT_EQ(iterations_for(3, 0), 1u);  // no time measured: one
+}
+
 }  // namespace
 }  // namespace rocehil::run

@@ -7,6 +7,7 @@ threshold on one part grades by that part's number.
 Usage: python3 parts_cli_test.py PATH/TO/rocehil   (as root)
 """
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -26,8 +27,7 @@ tests:
     duration_s: 3
     captures: [s1-mirror, s2-mirror]
     parts:
-      - {name: roce, workload: incast, hosts: 'h1,h2,h4', traffic_class: 106, size: 256K,
-         iterations: 40}
+      - {name: roce, workload: incast, hosts: 'h1,h2,h4', traffic_class: 106, size: 256K}
       - {name: pair, workload: bw, hosts: 'h5,h3', traffic_class: 98, size: 64K,
          start_after_s: 0.5}
       - {name: bg, workload: iperf3, hosts: 'h6,h2', protocol: udp, rate: 50Mbit/s,
@@ -98,6 +98,14 @@ class PartsTest(unittest.TestCase):
         print(f"\n  roce {roce['start_ns']}..{roce['end_ns']}, "
               f"pair {pair['start_ns']}..{pair['end_ns']}", file=sys.stderr)
 
+        # The incast ran by the test's duration_s: as many iterations as fit in 3 s at the time
+        # its verified iteration took (whole, at least one, at most 40000).
+        incast = roce["traffic"]
+        self.assertEqual(incast["duration_s"], 3)
+        self.assertEqual(incast["iterations"],
+                         max(1, min(40000, math.floor(3 / incast["timed_iteration_s"]))))
+        print(f"  roce: {incast['iterations']} iterations of {incast['timed_iteration_s']:.4f} s",
+              file=sys.stderr)
         metrics = attempt["metrics"]
         for key in ("roce.busbw_gbps", "roce.time_us", "pair.busbw_gbps", "pair.errors",
                     "roce.cnp_per_s", "nic_rx_bytes", "bg.iperf_gbps", "bg.iperf_loss_ratio"):
@@ -131,7 +139,7 @@ class PartsTest(unittest.TestCase):
         suite = self.write("bad.yaml", SUITE.replace("hosts: 'h5,h3'", "hosts: 'h5,h9'"))
         code, out, err = rocehil("suite", "validate", suite, "-i", TB["inventory"])
         self.assertEqual(code, 2, out + err)
-        self.assertRegex(err, rf"{suite}:11:\d+: test 'mix/pair': .*h9")
+        self.assertRegex(err, rf"{suite}:10:\d+: test 'mix/pair': .*h9")
 
 
 if __name__ == "__main__":

@@ -228,6 +228,7 @@ TrafficOutcome run_collective(const CaseContext& c) {
   job.scaling = {.qps = tc.qps, .strategy = traffic::qp_strategy_from_name(tc.strategy).value()};
   job.warmup_iterations = settings.warmup;
   job.iterations = settings.iterations;
+  if (settings.collective_by_duration) job.duration_s = settings.duration_s;
   job.reply_timeout = c.timeout;
   job.on_measured_start = c.on_traffic_start;
   job.agree_start = c.agree_start;

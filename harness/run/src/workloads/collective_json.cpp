@@ -75,6 +75,12 @@ nlohmann::json collective_json(const std::vector<CollectiveRankInfo>& ranks,
     j["strategy"] = std::string(to_string(job.scaling.strategy));
     j["warmup_iterations"] = job.warmup_iterations;
     j["iterations"] = job.iterations;
+    if (job.duration_s > 0) {
+      // By duration: the iterations were chosen from one iteration's time.
+      j["duration_s"] = job.duration_s;
+      j["timed_iteration_s"] = cases.front().timed_iteration_s;
+      j["iterations_capped"] = job.iterations == max_timed_iterations;
+    }
     j["verify"] = job.verify;
     j["busbw_factor"] = traffic::busbw_factor(job.plan.pattern, job.plan.ranks);
   }

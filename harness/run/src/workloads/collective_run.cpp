@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "basics/agent_conversation.hpp"
@@ -123,6 +124,12 @@ void note_errors(CollectiveCase& c, const std::vector<agent::ResultsEvent>& resu
 
 }  // namespace
 
+std::uint64_t iterations_for(double duration_s, double iteration_s) {
+  if (!(iteration_s > 0)) return 1;
+  const double n = std::floor(duration_s / iteration_s);
+  return static_cast<std::uint64_t>(std::clamp(n, 1.0, static_cast<double>(max_timed_iterations)));
+}
+
 std::vector<agent::PeerEndpoint> peers_for(
     const traffic::CollectivePlan& plan, int rank, std::uint32_t qps,
     const std::vector<std::vector<agent::PeerEndpoint>>& endpoints) {
@@ -186,6 +193,7 @@ CollectiveCase run_collective_case(
   const std::chrono::milliseconds start_delay =
       start_delay_after(job.start_delay, Clock::now() - connecting);
 
+  std::vector<agent::ResultsEvent> timed;  // by duration: one iteration per rank, timed
   if (job.verify) {
     // One iteration from the known inputs: every rank's output must have the predicted CRC.
     const agent::StartRequest once{.at_ns = 0,
@@ -196,6 +204,7 @@ CollectiveCase run_collective_case(
                                    .stats_ms = 1000};
     const auto checked =
         run_all(links, job, once, 3, {}, interrupt, c.interrupted, error_grace, start_delay, {});
+    if (job.duration_s > 0) timed = checked;
     note_errors(c, checked);
     if (c.interrupted || c.errors > 0) {
       c.results = checked;
@@ -221,9 +230,34 @@ CollectiveCase run_collective_case(
     c.verified = compared > 0 && unreadable == 0;
   }
 
+  if (job.duration_s > 0) {
+    // One iteration's time chooses the measured run's iterations: the verified one's when it
+    // ran, else one run for it.
+    if (timed.empty()) {
+      const agent::StartRequest once{.at_ns = 0,
+                                     .seconds = 2,
+                                     .iterations = 1,
+                                     .warmup_seconds = 0,
+                                     .warmup_iterations = 0,
+                                     .stats_ms = 1000};
+      timed =
+          run_all(links, job, once, 3, {}, interrupt, c.interrupted, error_grace, start_delay, {});
+      note_errors(c, timed);
+      if (c.interrupted || c.errors > 0) {
+        c.results = timed;
+        return c;
+      }
+    }
+    for (const auto& r : timed)
+      if (r.collective && r.collective->iteration_end_ns.size() == 1)
+        c.timed_iteration_s = std::max(
+            c.timed_iteration_s,
+            static_cast<double>(r.collective->iteration_end_ns[0] - r.collective->start_ns) / 1e9);
+    c.job.iterations = iterations_for(job.duration_s, c.timed_iteration_s);
+  }
   const agent::StartRequest measured{.at_ns = 0,
                                      .seconds = 2,
-                                     .iterations = job.iterations,
+                                     .iterations = c.job.iterations,
                                      .warmup_seconds = 0,
                                      .warmup_iterations = job.warmup_iterations,
                                      .stats_ms = 1000};

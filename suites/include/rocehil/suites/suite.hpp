@@ -44,7 +44,10 @@ struct TestSettings {
   std::string opcode = "write";           // bw
   std::string transport = "rc";           // bw: rc | ud (SEND of one packet per message)
   std::string memory = "host";            // bw, lat: host | gpu (the GPU paired with the NIC)
-  double duration_s = 2;                  // bw
+  double duration_s = 2;                  // bw; a collective whose test writes it (below)
+  // A collective (or incast) test that writes duration_s and not iterations runs for about that
+  // long: its iterations are chosen from one iteration's time (docs/suites.md).
+  bool collective_by_duration = false;
   std::uint64_t iterations = 20;          // collectives, lat
   std::uint64_t warmup = 5;               // iterations (collectives, lat)
   int repeats = 1;                        // runs of each case, kept as samples

@@ -28,6 +28,10 @@ struct CollectiveJob {
   std::vector<std::uint16_t> pinned_sports;  // empty: drawn from sport_seed
   std::uint64_t warmup_iterations = 5;
   std::uint64_t iterations = 20;
+  // Above 0: the measured run lasts about this long instead of `iterations`: its iterations are
+  // chosen from how long one iteration took (the verified one, or one run to time it), since a
+  // collective's ranks must all run the same number; at most max_timed_iterations.
+  double duration_s = 0;
   bool verify = true;
   // From the start requests to the agreed start time; at least twice the connect round
   // (start_delay_after).
@@ -49,9 +53,17 @@ struct CollectiveRankInfo {
   std::string address;
 };
 
+// The most iterations a run by duration chooses: every rank reports each iteration's end time.
+inline constexpr std::uint64_t max_timed_iterations = 40000;
+
+// Iterations for a run of `duration_s` when one took `iteration_s` (at least 1, at most
+// max_timed_iterations).
+std::uint64_t iterations_for(double duration_s, double iteration_s);
+
 struct CollectiveCase {
-  CollectiveJob job;
-  std::vector<std::string> rank_names;       // the agents: "h1", ...
+  CollectiveJob job;                    // as run: a run by duration has the iterations it chose
+  double timed_iteration_s = 0;         // by duration: how long the iteration that chose them took
+  std::vector<std::string> rank_names;  // the agents: "h1", ...
   std::vector<agent::ResultsEvent> results;  // the measured run, per rank
   bool verified = false;                     // a verified iteration ran and every rank was compared
   int wrong = 0;                             // ranks whose output differed (nccl-tests' #wrong)
