@@ -66,16 +66,17 @@ AgentCollective::AgentCollective(traffic::Provider& provider, const SetupRequest
   if (setup.udp_sports.empty() && !provider_.udp_sport_unsupported().empty())
     std::fill(ports.begin(), ports.end(), std::uint16_t{0});
   for (std::size_t i = 0; i < qps; ++i)
-    qps_.push_back(provider_.create_qp(*cq_, {.type = traffic::QpType::rc,
-                                              .max_send_wr = send_depth,
-                                              .max_recv_wr = receive_depths[i / setup.qps],
-                                              .mtu = setup.mtu,
-                                              .max_inline = 0,
-                                              .traffic_class = setup.traffic_class,
-                                              .sl = setup.sl,
-                                              .udp_sport = ports[i],
-                                              .retry_count = setup.retry_count,
-                                              .ack_timeout_us = setup.ack_timeout_us}));
+    qps_.push_back(
+        provider_.create_qp(*cq_, {.type = traffic::QpType::rc,
+                                   .max_send_wr = send_depth,
+                                   .max_recv_wr = receive_depths[i / setup.qps],
+                                   .mtu = setup.mtu,
+                                   .max_inline = 0,
+                                   .traffic_class = traffic_class_of_qp(setup, i % setup.qps),
+                                   .sl = setup.sl,
+                                   .udp_sport = ports[i],
+                                   .retry_count = setup.retry_count,
+                                   .ack_timeout_us = setup.ack_timeout_us}));
 }
 
 AgentCollective::~AgentCollective() {
@@ -149,6 +150,7 @@ ResultsEvent AgentCollective::run(const StartRequest& start, traffic::LiveProgre
   results.first_error = r.first_error;
   results.first_error_status = r.first_error_status;
   add_qp_results(results, r.per_qp);
+  add_qp_classes(results, qps_, setup_);
   CollectiveReport report{.iterations = r.iterations,
                           .start_ns = r.start_ns,
                           .iteration_end_ns = r.iteration_end_ns,

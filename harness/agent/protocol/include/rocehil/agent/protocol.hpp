@@ -90,9 +90,12 @@ struct SetupRequest {
   std::uint32_t tx_depth = 64;                      // 1..4096
   std::uint32_t mtu = 1024;                         // 256, 512, 1024, 2048 or 4096
   std::uint8_t traffic_class = 0;                   // IP TOS byte: DSCP << 2 | ECN
-  std::uint8_t sl = 0;                              // service level: the VLAN PCP (0-7)
-  std::vector<std::uint16_t> udp_sports;            // empty, or one per QP, each 1..65535
-  bool bidirectional = false;                       // bw: both sides send and serve
+  // Empty, or 1..qps classes spread over the QPs (of each connection, in a collective): QP i
+  // gets item i % n in place of traffic_class (traffic_class_of_qp).
+  std::vector<std::uint8_t> traffic_classes{};
+  std::uint8_t sl = 0;                    // service level: the VLAN PCP (0-7)
+  std::vector<std::uint16_t> udp_sports;  // empty, or one per QP, each 1..65535
+  bool bidirectional = false;             // bw: both sides send and serve
   // bw: rc, or ud (SEND of messages of one packet, message_bytes <= mtu; no udp_sports).
   traffic::QpType transport = traffic::QpType::rc;
   // bw, lat: the GPU whose memory the QPs send from and receive into (verbs: dma-buf, else peer
@@ -113,6 +116,13 @@ struct SetupRequest {
   // reports one endpoint per QP: peer by peer in ascending rank, qps each.
   std::optional<CollectiveSetup> collective;
 };
+
+// The class QP `qp` of a connection is created with: traffic_classes spread round the QPs, else
+// the one traffic_class.
+inline std::uint8_t traffic_class_of_qp(const SetupRequest& s, std::size_t qp) {
+  return s.traffic_classes.empty() ? s.traffic_class
+                                   : s.traffic_classes[qp % s.traffic_classes.size()];
+}
 
 // A peer QP as setup reports it and connect passes it on: where it is and the memory it exposes.
 struct PeerEndpoint {
@@ -362,6 +372,8 @@ struct QpResult {
   // read back through the host). Data is intact when the client's source equals the server's
   // target.
   std::optional<std::uint32_t> source_crc32, target_crc32;
+  // The IP TOS byte the QP was created with (setup's traffic_class_of_qp).
+  std::optional<std::uint8_t> traffic_class{};
 };
 
 struct LatencySummary {
