@@ -1,12 +1,12 @@
 """System test of classes per QP (issue 62: the SONiC RoCEv2 plan puts the QPs of one pair on
 several DSCPs): `rocehil run` of a bw case from h1 to h3 (across the spines) with qps 4 and
 traffic_class {per_qp: [106, 98]}, both spines' mirror ports captured and kept (keep: always,
-filter: roce).
+filter: roce); and an allreduce between the same hosts with qps 2 and the same classes.
 
 What run.json says is held against tshark on the kept pcapng files: the client's RoCE frames
 carry DSCP 26 and DSCP 24, and each QP's (told apart by its UDP source port and the BTH
 destination QP of its peer) carry only the DSCP of the class run.json lists for it, QP i
-having item i % 2. No time is asserted.
+having item i % 2 (a collective's QP k: QP k % qps of its connection). No time is asserted.
 
 Usage: python3 tclass_cli_test.py PATH/TO/rocehil   (as root)
 """
@@ -40,6 +40,17 @@ tests:
     captures: [s1-mirror, s2-mirror]
     thresholds:
       - busbw_gbps > 0
+  - name: ring
+    workload: allreduce
+    hosts: h1,h3
+    qps: 2
+    size: 64K
+    iterations: 5
+    warmup: 1
+    traffic_class: {per_qp: [106, 98]}
+    captures: [s1-mirror, s2-mirror]
+    thresholds:
+      - busbw_gbps > 0
 """
 
 
@@ -66,6 +77,16 @@ def frames_by_flow(pcapng, src):
         key = (int(sport), int(destqp, 0), int(dscp))
         counts[key] = counts.get(key, 0) + 1
     return counts
+
+
+def kept_frames(run_dir, attempt, src):
+    """frames_by_flow summed over every file the attempt's captures kept."""
+    totals = {}
+    for k in attempt["captures_kept"]:
+        for f in k["files"]:
+            for key, n in frames_by_flow(os.path.join(run_dir, f), src).items():
+                totals[key] = totals.get(key, 0) + n
+    return totals
 
 
 class TclassRun(unittest.TestCase):
@@ -130,6 +151,30 @@ class TclassRun(unittest.TestCase):
         self.assertEqual(set(seen), {26, 24}, totals)
         # Every QP carried frames.
         self.assertEqual({(sport, destqp) for (sport, destqp, _) in totals}, set(flows), totals)
+
+    def test_a_collectives_qps_each_send_with_the_class_run_json_lists_for_it(self):
+        case = self.cases["ring/tclass=106,98"]
+        self.assertEqual(case["parameters"]["traffic_class_per_qp"], CLASSES)
+        attempt = case["attempts"][-1]
+        self.assertIsNone(attempt.get("error"), json.dumps(attempt.get("error")))
+        report = attempt["raw"]["traffic"]
+        per_rank = report["cases"][0]["per_rank"]
+        self.assertEqual(len(per_rank), 2)
+        seen = {}
+        for rank in per_rank:
+            address = report["ranks"][rank["rank"]]["address"]
+            # QP k of a rank is QP k % qps of its connection (peer by peer): class k % 2.
+            expected = {}
+            for k, qp in enumerate(rank["per_qp"]):
+                self.assertEqual(qp["traffic_class"], CLASSES[k % 2], qp)
+                expected[qp["udp_sport"]] = CLASSES[k % 2] >> 2
+            totals = kept_frames(self.run_dir, attempt, address)
+            self.assertTrue(totals, f"no RoCE frames from {address} in the kept captures")
+            for (sport, _, dscp), n in totals.items():
+                self.assertIn(sport, expected, (address, totals, expected))
+                self.assertEqual(dscp, expected[sport], (address, sport, totals))
+                seen[dscp] = seen.get(dscp, 0) + n
+        self.assertEqual(set(seen), {26, 24}, seen)
 
 
 if __name__ == "__main__":
