@@ -90,12 +90,9 @@ struct SetupRequest {
   std::uint32_t tx_depth = 64;                      // 1..4096
   std::uint32_t mtu = 1024;                         // 256, 512, 1024, 2048 or 4096
   std::uint8_t traffic_class = 0;                   // IP TOS byte: DSCP << 2 | ECN
-  // Empty, or 1..qps classes spread over the QPs (of each connection, in a collective): QP i
-  // gets item i % n in place of traffic_class (traffic_class_of_qp).
-  std::vector<std::uint8_t> traffic_classes{};
-  std::uint8_t sl = 0;                    // service level: the VLAN PCP (0-7)
-  std::vector<std::uint16_t> udp_sports;  // empty, or one per QP, each 1..65535
-  bool bidirectional = false;             // bw: both sides send and serve
+  std::uint8_t sl = 0;                              // service level: the VLAN PCP (0-7)
+  std::vector<std::uint16_t> udp_sports;            // empty, or one per QP, each 1..65535
+  bool bidirectional = false;                       // bw: both sides send and serve
   // bw: rc, or ud (SEND of messages of one packet, message_bytes <= mtu; no udp_sports).
   traffic::QpType transport = traffic::QpType::rc;
   // bw, lat: the GPU whose memory the QPs send from and receive into (verbs: dma-buf, else peer
@@ -115,6 +112,9 @@ struct SetupRequest {
   // peer of the rank gets that many), `message_bytes` is the collective's size, and setup
   // reports one endpoint per QP: peer by peer in ascending rank, qps each.
   std::optional<CollectiveSetup> collective;
+  // Empty, or 1..qps classes spread over the QPs (of each connection, in a collective): QP i
+  // gets item i % n in place of traffic_class (traffic_class_of_qp).
+  std::vector<std::uint8_t> traffic_classes{};
 };
 
 // The class QP `qp` of a connection is created with: traffic_classes spread round the QPs, else
