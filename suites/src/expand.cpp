@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <charconv>
 
@@ -54,13 +55,17 @@ std::vector<TestCase> expand(const Suite& suite) {
               if (s.strategies.size() > 1) id += "/strategy=" + strategy;
               if (s.placements.size() > 1) id += "/placement=" + placement;
               if (s.traffic_classes.size() > 1) id += fmt::format("/tclass={}", tclass);
+              // Classes spread over the QPs are one case; its id says which.
+              if (!s.per_qp_traffic_classes.empty())
+                id += fmt::format("/tclass={}", fmt::join(s.per_qp_traffic_classes, ","));
               cases.push_back({.id = std::move(id),
                                .test = i,
                                .size = size,
                                .qps = qps,
                                .strategy = strategy,
                                .placement = placement,
-                               .traffic_class = tclass});
+                               .traffic_class = tclass,
+                               .per_qp_traffic_classes = s.per_qp_traffic_classes});
             }
   }
   return cases;

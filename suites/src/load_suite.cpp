@@ -10,6 +10,7 @@
 
 #include "iperf3_test.hpp"
 #include "load_events.hpp"
+#include "per_qp_traffic_class.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/names.hpp"
 #include "rocehil/inventory/yaml_reader.hpp"
@@ -225,12 +226,17 @@ class SuiteReader {
         });
     if (m.has("traffic_class"))
       s.traffic_class_where = inventory::location_of(m.get("traffic_class"));
-    read_sweep(ctx_, m.get("traffic_class"), field("traffic_class"), s.traffic_classes,
-               [&](const YAML::Node& item) {
-                 const auto v =
-                     inventory::read_int(ctx_, item, field("traffic_class"), 0, 255, "106");
-                 return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
-               });
+    if (m.get("traffic_class").IsMap()) {
+      read_per_qp_traffic_class(ctx_, m.get("traffic_class"), field("traffic_class"), s);
+    } else {
+      if (m.has("traffic_class")) s.per_qp_traffic_classes.clear();  // over a defaults' per_qp
+      read_sweep(ctx_, m.get("traffic_class"), field("traffic_class"), s.traffic_classes,
+                 [&](const YAML::Node& item) {
+                   const auto v =
+                       inventory::read_int(ctx_, item, field("traffic_class"), 0, 255, "106");
+                   return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+                 });
+    }
     if (const auto n = m.get("opcode"); n.IsDefined())
       if (const auto v = inventory::read_choice(ctx_, n, field("opcode"),
                                                 {"write", "write_with_imm", "send", "read"}))
@@ -428,6 +434,7 @@ class SuiteReader {
   void check_workload(const MapReader& m, const YAML::Node& n, const std::string& owner,
                       SuiteTest& t, const MapReader* outer = nullptr) {
     check_iperf3_test(ctx_, m, n, owner, t);
+    check_per_qp_traffic_class(ctx_, m, n, owner, t);
     detail::check_keys_used(ctx_, m, outer, owner, t);
     if (measured_workload(t) == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,

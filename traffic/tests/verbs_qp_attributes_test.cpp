@@ -110,6 +110,21 @@ TEST(VerbsQpAttributes, RtrAddressesTheRemoteOverRoceV2) {
   EXPECT_EQ(0, std::memcmp(av.grh.dgid.raw, remote.raw, 16));
 }
 
+// Classes spread over a connection's QPs (suite `traffic_class: {per_qp: [...]}`): each QP's
+// RTR carries its own class in the GRH of its address vector (rdma-core verbs.h: struct
+// ibv_global_route { ...; uint8_t traffic_class; } in ibv_ah_attr.grh, set with IBV_QP_AV).
+TEST(VerbsQpAttributes, EachQpsAddressVectorCarriesItsOwnClass) {
+  const std::uint8_t classes[] = {106, 98};
+  const ibv_gid remote = gid_of_address("198.18.1.2");
+  for (std::uint8_t i = 0; i < 4; ++i) {
+    QpOptions options;
+    options.traffic_class = classes[i % 2];
+    const Transition t = rc_to_rtr(options, connectx6(), peer(), remote);
+    EXPECT_NE(t.mask & IBV_QP_AV, 0) << "QP " << int{i};
+    EXPECT_EQ(t.attr.ah_attr.grh.traffic_class, classes[i % 2]) << "QP " << int{i};
+  }
+}
+
 TEST(VerbsQpAttributes, PathMtuIsTheSmallerQpsAndNeverAboveThePortsActiveMtu) {
   QpOptions options;
   options.mtu = 4096;

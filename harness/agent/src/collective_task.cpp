@@ -65,13 +65,15 @@ AgentCollective::AgentCollective(traffic::Provider& provider, const SetupRequest
   auto ports = traffic::udp_source_ports(setup.collective->sport_seed, rank, qps, setup.udp_sports);
   if (setup.udp_sports.empty() && !provider_.udp_sport_unsupported().empty())
     std::fill(ports.begin(), ports.end(), std::uint16_t{0});
+  // QP i is QP i % qps of its connection (peer by peer), which picks its class.
+  const auto class_of = [&](std::size_t i) { return traffic_class_of_qp(setup, i % setup.qps); };
   for (std::size_t i = 0; i < qps; ++i)
     qps_.push_back(provider_.create_qp(*cq_, {.type = traffic::QpType::rc,
                                               .max_send_wr = send_depth,
                                               .max_recv_wr = receive_depths[i / setup.qps],
                                               .mtu = setup.mtu,
                                               .max_inline = 0,
-                                              .traffic_class = setup.traffic_class,
+                                              .traffic_class = class_of(i),
                                               .sl = setup.sl,
                                               .udp_sport = ports[i],
                                               .retry_count = setup.retry_count,
@@ -149,6 +151,7 @@ ResultsEvent AgentCollective::run(const StartRequest& start, traffic::LiveProgre
   results.first_error = r.first_error;
   results.first_error_status = r.first_error_status;
   add_qp_results(results, r.per_qp);
+  add_qp_classes(results, qps_, setup_);
   CollectiveReport report{.iterations = r.iterations,
                           .start_ns = r.start_ns,
                           .iteration_end_ns = r.iteration_end_ns,

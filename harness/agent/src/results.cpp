@@ -131,4 +131,14 @@ void add_qp_state(ResultsEvent& results, const traffic::Provider& provider,
   }
 }
 
+void add_qp_classes(ResultsEvent& results,
+                    const std::vector<std::unique_ptr<traffic::QueuePair>>& qps,
+                    const SetupRequest& setup) {
+  for (std::size_t i = 0; i < qps.size(); ++i) {
+    const std::uint32_t qpn = qps[i]->qpn();
+    for (QpResult& q : results.per_qp)
+      if (q.qpn == qpn) q.traffic_class = traffic_class_of_qp(setup, i % setup.qps);
+  }
+}
+
 }  // namespace rocehil::agent

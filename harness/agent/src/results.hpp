@@ -30,5 +30,10 @@ void add_served(ResultsEvent& results, const traffic::LiveProgress& progress,
 void add_qp_state(ResultsEvent& results, const traffic::Provider& provider,
                   const std::vector<std::unique_ptr<traffic::QueuePair>>& qps,
                   const std::vector<traffic::MemoryRegion>& memory, std::uint32_t message_bytes);
+// The class each QP was created with, found by its QPN: qps[i] is QP i % setup.qps of its
+// connection (a collective's are peer by peer).
+void add_qp_classes(ResultsEvent& results,
+                    const std::vector<std::unique_ptr<traffic::QueuePair>>& qps,
+                    const SetupRequest& setup);
 
 }  // namespace rocehil::agent

@@ -196,7 +196,7 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
         .max_recv_wr = recv_depth,
         .mtu = setup.mtu,
         .max_inline = 0,
-        .traffic_class = setup.traffic_class,
+        .traffic_class = traffic_class_of_qp(setup, i),
         .sl = setup.sl,
         .udp_sport = setup.udp_sports.empty() ? std::uint16_t{0} : setup.udp_sports[i],
         .retry_count = setup.retry_count,
@@ -516,6 +516,7 @@ void AgentSession::finalize(ResultsEvent& results) {
     results.nics = {traffic::counter_delta(*nic_before_, traffic::read_nic_counters(nic_))};
   if (collective_) return;  // its results are complete when the run ends
   add_qp_state(results, *provider_, qps_, memory_, setup_.message_bytes);
+  add_qp_classes(results, qps_, setup_);
 }
 
 void AgentSession::request_stop() {

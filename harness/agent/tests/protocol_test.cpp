@@ -51,6 +51,7 @@ void expect_same(const SetupRequest& a, const SetupRequest& b) {
   EXPECT_EQ(a.traffic_class, b.traffic_class);
   EXPECT_EQ(a.sl, b.sl);
   EXPECT_EQ(a.udp_sports, b.udp_sports);
+  EXPECT_EQ(a.traffic_classes, b.traffic_classes);
   EXPECT_EQ(a.bidirectional, b.bidirectional);
   EXPECT_EQ(a.transport, b.transport);
   EXPECT_EQ(a.gpu, b.gpu);
@@ -121,6 +122,7 @@ void expect_same(const ResultsEvent& a, const ResultsEvent& b) {
     expect_same(x.counters, y.counters);
     EXPECT_EQ(x.source_crc32, y.source_crc32);
     EXPECT_EQ(x.target_crc32, y.target_crc32);
+    EXPECT_EQ(x.traffic_class, y.traffic_class);
   }
   ASSERT_EQ(a.collective.has_value(), b.collective.has_value());
   if (a.collective) {
@@ -271,6 +273,7 @@ TEST(AgentProtocolRoundTrip, SetupWithEveryFieldSet) {
   s.tx_depth = 128;
   s.mtu = 4096;
   s.traffic_class = 106;
+  s.traffic_classes = {106, 98, 0, 255};  // one per QP at most
   s.sl = 3;
   s.udp_sports = {49152, 49153, 1, 65535};
   s.bidirectional = true;
@@ -422,10 +425,12 @@ ResultsEvent full_results() {
   q.counters.rate_gbps = 13.25;
   q.source_crc32 = 0xFFFFFFFF;
   q.target_crc32 = 0;
+  q.traffic_class = 98;
   r.per_qp = {q, q};
   r.per_qp[1].qpn = 0;
   r.per_qp[1].source_crc32.reset();
   r.per_qp[1].target_crc32.reset();
+  r.per_qp[1].traffic_class.reset();  // absent when not said
   LatencySummary l;
   l.samples = 1000;
   l.min_us = 1.25;
@@ -567,7 +572,7 @@ TEST(AgentProtocolWire, FieldNamesAndOrder) {
       R"("packets_sent":1,"bytes_sent":2,"packets_received":3,"bytes_received":4,)"
       R"("retransmitted_packets":5,"timeouts":6,"naks_sent":7,"naks_received":8,)"
       R"("cnps_sent":9,"cnps_handled":10,"ce_received":11,"out_of_sequence":12,"rate_cuts":14,)"
-      R"("rate_gbps":13.25},"source_crc32":4294967295,"target_crc32":0}],)"
+      R"("rate_gbps":13.25},"source_crc32":4294967295,"target_crc32":0,"traffic_class":98}],)"
       R"("gpu_registration":"peer memory","latency":{"samples":1000,"min_us":1.25,"mean_us":2.5,"p50_us":2.25,)"
       R"("p99_us":7.0,"p999_us":9.75,"max_us":1000000000.0,"histogram":[[1.5,3]]}})");
 }
@@ -1014,8 +1019,9 @@ TEST(AgentProtocolRejects, SetupFields) {
           {R"({"v":1,"op":"setup"})", "setup: missing required field 'address'"},
           {s + R"("qsp":4})",
            "setup: unknown field 'qsp' (known: provider, device, port, gid_index, address, "
-           "workload, role, opcode, qps, message_bytes, tx_depth, mtu, traffic_class, sl, "
-           "udp_sports, bidirectional, transport, gpu, retry_count, ack_timeout_us, link_gbps, "
+           "workload, role, opcode, qps, message_bytes, tx_depth, mtu, traffic_class, "
+           "traffic_classes, sl, udp_sports, bidirectional, transport, gpu, retry_count, "
+           "ack_timeout_us, link_gbps, "
            "rate_bps, collective)"},
           {s + R"("qps":"4"})", R"(setup: field 'qps' must be an integer from 1 to 1024, got "4")"},
           {s + R"("qps":2.0})", "setup: field 'qps' must be an integer from 1 to 1024, got 2.0"},
@@ -1096,6 +1102,16 @@ TEST(AgentProtocolRejects, SetupFields) {
           {s + R"("qps":2,"udp_sports":[4791,0]})",
            "setup: udp_sports[1] must be an integer from 1 to 65535, got 0"},
           {s + R"("udp_sports":4791})", "setup: field 'udp_sports' must be an array, got 4791"},
+          {s + R"("qps":4,"traffic_classes":[106,98,42,34,26,18]})",
+           "setup: field 'traffic_classes' has 6 entries but qps is 4: give 1 to 4 classes (QP i "
+           "gets item i % n), or leave it out"},
+          {s + R"("traffic_classes":[]})",
+           "setup: field 'traffic_classes' has 0 entries but qps is 1: give 1 to 1 classes (QP i "
+           "gets item i % n), or leave it out"},
+          {s + R"("qps":2,"traffic_classes":[106,256]})",
+           "setup: traffic_classes[1] must be an integer from 0 to 255, got 256"},
+          {s + R"("traffic_classes":106})",
+           "setup: field 'traffic_classes' must be an array, got 106"},
           {s + R"("workload":"lat","qps":2})", R"(setup: workload "lat" needs qps 1, got 2)"},
           {s + R"("workload":"lat","bidirectional":true})",
            R"(setup: bidirectional needs workload "bw" (lat is already a ping-pong))"},

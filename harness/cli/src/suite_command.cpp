@@ -84,6 +84,8 @@ int list_cases(const SuiteOptions& o) {
                       {"placement", c.placement},
                       {"traffic_class", c.traffic_class},
                       {"expect", t.expect_fail ? "fail" : "pass"}});
+      if (!c.per_qp_traffic_classes.empty())  // QP i of each connection: item i % n
+        list.back()["traffic_class_per_qp"] = c.per_qp_traffic_classes;
     }
     fmt::print(
         "{}\n",

@@ -403,6 +403,9 @@ struct Describe<SetupRequest> {
         field("tx_depth", at<&S::tx_depth>, Int<std::uint32_t>{1, 4096}),
         field("mtu", at<&S::mtu>, Custom<std::uint32_t>{mtu}),
         field("traffic_class", at<&S::traffic_class>, Int<std::uint8_t>{0, 255}),
+        field_when(
+            "traffic_classes", at<&S::traffic_classes>, List<Int<std::uint8_t>>{{0, 255}},
+            [](const S& s) { return !s.traffic_classes.empty(); }, Presence::checked),
         field("sl", at<&S::sl>, Int<std::uint8_t>{0, 7}),
         field("udp_sports", at<&S::udp_sports>, List<Int<std::uint16_t>>{{1, max_u16}},
               Presence::checked),
@@ -616,7 +619,8 @@ struct Describe<QpResult> {
         field("source_crc32", at<&S::source_crc32>, Int<std::uint32_t>{0, max_u32},
               Presence::extra),
         field("target_crc32", at<&S::target_crc32>, Int<std::uint32_t>{0, max_u32},
-              Presence::extra)};
+              Presence::extra),
+        field("traffic_class", at<&S::traffic_class>, Int<std::uint8_t>{0, 255}, Presence::extra)};
     return f;
   }
 };
@@ -1256,6 +1260,16 @@ void Describe<SetupRequest>::check(const Object& o, SetupRequest& s) {
           n, s.qps));
     for (std::size_t i = 0; i < n; ++i)
       s.udp_sports.push_back(v->at(i).integer<std::uint16_t>(1, max_u16));
+  }
+  if (auto v = o.get("traffic_classes")) {
+    const std::size_t n = v->array();
+    if (n == 0 || n > s.qps)
+      reject(
+          fmt::format("setup: field 'traffic_classes' has {} entries but qps is {}: give 1 to "
+                      "{} classes (QP i gets item i % n), or leave it out",
+                      n, s.qps, s.qps));
+    for (std::size_t i = 0; i < n; ++i)
+      s.traffic_classes.push_back(v->at(i).integer<std::uint8_t>(0, 255));
   }
   const bool opcode_given = o.optional("opcode").has_value();
   if (s.workload == Workload::collective) {

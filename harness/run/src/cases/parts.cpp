@@ -92,6 +92,7 @@ std::vector<PartCase> part_cases(const suites::SuiteTest& test, const suites::Te
     pc.test_case.strategy = s.strategies.front();
     pc.test_case.placement = s.placements.front();
     pc.test_case.traffic_class = s.traffic_classes.front();
+    pc.test_case.per_qp_traffic_classes = s.per_qp_traffic_classes;
     out.push_back(std::move(pc));
   }
   return out;

@@ -48,6 +48,8 @@ agent::SetupRequest side_setup(const CaseContext& c, const inventory::Host& host
   s.qps = lat ? 1 : tc.qps;
   s.message_bytes = static_cast<std::uint32_t>(tc.size);
   s.traffic_class = static_cast<std::uint8_t>(tc.traffic_class);
+  for (const int tclass : tc.per_qp_traffic_classes)
+    s.traffic_classes.push_back(static_cast<std::uint8_t>(tclass));
   s.mtu = c.test->settings.mtu;
   s.tx_depth = c.test->settings.tx_depth;
   s.sl = static_cast<std::uint8_t>(c.test->settings.sl);

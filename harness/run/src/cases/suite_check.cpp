@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "cases/case_pacing.hpp"
+#include "cases/trust_check.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/selection.hpp"
 #include "rocehil/run/fabric_actions.hpp"
@@ -94,9 +95,10 @@ void check_traffic(const suites::Suite& suite, const suites::SuiteTest& test,
               at, inventory.file, hosts[i]->name,
               hosts[i]->nics.front().device.empty() ? hosts[i]->nics.front().netdev
                                                     : hosts[i]->nics.front().device));
-    check_providers_measure(
-        suite, test,
-        p2p && hosts.size() > 2 ? std::vector(hosts.begin(), hosts.begin() + 2) : hosts, problems);
+    const auto used =
+        p2p && hosts.size() > 2 ? std::vector(hosts.begin(), hosts.begin() + 2) : hosts;
+    check_providers_measure(suite, test, used, problems);
+    case_traffic::check_trust(suite, test, used, problems);  // DSCP classes on a PCP-trusting NIC
   } catch (const Error& e) {
     problems.push_back(fmt::format("{}: {}", where_hosts(suite, test), e.what()));
   }

@@ -226,6 +226,9 @@ class Run {
                       {"strategy", tc.strategy},
                       {"placement", tc.placement},
                       {"traffic_class", tc.traffic_class}};
+      // Classes spread over the QPs: QP i of each connection used item i % n.
+      if (!tc.per_qp_traffic_classes.empty())
+        c.parameters["traffic_class_per_qp"] = tc.per_qp_traffic_classes;
       c.captures = test.settings.captures;
       c.expect_fail = test.expect_fail;
       if (const std::string* reason = skip_reason(test.name)) {

@@ -138,6 +138,7 @@ nlohmann::json collective_json(const std::vector<CollectiveRankInfo>& ranks,
                        {"bytes", qp.bytes},
                        {"gbps", qp.gbps},
                        {"counters", agent::qp_counters_json(qp.counters)}});
+        if (qp.traffic_class) qps.back()["traffic_class"] = *qp.traffic_class;  // the class it used
       }
       ordered_json rank = {{"rank", r},
                            {"bytes_sent", res.collective ? res.collective->bytes_sent : 0},

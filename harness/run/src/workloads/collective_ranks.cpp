@@ -67,6 +67,8 @@ CollectiveRanks collective_ranks(const std::vector<const inventory::Host*>& host
     s.tx_depth = settings.tx_depth;
     s.sl = static_cast<std::uint8_t>(settings.sl);
     s.traffic_class = static_cast<std::uint8_t>(settings.traffic_class);
+    for (const int c : settings.per_qp_traffic_classes)
+      s.traffic_classes.push_back(static_cast<std::uint8_t>(c));
     s.link_gbps = p.nic->link_gbps;
     if (out.provider.empty()) out.provider = s.provider;
     if (out.provider != s.provider) out.provider = "mixed";

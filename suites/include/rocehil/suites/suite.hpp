@@ -65,6 +65,9 @@ struct TestSettings {
   std::vector<std::string> captures;  // capture points (inventory names) running during the test
   std::vector<SourceLocation> captures_where;  // where each was written; empty: not known
   Iperf3Settings iperf3;                       // workload iperf3 only
+  // `traffic_class: {per_qp: [...]}`: QP i of each connection gets item i % n, in one case
+  // (traffic_classes then holds its first item); empty: every QP has traffic_classes' class.
+  std::vector<int> per_qp_traffic_classes{};
 };
 
 // A fault injected while a test's traffic runs, as `rocehil inject pfc|pause` sends it: pause
@@ -194,6 +197,9 @@ struct TestCase {
   std::string strategy;
   std::string placement;
   int traffic_class = 0;
+  // QP i of each connection gets item i % n (its first is traffic_class); empty: every QP
+  // gets traffic_class.
+  std::vector<int> per_qp_traffic_classes{};
 };
 
 struct SuiteLoadResult {

@@ -34,6 +34,7 @@ struct RankSettings {
   std::uint32_t tx_depth = 64;
   int sl = 0;
   int traffic_class = 0;
+  std::vector<int> per_qp_traffic_classes{};  // QP i of each connection: item i % n
   const remote::SshMultiplex* multiplex = nullptr;
 };
 

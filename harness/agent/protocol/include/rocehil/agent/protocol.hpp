@@ -112,7 +112,17 @@ struct SetupRequest {
   // peer of the rank gets that many), `message_bytes` is the collective's size, and setup
   // reports one endpoint per QP: peer by peer in ascending rank, qps each.
   std::optional<CollectiveSetup> collective;
+  // Empty, or 1..qps classes spread over the QPs (of each connection, in a collective): QP i
+  // gets item i % n in place of traffic_class (traffic_class_of_qp).
+  std::vector<std::uint8_t> traffic_classes{};
 };
+
+// The class QP `qp` of a connection is created with: traffic_classes spread round the QPs, else
+// the one traffic_class.
+inline std::uint8_t traffic_class_of_qp(const SetupRequest& s, std::size_t qp) {
+  return s.traffic_classes.empty() ? s.traffic_class
+                                   : s.traffic_classes[qp % s.traffic_classes.size()];
+}
 
 // A peer QP as setup reports it and connect passes it on: where it is and the memory it exposes.
 struct PeerEndpoint {
@@ -362,6 +372,8 @@ struct QpResult {
   // read back through the host). Data is intact when the client's source equals the server's
   // target.
   std::optional<std::uint32_t> source_crc32, target_crc32;
+  // The IP TOS byte the QP was created with (setup's traffic_class_of_qp).
+  std::optional<std::uint8_t> traffic_class{};
 };
 
 struct LatencySummary {
