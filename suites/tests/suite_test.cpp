@@ -332,7 +332,8 @@ TEST(Suite, SizesReadAndPrintAsPeopleWriteThem) {
   EXPECT_EQ(parse_size("64K"), 65536u);
   EXPECT_EQ(parse_size("1M"), 1u << 20);
   EXPECT_EQ(parse_size("1G"), 1u << 30);
-  EXPECT_FALSE(parse_size("1T").has_value());
+  EXPECT_EQ(parse_size("1T"), std::uint64_t{1} << 40);  // a bw volume (bytes:)
+  EXPECT_FALSE(parse_size("1P").has_value());
   EXPECT_FALSE(parse_size("-1").has_value());
   EXPECT_FALSE(parse_size("").has_value());
   EXPECT_FALSE(parse_size("99999999999999999999G").has_value());
