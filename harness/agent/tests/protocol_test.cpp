@@ -76,6 +76,7 @@ void expect_same(const StartRequest& a, const StartRequest& b) {
   EXPECT_EQ(a.warmup_seconds, b.warmup_seconds);
   EXPECT_EQ(a.warmup_iterations, b.warmup_iterations);
   EXPECT_EQ(a.stats_ms, b.stats_ms);
+  EXPECT_EQ(a.messages_per_qp, b.messages_per_qp);
 }
 
 void expect_same(const traffic::QpCounters& a, const traffic::QpCounters& b) {
@@ -325,6 +326,7 @@ TEST(AgentProtocolRoundTrip, StartWithEveryFieldSet) {
   s.warmup_seconds = 3600;
   s.warmup_iterations = 1'000'000'000;
   s.stats_ms = 10;
+  s.messages_per_qp = 1'000'000'000'000;
   expect_same(request_round_trip<StartRequest>(Request{13, s}), s);
 
   StartRequest edge;
@@ -545,7 +547,7 @@ TEST(AgentProtocolWire, FieldNamesAndOrder) {
       R"("mtu":2048,"max_reads":16,"remote_address":18446744073709551600,"rkey":3735928559}]})");
   EXPECT_EQ(to_json_line(Request{std::nullopt, StartRequest{0, 2, 0, 0.2, 100, 1000}}),
             R"({"v":1,"op":"start","at_ns":0,"seconds":2.0,"iterations":0,)"
-            R"("warmup_seconds":0.2,"warmup_iterations":100,"stats_ms":1000})");
+            R"("warmup_seconds":0.2,"warmup_iterations":100,"stats_ms":1000,"messages_per_qp":0})");
   EXPECT_EQ(to_json_line(Reply{3, ErrorReply{"bad"}}),
             R"({"v":1,"op":"error","id":3,"error":"bad"})");
   EXPECT_EQ(to_json_line(Reply{std::nullopt, ConnectedReply{}}), R"({"v":1,"op":"connected"})");
@@ -1220,9 +1222,12 @@ TEST(AgentProtocolRejects, StartFields) {
           {s + R"("stats_ms":3600001})",
            "start: field 'stats_ms' must be 0 (no stats) or an integer from 10 to 3600000, got "
            "3600001"},
+          {s + R"("messages_per_qp":1000000000001})",
+           "start: field 'messages_per_qp' must be an integer from 0 to 1000000000000, got "
+           "1000000000001"},
           {s + R"("duration":2})",
            "start: unknown field 'duration' (known: at_ns, seconds, iterations, warmup_seconds, "
-           "warmup_iterations, stats_ms)"},
+           "warmup_iterations, stats_ms, messages_per_qp)"},
       },
       false);
 }

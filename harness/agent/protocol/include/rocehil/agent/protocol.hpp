@@ -132,6 +132,9 @@ struct StartRequest {
   double warmup_seconds = 0.2;            // bw: [0, 3600]
   std::uint64_t warmup_iterations = 100;  // lat: <= 1e9
   std::uint32_t stats_ms = 1000;          // period of stats events; 0: none; else 10..3,600,000
+  // bw by volume (a suite's bytes:): each QP sends exactly this many messages, no warm-up, and
+  // seconds, iterations and warmup_seconds are unused; 0: not by volume. <= 1e12; bw only.
+  std::uint64_t messages_per_qp = 0;
 };
 
 struct StopRequest {};
