@@ -10,6 +10,7 @@
 
 #include "iperf3_test.hpp"
 #include "load_events.hpp"
+#include "qp_limits.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/names.hpp"
 #include "rocehil/inventory/yaml_reader.hpp"
@@ -213,7 +214,8 @@ class SuiteReader {
       return bytes;
     });
     read_sweep(ctx_, m.get("qps"), field("qps"), s.qps, [&](const YAML::Node& item) {
-      const auto v = inventory::read_int(ctx_, item, field("qps"), 1, 256, "8");
+      const auto v =
+          inventory::read_int(ctx_, item, field("qps"), 1, detail::max_qps_per_connection, "8");
       return v ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*v)) : std::nullopt;
     });
     read_sweep(
@@ -432,6 +434,7 @@ class SuiteReader {
     check_iperf3_test(ctx_, m, n, owner, t);
     detail::check_keys_used(ctx_, m, outer, owner, t);
     detail::check_volume(ctx_, m, owner, t);
+    detail::check_qps(ctx_, m, n, owner, t);
     if (measured_workload(t) == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
                  fmt::format("{}: lat pings over one QP; drop qps", owner));

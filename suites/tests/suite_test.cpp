@@ -100,7 +100,7 @@ tests:
             (std::vector<std::string>{
                 "s.yaml:1:17: schema_version 2 is out of range; use 1-1",
                 "s.yaml:2:7: suite name 'bad suite' may hold letters, digits and . _ - only",
-                "s.yaml:4:8: defaults: qps 0 is out of range; use 1-256",
+                "s.yaml:4:8: defaults: qps 0 is out of range; use 1-16384",
                 "s.yaml:5:3: unknown key 'itertions' in defaults; did you mean 'iterations'?",
                 "s.yaml:8:15: test 'a': workload 'allreduce2' is unknown; use one of bw, lat, "
                 "calibrate_bw, calibrate_lat, iperf3, "
