@@ -18,6 +18,7 @@
 #include "rocehil/common/error.hpp"
 #include "rocehil/perftest/child_process.hpp"
 #include "settings_task.hpp"
+#include "soft_qp_budget.hpp"
 
 namespace rocehil::agent {
 
@@ -149,6 +150,9 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
   release();
   state_ = State::idle;
   setup_ = setup;
+  // A soft QP is a socket: refused here with the numbers, not by the Nth socket() failing.
+  if (setup.provider == "soft" && setup.workload != Workload::collective)
+    if (const auto why = make_room_for_soft_qps(setup.qps)) return error(id, *why);
 
   nic_ = nic_for(setup);
   nic_before_.reset();
