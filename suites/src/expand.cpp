@@ -25,6 +25,7 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   if (unit == "K" || unit == "k") scale = 1ull << 10;
   if (unit == "M" || unit == "m") scale = 1ull << 20;
   if (unit == "G" || unit == "g") scale = 1ull << 30;
+  if (unit == "T" || unit == "t") scale = 1ull << 40;  // a bw volume (bytes:) up to 1T
   if (scale == 0 || value > (~std::uint64_t{0}) / scale) return std::nullopt;
   return value * scale;
 }

@@ -236,9 +236,9 @@ std::vector<Event> read_events(LoadContext& ctx, const YAML::Node& n, const std:
 
 void check_events(LoadContext& ctx, const SuiteTest& test) {
   const std::string owner = fmt::format("test '{}'", test.name);
-  // bw sends for duration_s from the agreed start; every other workload runs its iterations,
-  // whose length is not known before it runs.
-  const bool by_duration = test.workload == "bw";
+  // bw sends for duration_s from the agreed start; every other workload runs its iterations
+  // (and a bw its volume, bytes), whose length is not known before it runs.
+  const bool by_duration = test.workload == "bw" && test.settings.bytes == 0;
   for (const Event& e : test.events) {
     const std::string what = e.from_inject
                                  ? owner + ": inject"

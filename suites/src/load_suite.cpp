@@ -11,6 +11,7 @@
 #include "iperf3_test.hpp"
 #include "load_events.hpp"
 #include "per_qp_traffic_class.hpp"
+#include "qp_limits.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/names.hpp"
 #include "rocehil/inventory/yaml_reader.hpp"
@@ -20,6 +21,7 @@
 #include "rocehil/suites/suite.hpp"
 #include "rocehil/traffic/collective.hpp"
 #include "unused_keys.hpp"
+#include "volume.hpp"
 
 namespace rocehil::suites {
 
@@ -33,14 +35,14 @@ using inventory::shown;
 #define ROCEHIL_SETTING_KEYS                                                              \
   "hosts", "provider", "size", "qps", "strategy", "placement", "traffic_class", "opcode", \
       "transport", "memory", "duration_s", "iterations", "warmup", "repeats", "pipeline", \
-      "captures", "engine", "rounds", "mtu", "tx_depth", "sl", "rate"
+      "captures", "engine", "rounds", "mtu", "tx_depth", "sl", "rate", "bytes"
 
 // What a part may give of a test's settings: not its captures (they capture the whole case),
 // repeats (the case's) or rounds (a calibration's).
 #define ROCEHIL_PART_KEYS                                                                       \
   "hosts", "provider", "size", "qps", "strategy", "placement", "traffic_class", "opcode",       \
       "transport", "memory", "duration_s", "iterations", "warmup", "pipeline", "engine", "mtu", \
-      "tx_depth", "sl", "rate"
+      "tx_depth", "sl", "rate", "bytes"
 
 // A part's name prefixes its metrics in thresholds (roce.busbw_gbps): an identifier.
 bool is_part_name(std::string_view name) {
@@ -213,7 +215,8 @@ class SuiteReader {
       return bytes;
     });
     read_sweep(ctx_, m.get("qps"), field("qps"), s.qps, [&](const YAML::Node& item) {
-      const auto v = inventory::read_int(ctx_, item, field("qps"), 1, 256, "8");
+      const auto v =
+          inventory::read_int(ctx_, item, field("qps"), 1, detail::max_qps_per_connection, "8");
       return v ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*v)) : std::nullopt;
     });
     read_sweep(
@@ -253,6 +256,7 @@ class SuiteReader {
     if (const auto n = m.get("duration_s"); n.IsDefined())
       if (const auto v = inventory::read_number(ctx_, n, field("duration_s"), 0.1, 86400))
         s.duration_s = *v;
+    detail::read_bytes(ctx_, m, field("bytes"), s);
     const auto integer = [&](std::string_view key, auto& out, long lo, long hi, const char* ex) {
       if (const auto n = m.get(key); n.IsDefined())
         if (const auto v = inventory::read_int(ctx_, n, field(key), lo, hi, ex))
@@ -436,6 +440,8 @@ class SuiteReader {
     check_iperf3_test(ctx_, m, n, owner, t);
     check_per_qp_traffic_class(ctx_, m, n, owner, t);
     detail::check_keys_used(ctx_, m, outer, owner, t);
+    detail::check_volume(ctx_, m, owner, t);
+    detail::check_qps(ctx_, m, n, owner, t);
     if (measured_workload(t) == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
                  fmt::format("{}: lat pings over one QP; drop qps", owner));

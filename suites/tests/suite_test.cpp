@@ -100,7 +100,7 @@ tests:
             (std::vector<std::string>{
                 "s.yaml:1:17: schema_version 2 is out of range; use 1-1",
                 "s.yaml:2:7: suite name 'bad suite' may hold letters, digits and . _ - only",
-                "s.yaml:4:8: defaults: qps 0 is out of range; use 1-256",
+                "s.yaml:4:8: defaults: qps 0 is out of range; use 1-16384",
                 "s.yaml:5:3: unknown key 'itertions' in defaults; did you mean 'iterations'?",
                 "s.yaml:8:15: test 'a': workload 'allreduce2' is unknown; use one of bw, lat, "
                 "calibrate_bw, calibrate_lat, iperf3, "
@@ -332,7 +332,8 @@ TEST(Suite, SizesReadAndPrintAsPeopleWriteThem) {
   EXPECT_EQ(parse_size("64K"), 65536u);
   EXPECT_EQ(parse_size("1M"), 1u << 20);
   EXPECT_EQ(parse_size("1G"), 1u << 30);
-  EXPECT_FALSE(parse_size("1T").has_value());
+  EXPECT_EQ(parse_size("1T"), std::uint64_t{1} << 40);  // a bw volume (bytes:)
+  EXPECT_FALSE(parse_size("1P").has_value());
   EXPECT_FALSE(parse_size("-1").has_value());
   EXPECT_FALSE(parse_size("").has_value());
   EXPECT_FALSE(parse_size("99999999999999999999G").has_value());

@@ -90,8 +90,11 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
   std::array<Completion, 64> wc{};
   std::array<SendRequest, 64> batch{};
   const auto start = Clock::now();
-  const auto measure_from = start + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(config.warmup_seconds));
+  const bool by_volume = config.messages_per_qp != 0;
+  // By volume every message is measured: the volume asked is the volume timed.
+  const auto measure_from =
+      start + std::chrono::duration_cast<Clock::duration>(
+                  std::chrono::duration<double>(by_volume ? 0.0 : config.warmup_seconds));
   const auto run_until = measure_from + std::chrono::duration_cast<Clock::duration>(
                                             std::chrono::duration<double>(config.seconds));
   auto last_counted = measure_from;
@@ -115,11 +118,16 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
   while (true) {
     const auto now = Clock::now();
     if (stop.load(std::memory_order_relaxed)) posting = false;
-    if (config.iterations == 0 && now >= run_until) {
+    if (by_volume) {
+      bool owed = false;  // a connection that has not posted its volume, and can
+      for (const Flight& f : flights) owed |= !f.failed && f.posted < config.messages_per_qp;
+      if (!owed) posting = false;
+    } else if (config.iterations == 0 && now >= run_until) {
       posting = false;
       started_until_end = true;
     }
-    if (config.iterations != 0 && now >= measure_from && measured_posted >= config.iterations)
+    if (!by_volume && config.iterations != 0 && now >= measure_from &&
+        measured_posted >= config.iterations)
       posting = false;
     bool any_alive = false;
     for (const Flight& f : flights) any_alive |= !f.failed;
@@ -133,7 +141,9 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
         Flight& f = flights[c];
         if (f.failed) continue;
         std::size_t n = std::min<std::size_t>(batch.size(), config.tx_depth - f.outstanding);
-        if (config.iterations != 0 && now >= measure_from)
+        if (by_volume)
+          n = std::min<std::uint64_t>(n, config.messages_per_qp - f.posted);
+        else if (config.iterations != 0 && now >= measure_from)
           n = std::min<std::uint64_t>(n, config.iterations - measured_posted);
         if (bucket.paced()) {
           std::size_t allowed = 0;
@@ -193,8 +203,9 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
         continue;
       }
       ++completed;
-      const bool measured =
-          config.iterations != 0 ? ordinal >= f.first_measured : polled_at >= measure_from;
+      const bool measured = by_volume                ? true
+                            : config.iterations != 0 ? ordinal >= f.first_measured
+                                                     : polled_at >= measure_from;
       if (measured) {
         ++f.measured_messages;
         last_counted = polled_at;
@@ -222,7 +233,7 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
   }
   // A run by time is measured over all of its time: a stall inside it lowers the rate, instead
   // of ending the window at the last completion.
-  const auto measured_until = config.iterations == 0 && started_until_end
+  const auto measured_until = !by_volume && config.iterations == 0 && started_until_end
                                   ? std::max(last_counted, run_until)
                                   : last_counted;
   result.seconds = std::chrono::duration<double>(measured_until - measure_from).count();

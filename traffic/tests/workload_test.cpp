@@ -110,6 +110,30 @@ TEST(BwWorkload, IterationsAfterAWarmUpAreExactlyThoseAskedFor) {
   EXPECT_GT(r.seconds, 0);
 }
 
+// A suite's bytes: each QP sends exactly its volume, whatever the warm-up and seconds say, and
+// the receiver's own count of arrived messages agrees.
+TEST(BwWorkload, ByVolumeEveryQpSendsExactlyItsMessagesAllMeasured) {
+  Side a("127.0.0.1"), b("127.0.0.2");
+  connect(a, b, 3, 4096);
+  BwConfig config;
+  config.opcode = Opcode::send;
+  config.message_bytes = 4096;
+  config.messages_per_qp = 700;
+  config.warmup_seconds = 5;  // unused by volume: all of it is measured
+  config.seconds = 0.001;     // unused by volume: the run is as long as the volume takes
+  std::uint64_t received = 0;
+  const BwResult r = run_pair(a, b, config, &received);
+  EXPECT_EQ(r.errors, 0u) << r.first_error;
+  EXPECT_EQ(received, 3u * 700);
+  ASSERT_EQ(r.per_qp.size(), 3u);
+  for (const auto& q : r.per_qp) {
+    EXPECT_EQ(q.messages, 700u);
+    EXPECT_EQ(q.bytes, 700u * 4096);
+  }
+  EXPECT_EQ(r.bytes, 3u * 700 * 4096);
+  EXPECT_GT(r.seconds, 0);
+}
+
 TEST(BwWorkload, SendConsumesTheReceivesServePosts) {
   Side a("127.0.0.1"), b("127.0.0.2");
   connect(a, b, 2, 4096);

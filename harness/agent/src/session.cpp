@@ -18,6 +18,7 @@
 #include "rocehil/common/error.hpp"
 #include "rocehil/perftest/child_process.hpp"
 #include "settings_task.hpp"
+#include "soft_qp_budget.hpp"
 
 namespace rocehil::agent {
 
@@ -149,6 +150,9 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
   release();
   state_ = State::idle;
   setup_ = setup;
+  // A soft QP is a socket: refused here with the numbers, not by the Nth socket() failing.
+  if (setup.provider == "soft" && setup.workload != Workload::collective)
+    if (const auto why = make_room_for_soft_qps(setup.qps)) return error(id, *why);
 
   nic_ = nic_for(setup);
   nic_before_.reset();
@@ -273,6 +277,10 @@ void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest&
     return error(id, fmt::format("start: a collective reports every iteration's end time; at most "
                                  "40000 iterations, got {}",
                                  start.iterations));
+  if (setup_.workload != Workload::bw && start.messages_per_qp != 0)
+    return error(id,
+                 "start: messages_per_qp (a volume per QP) is bw's; lat and collectives run "
+                 "'iterations'");
   if (setup_.workload == Workload::lat && start.iterations == 0)
     return error(id, "start: the lat workload needs 'iterations' (ping-pongs to measure) > 0");
 
@@ -344,6 +352,7 @@ void AgentSession::run_worker(StartRequest start) {
                                    .message_bytes = setup_.message_bytes,
                                    .tx_depth = setup_.tx_depth,
                                    .iterations = start.iterations,
+                                   .messages_per_qp = start.messages_per_qp,
                                    .seconds = start.seconds,
                                    .warmup_seconds = start.warmup_seconds,
                                    .serve_peer = setup_.bidirectional,

@@ -77,6 +77,7 @@ void expect_same(const StartRequest& a, const StartRequest& b) {
   EXPECT_EQ(a.warmup_seconds, b.warmup_seconds);
   EXPECT_EQ(a.warmup_iterations, b.warmup_iterations);
   EXPECT_EQ(a.stats_ms, b.stats_ms);
+  EXPECT_EQ(a.messages_per_qp, b.messages_per_qp);
 }
 
 void expect_same(const traffic::QpCounters& a, const traffic::QpCounters& b) {
@@ -328,6 +329,7 @@ TEST(AgentProtocolRoundTrip, StartWithEveryFieldSet) {
   s.warmup_seconds = 3600;
   s.warmup_iterations = 1'000'000'000;
   s.stats_ms = 10;
+  s.messages_per_qp = 1'000'000'000'000;
   expect_same(request_round_trip<StartRequest>(Request{13, s}), s);
 
   StartRequest edge;
@@ -501,7 +503,8 @@ TEST(AgentProtocolRoundTrip, TheFirstErrorsStatusByName) {
   EXPECT_EQ(reply_round_trip<ResultsEvent>(Reply{1, r}).first_error_status, std::nullopt);
 }
 
-TEST(AgentProtocolRoundTrip, ThousandQpsFitOnALine) {
+TEST(AgentProtocolRoundTrip, SixteenThousandQpsFitOnALine) {
+  static_assert(max_agent_qps == 16384);
   SetupReply s;
   for (std::uint32_t i = 1; i <= max_agent_qps; ++i) s.endpoints.push_back(peer(i));
   const std::string line = to_json_line(Reply{1, s});
@@ -510,6 +513,25 @@ TEST(AgentProtocolRoundTrip, ThousandQpsFitOnALine) {
 
   ConnectRequest c{s.endpoints};
   expect_same(request_round_trip<ConnectRequest>(Request{1, c}).peers, c.peers);
+  // One more than the protocol takes is refused, not truncated.
+  c.peers.push_back(peer(max_agent_qps + 1));
+  const ParsedRequest over = parse_request(to_json_line(Request{1, c}));
+  EXPECT_FALSE(over.request.has_value());
+  EXPECT_NE(over.error.find("peers"), std::string::npos) << over.error;
+
+  // Each QP's result, counters included, on one results line.
+  ResultsEvent r;
+  for (std::uint32_t i = 0; i < max_agent_qps; ++i) {
+    QpResult q;
+    q.qpn = i + 1;
+    q.udp_sport = static_cast<std::uint16_t>(49152 + i);
+    q.messages = 1'000'000'000;
+    q.bytes = 65'536'000'000'000;
+    r.per_qp.push_back(q);
+  }
+  const std::string results = to_json_line(Reply{1, r});
+  EXPECT_LT(results.size(), max_agent_line_bytes);
+  EXPECT_EQ(reply_round_trip<ResultsEvent>(Reply{1, r}).per_qp.size(), max_agent_qps);
 }
 
 // ---- the wire text itself ----
@@ -550,7 +572,7 @@ TEST(AgentProtocolWire, FieldNamesAndOrder) {
       R"("mtu":2048,"max_reads":16,"remote_address":18446744073709551600,"rkey":3735928559}]})");
   EXPECT_EQ(to_json_line(Request{std::nullopt, StartRequest{0, 2, 0, 0.2, 100, 1000}}),
             R"({"v":1,"op":"start","at_ns":0,"seconds":2.0,"iterations":0,)"
-            R"("warmup_seconds":0.2,"warmup_iterations":100,"stats_ms":1000})");
+            R"("warmup_seconds":0.2,"warmup_iterations":100,"stats_ms":1000,"messages_per_qp":0})");
   EXPECT_EQ(to_json_line(Reply{3, ErrorReply{"bad"}}),
             R"({"v":1,"op":"error","id":3,"error":"bad"})");
   EXPECT_EQ(to_json_line(Reply{std::nullopt, ConnectedReply{}}), R"({"v":1,"op":"connected"})");
@@ -904,7 +926,7 @@ TEST(AgentProtocolRejects, HostileBytes) {
   expect_rejected(
       {
           {long_line,
-           "line of 1048603 bytes is over the limit of 1048576: each message is one "
+           "line of 16777243 bytes is over the limit of 16777216: each message is one "
            "JSON object on one line"},
           {std::string(100000, '['),
            "JSON nested deeper than 16 levels at column 17: no agent protocol message nests that "
@@ -926,14 +948,14 @@ TEST(AgentProtocolRejects, HostileBytes) {
            "not valid JSON at column 15: syntax error while parsing value - invalid string: "
            "control character U+000A (LF) must be escaped to \\u000A or \\n; last read: "
            "'\"a<U+000A>'"},
-          {peers(1025),
-           "connect: field 'peers' must have 1 to 1024 entries (one per QP), got 1025"},
+          {peers(16385),
+           "connect: field 'peers' must have 1 to 16384 entries (one per QP), got 16385"},
           {peers(30000),
-           "connect: field 'peers' must have 1 to 1024 entries (one per QP), got 30000"},
+           "connect: field 'peers' must have 1 to 16384 entries (one per QP), got 30000"},
           {R"({"v":1,"op":"connect","peers":[)" + zeros(100000) + "]}",
-           "connect: field 'peers' must have 1 to 1024 entries (one per QP), got 100000"},
-          {peers(100000),
-           "line of 3100032 bytes is over the limit of 1048576: each message is "
+           "connect: field 'peers' must have 1 to 16384 entries (one per QP), got 100000"},
+          {peers(600000),
+           "line of 18600032 bytes is over the limit of 16777216: each message is "
            "one JSON object on one line"},
       },
       false);
@@ -1023,18 +1045,21 @@ TEST(AgentProtocolRejects, SetupFields) {
            "traffic_classes, sl, udp_sports, bidirectional, transport, gpu, retry_count, "
            "ack_timeout_us, link_gbps, "
            "rate_bps, collective)"},
-          {s + R"("qps":"4"})", R"(setup: field 'qps' must be an integer from 1 to 1024, got "4")"},
-          {s + R"("qps":2.0})", "setup: field 'qps' must be an integer from 1 to 1024, got 2.0"},
+          {s + R"("qps":"4"})",
+           R"(setup: field 'qps' must be an integer from 1 to 16384, got "4")"},
+          {s + R"("qps":2.0})", "setup: field 'qps' must be an integer from 1 to 16384, got 2.0"},
           {s + R"("qps":1e300})",
-           "setup: field 'qps' must be an integer from 1 to 1024, got 1e+300"},
+           "setup: field 'qps' must be an integer from 1 to 16384, got 1e+300"},
           {s + R"("qps":18446744073709551616})",
-           "setup: field 'qps' must be an integer from 1 to 1024, got 1.8446744073709552e+19"},
-          {s + R"("qps":0})", "setup: field 'qps' must be an integer from 1 to 1024, got 0"},
-          {s + R"("qps":1025})", "setup: field 'qps' must be an integer from 1 to 1024, got 1025"},
-          {s + R"("qps":5000})", "setup: field 'qps' must be an integer from 1 to 1024, got 5000"},
-          {s + R"("qps":null})", "setup: field 'qps' must be an integer from 1 to 1024, got null"},
+           "setup: field 'qps' must be an integer from 1 to 16384, got 1.8446744073709552e+19"},
+          {s + R"("qps":0})", "setup: field 'qps' must be an integer from 1 to 16384, got 0"},
+          {s + R"("qps":16385})",
+           "setup: field 'qps' must be an integer from 1 to 16384, got 16385"},
+          {s + R"("qps":50000})",
+           "setup: field 'qps' must be an integer from 1 to 16384, got 50000"},
+          {s + R"("qps":null})", "setup: field 'qps' must be an integer from 1 to 16384, got null"},
           {s + R"("qps":[1]})",
-           "setup: field 'qps' must be an integer from 1 to 1024, got an array of 1 entry"},
+           "setup: field 'qps' must be an integer from 1 to 16384, got an array of 1 entry"},
           {s + R"("message_bytes":-1})",
            "setup: field 'message_bytes' must be an integer from 1 to 1073741824, got -1"},
           {s + R"("message_bytes":1073741825})",
@@ -1166,7 +1191,7 @@ TEST(AgentProtocolRejects, ConnectPeers) {
       {
           {R"({"v":1,"op":"connect"})", "connect: missing required field 'peers'"},
           {R"({"v":1,"op":"connect","peers":[]})",
-           "connect: field 'peers' must have 1 to 1024 entries (one per QP), got 0"},
+           "connect: field 'peers' must have 1 to 16384 entries (one per QP), got 0"},
           {R"({"v":1,"op":"connect","peers":{}})",
            "connect: field 'peers' must be an array, got an object"},
           {connect("7"), "connect: peers[2] must be an object, got 7"},
@@ -1236,9 +1261,12 @@ TEST(AgentProtocolRejects, StartFields) {
           {s + R"("stats_ms":3600001})",
            "start: field 'stats_ms' must be 0 (no stats) or an integer from 10 to 3600000, got "
            "3600001"},
+          {s + R"("messages_per_qp":1000000000001})",
+           "start: field 'messages_per_qp' must be an integer from 0 to 1000000000000, got "
+           "1000000000001"},
           {s + R"("duration":2})",
            "start: unknown field 'duration' (known: at_ns, seconds, iterations, warmup_seconds, "
-           "warmup_iterations, stats_ms)"},
+           "warmup_iterations, stats_ms, messages_per_qp)"},
       },
       false);
 }
@@ -1320,7 +1348,7 @@ TEST(AgentProtocolRejects, Replies) {
           {edited(setup, R"("qpn":3)", R"("qpn":16777216)"),
            "setup: endpoints[0].qpn must be an integer from 1 to 16777215, got 16777216"},
           {R"({"v":1,"op":"setup","endpoints":[]})",
-           "setup: field 'endpoints' must have 1 to 1024 entries (one per QP), got 0"},
+           "setup: field 'endpoints' must have 1 to 16384 entries (one per QP), got 0"},
           {edited(results, R"("first_error_status":"retry_exceeded")",
                   R"("first_error_status":"retry exceeded")"),
            R"(results: field 'first_error_status' must be one of "local_length_error", )"
@@ -1368,7 +1396,7 @@ TEST(AgentProtocolRejects, Replies) {
            "deep"},
           {"{\"v\":1,\"op\":\"error\",\"error\":\"" + std::string(max_agent_line_bytes, 'e') +
                "\"}",
-           "line of 1048607 bytes is over the limit of 1048576: each message is one JSON object "
+           "line of 16777247 bytes is over the limit of 16777216: each message is one JSON object "
            "on one line"},
       },
       true);

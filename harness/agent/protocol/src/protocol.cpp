@@ -468,7 +468,9 @@ struct Describe<StartRequest> {
         field("iterations", at<&S::iterations>, Int<std::uint64_t>{0, 1'000'000'000'000}),
         field("warmup_seconds", at<&S::warmup_seconds>, Number{0, false, 3600}),
         field("warmup_iterations", at<&S::warmup_iterations>, Int<std::uint64_t>{0, 1'000'000'000}),
-        field("stats_ms", at<&S::stats_ms>, Custom<std::uint32_t>{stats_ms})};
+        field("stats_ms", at<&S::stats_ms>, Custom<std::uint32_t>{stats_ms}),
+        field("messages_per_qp", at<&S::messages_per_qp>,
+              Int<std::uint64_t>{0, 1'000'000'000'000})};
     return f;
   }
 };

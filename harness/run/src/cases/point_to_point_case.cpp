@@ -8,6 +8,7 @@
 #include "cases/case_agents.hpp"
 #include "cases/case_pacing.hpp"
 #include "cases/case_traffic.hpp"
+#include "cases/case_volume.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/run/case_metrics.hpp"
@@ -80,7 +81,9 @@ agent::PerftestRequest perftest_side(const CaseContext& c, const inventory::Host
   p.qps = lat ? 1 : c.test_case->qps;
   if (lat)
     p.iterations = settings.iterations;
-  else  // perftest takes whole seconds
+  else if (const auto messages = volume_messages(*c.test, c.test_case->size); messages > 0)
+    p.iterations = messages;  // -n counts per QP (perftest_resources.c: iters * num_of_qps)
+  else                        // perftest takes whole seconds
     p.seconds = static_cast<std::uint32_t>(std::max(1.0, std::ceil(settings.duration_s)));
   p.traffic_class = c.test_case->traffic_class;
   // The TX depth and path MTU rocehil's own runs use, and no inline data (rocehil's agent posts
@@ -93,6 +96,15 @@ agent::PerftestRequest perftest_side(const CaseContext& c, const inventory::Host
   if (settings.transport == "ud") p.transport = traffic::QpType::ud;
   if (role == agent::Role::client) p.rate_bps = sender_rate_bps(settings, nic);
   return p;
+}
+
+// run.json's "volume", and a run that moved less than asked fails saying so (unless something
+// that explains it already did, or it was interrupted).
+void finish_volume(const VolumeMoved& v, TrafficOutcome& out) {
+  out.raw["volume"] = volume_json(v);
+  if (out.failure || out.interrupted) return;
+  if (const auto why = volume_shortfall(v))
+    out.failure = reports::AttemptError{"", "traffic", *why};
 }
 
 TrafficOutcome run_perftest_case(const CaseContext& c) {
@@ -146,6 +158,17 @@ TrafficOutcome run_perftest_case(const CaseContext& c) {
     out.failure = reports::AttemptError{
         failure->side == agents[1]->name() ? server_host.name : client_host.name, "perftest",
         failure->message};
+  if (c.test->workload == "bw" && config.client.iterations > 0) {
+    // perftest's row says the iterations each QP ran; a run that did not finish has no row.
+    VolumeMoved v;
+    v.bytes_per_qp = config.client.iterations * config.client.size;
+    v.qps = config.client.qps;
+    if (const auto& r = result.client.results; r && r->report && r->report->bw && !r->stopped) {
+      v.moved = r->report->bw->bytes * r->report->bw->iterations * config.client.qps;
+      v.qps_short = r->report->bw->iterations < config.client.iterations ? v.qps : 0;
+    }
+    finish_volume(v, out);
+  }
   return out;
 }
 
@@ -160,6 +183,9 @@ TrafficOutcome run_rocehil_case(const CaseContext& c) {
   if (c.test->workload == "lat") {
     config.start.iterations = settings.iterations;
     config.start.warmup_iterations = settings.warmup;
+  } else if (const auto messages = volume_messages(*c.test, c.test_case->size); messages > 0) {
+    config.start.messages_per_qp = messages;
+    config.start.warmup_seconds = 0;  // by volume all of it is measured
   } else {
     config.start.seconds = settings.duration_s;
   }
@@ -174,11 +200,18 @@ TrafficOutcome run_rocehil_case(const CaseContext& c) {
   remote::AgentLink& client = *agents[0];
   remote::AgentLink& server = *agents[1];
   const double planned = c.test->workload == "lat" ? 0 : settings.duration_s;
+  // By volume, progress is the bytes moved of those asked.
+  const double asked_bytes = static_cast<double>(config.start.messages_per_qp) *
+                             static_cast<double>(c.test_case->size) * c.test_case->qps;
   const PointToPointResult result = in_phase("traffic", "", [&] {
     return run_point_to_point(
         client, server, config,
         [&](const agent::StatsEvent& stats) {
-          if (c.on_progress && planned > 0) c.on_progress(std::min(1.0, stats.t_s / planned));
+          if (!c.on_progress) return;
+          if (asked_bytes > 0)
+            c.on_progress(std::min(1.0, static_cast<double>(stats.bytes) / asked_bytes));
+          else if (planned > 0)
+            c.on_progress(std::min(1.0, stats.t_s / planned));
         },
         *c.interrupt);
   });
@@ -213,6 +246,21 @@ TrafficOutcome run_rocehil_case(const CaseContext& c) {
     out.failure = fabric_fault({{client_name, server_name, &result.client.results},
                                 {server_name, client_name, &result.server.results}},
                                client_failed ? server_host.name : client_host.name);
+  if (config.start.messages_per_qp > 0) {
+    VolumeMoved v;
+    v.bytes_per_qp = config.start.messages_per_qp * c.test_case->size;
+    v.qps = c.test_case->qps;
+    std::uint64_t moved = 0;
+    for (const auto& q : result.client.results.per_qp) {
+      moved += q.bytes;
+      if (q.bytes < v.bytes_per_qp) ++v.qps_short;
+    }
+    // A QP the sender never reported moved nothing.
+    if (result.client.results.per_qp.size() < v.qps)
+      v.qps_short += v.qps - static_cast<std::uint32_t>(result.client.results.per_qp.size());
+    v.moved = moved;
+    finish_volume(v, out);
+  }
   return out;
 }
 

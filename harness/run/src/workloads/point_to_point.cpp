@@ -42,9 +42,14 @@ void collect_results(std::vector<std::pair<remote::AgentLink*, SideReport*>> wai
       const auto now = Clock::now();
       if (!reply) {
         // Before an agreed start later than start_delay (a part's), both sides are quiet too.
-        const auto allowed = config.reply_timeout + until_start +
-                             (config.start.iterations == 0 ? run_length + config.start_delay
-                                                           : Clock::duration::zero());
+        // A run by volume has no planned length: a long transfer is alive while its stats
+        // events (every stats_ms, from both sides) keep coming, so only their silence counts.
+        const bool by_time = config.start.iterations == 0 && config.start.messages_per_qp == 0;
+        const auto allowed =
+            config.reply_timeout + until_start +
+            (by_time ? run_length + config.start_delay
+                     : (config.start.messages_per_qp != 0 ? config.start_delay
+                                                          : Clock::duration::zero()));
         if (now - last_heard[i] > allowed)
           throw Error(
               ExitCode::infrastructure,

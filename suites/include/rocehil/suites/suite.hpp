@@ -48,11 +48,16 @@ struct TestSettings {
   // A collective (or incast) test that writes duration_s and not iterations runs for about that
   // long: its iterations are chosen from one iteration's time (docs/suites.md).
   bool collective_by_duration = false;
-  std::uint64_t iterations = 20;          // collectives, lat
-  std::uint64_t warmup = 5;               // iterations (collectives, lat)
-  int repeats = 1;                        // runs of each case, kept as samples
+  std::uint64_t iterations = 20;  // collectives, lat
+  std::uint64_t warmup = 5;       // iterations (collectives, lat)
+  int repeats = 1;                // runs of each case, kept as samples
   int rounds = 3;  // calibrate_bw, calibrate_lat: rocehil and perftest runs each, interleaved
   int pipeline = 8;
+  // bw: the payload bytes each QP connection sends, as whole messages of `size`, instead of
+  // running for duration_s; no warm-up, all of it measured (docs/suites.md, "Volume"). 0: by
+  // duration_s. bytes_where: where `bytes:` was written (0: not written).
+  std::uint64_t bytes = 0;
+  SourceLocation bytes_where;
   // The QPs' path MTU (256, 512, 1024, 2048 or 4096; a UD message is one packet of at most this),
   // the send queue depth (WRs in flight per QP), and the service level (RoCE: the VLAN priority,
   // for fabrics that trust PCP rather than DSCP; verbs only). Both engines take them.

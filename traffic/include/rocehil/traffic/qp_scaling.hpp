@@ -17,7 +17,7 @@ std::string_view to_string(QpStrategy strategy);
 std::optional<QpStrategy> qp_strategy_from_name(std::string_view name);
 
 struct QpScaling {
-  std::uint32_t qps = 1;  // per connection, 1..256
+  std::uint32_t qps = 1;  // per connection: a collective 1..256 (its immediate); bw 1..16384
   QpStrategy strategy = QpStrategy::split;
 };
 

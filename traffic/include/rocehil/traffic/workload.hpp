@@ -37,6 +37,10 @@ struct BwConfig {
   std::uint32_t message_bytes = 65536;
   std::uint32_t tx_depth = 64;   // messages outstanding per QP
   std::uint64_t iterations = 0;  // messages in total after warm-up; 0: run for `seconds`
+  // By volume (a suite's bytes:): every connection sends exactly this many messages, with no
+  // warm-up (all of them measured); `iterations`, `seconds` and `warmup_seconds` are then unused.
+  // 0: not by volume.
+  std::uint64_t messages_per_qp = 0;
   double seconds = 2;
   double warmup_seconds = 0.2;  // messages completing in it are not measured
   // Bidirectional runs: the requester also serves the peer's traffic on the same QPs, keeping

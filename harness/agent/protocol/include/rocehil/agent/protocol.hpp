@@ -46,8 +46,10 @@ namespace rocehil::agent {
 inline constexpr int agent_protocol_version = 1;
 // The fastest rate a sender may be paced to, in bits per second: 1.6 Tbit/s, as suites' rate:.
 inline constexpr double max_rate_bps = 1.6e12;
-inline constexpr std::size_t max_agent_line_bytes = std::size_t{1} << 20;
-inline constexpr std::uint32_t max_agent_qps = 1024;
+// A line carries one endpoint per QP (setup's reply, connect's peers: ~230 bytes each) and one
+// result per QP: 16384 QPs (the SONiC plan's 4K+ endpoints per port, and more) need ~4 MiB.
+inline constexpr std::size_t max_agent_line_bytes = std::size_t{16} << 20;
+inline constexpr std::uint32_t max_agent_qps = 16384;
 // A collective rank reports each step's wait and time up to this many steps (CollectiveReport).
 inline constexpr std::size_t max_steps_reported = 1024;
 
@@ -142,6 +144,9 @@ struct StartRequest {
   double warmup_seconds = 0.2;            // bw: [0, 3600]
   std::uint64_t warmup_iterations = 100;  // lat: <= 1e9
   std::uint32_t stats_ms = 1000;          // period of stats events; 0: none; else 10..3,600,000
+  // bw by volume (a suite's bytes:): each QP sends exactly this many messages, no warm-up, and
+  // seconds, iterations and warmup_seconds are unused; 0: not by volume. <= 1e12; bw only.
+  std::uint64_t messages_per_qp = 0;
 };
 
 struct StopRequest {};
