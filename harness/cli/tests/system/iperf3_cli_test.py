@@ -11,7 +11,6 @@ packets of the server's receive side). No time is asserted.
 
 Usage: python3 iperf3_cli_test.py PATH/TO/rocehil   (as root)
 """
-import glob
 import json
 import os
 import shutil
@@ -20,7 +19,7 @@ import sys
 import tempfile
 import unittest
 
-from testbed_fixture import module_testbed_down, module_testbed_up
+from testbed_fixture import module_testbed_down, module_testbed_up, newest_run_dir
 
 ROCEHIL = None
 TB = {}
@@ -91,8 +90,7 @@ class Iperf3Run(unittest.TestCase):
         r = subprocess.run([ROCEHIL, "run", suite, "--inventory", TB["inventory"], "--reports",
                             cls.reports], capture_output=True, text=True, timeout=240)
         cls.code, cls.out, cls.err = r.returncode, r.stdout, r.stderr
-        run_dir = sorted(d for d in glob.glob(os.path.join(cls.reports, "*"))
-                         if os.path.isdir(d))[-1]
+        run_dir = newest_run_dir(cls.reports)
         cls.run_dir = run_dir
         with open(os.path.join(run_dir, "run.json")) as f:
             cls.record = json.load(f)

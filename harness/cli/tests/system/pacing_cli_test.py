@@ -9,7 +9,6 @@ anything runs, at the rate's line.
 
 Usage: python3 pacing_cli_test.py PATH/TO/rocehil   (as root)
 """
-import glob
 import json
 import os
 import shutil
@@ -20,7 +19,7 @@ import unittest
 
 import yaml
 
-from testbed_fixture import module_testbed_down, module_testbed_up
+from testbed_fixture import module_testbed_down, module_testbed_up, newest_run_dir
 
 ROCEHIL = None
 TB = {}
@@ -111,7 +110,7 @@ class Pacing(unittest.TestCase):
         r = rocehil("run", suite, "--inventory", TB["inventory"], "--reports", reports,
                     "--no-switches")
         after = f.in_octets()
-        run_dir = sorted(d for d in glob.glob(os.path.join(reports, "*")) if os.path.isdir(d))[-1]
+        run_dir = newest_run_dir(reports)
         with open(os.path.join(run_dir, "run.json")) as fh:
             run = json.load(fh)
         case = run["cases"][0]["attempts"][-1]

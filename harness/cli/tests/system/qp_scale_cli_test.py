@@ -6,7 +6,6 @@ count) must have carried at least the 64M asked.
 
 Usage: python3 qp_scale_cli_test.py PATH/TO/rocehil   (as root)
 """
-import glob
 import json
 import os
 import shutil
@@ -16,7 +15,7 @@ import tempfile
 import unittest
 
 from pacing_cli_test import Fabric  # the rack's two hosts and its leaf's SNMP counters
-from testbed_fixture import module_testbed_down, module_testbed_up
+from testbed_fixture import module_testbed_down, module_testbed_up, newest_run_dir
 
 ROCEHIL = None
 TB = {}
@@ -61,7 +60,7 @@ class QpScale(unittest.TestCase):
         r = rocehil("run", suite, "--inventory", TB["inventory"], "--reports", reports,
                     "--no-switches")
         after = f.in_octets()
-        run_dir = sorted(d for d in glob.glob(os.path.join(reports, "*")) if os.path.isdir(d))[-1]
+        run_dir = newest_run_dir(reports)
         with open(os.path.join(run_dir, "run.json")) as fh:
             run = json.load(fh)
         case = run["cases"][0]["attempts"][-1]

@@ -10,7 +10,6 @@ having item i % 2 (a collective's QP k: QP k % qps of its connection). No time i
 
 Usage: python3 tclass_cli_test.py PATH/TO/rocehil   (as root)
 """
-import glob
 import json
 import os
 import shutil
@@ -19,7 +18,7 @@ import sys
 import tempfile
 import unittest
 
-from testbed_fixture import module_testbed_down, module_testbed_up
+from testbed_fixture import module_testbed_down, module_testbed_up, newest_run_dir
 
 ROCEHIL = None
 TB = {}
@@ -100,8 +99,7 @@ class TclassRun(unittest.TestCase):
         r = subprocess.run([ROCEHIL, "run", suite, "--inventory", TB["inventory"], "--reports",
                             cls.reports], capture_output=True, text=True, timeout=240)
         cls.code, cls.out, cls.err = r.returncode, r.stdout, r.stderr
-        cls.run_dir = sorted(d for d in glob.glob(os.path.join(cls.reports, "*"))
-                             if os.path.isdir(d))[-1]
+        cls.run_dir = newest_run_dir(cls.reports)
         with open(os.path.join(cls.run_dir, "run.json")) as f:
             cls.record = json.load(f)
         cls.cases = {c["id"]: c for c in cls.record["cases"]}

@@ -1,5 +1,6 @@
 """A default testbed for system tests (4 hosts in 2 racks, 2 spines), brought up in a temporary
 directory and taken down again. Shared by the test scripts in this folder."""
+import glob
 import json
 import os
 import shutil
@@ -66,3 +67,8 @@ def wait_for(predicate, seconds):
             return value
         time.sleep(0.05)
     return None
+
+
+def newest_run_dir(reports):
+    """The newest run directory `rocehil run --reports REPORTS` wrote (run ids sort by time)."""
+    return sorted(d for d in glob.glob(os.path.join(reports, "*")) if os.path.isdir(d))[-1]

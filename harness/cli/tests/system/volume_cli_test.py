@@ -8,7 +8,6 @@ line.
 
 Usage: python3 volume_cli_test.py PATH/TO/rocehil   (as root)
 """
-import glob
 import json
 import os
 import shutil
@@ -18,7 +17,7 @@ import tempfile
 import unittest
 
 from pacing_cli_test import Fabric  # the rack's two hosts and its leaf's SNMP counters
-from testbed_fixture import module_testbed_down, module_testbed_up
+from testbed_fixture import module_testbed_down, module_testbed_up, newest_run_dir
 
 ROCEHIL = None
 TB = {}
@@ -65,7 +64,7 @@ class Volume(unittest.TestCase):
         r = rocehil("run", self.suite(), "--inventory", TB["inventory"], "--reports", reports,
                     "--no-switches")
         after = f.in_octets()
-        run_dir = sorted(d for d in glob.glob(os.path.join(reports, "*")) if os.path.isdir(d))[-1]
+        run_dir = newest_run_dir(reports)
         with open(os.path.join(run_dir, "run.json")) as fh:
             run = json.load(fh)
         case = run["cases"][0]["attempts"][-1]
