@@ -89,7 +89,8 @@ for d in /sys/class/infiniband/*; do
   done
 done
 if [ -n "$rdma_netdevs" ] && command -v ibv_devinfo >/dev/null 2>&1; then
-  echo "@@ ibv_devinfo"; $t ibv_devinfo 2>/dev/null | cap 400
+  # -v for the device's limits; its GID tables and capability flags are left out here.
+  echo "@@ ibv_devinfo"; $t ibv_devinfo -v 2>/dev/null | grep -E '^hca_id:|^[[:space:]]+(port|active_mtu|max_qp|max_qp_wr|max_cqe):' | cap 400
 fi
 probe_netdev() {
   n=$1
@@ -356,6 +357,12 @@ class Parser {
       ibv_device_ = std::string(value);
     } else if (key == "port") {
       ibv_port_ = to_int(value, 0);
+    } else if (key == "max_qp" || key == "max_qp_wr" || key == "max_cqe") {
+      for (auto& d : f_.rdma)
+        if (d.name == ibv_device_)
+          (key == "max_qp"      ? d.max_qp
+           : key == "max_qp_wr" ? d.max_qp_wr
+                                : d.max_cqe) = to_int(value, 0);
     } else if (key == "active_mtu") {
       const int mtu = to_int(value.substr(0, value.find(' ')), 0);
       for (auto& d : f_.rdma)
@@ -593,6 +600,10 @@ nlohmann::json to_json(const HostFacts& f) {
   j["rdma"] = nlohmann::json::array();
   for (const auto& d : f.rdma) {
     nlohmann::json dj{{"name", d.name}, {"fw_ver", d.fw_ver}, {"netdev", d.netdev}};
+    // A limit ibv_devinfo did not give is absent, never 0.
+    if (d.max_qp > 0) dj["max_qp"] = d.max_qp;
+    if (d.max_qp_wr > 0) dj["max_qp_wr"] = d.max_qp_wr;
+    if (d.max_cqe > 0) dj["max_cqe"] = d.max_cqe;
     dj["ports"] = nlohmann::json::array();
     for (const auto& p : d.ports) {
       nlohmann::json pj{{"port", p.port},

@@ -40,6 +40,15 @@ TEST(HostFacts, ParsesAConnectXHost) {
   EXPECT_EQ(d.ports[0].gids[0].type, "IB/RoCE v1");
   EXPECT_EQ(f.rdma[1].ports[0].state, "DOWN");
   EXPECT_EQ(f.rdma[1].ports[0].active_mtu, 1024);
+  // mlx5_0's limits as `ibv_devinfo -v` prints them (devinfo.c), through the probe's filter;
+  // mlx5_1's section is the unfiltered output without -v: its limits stay unknown, not 0 read.
+  EXPECT_EQ(d.max_qp, 131072);
+  EXPECT_EQ(d.max_qp_wr, 32768);
+  EXPECT_EQ(d.max_cqe, 4194303);
+  EXPECT_EQ(f.rdma[1].max_qp, 0);
+  const nlohmann::json limits = to_json(f);
+  EXPECT_EQ(limits["rdma"][0]["max_qp"], 131072);
+  EXPECT_FALSE(limits["rdma"][1].contains("max_qp"));
 
   ASSERT_EQ(f.netdevs.size(), 2u);
   const NetdevFacts& n = f.netdevs[0];

@@ -15,6 +15,7 @@
 #include "basics/read_file.hpp"
 #include "cases/capture_keeping.hpp"
 #include "cases/case_attempt.hpp"
+#include "cases/qp_capacity.hpp"
 #include "metrics/switch_polling.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/load.hpp"
@@ -276,8 +277,13 @@ class Run {
       if (!names.empty()) names += ',';
       names += h->name;
     }
-    const preflight::CheckReport report =
-        preflight::check_hosts(inventory_, hosts_, names, options);
+    preflight::CheckReport report = preflight::check_hosts(inventory_, hosts_, names, options);
+    // Each verbs NIC against the most QPs a case asks of it (its max_qp, from the probe).
+    case_traffic::check_qp_capacity(report, case_traffic::qp_demands(inventory_, suite_, cases_),
+                                    [this](const std::string& host) {
+                                      const inventory::Host* h = inventory_.find_host(host);
+                                      return h == nullptr ? std::string() : provider_on(*h);
+                                    });
     record_.preflight = to_json(report);
     save();
     const auto bad = static_cast<std::size_t>(

@@ -36,6 +36,11 @@ struct RdmaDeviceFacts {
   std::string fw_ver;
   std::string netdev;  // the netdev behind it (device/net/*), empty if none
   std::vector<RdmaPortFacts> ports;
+  // What the device holds, from `ibv_devinfo -v` (ibv_query_device): QPs in all, work requests
+  // per queue, completions per CQ. 0: unknown (no ibv_devinfo, or it did not print them).
+  int max_qp = 0;
+  int max_qp_wr = 0;
+  int max_cqe = 0;
 };
 
 struct NetdevFacts {
