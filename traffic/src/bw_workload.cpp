@@ -112,6 +112,10 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
           ? TokenBucket(config.rate_bps, pacing_burst_bits(config.rate_bps, config.message_bytes))
           : TokenBucket{};
   std::size_t rotor = 0;
+  // The bucket refused a message the queues had room for at the last turn, at held_at_ns: the
+  // time to this turn is time the pacer, not the sender, held the rate.
+  bool held = false;
+  std::uint64_t held_at_ns = 0;
   const bool serve_receives = config.serve_peer && consumes_receive(config.opcode);
   if (serve_receives && !config.receives_posted) post_receive_rings(connections, config);
 
@@ -134,6 +138,8 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
     if (!any_alive) posting = false;
     const auto now_ns = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count());
+    if (held && now >= measure_from) result.pacer_held_ns += now_ns - held_at_ns;
+    held = false;
     bool posted_any = false;
     if (posting) {
       for (std::size_t i = 0; i < connections.size(); ++i) {
@@ -148,6 +154,10 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
         if (bucket.paced()) {
           std::size_t allowed = 0;
           while (allowed < n && bucket.try_take(message_bits, now_ns)) ++allowed;
+          if (allowed < n) {
+            held = true;
+            held_at_ns = now_ns;
+          }
           n = allowed;
           if (n > 0) rotor = c + 1;
         }

@@ -134,6 +134,25 @@ TEST(BwWorkload, ByVolumeEveryQpSendsExactlyItsMessagesAllMeasured) {
   EXPECT_GT(r.seconds, 0);
 }
 
+// The engine's pacer says how long it held the sender back: a loopback pair paced far below what
+// it can move is held for some of its time; unpaced, never.
+TEST(BwWorkload, ThePacerCountsTheTimeItHeldTheSenderBack) {
+  Side a("127.0.0.1"), b("127.0.0.2");
+  connect(a, b, 2, 65536);
+  BwConfig config;
+  config.message_bytes = 65536;
+  config.seconds = 0.4;
+  config.warmup_seconds = 0;
+  config.rate_bps = 20e6;  // a 64 KiB message every 26 ms
+  BwResult r = run_pair(a, b, config);
+  EXPECT_EQ(r.errors, 0u) << r.first_error;
+  EXPECT_GT(r.pacer_held_ns, 0u);
+  EXPECT_LE(static_cast<double>(r.pacer_held_ns) / 1e9, r.seconds);
+  config.rate_bps = 0;
+  r = run_pair(a, b, config);
+  EXPECT_EQ(r.pacer_held_ns, 0u);
+}
+
 TEST(BwWorkload, SendConsumesTheReceivesServePosts) {
   Side a("127.0.0.1"), b("127.0.0.2");
   connect(a, b, 2, 4096);

@@ -360,8 +360,11 @@ void AgentSession::run_worker(StartRequest start) {
                                    .receives_posted = std::exchange(bw_receives_posted_, false),
                                    .rate_bps = engine_rate_bps(pacing_)};
     if (setup_.role == Role::client) {
-      add_bw(results, traffic::run_bw_requester(*cq_, connections_, config, stop_));
+      const traffic::BwResult sent = traffic::run_bw_requester(*cq_, connections_, config, stop_);
       results.pacing = pacing_;
+      if (results.pacing && results.pacing->method == "engine")
+        results.pacing->held_s = static_cast<double>(sent.pacer_held_ns) / 1e9;
+      add_bw(results, sent);
       publish(std::move(results), setup_.bidirectional);
       // The peer may still be sending to us; its packets need our poll to be answered.
       if (setup_.bidirectional) traffic::serve(*cq_, connections_, config, stop_);

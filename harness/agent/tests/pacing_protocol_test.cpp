@@ -101,6 +101,17 @@ TEST(AgentProtocolPacing, ResultsCarryHowTheRateWasHeld) {
   EXPECT_NE(results_error(R"({"method":"hw","asked_bps":1e9})").find("method"), std::string::npos);
   EXPECT_NE(results_error(R"({"method":"engine","asked_bps":-1})").find("asked_bps"),
             std::string::npos);
+  // The engine's measured holding time goes with the engine, and only with it.
+  EXPECT_EQ(results_error(R"({"method":"engine","asked_bps":1e9,"held_s":0.25})"), "");
+  EXPECT_NE(results_error(R"({"method":"nic","asked_bps":1e9,"per_qp_bps":1e9,"held_s":1})")
+                .find("held_s"),
+            std::string::npos);
+  EXPECT_NE(results_error(R"({"method":"engine","asked_bps":1e9,"held_s":-1})").find("held_s"),
+            std::string::npos);
+  r.pacing->held_s = 0.25;
+  const auto held = parse_reply(to_json_line(Reply{3, r}));
+  ASSERT_EQ(held.error, "");
+  EXPECT_EQ(std::get<ResultsEvent>(held.reply->body).pacing->held_s, 0.25);
 }
 
 // A QP whose NIC takes or refuses a limit, recording what it was asked.

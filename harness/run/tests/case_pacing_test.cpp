@@ -118,6 +118,45 @@ TEST(CasePacing, RunJsonSaysWhatWasAskedHowItWasHeldAndWhatWasReached) {
       case_traffic::pacing_json(plain.tests[0].settings, "h1", inv.hosts[1].nics[0], r).is_null());
 }
 
+// Within 10% of the asked rate is held; short of it, run.json says whether the pacer or the
+// sender was the limit, from the time the token bucket measured holding the sender back.
+TEST(CasePacing, ARateShortOfTheAskedOneSaysWhetherThePacerOrTheSenderHeldIt) {
+  const auto inv = fabric();
+  const auto suite = suite_of("  - name: h\n    workload: bw\n    rate: 50%\n");
+  agent::ResultsEvent r;
+  r.seconds = 4;
+  r.bytes = 230'000'000;  // 0.46 Gbit/s of 0.5 asked: 92%, held
+  r.pacing = agent::PacingReport{.method = "engine", .asked_bps = 5e8, .held_s = 1.7};
+  auto s = case_traffic::pacing_json(suite.tests[0].settings, "h1", inv.hosts[1].nics[0],
+                                     r)["senders"][0];
+  EXPECT_DOUBLE_EQ(s["reached_ratio"].get<double>(), 0.92);
+  EXPECT_EQ(s["held"], true);
+  EXPECT_EQ(s["held_back_s"], 1.7);
+  EXPECT_FALSE(s.contains("why_not_held"));
+
+  // 0.2 of 0.5 with the bucket holding 0.01 s of 4: the sender was the limit (rxe under TCG).
+  r.bytes = 100'000'000;
+  r.pacing->held_s = 0.01;
+  s = case_traffic::pacing_json(suite.tests[0].settings, "h1", inv.hosts[1].nics[0],
+                                r)["senders"][0];
+  EXPECT_EQ(s["held"], false);
+  EXPECT_EQ(s["why_not_held"],
+            "reached 40% of the rate asked while the token bucket held it back only 0.2% of its "
+            "4.0 s: the sender itself (its CPU, NIC or path) went no faster; an unpaced run of "
+            "the test shows its ceiling");
+  // The same rate with the bucket holding half the time: not the sender's ceiling.
+  r.pacing->held_s = 2;
+  s = case_traffic::pacing_json(suite.tests[0].settings, "h1", inv.hosts[1].nics[0],
+                                r)["senders"][0];
+  EXPECT_NE(s["why_not_held"].get<std::string>().find("held it back 50.0% of its 4.0 s"),
+            std::string::npos);
+  // Above the rate: the pacer let more through.
+  r.bytes = 375'000'000;  // 0.75 Gbit/s
+  s = case_traffic::pacing_json(suite.tests[0].settings, "h1", inv.hosts[1].nics[0],
+                                r)["senders"][0];
+  EXPECT_EQ(s["why_not_held"], "reached 150% of the rate asked: the token bucket let more through");
+}
+
 TEST(CasePacing, PerftestsReachedRateIsItsOwnAverage) {
   const auto inv = fabric();
   const auto suite =

@@ -66,6 +66,10 @@ SUITE = {
          "thresholds": ["lat_p99_us > 0"]},
         {"name": "allreduce", "workload": "allreduce", "size": "64K", "qps": 2,
          "thresholds": ["busbw_gbps > 0", "data_errors == 0"]},
+        # Half the guests' 300 Mbit/s link, through libibverbs: rxe has no packet pacing, so the
+        # engine's token bucket holds it, and run.json says whether it held within 10%.
+        {"name": "p2p_paced", "workload": "bw", "hosts": "h1,h2", "size": "16K", "qps": 2,
+         "duration_s": 3, "rate": "50%", "thresholds": ["errors == 0"]},
     ],
 }
 
@@ -192,7 +196,7 @@ class Guests(unittest.TestCase):
         with open(os.path.join(run_dir, "run.json")) as f:
             run = json.load(f)
         cases = {c["id"]: c for c in run["cases"]}
-        self.assertEqual(sorted(cases), ["allreduce", "p2p_bw", "p2p_lat"])
+        self.assertEqual(sorted(cases), ["allreduce", "p2p_bw", "p2p_lat", "p2p_paced"])
         for c in cases.values():
             self.assertEqual(c["outcome"], "pass", c["id"])
         bw = cases["p2p_bw"]["attempts"][-1]
@@ -222,6 +226,38 @@ class Guests(unittest.TestCase):
                 self.assertEqual(bytes(pkt)[-4:], pkt[BTH].compute_icrc(None))
                 checked += 1
         self.assertGreater(checked, 50)
+        self.check_pacing(cases["p2p_paced"]["attempts"][-1])
+        self.check_max_qp(run)
+
+    def check_pacing(self, attempt):
+        """rate: 50% through verbs on rxe: held by the engine (rxe refuses packet pacing), and
+        within 10% of the rate asked or run.json says why not."""
+        sender = attempt["raw"]["traffic"]["pacing"]["senders"][0]
+        self.assertEqual(sender["host"], "h1")
+        self.assertEqual(sender["method"], "engine")
+        self.assertIn("packet pacing", sender["nic_refused"])
+        link_bps = self.host("h1")["nics"][0]["link_gbps"] * 1e9
+        self.assertAlmostEqual(sender["asked_bps"], link_bps / 2, delta=1)
+        ratio = sender["reached_bps"] / sender["asked_bps"]
+        self.assertAlmostEqual(sender["reached_ratio"], ratio, places=6)
+        self.assertEqual(sender["held"], 0.9 <= ratio <= 1.1, sender)
+        self.assertEqual("why_not_held" in sender, not sender["held"], sender)
+        self.assertGreaterEqual(sender["held_back_s"], 0)
+        print(f"p2p_paced: asked {sender['asked_bps'] / 1e6:.0f} Mbit/s, reached "
+              f"{sender['reached_bps'] / 1e6:.1f} ({ratio:.0%}), held back "
+              f"{sender['held_back_s']:.2f} s; {sender.get('why_not_held', 'held')}",
+              file=sys.stderr)
+
+    def check_max_qp(self, run):
+        """The preflight's max_qp of each guest's rxe0 is what the guest's own ibv_devinfo -v says,
+        and the run's largest case fit in it."""
+        for host in run["inventory"]["preflight"]["hosts"]:
+            devinfo = self.ssh(host["name"], "ibv_devinfo -v -d rxe0")
+            max_qp = int(re.search(r"^\s*max_qp:\s*(\d+)$", devinfo, re.M).group(1))
+            rxe0 = next(d for d in host["facts"]["rdma"] if d["name"] == "rxe0")
+            self.assertEqual(rxe0["max_qp"], max_qp)
+            item = next(c for c in host["checks"] if c["name"] == "qps rxe0")
+            self.assertEqual(item["status"], "ok", item)
 
     def start_bw_case(self, name):
         """A 20 s bw case h1 -> h2 under `rocehil run`, once h2's rxe0 has acknowledged a while;

@@ -135,6 +135,11 @@ class Pacing(unittest.TestCase):
         self.assertGreaterEqual(switch_gbps, 0.45)
         self.assertLessEqual(switch_gbps, 0.55)
         self.assertLessEqual(abs(reached_gbps - switch_gbps), 0.1 * switch_gbps)
+        # Held within 10% of the rate asked, and so no why; the bucket's holding time measured.
+        self.assertAlmostEqual(sender["reached_ratio"], reached_gbps / 0.5, places=6)
+        self.assertEqual(sender["held"], 0.9 <= sender["reached_ratio"] <= 1.1, sender)
+        self.assertEqual("why_not_held" in sender, not sender["held"], sender)
+        self.assertGreaterEqual(sender["held_back_s"], 0)
 
     def test_a_rate_above_the_senders_link_is_refused_at_its_line(self):
         r = rocehil("suite", "validate", self.suite("2Gbit/s"), "--inventory", TB["inventory"])

@@ -83,6 +83,10 @@ struct BwResult {
   // The status of the failed completion first_error describes; absent when the first error was
   // no completion (a post refused, a CQ that broke, requests that never completed).
   std::optional<WcStatus> first_error_status;
+  // Paced by the engine: the measured time its token bucket kept the sender from posting while
+  // its queues had room. Near 0 with a rate short of the one asked means the sender (its CPU, NIC
+  // or path) was the limit, not the pacer. 0 unpaced.
+  std::uint64_t pacer_held_ns = 0;
 };
 
 // Counts a failed completion among a run's errors and keeps it as the first error when it is

@@ -426,6 +426,9 @@ struct PacingReport {
   // engine on verbs: why the NIC's limiter was not used (the device has no packet pacing, the
   // rate is outside its range, the call failed); empty when it was not asked (soft).
   std::string nic_refused{};
+  // engine: the measured seconds its token bucket held back a sender whose queues had room
+  // (traffic::BwResult::pacer_held_ns); absent for the NIC's limiter, which does not say.
+  std::optional<double> held_s{};
 };
 
 struct ResultsEvent {
