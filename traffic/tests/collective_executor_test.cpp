@@ -177,6 +177,7 @@ TEST(CollectiveExecutor, MoreThan256QpsPerConnectionSplitEveryTransferAndReduceI
   const std::vector<ExecutorCase> cases = {
       {Pattern::ring_allreduce, 2, 1, {257, QpStrategy::split}},
       {Pattern::ring_allreduce, 4, 1, {1024, QpStrategy::split}},
+      {Pattern::ring_allreduce, 2, 1, {4096, QpStrategy::split}},
       {Pattern::ring_reduce_scatter, 3, 1, {600, QpStrategy::split}},
   };
   for (const ExecutorCase& c : cases) {

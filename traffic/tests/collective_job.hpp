@@ -3,7 +3,9 @@
 // N ranks of a collective in one process, for tests: each with its own soft provider on its own
 // loopback address (127.0.0.10 + rank), connected to its plan's peers with the configured QPs,
 // and run each in its own thread, as ranks on separate hosts run.
+#include <sys/resource.h>
 #include <algorithm>
+
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -57,6 +59,7 @@ struct Job {
       int late_rank = -1)
       : plan(make_plan(options)) {
     const int n = plan->ranks();
+    make_room_for_sockets(n, config.scaling.qps);
     ranks.resize(static_cast<std::size_t>(n));
     for (int r = 0; r < n; ++r) {
       Rank& rank = ranks[static_cast<std::size_t>(r)];
@@ -124,6 +127,22 @@ struct Job {
           *plan, r, config, rank.late_cq ? *rank.late_cq : *rank.cq, rank.region, rank.connections);
       rank.runner->prepare();
     }
+  }
+
+  // A soft QP is a UDP socket: thousands of QPs per connection in one process need the soft
+  // descriptor limit raised toward the hard one, as the agent raises its own.
+  void make_room_for_sockets(int n, std::uint32_t qps) {
+    std::uint64_t sockets = 64;
+    std::vector<int> peers;
+    for (int r = 0; r < n; ++r) {
+      plan->peers(r, peers);
+      sockets += peers.size() * qps + 2;
+    }
+    rlimit l{};
+    if (::getrlimit(RLIMIT_NOFILE, &l) != 0 || l.rlim_cur == RLIM_INFINITY || l.rlim_cur >= sockets)
+      return;
+    l.rlim_cur = l.rlim_max == RLIM_INFINITY ? sockets : std::min<rlim_t>(l.rlim_max, sockets);
+    ::setrlimit(RLIMIT_NOFILE, &l);
   }
 
   void run(const CollectiveRun& length) {
