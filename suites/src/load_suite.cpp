@@ -441,7 +441,6 @@ class SuiteReader {
     check_per_qp_traffic_class(ctx_, m, n, owner, t);
     detail::check_keys_used(ctx_, m, outer, owner, t);
     detail::check_volume(ctx_, m, owner, t);
-    detail::check_qps(ctx_, m, n, owner, t);
     if (measured_workload(t) == "lat" && (t.settings.qps.size() != 1 || t.settings.qps[0] != 1))
       ctx_.error(m.get("qps").IsDefined() ? m.get("qps") : n,
                  fmt::format("{}: lat pings over one QP; drop qps", owner));

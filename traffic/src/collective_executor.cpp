@@ -11,14 +11,13 @@
 #include <optional>
 
 #include "collective_schedule.hpp"
+#include "immediate_layout.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 
 namespace rocehil::traffic {
 
 namespace {
-
-constexpr std::uint32_t max_steps = 1u << 24;  // the immediate: step << 8 | share
 
 // into[i] ^= from[i], a word at a time: the reduction runs at memory speed.
 void xor_into(std::byte* into, const std::byte* from, std::uint64_t bytes) {
@@ -33,10 +32,6 @@ void xor_into(std::byte* into, const std::byte* from, std::uint64_t bytes) {
   for (; i < bytes; ++i) into[i] ^= from[i];
 }
 
-std::uint32_t make_imm(std::uint32_t step, std::uint32_t share_index) {
-  return step << 8 | share_index;
-}
-
 struct QpSlot {
   std::uint32_t qpn = 0;
   std::uint32_t connection = 0;
@@ -49,6 +44,7 @@ struct CollectiveRunner::State {
   const CollectivePlan& plan;
   int rank;
   CollectiveConfig config;
+  ImmediateLayout imm;  // from config.scaling.qps, as the peers build theirs
   CompletionQueue& cq;
   const MemoryRegion& region;
   std::vector<PeerConnection> connections;
@@ -76,7 +72,13 @@ struct CollectiveRunner::State {
 
   State(const CollectivePlan& p, int r, CollectiveConfig c, CompletionQueue& q,
         const MemoryRegion& m, std::vector<PeerConnection> conns)
-      : plan(p), rank(r), config(c), cq(q), region(m), connections(std::move(conns)) {}
+      : plan(p),
+        rank(r),
+        config(c),
+        imm(c.scaling.qps),
+        cq(q),
+        region(m),
+        connections(std::move(conns)) {}
 
   std::uint32_t qps() const { return config.scaling.qps; }
   QpBwResult& qp_result(std::uint32_t connection, std::uint32_t qp) {
@@ -108,15 +110,21 @@ struct CollectiveRunner::State {
 
 void CollectiveRunner::State::build() {
   const std::uint32_t k = config.scaling.qps;
-  if (k < 1 || k > 256)
-    throw input_error(fmt::format("qps per connection {} is outside 1..256", k));
+  if (k < 1 || k > max_qps_per_connection)
+    throw input_error(
+        fmt::format("qps per connection {} is outside 1..{}", k, max_qps_per_connection));
   if (plan.region_bytes() > region.length)
     throw input_error(fmt::format("{} rank {} needs a region of {} bytes, got {}",
                                   to_string(plan.pattern()), rank, plan.region_bytes(),
                                   region.length));
-  if (static_cast<std::uint64_t>(plan.steps(rank)) > max_steps)
-    throw input_error(fmt::format("{} rank {} has {} steps, more than {} can be told apart",
-                                  to_string(plan.pattern()), rank, plan.steps(rank), max_steps));
+  // Step numbers restart every iteration, so it is one iteration's steps that must fit.
+  if (static_cast<std::uint64_t>(plan.steps(rank)) > imm.max_steps())
+    throw input_error(fmt::format(
+        "{} of {} ranks: rank {} has {} steps per iteration, and with {} QPs per connection the "
+        "RDMA immediate tells {} apart ({} bits of its 32 name the share): use fewer ranks or "
+        "qps, or a smaller pipeline",
+        to_string(plan.pattern()), plan.ranks(), rank, plan.steps(rank), k, imm.max_steps(),
+        imm.share_bits()));
 
   for (const auto& c : connections)
     if (c.qps.size() != k)
@@ -171,7 +179,7 @@ bool CollectiveRunner::State::post_ready(CollectiveResult& result, bool measured
                             .length = static_cast<std::uint32_t>(sh.bytes),
                             .remote_address = conn.remote_address + t.dst_offset + sh.offset,
                             .rkey = conn.rkey,
-                            .imm = make_imm(posted_steps, post_share_index),
+                            .imm = imm.encode(posted_steps, post_share_index),
                             .signaled = true};
         const PostResult posted = conn.qps[sh.qp]->post_send({&r, 1});
         if (posted == PostResult::queue_full) return true;  // again after the next poll
@@ -211,8 +219,8 @@ bool CollectiveRunner::State::on_completion(const Completion& c, CollectiveResul
   }
   const auto slot = std::lower_bound(by_qpn.begin(), by_qpn.end(), c.qpn,
                                      [](const QpSlot& s, std::uint32_t q) { return s.qpn < q; });
-  const std::uint32_t step = c.imm >> 8;
-  const std::uint32_t share_index = c.imm & 0xff;
+  const std::uint32_t step = imm.step(c.imm);
+  const std::uint32_t share_index = imm.share(c.imm);
   if (slot == by_qpn.end() || slot->qpn != c.qpn || !c.has_imm || step >= steps) {
     fail(result,
          fmt::format("QP {:#x}: data for step {} that this rank does not have", c.qpn, step));
@@ -229,6 +237,12 @@ bool CollectiveRunner::State::on_completion(const Completion& c, CollectiveResul
     return false;
   }
   const Transfer& t = item->transfer;
+  // A share past the transfer's would reduce outside it: a peer with another layout sent it.
+  if (share_index >= share_count(config.scaling, t.bytes)) {
+    fail(result, fmt::format("QP {:#x}: share {} of a step {} transfer that has {}", c.qpn,
+                             share_index, step, share_count(config.scaling, t.bytes)));
+    return false;
+  }
   if (t.reduce && config.reduce && region.data != nullptr) {
     const QpShare sh = share(config.scaling, 0, t.bytes, share_index);
     xor_into(region.data + t.reduce_offset + sh.offset, region.data + t.dst_offset + sh.offset,
@@ -259,30 +273,51 @@ void CollectiveRunner::State::advance(std::int64_t now, CollectiveResult& result
   if (done_steps < steps && received_steps <= done_steps && wait_started == 0) wait_started = now;
 }
 
-std::vector<std::uint32_t> receive_depths(const CollectivePlan& plan, int rank,
-                                          const QpScaling& scaling) {
-  // Transfers arriving from each peer in one iteration.
+namespace {
+
+// Transfers between `rank` and each of its peers (plan.peers() order) in one iteration: those it
+// receives from them, or those it sends them.
+std::vector<std::uint64_t> transfers_per_peer(const CollectivePlan& plan, int rank, bool sends) {
   std::vector<int> peers;
   plan.peers(rank, peers);
   std::vector<std::uint64_t> transfers(peers.size(), 0);
   Step s;
   for (int i = 0; i < plan.steps(rank); ++i) {
     plan.step(rank, i, s);
-    for (const auto& t : s.receives)
+    for (const auto& t : sends ? s.sends : s.receives)
       ++transfers[static_cast<std::size_t>(std::lower_bound(peers.begin(), peers.end(), t.peer) -
                                            peers.begin())];
   }
-  // Per QP: split puts a share of every transfer on each QP; round_robin a transfer on one QP
-  // in turn, which an iteration may start on any QP (one more). A peer that sends nothing (a
-  // ring's next rank) still gets a few: a QP without a posted receive is one setup mistake away
-  // from RNR.
+  return transfers;
+}
+
+// The most work requests one QP of a connection carries in an iteration of `n` transfers: split
+// puts a share of every transfer on each QP; round_robin a transfer on one QP in turn, which an
+// iteration may start on any QP (one more).
+std::uint64_t most_per_qp(const QpScaling& scaling, std::uint64_t n) {
+  if (scaling.strategy == QpStrategy::split) return n;
+  return n == 0 ? 0 : (n + scaling.qps - 1) / scaling.qps + 1;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> receive_depths(const CollectivePlan& plan, int rank,
+                                          const QpScaling& scaling) {
+  // A peer that sends nothing (a ring's next rank) still gets a few: a QP without a posted
+  // receive is one setup mistake away from RNR.
   std::vector<std::uint32_t> depths;
-  for (const auto n : transfers) {
-    const std::uint64_t most = scaling.strategy == QpStrategy::split ? n
-                               : n == 0                              ? 0
-                                        : (n + scaling.qps - 1) / scaling.qps + 1;
-    depths.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(2 * most + 16, 16384)));
-  }
+  for (const auto n : transfers_per_peer(plan, rank, false))
+    depths.push_back(static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(2 * most_per_qp(scaling, n) + 16, 16384)));
+  return depths;
+}
+
+std::vector<std::uint32_t> send_depths(const CollectivePlan& plan, int rank,
+                                       const QpScaling& scaling) {
+  std::vector<std::uint32_t> depths;
+  for (const auto n : transfers_per_peer(plan, rank, true))
+    depths.push_back(static_cast<std::uint32_t>(
+        std::clamp<std::uint64_t>(most_per_qp(scaling, n), 1, max_send_depth)));
   return depths;
 }
 
@@ -364,11 +399,11 @@ CollectiveResult CollectiveRunner::run(const CollectiveRun& length, const std::a
     st.posted_steps = st.received_steps = st.done_steps = 0;
     st.advance(now, result, st.iteration >= measure_from);
   }
+  // per_qp is connection by connection, qps each: its index names the QP (no search, which
+  // thousands of QPs per connection would make quadratic).
   for (std::size_t c = 0; c < st.per_qp.size(); ++c) {
     QpBwResult& q = st.per_qp[c];
-    const auto slot = std::find_if(st.by_qpn.begin(), st.by_qpn.end(),
-                                   [&](const QpSlot& s) { return s.qpn == q.qpn; });
-    q.counters = st.connections[slot->connection].qps[slot->index]->counters();
+    q.counters = st.connections[c / st.qps()].qps[c % st.qps()]->counters();
     if (!result.iteration_end_ns.empty() && result.iteration_end_ns.back() > result.start_ns)
       q.gbps = static_cast<double>(q.bytes) * 8 /
                static_cast<double>(result.iteration_end_ns.back() - result.start_ns);

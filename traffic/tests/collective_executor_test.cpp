@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -168,6 +169,122 @@ TEST(CollectiveExecutor, ARankThatPollsLateStillTimesEveryPairwiseExchange) {
         EXPECT_GT(m.at(a, b), 0) << a << " -> " << b;
       }
     }
+}
+
+TEST(CollectiveExecutor, MoreThan256QpsPerConnectionSplitEveryTransferAndReduceItRight) {
+  // Share indices past 255 need the immediate's wider share field: a share read back as its low
+  // 8 bits would be reduced at another share's offset and the XOR check below would fail.
+  const std::vector<ExecutorCase> cases = {
+      {Pattern::ring_allreduce, 2, 1, {257, QpStrategy::split}},
+      {Pattern::ring_allreduce, 4, 1, {1024, QpStrategy::split}},
+      {Pattern::ring_allreduce, 2, 1, {4096, QpStrategy::split}},
+      {Pattern::ring_reduce_scatter, 3, 1, {600, QpStrategy::split}},
+  };
+  for (const ExecutorCase& c : cases) {
+    SCOPED_TRACE(std::string(to_string(c.pattern)) + " n=" + std::to_string(c.ranks) +
+                 " qps=" + std::to_string(c.scaling.qps));
+    const PlanOptions o{.pattern = c.pattern, .ranks = c.ranks, .bytes = 100003};
+    Job job(o, {.scaling = c.scaling});
+    job.run({.warmup_iterations = 0, .iterations = 1});
+    for (int r = 0; r < c.ranks; ++r) {
+      const CollectiveResult& result = job.ranks[static_cast<std::size_t>(r)].result;
+      ASSERT_EQ(result.errors, 0u) << result.first_error;
+      EXPECT_EQ(result.iterations, 1u);
+      std::vector<int> peers;
+      job.plan->peers(r, peers);
+      ASSERT_EQ(result.per_qp.size(), peers.size() * c.scaling.qps);
+      // A ring sends only to the next rank, every chunk of it (> qps bytes) in qps shares: each
+      // of that connection's QPs carries one WR per chunk, and together all the bytes.
+      const int next = (r + 1) % c.ranks;
+      const auto at = static_cast<std::size_t>(std::lower_bound(peers.begin(), peers.end(), next) -
+                                               peers.begin());
+      std::uint64_t bytes = 0;
+      for (std::uint32_t q = 0; q < c.scaling.qps; ++q) {
+        const QpBwResult& qp = result.per_qp[at * c.scaling.qps + q];
+        EXPECT_EQ(qp.messages, static_cast<std::uint64_t>(job.plan->steps(r))) << "QP " << q;
+        bytes += qp.bytes;
+      }
+      EXPECT_EQ(bytes, result.bytes_sent);
+    }
+    expect_outputs(o, Job::View{job});
+  }
+}
+
+TEST(CollectiveExecutor, RoundRobinTakesQpsPast256InTurn) {
+  // A 4-rank ring sends 6 transfers an iteration; 60 iterations are 360 on 300 QPs, each QP in
+  // turn: QPs 0..59 carry two, the rest one. The first iteration runs alone, so that its XOR
+  // result can be checked (a second one reduces the first's output again).
+  const PlanOptions o{.pattern = Pattern::ring_allreduce, .ranks = 4, .bytes = 4096};
+  const QpScaling scaling{300, QpStrategy::round_robin};
+  Job job(o, {.scaling = scaling});
+  job.run({.warmup_iterations = 0, .iterations = 1});
+  expect_outputs(o, Job::View{job});
+  std::vector<std::vector<std::uint64_t>> messages(o.ranks);
+  for (int r = 0; r < o.ranks; ++r)
+    for (const auto& q : job.ranks[static_cast<std::size_t>(r)].result.per_qp)
+      messages[static_cast<std::size_t>(r)].push_back(q.messages);
+  job.run({.warmup_iterations = 0, .iterations = 59});
+  for (int r = 0; r < o.ranks; ++r) {
+    const CollectiveResult& result = job.ranks[static_cast<std::size_t>(r)].result;
+    ASSERT_EQ(result.errors, 0u) << result.first_error;
+    EXPECT_EQ(result.iterations, 59u);
+    std::vector<int> peers;
+    job.plan->peers(r, peers);
+    const int next = (r + 1) % o.ranks;
+    const auto at = static_cast<std::size_t>(std::lower_bound(peers.begin(), peers.end(), next) -
+                                             peers.begin());
+    for (std::uint32_t q = 0; q < scaling.qps; ++q) {
+      const std::size_t i = at * scaling.qps + q;
+      EXPECT_EQ(messages[static_cast<std::size_t>(r)][i] + result.per_qp[i].messages,
+                q < 60 ? 2u : 1u)
+          << "rank " << r << " QP " << q;
+    }
+  }
+}
+
+TEST(CollectiveExecutor, APlanWithMoreStepsThanTheImmediateTellsApartIsRefused) {
+  // A ring of 140000 ranks has 2 x 139999 steps an iteration: more than the 2^18 a 16384-QP
+  // immediate leaves for steps, fewer than the 2^24 of the 8-bit share field.
+  const auto plan =
+      make_plan({.pattern = Pattern::ring_allgather, .ranks = 140000, .bytes = 140000});
+  ASSERT_EQ(plan->steps(0), 139999);  // allgather: N - 1 steps
+  const auto reduce =
+      make_plan({.pattern = Pattern::ring_allreduce, .ranks = 140000, .bytes = 140000});
+  ProviderOptions po;
+  po.address = "127.0.0.31";
+  auto provider = make_provider("soft", po);
+  auto cq = provider->create_cq(64);
+  const MemoryRegion region = provider->register_memory(reduce->region_bytes());
+  const auto error_of = [&](const CollectivePlan& p, std::uint32_t qps) {
+    try {
+      CollectiveRunner runner(p, 0, {.scaling = {qps, QpStrategy::split}}, *cq, region, {});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of(*reduce, 16384),
+            "allreduce of 140000 ranks: rank 0 has 279998 steps per iteration, and with 16384 "
+            "QPs per connection the RDMA immediate tells 262144 apart (14 bits of its 32 name "
+            "the share): use fewer ranks or qps, or a smaller pipeline");
+  // The same plan with 256 QPs, and fewer steps with 16384, pass that check and stop at the
+  // next one: there are no connections.
+  EXPECT_NE(error_of(*reduce, 256).find("has no connection to it"), std::string::npos);
+  EXPECT_NE(error_of(*plan, 16384).find("has no connection to it"), std::string::npos);
+  EXPECT_NE(error_of(*plan, 16385).find("qps per connection 16385 is outside 1..16384"),
+            std::string::npos);
+}
+
+TEST(CollectiveExecutor, SendDepthIsAnIterationsSendsOnTheBusiestQp) {
+  // A ring rank sends its next rank 2(N-1) = 6 transfers an iteration and its previous rank none.
+  const auto ring = make_plan({.pattern = Pattern::ring_allreduce, .ranks = 4, .bytes = 4096});
+  EXPECT_EQ(send_depths(*ring, 0, {4096, QpStrategy::split}), (std::vector<std::uint32_t>{6, 1}));
+  EXPECT_EQ(send_depths(*ring, 0, {4, QpStrategy::round_robin}),
+            (std::vector<std::uint32_t>{2 + 1, 1}));
+  // Never more than max_send_depth: a 300-rank ring's 598 transfers still keep 256.
+  const auto big = make_plan({.pattern = Pattern::ring_allreduce, .ranks = 300, .bytes = 300});
+  EXPECT_EQ(send_depths(*big, 0, {1, QpStrategy::split}),
+            (std::vector<std::uint32_t>{max_send_depth, 1}));
 }
 
 TEST(CollectiveExecutor, ReceiveDepthCoversTwoIterationsOfTheBusiestQp) {

@@ -3,6 +3,9 @@
 // N ranks of a collective in one process, for tests: each with its own soft provider on its own
 // loopback address (127.0.0.10 + rank), connected to its plan's peers with the configured QPs,
 // and run each in its own thread, as ranks on separate hosts run.
+#include <sys/resource.h>
+#include <algorithm>
+
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -56,13 +59,21 @@ struct Job {
       int late_rank = -1)
       : plan(make_plan(options)) {
     const int n = plan->ranks();
+    make_room_for_sockets(n, config.scaling.qps);
     ranks.resize(static_cast<std::size_t>(n));
     for (int r = 0; r < n; ++r) {
       Rank& rank = ranks[static_cast<std::size_t>(r)];
       ProviderOptions o;
       o.address = "127.0.0." + std::to_string(10 + r);
       rank.provider = make_provider("soft", o);
-      rank.cq = rank.provider->create_cq(65536);
+      // One completion for every WR any QP may have outstanding, as the agent sizes it.
+      const auto sends = send_depths(*plan, r, config.scaling);
+      const auto receives = receive_depths(*plan, r, config.scaling);
+      std::uint64_t cq_depth = 0;
+      for (std::size_t p = 0; p < sends.size(); ++p)
+        cq_depth += std::uint64_t{config.scaling.qps} * (sends[p] + receives[p]);
+      rank.cq = rank.provider->create_cq(
+          static_cast<std::uint32_t>(std::max<std::uint64_t>(cq_depth, 64)));
       if (r == late_rank)
         rank.late_cq = std::make_unique<LatePollingCq>(*rank.cq, std::chrono::milliseconds(3));
       rank.region = rank.provider->register_memory(plan->region_bytes());
@@ -83,11 +94,14 @@ struct Job {
       std::vector<int> peers;
       plan->peers(r, peers);
       const auto ports = udp_source_ports(7, r, peers.size() * config.scaling.qps);
+      const auto sends = send_depths(*plan, r, config.scaling);
+      const auto receives = receive_depths(*plan, r, config.scaling);
       QpOptions qo;
-      qo.max_recv_wr = receive_depth(*plan, r, config.scaling);
-      qo.max_send_wr = 256;
       std::size_t next_port = 0;
-      for (const int p : peers) {
+      for (std::size_t i = 0; i < peers.size(); ++i) {
+        const int p = peers[i];
+        qo.max_send_wr = sends[i];
+        qo.max_recv_wr = receives[i];
         PeerConnection c;
         c.peer = p;
         for (std::uint32_t q = 0; q < config.scaling.qps; ++q) {
@@ -113,6 +127,22 @@ struct Job {
           *plan, r, config, rank.late_cq ? *rank.late_cq : *rank.cq, rank.region, rank.connections);
       rank.runner->prepare();
     }
+  }
+
+  // A soft QP is a UDP socket: thousands of QPs per connection in one process need the soft
+  // descriptor limit raised toward the hard one, as the agent raises its own.
+  void make_room_for_sockets(int n, std::uint32_t qps) {
+    std::uint64_t sockets = 64;
+    std::vector<int> peers;
+    for (int r = 0; r < n; ++r) {
+      plan->peers(r, peers);
+      sockets += peers.size() * qps + 2;
+    }
+    rlimit l{};
+    if (::getrlimit(RLIMIT_NOFILE, &l) != 0 || l.rlim_cur == RLIM_INFINITY || l.rlim_cur >= sockets)
+      return;
+    l.rlim_cur = l.rlim_max == RLIM_INFINITY ? sockets : std::min<rlim_t>(l.rlim_max, sockets);
+    ::setrlimit(RLIMIT_NOFILE, &l);
   }
 
   void run(const CollectiveRun& length) {

@@ -371,5 +371,29 @@ TEST(CollectivePlan, BadOptionsAreRefusedWithTheFix) {
   EXPECT_FALSE(pattern_from_name("allreduce2").has_value());
 }
 
+TEST(CollectivePlan, TheFirstRankWithTooManyPeersIsFound) {
+  // Against peers() rank by rank: the first whose list is longer.
+  for (const Pattern p : all_patterns())
+    for (const std::size_t most : {std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
+      const auto plan = make_plan({.pattern = p, .ranks = 8, .ranks_per_host = 2, .pipeline = 2});
+      std::optional<RankPeers> expected;
+      std::vector<int> peers;
+      for (int r = 0; r < plan->ranks() && !expected; ++r) {
+        plan->peers(r, peers);
+        if (peers.size() > most) expected = RankPeers{r, peers.size()};
+      }
+      const auto got = rank_with_more_peers_than(*plan, most);
+      ASSERT_EQ(got.has_value(), expected.has_value()) << to_string(p) << " " << most;
+      if (got) {
+        EXPECT_EQ(got->rank, expected->rank) << to_string(p) << " " << most;
+        EXPECT_EQ(got->peers, expected->peers) << to_string(p) << " " << most;
+      }
+    }
+  // A ring of 2 ranks has one peer each, of more, two.
+  EXPECT_FALSE(rank_with_more_peers_than(*make_plan({.ranks = 2}), 1));
+  EXPECT_EQ(rank_with_more_peers_than(*make_plan({.ranks = 3}), 1)->peers, 2u);
+  EXPECT_FALSE(rank_with_more_peers_than(*make_plan({.ranks = 60000}), 2));
+}
+
 }  // namespace
 }  // namespace rocehil::traffic

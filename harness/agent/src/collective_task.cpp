@@ -9,6 +9,7 @@
 #include "rocehil/common/error.hpp"
 #include "rocehil/traffic/collective_data.hpp"
 #include "rocehil/traffic/qp_scaling.hpp"
+#include "soft_qp_budget.hpp"
 
 namespace rocehil::agent {
 
@@ -37,26 +38,32 @@ AgentCollective::AgentCollective(traffic::Provider& provider, const SetupRequest
   const std::uint64_t qps = std::uint64_t{peers_.size()} * setup.qps;
   if (qps > max_agent_qps)
     throw input_error(fmt::format(
-        "setup: rank {} of {} talks to {} peers x {} qps = {} QPs, more than an agent takes "
-        "({}): use fewer qps per connection or another pattern",
-        rank, setup.collective->ranks, peers_.size(), setup.qps, qps, max_agent_qps));
+        "setup: {} rank {} of {} talks to {} peers x {} qps per connection = {} QPs, more than "
+        "an agent takes ({} in all): lower qps to {} or less, or use a pattern with fewer peers",
+        setup.collective->pattern, rank, setup.collective->ranks, peers_.size(), setup.qps, qps,
+        max_agent_qps, max_agent_qps / peers_.size()));
+  // A soft QP is a socket: refused here with the numbers, not by the Nth socket() failing.
+  if (provider_.name() == "soft")
+    if (const auto why = make_room_for_soft_qps(static_cast<std::uint32_t>(qps)))
+      throw input_error(*why);
   const traffic::QpScaling scaling = scaling_of(setup);
+  const std::vector<std::uint32_t> send_depths = traffic::send_depths(*plan_, rank, scaling);
   const std::vector<std::uint32_t> receive_depths = traffic::receive_depths(*plan_, rank, scaling);
   region_ = provider_.register_memory(plan_->region_bytes());
   if (region_.data != nullptr) {
     std::fill_n(region_.data, region_.length, std::byte{0});
     traffic::fill_inputs(*plan_, rank, {region_.data, region_.length});
   }
-  constexpr std::uint32_t send_depth = 256;
   // One completion for every WR any QP can have outstanding, or the CQ overruns and stops them all.
-  std::uint64_t receives = 0;
+  std::uint64_t sends = 0, receives = 0;
+  for (const std::uint32_t d : send_depths) sends += std::uint64_t{d} * setup.qps;
   for (const std::uint32_t d : receive_depths) receives += std::uint64_t{d} * setup.qps;
-  const std::uint64_t cq_depth = qps * send_depth + receives;
+  const std::uint64_t cq_depth = sends + receives;
   if (cq_depth > traffic::max_cq_depth)
     throw input_error(fmt::format(
-        "setup: rank {} has {} QPs x tx {} + rx {} = {} completions outstanding at most, more "
+        "setup: rank {} has {} QPs with tx {} + rx {} = {} completions outstanding at most, more "
         "than a ConnectX CQ holds ({}): use fewer qps per connection",
-        rank, qps, send_depth, receives, cq_depth, traffic::max_cq_depth));
+        rank, qps, sends, receives, cq_depth, traffic::max_cq_depth));
   cq_ = provider_.create_cq(static_cast<std::uint32_t>(cq_depth));
   // Ports drawn from the seed spread QPs over ECMP paths the same way every run, where the NIC
   // takes them; a NIC that cannot (rxe, a ConnectX without mlx5 direct verbs) chooses its own,
@@ -69,7 +76,7 @@ AgentCollective::AgentCollective(traffic::Provider& provider, const SetupRequest
   const auto class_of = [&](std::size_t i) { return traffic_class_of_qp(setup, i % setup.qps); };
   for (std::size_t i = 0; i < qps; ++i)
     qps_.push_back(provider_.create_qp(*cq_, {.type = traffic::QpType::rc,
-                                              .max_send_wr = send_depth,
+                                              .max_send_wr = send_depths[i / setup.qps],
                                               .max_recv_wr = receive_depths[i / setup.qps],
                                               .mtu = setup.mtu,
                                               .max_inline = 0,

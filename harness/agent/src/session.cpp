@@ -150,7 +150,8 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
   release();
   state_ = State::idle;
   setup_ = setup;
-  // A soft QP is a socket: refused here with the numbers, not by the Nth socket() failing.
+  // A soft QP is a socket: refused here with the numbers, not by the Nth socket() failing. A
+  // collective has peers x qps of them, which AgentCollective counts from its plan.
   if (setup.provider == "soft" && setup.workload != Workload::collective)
     if (const auto why = make_room_for_soft_qps(setup.qps)) return error(id, *why);
 

@@ -1448,6 +1448,18 @@ TEST(AgentProtocolRoundTrip, CollectiveSetupAndResults) {
   expect_same(back, r);
 }
 
+TEST(AgentProtocolRoundTrip, ACollectiveTakesMoreThan256QpsPerConnection) {
+  // 256 was the limit while the immediate's share field was 8 bits; it now widens with qps.
+  for (const std::uint32_t qps : {256u, 257u, 4096u, 16384u}) {
+    SetupRequest s;
+    s.address = "198.18.0.11";
+    s.workload = Workload::collective;
+    s.qps = qps;
+    s.collective = CollectiveSetup{.pattern = "allreduce", .ranks = 2, .rank = 0};
+    expect_same(request_round_trip<SetupRequest>(Request{3, s}), s);
+  }
+}
+
 TEST(AgentProtocol, AReportOfThousandsOfStepsKeepsTheirSumAndLongestNotEachStep) {
   for (const std::size_t steps : {max_steps_reported, max_steps_reported + 1}) {
     CollectiveReport r{.iterations = 0, .wait_ns = std::vector<std::uint64_t>(steps, 10)};
@@ -1524,8 +1536,8 @@ TEST(AgentProtocolRejects, CollectiveSetup) {
            "setup: a collective moves its data with write_with_imm: drop 'opcode'"},
           {c + R"(},"role":"server"})",
            "setup: a collective has no roles or directions: drop 'role' and 'bidirectional'"},
-          {c + R"(},"qps":257})",
-           "setup: a collective takes at most 256 qps per connection, got 257"},
+          {c + R"(},"qps":16385})",
+           "setup: field 'qps' must be an integer from 1 to 16384, got 16385"},
           {c + R"(},"gpu":0})", "setup: a collective checks its data in host memory: drop 'gpu'"},
       },
       false);

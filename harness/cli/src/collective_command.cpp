@@ -18,6 +18,7 @@
 #include "rocehil/run/collective_run.hpp"
 #include "rocehil/run/result_json.hpp"
 #include "rocehil/suites/suite.hpp"
+#include "rocehil/traffic/qp_scaling.hpp"
 
 namespace rocehil::cli {
 
@@ -177,9 +178,11 @@ void add_collective_command(CLI::App& traffic, int& exit_code) {
                 "hierarchical_allreduce, incast, permutation or pairwise");
   c->add_option("--sizes", o->sizes, "Message sizes per rank, as nccl-tests counts them: 64K,1M")
       ->delimiter(',');
-  c->add_option("--qps", o->qps, "QPs per connection, a list to sweep: 1,4,8")
+  c->add_option("--qps", o->qps,
+                "QPs per connection, a list to sweep: 1,4,8 (up to 16384; a rank's peers x qps "
+                "at most 16384)")
       ->delimiter(',')
-      ->check(CLI::Range(1, 256));
+      ->check(CLI::Range(1u, traffic::max_qps_per_connection));
   c->add_option("--strategy", o->strategy,
                 "QP scaling: split (every message over all QPs) or round_robin (whole messages "
                 "take turns)");
@@ -210,6 +213,9 @@ Examples:
   rocehil traffic collective /tmp/tb/inventory.yaml --sizes 64K,1M,16M
   rocehil traffic collective fabric.yaml --hosts 'rack:r1,rack:r2' --pattern alltoall --qps 1,8
   rocehil traffic collective fabric.yaml --pattern pairwise --sizes 4M    (find a bad link)
+  rocehil traffic collective fabric.yaml --hosts h1,h2 --qps 4096    (4K QPs a connection)
+QPs: a rank has its peers x --qps of them, at most 16384 (a ring rank has 2 peers, 1 with two
+ranks; alltoall n-1); a case with more is refused before setup, saying what --qps fits.
 Columns as nccl-tests: time is the mean per iteration (an iteration ends when its last rank is
 done), algbw = size / time, busbw = algbw x the pattern's factor (allreduce 2(n-1)/n; allgather,
 reduce_scatter, alltoall (n-1)/n). Compare busbw with the link speed.

@@ -45,6 +45,37 @@ TEST(CollectivePeers, EachRankGetsThePeersQpsThatFaceIt) {
   EXPECT_THROW(peers_for(*plan, 1, 2, short_reply), Error);
 }
 
+TEST(CollectiveQps, ARankWithMorePeersTimesQpsThanAnAgentTakesIsRefusedBeforeSetup) {
+  const auto error_of = [](traffic::Pattern pattern, int ranks, std::uint32_t qps) {
+    CollectiveJob job;
+    job.plan = {.pattern = pattern, .ranks = ranks, .bytes = 1 << 20};
+    job.scaling = {.qps = qps, .strategy = traffic::QpStrategy::split};
+    const std::atomic<bool> interrupt{false};
+    try {
+      run_collective_case({}, {}, job, {}, interrupt);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // 4 peers x 8192 QPs: twice what an agent takes.
+  EXPECT_EQ(error_of(traffic::Pattern::alltoall, 5, 8192),
+            "alltoall over 5 ranks: rank 0 talks to 4 peers x 8192 qps per connection = 32768 "
+            "QPs, more than an agent takes (16384 in all): lower qps to 4096 or less, or select "
+            "fewer hosts");
+  // A ring rank has 2 peers once there are 3 ranks; with 2 ranks, 1, which takes all 16384.
+  EXPECT_EQ(error_of(traffic::Pattern::ring_allreduce, 3, 16384),
+            "allreduce over 3 ranks: rank 0 talks to 2 peers x 16384 qps per connection = 32768 "
+            "QPs, more than an agent takes (16384 in all): lower qps to 8192 or less, or select "
+            "fewer hosts");
+  // Those that fit go on to the agents (none here).
+  EXPECT_EQ(error_of(traffic::Pattern::ring_allreduce, 2, 16384),
+            "0 agents and 0 setups for 2 ranks");
+  EXPECT_EQ(error_of(traffic::Pattern::ring_allreduce, 1000, 8192),
+            "0 agents and 0 setups for 1000 ranks");
+  EXPECT_EQ(error_of(traffic::Pattern::alltoall, 5, 4096), "0 agents and 0 setups for 5 ranks");
+}
+
 TEST(CollectiveJson, CarriesTheSummaryPeersAndCounters) {
   const CollectiveCase c = sample_case();
   const auto j = collective_json(

@@ -88,6 +88,16 @@ void CollectivePlan::peers(int rank, std::vector<int>& out) const {
   plan::normalize_peers(out);
 }
 
+std::optional<RankPeers> rank_with_more_peers_than(const CollectivePlan& plan, std::size_t most) {
+  if (static_cast<std::size_t>(plan.ranks() - 1) <= most) return std::nullopt;
+  std::vector<int> peers;
+  for (int r = 0; r < plan.ranks(); ++r) {
+    plan.peers(r, peers);
+    if (peers.size() > most) return RankPeers{r, peers.size()};
+  }
+  return std::nullopt;
+}
+
 void plan::normalize_peers(std::vector<int>& peers) {
   std::sort(peers.begin(), peers.end());
   peers.erase(std::unique(peers.begin(), peers.end()), peers.end());

@@ -27,6 +27,7 @@
 #include "rocehil/perftest/command.hpp"
 #include "rocehil/settings/catalogue.hpp"
 #include "rocehil/traffic/collective.hpp"
+#include "rocehil/traffic/qp_scaling.hpp"
 
 namespace rocehil::agent {
 
@@ -73,7 +74,6 @@ static_assert(std::size(reply_ops) == std::variant_size_v<ReplyBody>);
 
 constexpr std::string_view strategy_names[] = {"split", "round_robin"};
 constexpr std::uint32_t max_collective_ranks = 65536;
-constexpr std::uint32_t max_collective_qps = 256;  // per connection
 // Per-iteration and per-step lists in a results line: bounded so the line stays under 1 MiB.
 constexpr std::size_t max_collective_entries = 40000;
 constexpr std::string_view direction_names[] = {"unknown", "leaf-to-spine", "spine-to-leaf"};
@@ -1280,9 +1280,10 @@ void Describe<SetupRequest>::check(const Object& o, SetupRequest& s) {
   if (s.workload == Workload::collective) {
     if (!s.collective)
       reject("setup: workload \"collective\" needs field 'collective' (pattern, ranks, rank)");
-    if (s.qps > max_collective_qps)
+    // Per connection; the rank's total (its peers x qps) is the agent's to check, with the plan.
+    if (s.qps > traffic::max_qps_per_connection)
       reject(fmt::format("setup: a collective takes at most {} qps per connection, got {}",
-                         max_collective_qps, s.qps));
+                         traffic::max_qps_per_connection, s.qps));
     if (opcode_given)
       reject("setup: a collective moves its data with write_with_imm: drop 'opcode'");
     if (s.bidirectional || s.role != Role::client)

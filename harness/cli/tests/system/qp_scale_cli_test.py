@@ -2,7 +2,9 @@
 (the SONiC RoCEv2 plan's 4K+ endpoints per port) between two hosts of one rack, each QP sending
 16K by volume. run.json must list 4096 QPs, each with its own UDP source port and its whole
 volume, and the leaf's port toward the sender (IF-MIB ifHCInOctets by SNMP, an independent
-count) must have carried at least the 64M asked.
+count) must have carried at least the 64M asked. Then a ring allreduce of the same two hosts with
+1024 QPs per connection (past the 256 an 8-bit share field in the RDMA immediate held): every
+QP must carry its share and the data check must pass on both ranks.
 
 Usage: python3 qp_scale_cli_test.py PATH/TO/rocehil   (as root)
 """
@@ -76,6 +78,27 @@ class QpScale(unittest.TestCase):
         self.assertEqual([q["bytes"] for q in per_qp], [PER_QP] * QPS)
         self.assertTrue(traffic["volume"]["complete"])
         self.assertGreaterEqual(after - before, QPS * PER_QP)
+
+    def test_a_collective_with_a_thousand_qps_per_connection_checks_its_data(self):
+        f = self.fabric
+        qps = 1024
+        r = rocehil("traffic", "collective", TB["inventory"], "--json", "--hosts",
+                    f"{f.sender},{f.receiver}", "--pattern", "allreduce", "--sizes", "1M",
+                    "--qps", str(qps), "--iterations", "2", "--warmup", "1")
+        self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-3000:])
+        case = json.loads(r.stdout)["cases"][0]
+        self.assertTrue(case["verified"], case["problems"])
+        self.assertEqual(case["wrong"], 0, case["problems"])
+        self.assertEqual(case["errors"], 0, case["first_error"])
+        self.assertEqual(len(case["per_rank"]), 2)
+        for rank in case["per_rank"]:
+            per_qp = rank["per_qp"]
+            # Two ranks: each is the other's next and previous, one connection of 1024 QPs.
+            self.assertEqual(len(per_qp), qps)
+            self.assertEqual(len({q["udp_sport"] for q in per_qp}), qps)
+            # split: every chunk (512K) goes out in 1024 shares, one per QP.
+            self.assertTrue(all(q["bytes"] > 0 for q in per_qp), rank)
+            self.assertEqual(sum(q["bytes"] for q in per_qp), rank["bytes_sent"])
 
 
 if __name__ == "__main__":

@@ -158,6 +158,15 @@ CollectiveCase run_collective_case(
   CollectiveCase c;
   c.job = job;
   const auto plan = traffic::make_plan(job.plan);
+  // A rank's QPs are its peers x qps; refused here, with the pattern and the fix, rather than by
+  // one agent's setup among many.
+  const std::uint32_t qps = std::max<std::uint32_t>(job.scaling.qps, 1);
+  if (const auto busiest = traffic::rank_with_more_peers_than(*plan, agent::max_agent_qps / qps))
+    throw input_error(fmt::format(
+        "{} over {} ranks: rank {} talks to {} peers x {} qps per connection = {} QPs, more than "
+        "an agent takes ({} in all): lower qps to {} or less, or select fewer hosts",
+        to_string(job.plan.pattern), plan->ranks(), busiest->rank, busiest->peers, qps,
+        busiest->peers * qps, agent::max_agent_qps, agent::max_agent_qps / busiest->peers));
   if (links.size() != static_cast<std::size_t>(plan->ranks()) || setups.size() != links.size())
     throw input_error(fmt::format("{} agents and {} setups for {} ranks", links.size(),
                                   setups.size(), plan->ranks()));

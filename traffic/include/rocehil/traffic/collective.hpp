@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -112,6 +113,16 @@ class CollectivePlan {
  private:
   PlanOptions options_;
 };
+
+// The first rank with more than `most` peers, and how many it has; nothing when no rank has.
+// Cheap at any size: nothing to walk when ranks - 1 <= most, and where a rank has more, rank 0
+// (incast's receiver, every alltoall or pairwise rank) or a nearby one says so, while the
+// patterns whose ranks all have few peers answer each in constant time.
+struct RankPeers {
+  int rank = 0;
+  std::size_t peers = 0;
+};
+std::optional<RankPeers> rank_with_more_peers_than(const CollectivePlan& plan, std::size_t most);
 
 // Throws rocehil::Error (bad input) naming the option and the fix: fewer than 2 ranks,
 // ranks_per_host not dividing ranks, a pipeline outside 1..1024.

@@ -75,6 +75,14 @@ std::vector<std::uint32_t> receive_depths(const CollectivePlan& plan, int rank,
 // The largest of them (16 for a rank without peers).
 std::uint32_t receive_depth(const CollectivePlan& plan, int rank, const QpScaling& scaling);
 
+// Sends each QP of this rank's connection to a peer can have outstanding: the most it sends that
+// peer in one iteration (an iteration's sends have all completed before the next one posts), at
+// least 1 and at most max_send_depth. One per peer, in plan.peers() order. What sizes the CQ:
+// thousands of QPs per connection at a flat 256 each would ask more than a ConnectX CQ holds.
+inline constexpr std::uint32_t max_send_depth = 256;
+std::vector<std::uint32_t> send_depths(const CollectivePlan& plan, int rank,
+                                       const QpScaling& scaling);
+
 class CollectiveRunner {
  public:
   // Throws rocehil::Error (bad input): a peer of the plan without a connection, a connection

@@ -16,8 +16,13 @@ enum class QpStrategy : std::uint8_t { split, round_robin };
 std::string_view to_string(QpStrategy strategy);
 std::optional<QpStrategy> qp_strategy_from_name(std::string_view name);
 
+// QPs one connection may have, a collective's or bw's: the SONiC RoCEv2 test plan scales to 4K+
+// endpoints per port. A collective's immediate widens its share field past 256 of them
+// (immediate_layout.hpp).
+inline constexpr std::uint32_t max_qps_per_connection = 16384;
+
 struct QpScaling {
-  std::uint32_t qps = 1;  // per connection: a collective 1..256 (its immediate); bw 1..16384
+  std::uint32_t qps = 1;  // per connection: 1..max_qps_per_connection
   QpStrategy strategy = QpStrategy::split;
 };
 
