@@ -43,6 +43,8 @@ nlohmann::json to_json(const SnmpSettings& s) {
   nlohmann::json j{{"version", std::string(to_string(s.version))}};
   put(j, "community_file", s.community_file);
   put(j, "community_env", s.community_env);
+  put(j, "write_community_file", s.write_community_file);
+  put(j, "write_community_env", s.write_community_env);
   put(j, "user", s.user);
   put(j, "auth", s.auth);
   put(j, "auth_key_file", s.auth_key_file);
@@ -54,6 +56,7 @@ nlohmann::json to_json(const SnmpSettings& s) {
   j["timeout_ms"] = s.timeout_ms;
   j["retries"] = s.retries;
   j["counter_refresh_ms"] = s.counter_refresh_ms;
+  if (s.version == SnmpSettings::Version::v3) j["writable"] = s.writable;
   return j;
 }
 

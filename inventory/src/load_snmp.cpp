@@ -63,17 +63,34 @@ void read_secret_source(LoadContext& ctx, const MapReader& m, const std::string&
 std::optional<SnmpSettings> read_snmp(LoadContext& ctx, const YAML::Node& node,
                                       const std::string& owner_name) {
   const std::string owner = owner_name + ": snmp";
-  const MapReader m(
-      ctx, node, owner,
-      {"version", "community", "community_file", "community_env", "user", "auth", "auth_key",
-       "auth_key_file", "auth_key_env", "priv", "priv_key", "priv_key_file", "priv_key_env", "port",
-       "timeout_ms", "retries", "counter_refresh_ms"});
+  const MapReader m(ctx, node, owner,
+                    {"version",
+                     "community",
+                     "community_file",
+                     "community_env",
+                     "write_community",
+                     "write_community_file",
+                     "write_community_env",
+                     "writable",
+                     "user",
+                     "auth",
+                     "auth_key",
+                     "auth_key_file",
+                     "auth_key_env",
+                     "priv",
+                     "priv_key",
+                     "priv_key_file",
+                     "priv_key_env",
+                     "port",
+                     "timeout_ms",
+                     "retries",
+                     "counter_refresh_ms"});
   if (!m.ok()) return std::nullopt;
   bool ok = true;
   SnmpSettings s;
   s.where = location_of(node);
   // A secret written into the inventory would travel into run.json, reports and logs.
-  for (const char* inline_secret : {"community", "auth_key", "priv_key"})
+  for (const char* inline_secret : {"community", "write_community", "auth_key", "priv_key"})
     if (const auto n = m.get(inline_secret); n.IsDefined()) {
       ctx.error(n, fmt::format("{}: {} is a secret and is not read from the inventory; put it in "
                                "a file ({}_file: PATH, mode 0600) or an environment variable "
@@ -103,7 +120,11 @@ std::optional<SnmpSettings> read_snmp(LoadContext& ctx, const YAML::Node& node,
       }
   };
   if (v3) {
-    only_for({"community_file", "community_env"}, "2c");
+    only_for({"community_file", "community_env", "write_community_file", "write_community_env"},
+             "2c");
+    if (const auto w = m.get("writable"); w.IsDefined())
+      if (const auto v = read_choice(ctx, w, owner + ": writable", {"true", "false"}))
+        s.writable = *v == "true";
     if (const auto u = m.require("user", "rocehil"); u.IsDefined()) {
       if (const auto v = read_string(ctx, u, owner + ": user")) {
         if (is_valid_user(*v) && v->size() <= 32)
@@ -140,6 +161,15 @@ std::optional<SnmpSettings> read_snmp(LoadContext& ctx, const YAML::Node& node,
         {"user", "auth", "auth_key_file", "auth_key_env", "priv", "priv_key_file", "priv_key_env"},
         "3");
     read_secret_source(ctx, m, owner, "community", true, s.community_file, s.community_env);
+    // SNMPv2c has no write flag: the agent grants writing to a community of its own.
+    if (const auto w = m.get("writable"); w.IsDefined()) {
+      ctx.error(w, fmt::format("{}: writable is for SNMP version 3 (the user may write); for 2c "
+                               "give write_community_file: PATH (or write_community_env) instead",
+                               owner));
+      ok = false;
+    }
+    read_secret_source(ctx, m, owner, "write_community", false, s.write_community_file,
+                       s.write_community_env);
   }
   if (const auto n = m.get("port"); n.IsDefined()) {
     if (const auto v = read_int(ctx, n, owner + ": port", 1, 65535, "161"))

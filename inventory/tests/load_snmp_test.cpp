@@ -55,6 +55,30 @@ TEST(LoadSnmp, JsonNamesWhereSecretsLiveNeverTheSecrets) {
   EXPECT_FALSE(j["switches"][0]["snmp"].contains("community"));
 }
 
+TEST(LoadSnmp, AWriteCredentialIsWhereToReadItOrV3sWritableAndOptional) {
+  const Inventory inv = load_ok(
+      with_switches("",
+                    "  - {name: l1, role: leaf, snmp: {version: 2c, community_file: /c, "
+                    "write_community_file: ~/.snmp/write}}\n"
+                    "  - {name: l2, role: leaf, snmp: {version: 2c, community_env: C, "
+                    "write_community_env: ROCEHIL_WRITE}}\n"
+                    "  - {name: s1, role: spine, snmp: {version: 3, user: u, writable: true}}\n"
+                    "  - {name: s2, role: spine, snmp: {version: 3, user: u}}\n"
+                    "  - {name: s3, role: spine, snmp: {version: 2c, community_file: /c}}\n"));
+  const auto& s = inv.switches;
+  EXPECT_EQ(s[0].snmp->write_community_file, "~/.snmp/write");
+  EXPECT_EQ(s[1].snmp->write_community_env, "ROCEHIL_WRITE");
+  EXPECT_TRUE(s[2].snmp->writable);
+  std::vector<bool> can_write;
+  for (const Switch& sw : s) can_write.push_back(sw.snmp->can_write());
+  EXPECT_EQ(can_write, (std::vector<bool>{true, true, true, false, false}));
+  const auto j = to_json(inv);
+  EXPECT_EQ(j["switches"][0]["snmp"]["write_community_file"], "~/.snmp/write");
+  EXPECT_EQ(j["switches"][1]["snmp"]["write_community_env"], "ROCEHIL_WRITE");
+  EXPECT_EQ(j["switches"][2]["snmp"]["writable"], true);
+  EXPECT_FALSE(j["switches"][4]["snmp"].contains("write_community_file"));
+}
+
 TEST(LoadSnmp, AnInlineSecretIsRefusedWithWhereToPutIt) {
   const auto m = messages(
       with_switches("", "  - {name: l1, role: leaf, snmp: {version: 2c, community: public}}\n"));
@@ -86,6 +110,19 @@ TEST(LoadSnmp, EachMistakeIsOneLineNamingTheSwitchAndField) {
       {"{version: 2c, community_file: /c, timeout_ms: 1}", "timeout_ms"},
       {"{version: 2c, community_file: /c, retries: 99}", "retries"},
       {"{version: 2c, community_file: /c, comunity_env: X}", "community_env"},
+      {"{version: 2c, community_file: /c, write_community: private}",
+       "write_community is a secret and is not read from the inventory; put it in a file "
+       "(write_community_file: PATH"},
+      {"{version: 2c, community_file: /c, write_community_file: /w, write_community_env: W}",
+       "give write_community_file or write_community_env, not both"},
+      {"{version: 2c, community_file: /c, write_community_file: w}", "not a usable path"},
+      {"{version: 2c, community_file: /c, write_community_env: w}",
+       "not an environment variable name"},
+      {"{version: 2c, community_file: /c, writable: true}",
+       "writable is for SNMP version 3 (the user may write); for 2c give write_community_file"},
+      {"{version: 3, user: u, write_community_file: /w}",
+       "write_community_file is for SNMP version 2c only"},
+      {"{version: 3, user: u, writable: yes}", "writable 'yes' is not one of true, false"},
   };
   for (const auto& c : cases) {
     const auto m = messages(

@@ -85,4 +85,21 @@ SnmpCredentials read_credentials(const std::string& switch_name,
   return c;
 }
 
+SnmpCredentials read_write_credentials(const std::string& switch_name,
+                                       const inventory::SnmpSettings& settings,
+                                       const EnvLookup& env) {
+  const bool v2c = settings.version == inventory::SnmpSettings::Version::v2c;
+  if (!settings.can_write())
+    throw input_error(fmt::format(
+        "switch '{}': its snmp settings give no write credential; {}", switch_name,
+        v2c ? "add write_community_file: PATH (a file holding a community the agent lets write "
+              "ifAdminStatus, mode 0600) or write_community_env: VARIABLE"
+            : "add writable: true once the SNMPv3 user may write ifAdminStatus"));
+  if (!v2c) return read_credentials(switch_name, settings, env);
+  SnmpCredentials c{settings, {}, {}, {}};
+  c.community = read_secret(switch_name, "write_community", settings.write_community_file,
+                            settings.write_community_env, env);
+  return c;
+}
+
 }  // namespace rocehil::switches

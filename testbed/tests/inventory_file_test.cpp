@@ -60,6 +60,7 @@ TEST(InventoryFile, ParsesBackToTheTopology) {
     EXPECT_EQ(sw["address"].as<std::string>(), ns->mgmt_address);
     EXPECT_EQ(sw["snmp"]["version"].as<std::string>(), "2c");
     EXPECT_EQ(sw["snmp"]["community_file"].as<std::string>(), "/srv/tb/snmp/community");
+    EXPECT_EQ(sw["snmp"]["write_community_file"].as<std::string>(), "/srv/tb/snmp/write_community");
   }
   EXPECT_EQ(switches[0]["address"].as<std::string>(), "198.19.5.101");  // l1, built with 4
   EXPECT_EQ(y["links"].size(), 5u + 6u);
@@ -108,6 +109,8 @@ TEST(InventoryFile, LoadsWithTheInventoryLoader) {
     ASSERT_TRUE(sw->snmp.has_value()) << ns.name;
     EXPECT_EQ(sw->snmp->version, inventory::SnmpSettings::Version::v2c);
     EXPECT_EQ(sw->snmp->community_file, "/srv/tb/snmp/community");
+    EXPECT_EQ(sw->snmp->write_community_file, "/srv/tb/snmp/write_community");
+    EXPECT_TRUE(sw->snmp->can_write());
   }
   ASSERT_EQ(inv.captures.size(), 3u);
   EXPECT_EQ(inv.captures[1].mirrors.switch_name, "s2");

@@ -11,7 +11,7 @@ struct SnmpFabric {
   TestbedOptions o;
   Topology t;
   TestbedPaths paths{"/srv/tb"};
-  SnmpSecrets secrets{"c0mmunity", "rocehil", "authkey123", "privkey456"};
+  SnmpSecrets secrets{"c0mmunity", "rocehil", "authkey123", "privkey456", "wr1te"};
   SnmpFabric() {
     o.dir = "/srv/tb";
     o.id = "t1";
@@ -30,6 +30,8 @@ TEST(SnmpFiles, SnmpdListensOnTheManagementAddressForTheManagementNetwork) {
   // Writable only from the namespace's own loopback, and only the agent's cache settings.
   EXPECT_TRUE(has_line(conf, "rwcommunity c0mmunity-cache 127.0.0.1 .1.3.6.1.4.1.8072.1.5.3.1.2"));
   EXPECT_EQ(cache_off_argv(l2, f.secrets).back(), "0");
+  // The write community: from the management network, IF-MIB ifAdminStatus alone.
+  EXPECT_TRUE(has_line(conf, "rwcommunity wr1te 198.19.4.0/23 .1.3.6.1.2.1.2.2.1.7")) << conf;
   EXPECT_TRUE(has_line(conf, "sysName l2"));
   EXPECT_TRUE(has_line(conf, "createUser rocehil SHA \"authkey123\" AES \"privkey456\""));
   EXPECT_TRUE(has_line(conf, "rouser rocehil priv"));

@@ -8,6 +8,7 @@
 #include "rocehil/common/error.hpp"
 #include "rocehil/inventory/load.hpp"
 #include "rocehil/switches/poller.hpp"
+#include "rocehil/switches/port_admin.hpp"
 #include "switches_text.hpp"
 
 namespace rocehil::cli {
@@ -76,6 +77,64 @@ int lldp(const SwitchesOptions& o) {
   return exit_code_of(views);
 }
 
+struct PortOptions {
+  std::string inventory;
+  std::string switch_name;
+  std::string port;
+  std::string state;
+  bool json = false;
+};
+
+int port(const PortOptions& o) {
+  const inventory::Inventory inv = inventory::load_inventory(o.inventory);
+  const inventory::Switch* s = inv.find_switch(o.switch_name);
+  if (s == nullptr) {
+    std::string names;
+    for (const auto& sw : inv.switches) names += (names.empty() ? "" : ", ") + sw.name;
+    throw input_error(fmt::format("switch '{}' is not in {}'s switches (its switches: {})",
+                                  o.switch_name, o.inventory, names.empty() ? "none" : names));
+  }
+  const switches::PortAdminResult r = switches::set_port_admin_status(
+      *s, o.port, o.state == "up" ? switches::AdminStatus::up : switches::AdminStatus::down);
+  if (o.json)
+    fmt::print("{}\n", port_admin_json(r).dump(2));
+  else
+    fmt::print("{}", render_port_admin_text(r));
+  return 0;
+}
+
+void add_port_command(CLI::App* sw, int& exit_code) {
+  auto o = std::make_shared<PortOptions>();
+  CLI::App* c = sw->add_subcommand(
+      "port", "Take one switch port down or up: SNMP SET of IF-MIB ifAdminStatus, read back");
+  c->add_option("switch", o->switch_name, "The switch, as the inventory names it")->required();
+  c->add_option("port", o->port, "The port, as the switch names it (its ifName, or ifDescr)")
+      ->required();
+  c->add_option("state", o->state, "down or up")->required()->check(CLI::IsMember({"down", "up"}));
+  c->add_option("-i,--inventory", o->inventory, "The inventory naming the switch and its snmp")
+      ->required();
+  c->add_flag("--json", o->json, "Print JSON (schema_version 1)");
+  c->footer(R"(
+The switch's snmp settings need a write credential, read like the read community, never from
+the inventory itself: for version 2c 'write_community_file: PATH' (or write_community_env), a
+community the agent lets write ifAdminStatus; for version 3 'writable: true' (the same user and
+keys, given write access on the agent). rocehil finds the port's ifIndex by walking ifName (then
+ifDescr) with the read credentials, sets ifAdminStatus (1 up, 2 down) with the write ones, and
+reads it back until it says what was set (for up to 2 s).
+A SONiC switch, with a write community in the agent's snmpd.conf (rwcommunity NAME SOURCE
+.1.3.6.1.2.1.2.2.1.7) and in a 0600 file here:
+  snmp: {version: 2c, community_file: /etc/rocehil/ro, write_community_file: /etc/rocehil/rw}
+  rocehil switches port leaf01 Ethernet0 down -i fabric.yaml
+  rocehil switches port leaf01 Ethernet0 up -i fabric.yaml --json
+Not every switch's agent implements SET of ifAdminStatus (it answers notWritable); give such a
+switch link_down and link_up commands instead. This is the path a suite's link_down / link_up
+events take on a switch that has no link_down command but a write credential
+(docs/suites.md, "Events").
+Exit codes: 0 set and read back, 2 bad inventory or option, an unknown port or a credential the
+agent refuses to let write, 3 no answer or the agent did not apply it.)");
+  c->callback([o, &exit_code] { exit_code = port(*o); });
+}
+
 void add_common(CLI::App* c, SwitchesOptions& o) {
   c->add_option("-i,--inventory", o.inventory, "The inventory naming the switches and their snmp")
       ->required();
@@ -93,7 +152,7 @@ void add_switches_command(CLI::App& app, int& exit_code) {
   CLI::App* sw = app.add_subcommand(
       "switches",
       "The switches' own view over SNMP, all switches at once: port counters (IF-MIB, PFC, "
-      "queue drops) and LLDP neighbours");
+      "queue drops) and LLDP neighbours; and one port taken down or up");
   sw->require_subcommand(1);
   sw->footer(R"(
 A switch is polled when the inventory gives it (or defaults) 'snmp:' settings: version 2c with a
@@ -102,6 +161,7 @@ protocols and keys (docs/inventory.md). The secrets are never printed.
   rocehil switches poll -i fabric.yaml                  ports that carried traffic, every switch
   rocehil switches poll -i fabric.yaml --switch leaf01 --all --json
   rocehil switches lldp -i fabric.yaml                  who each port hears over LLDP
+  rocehil switches port leaf01 Ethernet0 down -i fabric.yaml   SNMP SET of ifAdminStatus
 'rocehil inventory check' compares LLDP with the inventory's links; 'rocehil run' polls the
 switches before and after each case.
 Exit codes: 0 every switch answered, 2 bad inventory or option, 3 a switch did not answer (the
@@ -118,6 +178,7 @@ others are still shown).)");
   CLI::App* l = sw->add_subcommand("lldp", "List every switch's LLDP neighbours (LLDP-MIB)");
   add_common(l, *o);
   l->callback([o, &exit_code] { exit_code = lldp(*o); });
+  add_port_command(sw, exit_code);
 }
 
 }  // namespace rocehil::cli

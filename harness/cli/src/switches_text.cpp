@@ -172,4 +172,18 @@ nlohmann::json lldp_json(const std::vector<switches::LldpView>& views) {
   return j;
 }
 
+std::string render_port_admin_text(const switches::PortAdminResult& r) {
+  return fmt::format("{} {} is {} (ifIndex {}, ifAdminStatus read back)\n", r.switch_name, r.port,
+                     switches::to_string(r.status), r.if_index);
+}
+
+nlohmann::json port_admin_json(const switches::PortAdminResult& r) {
+  return {{"schema_version", 1},
+          {"switch", r.switch_name},
+          {"port", r.port},
+          {"if_index", r.if_index},
+          {"admin_status", std::string(switches::to_string(r.status))},
+          {"read_back", true}};
+}
+
 }  // namespace rocehil::cli

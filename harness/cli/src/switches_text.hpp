@@ -5,6 +5,7 @@
 
 #include "rocehil/preflight/switch_check.hpp"
 #include "rocehil/switches/lldp.hpp"
+#include "rocehil/switches/port_admin.hpp"
 #include "rocehil/switches/snapshot.hpp"
 
 namespace rocehil::cli {
@@ -22,5 +23,9 @@ nlohmann::json snapshots_json(const std::vector<switches::SwitchSnapshot>& snaps
 // `rocehil switches lldp`: a row per neighbour.
 std::string render_lldp_text(const std::vector<switches::LldpView>& views);
 nlohmann::json lldp_json(const std::vector<switches::LldpView>& views);
+
+// `rocehil switches port`: the port's admin status as read back after the SET.
+std::string render_port_admin_text(const switches::PortAdminResult& result);
+nlohmann::json port_admin_json(const switches::PortAdminResult& result);
 
 }  // namespace rocehil::cli

@@ -38,11 +38,19 @@ switches:
     commands: {drain: "sudo config bgp shutdown all"}
   - {name: l2, role: leaf, address: 10.0.1.2}
   - {name: s1, role: spine, netns: ns-s1}
-  - {name: s2, role: spine, address: 10.0.1.9}
+  - {name: s2, role: spine, address: 10.0.1.9, snmp: {version: 2c, community_file: /c}}
+  # No file can be under /dev/null: a SET stops at reading the secrets, before anything is sent.
+  - name: s3
+    role: spine
+    address: 127.0.0.1
+    snmp: {version: 2c, community_file: /dev/null/c, write_community_file: /dev/null/w}
+  - {name: s4, role: spine, address: 10.0.1.11, snmp: {version: 3, user: u, writable: true}}
 links:
   - {name: h1-l1, a: h1:eth1, b: l1:Ethernet0}
   - {name: l2-s1, a: l2:swp9, b: s1:swp1}
   - {name: l2-s2, a: l2:swp10, b: s2:swp1}
+  - {name: l2-s3, a: l2:swp11, b: s3:swp1}
+  - {name: l2-s4, a: l2:swp12, b: s4:swp1}
 )";
 
 inventory::Inventory events_inventory() {
@@ -65,11 +73,16 @@ TEST(FabricEvents, WhatAnEventNamesMustBeInTheInventoryAndBeReachable) {
   EXPECT_EQ(event_problem(e, inv), "");
   e.link = "l2-s1";  // s1 is a testbed's namespace
   EXPECT_EQ(event_problem(e, inv), "");
-  e.link = "l2-s2";
+  e.link = "l2-s3";  // s3 has a v2c write community
+  EXPECT_EQ(event_problem(e, inv), "");
+  e.link = "l2-s4";  // s4's v3 user is writable
+  EXPECT_EQ(event_problem(e, inv), "");
+  e.link = "l2-s2";  // s2 is polled over SNMP, but may not write
   EXPECT_EQ(event_problem(e, inv),
             "neither end of link 'l2-s2' (l2 and s2) is a switch rocehil can take it down on; "
-            "give the switch link_down and link_up in f.yaml (docs/inventory.md, \"Commands and "
-            "link control\")");
+            "give the switch link_down and link_up, or an SNMP write credential (snmp: "
+            "write_community_file, or writable: true for version 3), in f.yaml (docs/inventory.md, "
+            "\"Commands and link control\")");
   e.link = "l9-s9";
   EXPECT_EQ(event_problem(e, inv), "link 'l9-s9' is not in f.yaml's links");
   suites::Event nic = event_of(A::nic_down);
@@ -155,6 +168,25 @@ TEST_F(Journaled, ALinkIsJournaledBeforeItGoesDownAndTheEntryClearedOnceItIsUp) 
   EXPECT_EQ(calls_, (std::vector<std::string>{"l2-s1 down (journaled: true)",
                                               "l2-s1 up (journaled: true)"}));
   EXPECT_TRUE(e.bring_up_all().empty());  // nothing is down
+}
+
+TEST_F(Journaled, ALinkTakenDownOverSnmpIsJournaledAsSuchBeforeTheSetIsTried) {
+  // No testbed: the link's switch end s3 has no link_down, but an SNMP write credential.
+  FabricEvents e(inv_, "small", std::nullopt, nullptr, "run-1", dir_.string());
+  try {
+    e.link("l2-s3", false);
+    FAIL() << "the write community file cannot be read, yet no error";
+  } catch (const Error& err) {
+    // The SET path was taken: it reads the write secret first, and says which it lacks.
+    EXPECT_NE(std::string(err.what()).find("switch 's3': snmp write_community_file /dev/null/w"),
+              std::string::npos)
+        << err.what();
+  }
+  const auto j = settings::load(journal());
+  ASSERT_TRUE(j.has_value());
+  ASSERT_EQ(j->entries.size(), 1u);
+  EXPECT_EQ(j->entries[0].netdev, "l2-s3");
+  EXPECT_EQ(j->entries[0].where, "SNMP SET ifAdminStatus on s3 swp1");
 }
 
 TEST_F(Journaled, WhatIsStillDownAtTheEndComesUpNewestFirst) {

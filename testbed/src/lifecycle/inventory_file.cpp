@@ -112,6 +112,8 @@ std::string inventory_yaml(const Topology& t, const TestbedOptions& o, const Tes
     y << YAML::Key << "snmp" << YAML::Value << YAML::BeginMap;
     y << YAML::Key << "version" << YAML::Value << "2c";
     y << YAML::Key << "community_file" << YAML::Value << paths.snmp_community();
+    // Only for `rocehil switches port`: the testbed's link events use netns.
+    y << YAML::Key << "write_community_file" << YAML::Value << paths.snmp_write_community();
     y << YAML::EndMap << YAML::EndMap;
   }
   y << YAML::EndSeq;

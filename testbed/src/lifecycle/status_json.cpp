@@ -127,6 +127,7 @@ nlohmann::json up_json(const UpResult& up) {
   }
   const TestbedPaths& p = up.paths;
   const nlohmann::json snmp = {{"community_file", p.snmp_community()},
+                               {"write_community_file", p.snmp_write_community()},
                                {"v3",
                                 {{"user_file", p.snmp_v3_user()},
                                  {"auth", "sha"},

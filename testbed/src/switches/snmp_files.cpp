@@ -18,6 +18,9 @@ std::string snmpd_conf(const Namespace& ns, const Topology& t, const TestbedPath
       "# Only from inside the namespace, only the agent's cache settings: `up` turns the\n"
       "# interface table's cache off, so every request reads the kernel's counters.\n"
       "rwcommunity {community}-cache 127.0.0.1 {cache_table}\n"
+      "# IF-MIB ifAdminStatus and nothing else, from the management network: `rocehil switches\n"
+      "# port` takes a port down or up as on a switch that has no link_down command.\n"
+      "rwcommunity {write_community} {mgmt_prefix} {admin_status}\n"
       "createUser {user} SHA \"{auth}\" AES \"{priv}\"\n"
       "rouser {user} priv\n"
       "# lldpd registers LLDP-MIB here.\n"
@@ -30,7 +33,9 @@ std::string snmpd_conf(const Namespace& ns, const Topology& t, const TestbedPath
       fmt::arg("community", secrets.community), fmt::arg("mgmt_prefix", t.mgmt_prefix),
       fmt::arg("cache_table", format_oid(ns_cache_timeout_oid)), fmt::arg("user", secrets.v3_user),
       fmt::arg("auth", secrets.v3_auth_key), fmt::arg("priv", secrets.v3_priv_key),
-      fmt::arg("agentx", paths.agentx_socket(ns)));
+      fmt::arg("agentx", paths.agentx_socket(ns)),
+      fmt::arg("write_community", secrets.write_community),
+      fmt::arg("admin_status", format_oid(if_admin_status_oid)));
   for (auto mib : {CounterMib::pfc, CounterMib::qos})
     out += fmt::format("pass_persist {} {} testbed snmp-counters --netns {} --mib {}\n",
                        format_oid(mib_root(mib)), rocehil, ns.netns, to_string(mib));

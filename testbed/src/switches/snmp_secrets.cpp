@@ -56,7 +56,8 @@ std::string ensure(const std::string& path, const std::string& fresh, std::size_
 SnmpSecrets ensure_snmp_secrets(const TestbedPaths& paths) {
   return {ensure(paths.snmp_community(), random_word()), ensure(paths.snmp_v3_user(), "rocehil"),
           ensure(paths.snmp_v3_auth_key(), random_word(), 8),
-          ensure(paths.snmp_v3_priv_key(), random_word(), 8)};
+          ensure(paths.snmp_v3_priv_key(), random_word(), 8),
+          ensure(paths.snmp_write_community(), random_word())};
 }
 
 std::string read_snmp_community(const TestbedPaths& paths) {

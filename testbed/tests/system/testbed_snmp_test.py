@@ -257,6 +257,39 @@ class Switches(unittest.TestCase):
             expected |= {(f"{self.id}-{s}", s, f"{self.id}-{leaf}") for s in ("s1", "s2")}
             self.assertEqual(seen, expected, leaf)
 
+    def test_the_write_community_takes_a_port_down_and_up_and_writes_nothing_else(self):
+        # Named to run after the LLDP test: a port down makes lldpd forget its neighbour.
+        write_file = self.up["snmp"]["write_community_file"]
+        self.assertEqual(os.stat(write_file).st_mode & 0o777, 0o600)
+        with open(write_file) as f:
+            write = f.read().strip()
+        self.assertNotEqual(write, self.community)
+        inventory = os.path.join(self.dir, "inventory.yaml")
+        with open(inventory) as f:
+            l1 = next(s for s in yaml.safe_load(f)["switches"] if s["name"] == "l1")
+        self.assertEqual(l1["snmp"]["write_community_file"], write_file)
+        port, netns = f"{self.id}-s1", self.netns("l1")
+
+        def flags():
+            out = subprocess.run(["ip", "-n", netns, "-j", "link", "show", "dev", port],
+                                 capture_output=True, text=True, check=True).stdout
+            return json.loads(out)[0]["flags"]
+        try:
+            r = rocehil("switches", "port", "l1", port, "down", "-i", inventory, "--json")
+            self.assertNotIn("UP", flags())
+            self.assertEqual(json.loads(r.stdout)["if_index"], ifindex(netns, port))
+            rocehil("switches", "port", "l1", port, "up", "-i", inventory)
+            self.assertIn("UP", flags())
+        finally:
+            subprocess.run(["ip", "-n", netns, "link", "set", "dev", port, "up"])
+        # ifAdminStatus alone: sysName is not writable with it.
+        refused = self.snmp.run("snmpset", ["-v2c", "-c", write], self.address("l1"),
+                                SYS_NAME, "s", "renamed", timeout_s=1, retries=0)
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn("noAccess", refused.stderr)
+        self.assertEqual(self.snmp.walk(self.v2c, self.address("l1"), SYS_NAME).popitem()[1],
+                         "l1")
+
 
 class Lifecycle(unittest.TestCase):
     def test_down_stops_every_agent_and_handler(self):

@@ -21,6 +21,8 @@ import threading
 import time
 import unittest
 
+import yaml
+
 from testbed_fixture import testbed_down, testbed_up, wait_for
 
 ROCEHIL = None
@@ -216,6 +218,48 @@ class EventsTest(unittest.TestCase):
                       f"back: admin_state down -> up", err)
         self.assertTrue(link_up())
         self.assertIsNone(journal())
+
+    def test_a_switch_without_netns_or_link_down_takes_the_link_down_by_snmp_set(self):
+        # The testbed's inventory elsewhere (so no testbed is found beside it) and its switches
+        # without netns: what is left to take a link down is the snmp write community.
+        with open(TB["inventory"]) as f:
+            inv = yaml.safe_load(f)
+        for sw in inv["switches"]:
+            sw.pop("netns", None)
+            self.assertIn("write_community_file", sw["snmp"])
+        [link] = [l for l in inv["links"] if l["name"] == LINK]
+        switch, port = link["a"].split(":")
+        [(netns, _)] = [e for e in TB["ends"] if e[1] == port]
+        inventory = self.write_file("inventory.yaml", yaml.safe_dump(inv))
+        # Down for half a second only: the leaf's end alone goes down, and traffic hashed onto it
+        # for long ends the case (RC retries run out) before a later link_up would happen.
+        suite = self.write_file("flap.yaml", FLAP_SUITE.replace("at_s: 6,", "at_s: 2.5,"))
+        reports = os.path.join(self.work, "reports-snmp")
+        samples = []
+        stop = threading.Event()
+
+        def sample():
+            while not stop.is_set():
+                samples.append((time.time_ns(), admin_up(netns, port)))
+                time.sleep(0.05)
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        try:
+            r = subprocess.run([ROCEHIL, "run", suite, "-i", inventory, "--reports", reports],
+                               capture_output=True, text=True, timeout=300)
+        finally:
+            stop.set()
+            sampler.join()
+        self.assertIn(r.returncode, (0, 1, 3), r.stdout + r.stderr)
+        fabric = self.run_json(reports)["cases"][0]["attempts"][0]["raw"]["fabric_events"]
+        down, up = fabric["events"]
+        self.assertTrue(down.get("ok") and up.get("ok"), fabric)
+        self.assertEqual(down["did"], f"{switch}: SNMP SET ifAdminStatus {port} down")
+        self.assertEqual(up["did"], f"{switch}: SNMP SET ifAdminStatus {port} up")
+        # The kernel read the port down between the events, as rocehil read it back.
+        inside = [s for s in samples if down["ended_ns"] < s[0] < up["started_ns"]]
+        self.assertTrue(inside and all(s[1] is False for s in inside), samples[:3])
+        self.assertTrue(admin_up(netns, port))
 
 
 if __name__ == "__main__":

@@ -21,10 +21,11 @@ std::string names_of(const std::vector<inventory::NamedCommand>& commands) {
   return out.empty() ? "none" : out;
 }
 
-// A switch at one end of a link that can take it down: a testbed's namespace, or one with the
-// commands to.
+// A switch at one end of a link that can take it down: a testbed's namespace, one with the
+// commands to, or one that lets rocehil SET ifAdminStatus over SNMP.
 bool can_take_down(const inventory::Switch* s) {
-  return s != nullptr && (!s->netns.empty() || !s->link_down.empty());
+  return s != nullptr &&
+         (!s->netns.empty() || !s->link_down.empty() || (s->snmp && s->snmp->can_write()));
 }
 
 }  // namespace
@@ -42,7 +43,8 @@ std::string event_problem(const suites::Event& e, const inventory::Inventory& in
           !can_take_down(inventory.find_switch(link->b.node)))
         return fmt::format(
             "neither end of link '{}' ({} and {}) is a switch rocehil can take it "
-            "down on; give the switch link_down and link_up in {} "
+            "down on; give the switch link_down and link_up, or an SNMP write credential "
+            "(snmp: write_community_file, or writable: true for version 3), in {} "
             "(docs/inventory.md, \"Commands and link control\")",
             e.link, link->a.node, link->b.node, inventory.file);
       return {};

@@ -11,6 +11,7 @@
 #include "rocehil/remote/run_command.hpp"
 #include "rocehil/reports/run_directory.hpp"
 #include "rocehil/settings/journal.hpp"
+#include "rocehil/switches/port_admin.hpp"
 
 namespace rocehil::run {
 
@@ -116,6 +117,23 @@ std::string FabricEvents::run_on_switch(const inventory::Switch& s, const std::s
   return r.out;
 }
 
+std::string FabricEvents::way_of(const std::string& name) const {
+  if (links_ && links_->set_link) return links_->name;
+  // The end take() will use, in its order; a link it cannot take fails there, not here.
+  for (const inventory::Link& l : inventory_.links) {
+    if (l.name != name) continue;
+    for (const inventory::LinkEnd* end : {&l.a, &l.b}) {
+      const inventory::Switch* s = inventory_.find_switch(end->node);
+      if (s == nullptr) continue;
+      if (!s->netns.empty()) return "ip -n " + s->netns;
+      if (!s->link_down.empty()) return "link_down";
+      if (s->snmp && s->snmp->can_write())
+        return fmt::format("SNMP SET ifAdminStatus on {} {}", s->name, end->port);
+    }
+  }
+  return "link_down";
+}
+
 std::string FabricEvents::take(const std::string& kind, const std::string& name, bool up) {
   const char* state = up ? "up" : "down";
   if (kind == link_kind) {
@@ -140,14 +158,21 @@ std::string FabricEvents::take(const std::string& kind, const std::string& name,
         return fmt::format("ip -n {} link set dev {} {}", s->netns, end->port, state);
       }
       const std::string& text = up ? s->link_up : s->link_down;
-      if (text.empty()) continue;
-      const std::string line = port_command(text, end->port);
-      run_on_switch(*s, line, fmt::format("link_{} of {}", state, end->port));
-      return fmt::format("{}: {}", s->name, line);
+      if (!text.empty()) {
+        const std::string line = port_command(text, end->port);
+        run_on_switch(*s, line, fmt::format("link_{} of {}", state, end->port));
+        return fmt::format("{}: {}", s->name, line);
+      }
+      if (s->snmp && s->snmp->can_write()) {
+        // Read back before it returns: the event's time is when the port is down.
+        switches::set_port_admin_status(
+            *s, end->port, up ? switches::AdminStatus::up : switches::AdminStatus::down);
+        return fmt::format("{}: SNMP SET ifAdminStatus {} {}", s->name, end->port, state);
+      }
     }
     throw input_error(
         fmt::format("link '{}': neither end is a switch rocehil can take it {} on "
-                    "(give the switch link_down and link_up in {})",
+                    "(give the switch link_down and link_up, or an SNMP write credential, in {})",
                     name, state, inventory_.file));
   }
   const inventory::Host& h = find_host(inventory_, name);
@@ -204,7 +229,7 @@ std::string FabricEvents::link(const std::string& link, bool up) {
     return did;
   }
   // Journaled before: a controller killed while (or after) it goes down leaves the way back.
-  journal_down(kind, link, links_ && links_->set_link ? links_->name : "link_down");
+  journal_down(kind, link, way_of(link));
   down_.emplace_back(kind, link);
   return take(kind, link, false);
 }

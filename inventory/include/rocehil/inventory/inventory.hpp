@@ -88,6 +88,10 @@ struct SnmpSettings {
   Version version = Version::v2c;
   std::string community_file;  // v2c: one of these two
   std::string community_env;
+  // v2c: where the write community is read (at most one of these two), for SET of IF-MIB
+  // ifAdminStatus (a link event on a switch without link_down, `rocehil switches port`).
+  std::string write_community_file;
+  std::string write_community_env;
   std::string user;  // v3: the USM user
   std::string auth;  // v3: "", md5, sha, sha224, sha256, sha384, sha512 ("" = noAuthNoPriv)
   std::string auth_key_file, auth_key_env;
@@ -99,7 +103,15 @@ struct SnmpSettings {
   // How long after traffic the switch's counters show it: its counter polling interval plus its
   // agent's cache (SONiC polls port counters every 1 s). The after-case poll waits this long.
   int counter_refresh_ms = 0;
+  // v3: the user (with its keys) may also SET ifAdminStatus; v3 has no separate write secret.
+  bool writable = false;
   SourceLocation where;
+
+  // Whether rocehil may SET on this switch: a v2c write community is named, or v3 `writable`.
+  bool can_write() const {
+    return version == Version::v2c ? !write_community_file.empty() || !write_community_env.empty()
+                                   : writable;
+  }
 };
 std::string_view to_string(SnmpSettings::Version v);
 

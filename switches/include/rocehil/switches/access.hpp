@@ -27,4 +27,12 @@ SnmpCredentials read_credentials(const std::string& switch_name,
                                  const inventory::SnmpSettings& settings,
                                  const EnvLookup& env = process_environment());
 
+// The credentials for a SET: v2c's write community (write_community_file / _env) in `community`,
+// or v3's own user and keys where the settings say `writable`. Read only when a SET is made, so
+// polling never needs the write secret. Throws rocehil::Error (bad input) naming the switch when
+// the settings give no write credential or its secret cannot be read.
+SnmpCredentials read_write_credentials(const std::string& switch_name,
+                                       const inventory::SnmpSettings& settings,
+                                       const EnvLookup& env = process_environment());
+
 }  // namespace rocehil::switches

@@ -26,6 +26,8 @@ inline const Oid sys_uptime{1, 3, 6, 1, 2, 1, 1, 3};
 inline const Oid sys_name{1, 3, 6, 1, 2, 1, 1, 5};
 // IF-MIB ifTable (RFC 2863), indexed by ifIndex: 32-bit counters.
 inline const Oid if_descr{1, 3, 6, 1, 2, 1, 2, 2, 1, 2};
+// ifAdminStatus: up(1), down(2), testing(3); the one column rocehil ever SETs.
+inline const Oid if_admin_status{1, 3, 6, 1, 2, 1, 2, 2, 1, 7};
 inline const Oid if_in_discards{1, 3, 6, 1, 2, 1, 2, 2, 1, 13};
 inline const Oid if_in_errors{1, 3, 6, 1, 2, 1, 2, 2, 1, 14};
 inline const Oid if_out_discards{1, 3, 6, 1, 2, 1, 2, 2, 1, 19};

@@ -60,6 +60,7 @@ struct TestbedPaths {
   // secrets are generated at the first `up` and kept across down/up, like the ssh keys.
   std::string snmp_dir() const { return dir + "/snmp"; }
   std::string snmp_community() const { return snmp_dir() + "/community"; }
+  std::string snmp_write_community() const { return snmp_dir() + "/write_community"; }
   std::string snmp_v3_user() const { return snmp_dir() + "/v3_user"; }
   std::string snmp_v3_auth_key() const { return snmp_dir() + "/v3_auth_key"; }
   std::string snmp_v3_priv_key() const { return snmp_dir() + "/v3_priv_key"; }

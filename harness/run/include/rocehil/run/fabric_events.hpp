@@ -7,9 +7,11 @@
 // the next run find it (restore_left) and bring what it lists up, as they put settings back.
 //
 // On a testbed a link is taken down at both ends in its namespaces (FabricLinkAccess::set_link);
-// elsewhere by the switch's own link_down/link_up over ssh (docs/inventory.md). A NIC is its
-// host's netdevs, `ip link set dev NETDEV down|up` as root over the host's launcher (ssh): no
-// agent and no protocol change, and the host's agent may be busy with the case's traffic.
+// elsewhere at the first switch end that can: its namespace (`ip -n`), its own link_down/link_up
+// over ssh, or, where it has neither and its snmp settings give a write credential, an SNMP SET
+// of IF-MIB ifAdminStatus on the port, read back (switches/port_admin.hpp; docs/inventory.md). A
+// NIC is its host's netdevs, `ip link set dev NETDEV down|up` as root over the host's launcher
+// (ssh): no agent and no protocol change, and the host's agent may be busy with the case's traffic.
 
 #include <optional>
 #include <string>
@@ -53,6 +55,9 @@ class FabricEvents final : public FabricActions {
   const std::string& journal_path() const noexcept { return journal_; }
 
  private:
+  // How a link goes down, for its journal entry: the testbed, "ip -n NS", "link_down" or the
+  // SNMP SET.
+  std::string way_of(const std::string& link) const;
   // Takes `name` (a link, or a host's NICs) up or down; returns what it ran.
   std::string take(const std::string& kind, const std::string& name, bool up);
   void journal_down(const std::string& kind, const std::string& name, const std::string& where);
