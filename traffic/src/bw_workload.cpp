@@ -247,6 +247,9 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
                                   ? std::max(last_counted, run_until)
                                   : last_counted;
   result.seconds = std::chrono::duration<double>(measured_until - measure_from).count();
+  // The last span counted runs to the turn that saw the time was up, a little past the window.
+  result.pacer_held_ns = std::min<std::uint64_t>(
+      result.pacer_held_ns, static_cast<std::uint64_t>(std::max(result.seconds, 0.0) * 1e9));
   for (std::size_t c = 0; c < connections.size(); ++c) {
     QpBwResult q;
     q.qpn = connections[c].qp->qpn();
