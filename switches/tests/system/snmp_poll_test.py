@@ -7,7 +7,6 @@ Usage: python3 snmp_poll_test.py PATH/TO/rocehil   (as root)
 """
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -15,6 +14,8 @@ import tempfile
 import threading
 import time
 import unittest
+
+import snmpd_agent
 
 ROCEHIL = None
 NS = f"rhsnmp{os.getpid()}"
@@ -127,36 +128,16 @@ def setUpModule():
     write("auth", AUTH_KEY + "\n")
     write("wrong_auth", "not-the-auth-key\n")
     write("priv", PRIV_KEY + "\n")
-    persistent = os.path.join(DIR, "persistent")
-    os.makedirs(persistent)
     conf = write("snmpd.conf", f"""agentaddress udp:127.0.0.1:{PORTS['snmpd']}
 rocommunity {COMMUNITY} 127.0.0.1
 createUser rocehil SHA "{AUTH_KEY}" AES "{PRIV_KEY}"
 rouser rocehil priv
 """)
-    env = dict(os.environ, MIBS="", SNMP_PERSISTENT_DIR=persistent)
-    subprocess.run(["ip", "netns", "exec", NS, "snmpd", "-C", "-c", conf, "-p",
-                    os.path.join(DIR, "snmpd.pid"), "-Lf", os.path.join(DIR, "snmpd.log"),
-                    "-u", "root"], check=True, env=env)
-    # The relays listen inside the namespace too: start them from a child that entered it.
-    deadline = time.monotonic() + 10
-    while ns("snmpget", "-v2c", "-c", COMMUNITY, "-On", f"127.0.0.1:{PORTS['snmpd']}",
-             "1.3.6.1.2.1.1.5.0").returncode != 0:
-        if time.monotonic() > deadline:
-            raise RuntimeError("snmpd did not answer; see " + os.path.join(DIR, "snmpd.log"))
-        time.sleep(0.1)
+    snmpd_agent.start(NS, DIR, conf, PORTS['snmpd'], COMMUNITY)
 
 
 def tearDownModule():
-    pid_file = os.path.join(DIR, "snmpd.pid")
-    if os.path.exists(pid_file):
-        with open(pid_file) as f:
-            try:
-                os.kill(int(f.read().strip()), 15)
-            except (ValueError, ProcessLookupError):
-                pass
-    subprocess.run(["ip", "netns", "del", NS])
-    shutil.rmtree(DIR, ignore_errors=True)
+    snmpd_agent.stop(NS, DIR)
 
 
 def send_frames(count, size):

@@ -7,12 +7,12 @@ Usage: python3 snmp_port_test.py PATH/TO/rocehil   (as root)
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
+
+import snmpd_agent
 
 ROCEHIL = None
 NS = f"rhsnmpset{os.getpid()}"
@@ -86,8 +86,6 @@ def setUpModule():
     write("not_known", "no-agent-knows-this\n")
     write("auth", AUTH_KEY + "\n")
     write("priv", PRIV_KEY + "\n")
-    persistent = os.path.join(DIR, "persistent")
-    os.makedirs(persistent)
     # As the testbed writes it: the write community may SET ifAdminStatus and nothing else.
     conf = write("snmpd.conf", f"""agentaddress udp:127.0.0.1:{PORT}
 rocommunity {READ} 127.0.0.1
@@ -101,28 +99,11 @@ view writerAll included .1
 view writerAdminStatus included {ADMIN_STATUS}
 access writerGroup "" usm priv exact writerAll writerAdminStatus none
 """)
-    env = dict(os.environ, MIBS="", SNMP_PERSISTENT_DIR=persistent)
-    subprocess.run(["ip", "netns", "exec", NS, "snmpd", "-C", "-c", conf, "-p",
-                    os.path.join(DIR, "snmpd.pid"), "-Lf", os.path.join(DIR, "snmpd.log"),
-                    "-u", "root"], check=True, env=env)
-    deadline = time.monotonic() + 10
-    while ns("snmpget", "-v2c", "-c", READ, "-On", f"127.0.0.1:{PORT}",
-             "1.3.6.1.2.1.1.5.0").returncode != 0:
-        if time.monotonic() > deadline:
-            raise RuntimeError("snmpd did not answer; see " + os.path.join(DIR, "snmpd.log"))
-        time.sleep(0.1)
+    snmpd_agent.start(NS, DIR, conf, PORT, READ)
 
 
 def tearDownModule():
-    pid_file = os.path.join(DIR, "snmpd.pid")
-    if os.path.exists(pid_file):
-        with open(pid_file) as f:
-            try:
-                os.kill(int(f.read().strip()), 15)
-            except (ValueError, ProcessLookupError):
-                pass
-    subprocess.run(["ip", "netns", "del", NS])
-    shutil.rmtree(DIR, ignore_errors=True)
+    snmpd_agent.stop(NS, DIR)
 
 
 class Port(unittest.TestCase):

@@ -91,7 +91,7 @@ def journal():
 
 class Sampler:
     """The link's state and the leaf end's tx_bytes, read every 50 ms on its own thread, each
-    with the wall clock (ns) it was read at."""
+    with the wall clock (ns) before and after it was read: (began, up, tx_bytes, ended)."""
 
     def __init__(self):
         self.samples = []
@@ -102,7 +102,11 @@ class Sampler:
     def run(self):
         netns, iface = TB["ends"][0]
         while not self.stop.is_set():
-            self.samples.append((time.time_ns(), link_up(), tx_bytes(netns, iface)))
+            # The clock before and after the reads: `ip` takes milliseconds, and a read that
+            # began before an event may see its result.
+            began = time.time_ns()
+            state, sent = link_up(), tx_bytes(netns, iface)
+            self.samples.append((began, state, sent, time.time_ns()))
             time.sleep(0.05)
 
     def end(self):
@@ -166,13 +170,13 @@ class EventsTest(unittest.TestCase):
         # throughout, and both ends alike.
         read_down = [s for s in samples if s[1] is False]
         self.assertGreater(len(read_down), 10, "the link was never read down")
-        self.assertGreaterEqual(read_down[0][0], down["started_ns"])
+        self.assertGreaterEqual(read_down[0][3], down["started_ns"])
         self.assertLessEqual(read_down[-1][0], up["ended_ns"])
-        inside = [s for s in samples if down["ended_ns"] < s[0] < up["started_ns"]]
+        inside = [s for s in samples if down["ended_ns"] < s[0] and s[3] < up["started_ns"]]
         self.assertTrue(inside and all(s[1] is False for s in inside), inside[:3])
         # Nothing left the leaf's end of it while it was down; it carried traffic before.
         self.assertEqual(len({s[2] for s in inside}), 1, "tx_bytes moved while the link was down")
-        before = [s for s in samples if s[0] < down["started_ns"]]
+        before = [s for s in samples if s[3] < down["started_ns"]]
         self.assertGreater(before[-1][2], before[0][2])
         self.assertTrue(link_up())
         self.assertIsNone(journal())
@@ -240,7 +244,9 @@ class EventsTest(unittest.TestCase):
 
         def sample():
             while not stop.is_set():
-                samples.append((time.time_ns(), admin_up(netns, port)))
+                began = time.time_ns()
+                state = admin_up(netns, port)
+                samples.append((began, state, time.time_ns()))
                 time.sleep(0.05)
         sampler = threading.Thread(target=sample)
         sampler.start()
@@ -257,7 +263,7 @@ class EventsTest(unittest.TestCase):
         self.assertEqual(down["did"], f"{switch}: SNMP SET ifAdminStatus {port} down")
         self.assertEqual(up["did"], f"{switch}: SNMP SET ifAdminStatus {port} up")
         # The kernel read the port down between the events, as rocehil read it back.
-        inside = [s for s in samples if down["ended_ns"] < s[0] < up["started_ns"]]
+        inside = [s for s in samples if down["ended_ns"] < s[0] and s[2] < up["started_ns"]]
         self.assertTrue(inside and all(s[1] is False for s in inside), samples[:3])
         self.assertTrue(admin_up(netns, port))
 
