@@ -116,6 +116,7 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
   // time to this turn is time the pacer, not the sender, held the rate.
   bool held = false;
   std::uint64_t held_at_ns = 0;
+  double overflow_from = -1;  // the bucket's lost bits when the measured time began
   const bool serve_receives = config.serve_peer && consumes_receive(config.opcode);
   if (serve_receives && !config.receives_posted) post_receive_rings(connections, config);
 
@@ -139,6 +140,8 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
     const auto now_ns = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count());
     if (held && now >= measure_from) result.pacer_held_ns += now_ns - held_at_ns;
+    if (bucket.paced() && now >= measure_from && overflow_from < 0)
+      overflow_from = bucket.overflowed_bits();
     held = false;
     bool posted_any = false;
     if (posting) {
@@ -248,8 +251,12 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
                                   : last_counted;
   result.seconds = std::chrono::duration<double>(measured_until - measure_from).count();
   // The last span counted runs to the turn that saw the time was up, a little past the window.
-  result.pacer_held_ns = std::min<std::uint64_t>(
-      result.pacer_held_ns, static_cast<std::uint64_t>(std::max(result.seconds, 0.0) * 1e9));
+  const auto window_ns = static_cast<std::uint64_t>(std::max(result.seconds, 0.0) * 1e9);
+  result.pacer_held_ns = std::min(result.pacer_held_ns, window_ns);
+  if (bucket.paced() && overflow_from >= 0)
+    result.pacer_lost_ns = std::min(
+        window_ns, static_cast<std::uint64_t>((bucket.overflowed_bits() - overflow_from) /
+                                              config.rate_bps * 1e9));
   for (std::size_t c = 0; c < connections.size(); ++c) {
     QpBwResult q;
     q.qpn = connections[c].qp->qpn();

@@ -53,8 +53,13 @@ TEST(TokenBucket, AnIdleSenderGetsOneBurstNotTheTimeItWasIdle) {
   (void)saturate(bucket, 1e5, 0, 1'000'000);
   // Idle for ten seconds: ten messages of the burst at once, then nothing at that instant.
   int at_once = 0;
+  EXPECT_DOUBLE_EQ(bucket.overflowed_bits(), 0);  // a saturating sender loses nothing
   while (bucket.try_take(1e5, 11'000'000'000)) ++at_once;
   EXPECT_EQ(at_once, 10);
+  // The idle 10.999 s of rate, but for what refilled the burst, was lost to a full bucket. The
+  // saturated millisecond left 0 to 1e5 bits (less than a message) in it.
+  EXPECT_GE(bucket.overflowed_bits(), 10.999e9 - 1e6);
+  EXPECT_LE(bucket.overflowed_bits(), 10.999e9 - 1e6 + 1e5);
 }
 
 TEST(TokenBucket, AMessageLargerThanTheBurstLeavesWhenFullAndIsPaidFor) {

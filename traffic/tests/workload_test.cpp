@@ -148,9 +148,11 @@ TEST(BwWorkload, ThePacerCountsTheTimeItHeldTheSenderBack) {
   EXPECT_EQ(r.errors, 0u) << r.first_error;
   EXPECT_GT(r.pacer_held_ns, 0u);
   EXPECT_LE(static_cast<double>(r.pacer_held_ns) / 1e9, r.seconds);
+  EXPECT_LE(static_cast<double>(r.pacer_lost_ns) / 1e9, r.seconds);
   config.rate_bps = 0;
   r = run_pair(a, b, config);
   EXPECT_EQ(r.pacer_held_ns, 0u);
+  EXPECT_EQ(r.pacer_lost_ns, 0u);
 }
 
 TEST(BwWorkload, SendConsumesTheReceivesServePosts) {

@@ -363,8 +363,10 @@ void AgentSession::run_worker(StartRequest start) {
     if (setup_.role == Role::client) {
       const traffic::BwResult sent = traffic::run_bw_requester(*cq_, connections_, config, stop_);
       results.pacing = pacing_;
-      if (results.pacing && results.pacing->method == "engine")
+      if (results.pacing && results.pacing->method == "engine") {
         results.pacing->held_s = static_cast<double>(sent.pacer_held_ns) / 1e9;
+        results.pacing->lost_s = static_cast<double>(sent.pacer_lost_ns) / 1e9;
+      }
       add_bw(results, sent);
       publish(std::move(results), setup_.bidirectional);
       // The peer may still be sending to us; its packets need our poll to be answered.

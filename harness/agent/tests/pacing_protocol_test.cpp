@@ -108,6 +108,10 @@ TEST(AgentProtocolPacing, ResultsCarryHowTheRateWasHeld) {
             std::string::npos);
   EXPECT_NE(results_error(R"({"method":"engine","asked_bps":1e9,"held_s":-1})").find("held_s"),
             std::string::npos);
+  EXPECT_EQ(results_error(R"({"method":"engine","asked_bps":1e9,"lost_s":0.5})"), "");
+  EXPECT_NE(results_error(R"({"method":"nic","asked_bps":1e9,"per_qp_bps":1e9,"lost_s":1})")
+                .find("lost_s"),
+            std::string::npos);
   r.pacing->held_s = 0.25;
   const auto held = parse_reply(to_json_line(Reply{3, r}));
   ASSERT_EQ(held.error, "");

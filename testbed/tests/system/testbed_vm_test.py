@@ -245,13 +245,16 @@ class Guests(unittest.TestCase):
         self.assertGreaterEqual(sender["held_back_s"], 0)
         print(f"p2p_paced: asked {sender['asked_bps'] / 1e6:.0f} Mbit/s, reached "
               f"{sender['reached_bps'] / 1e6:.1f} ({ratio:.0%}), held back "
-              f"{sender['held_back_s']:.2f} s; {sender.get('why_not_held', 'held')}",
+              f"{sender['held_back_s']:.2f} s, lost to a full bucket "
+              f"{sender['lost_to_full_bucket_s']:.2f} s; {sender.get('why_not_held', 'held')}",
               file=sys.stderr)
 
     def check_max_qp(self, run):
         """The preflight's max_qp of each guest's rxe0 is what the guest's own ibv_devinfo -v says,
         and the run's largest case fit in it."""
         for host in run["inventory"]["preflight"]["hosts"]:
+            if not (host["facts"] or {}).get("rdma"):
+                continue  # the capture host: no RDMA device
             devinfo = self.ssh(host["name"], "ibv_devinfo -v -d rxe0")
             max_qp = int(re.search(r"^\s*max_qp:\s*(\d+)$", devinfo, re.M).group(1))
             rxe0 = next(d for d in host["facts"]["rdma"] if d["name"] == "rxe0")

@@ -30,6 +30,10 @@ class TokenBucket {
 
   bool paced() const noexcept { return bits_per_ns_ > 0; }
 
+  // The rate's bits that found the bucket full and were lost, since the first use: what a sender
+  // that was away (asleep past its wake-up, or its queues full) could not send later.
+  double overflowed_bits() const noexcept { return overflowed_bits_; }
+
   // Takes `bits` at `now_ns` if the bucket allows them; returns whether it did.
   bool try_take(double bits, std::uint64_t now_ns) noexcept {
     if (!paced()) return true;
@@ -62,14 +66,16 @@ class TokenBucket {
       return;
     }
     if (now_ns <= last_ns_) return;  // a clock that did not move (or stepped back) adds nothing
-    tokens_ =
-        std::min(burst_bits_, tokens_ + static_cast<double>(now_ns - last_ns_) * bits_per_ns_);
+    const double filled = tokens_ + static_cast<double>(now_ns - last_ns_) * bits_per_ns_;
+    overflowed_bits_ += std::max(0.0, filled - std::max(tokens_, burst_bits_));
+    tokens_ = std::min(burst_bits_, filled);
     last_ns_ = now_ns;
   }
 
   double bits_per_ns_ = 0;
   double burst_bits_ = 0;
   double tokens_ = 0;
+  double overflowed_bits_ = 0;
   std::uint64_t last_ns_ = 0;
   bool started_ = false;
 };

@@ -87,6 +87,10 @@ struct BwResult {
   // its queues had room. Near 0 with a rate short of the one asked means the sender (its CPU, NIC
   // or path) was the limit, not the pacer. 0 unpaced.
   std::uint64_t pacer_held_ns = 0;
+  // Paced by the engine: the measured time's worth of rate that found its bucket full and was
+  // lost while the sender was away (asleep past its wake-up, or its queues full): a sender that
+  // falls short with much of it lost was slow to come back, not held back. 0 unpaced.
+  std::uint64_t pacer_lost_ns = 0;
 };
 
 // Counts a failed completion among a run's errors and keeps it as the first error when it is

@@ -429,6 +429,9 @@ struct PacingReport {
   // engine: the measured seconds its token bucket held back a sender whose queues had room
   // (traffic::BwResult::pacer_held_ns); absent for the NIC's limiter, which does not say.
   std::optional<double> held_s{};
+  // engine: the measured seconds' worth of rate its bucket lost, full, while the sender was away
+  // (traffic::BwResult::pacer_lost_ns); absent for the NIC's limiter.
+  std::optional<double> lost_s{};
 };
 
 struct ResultsEvent {
