@@ -117,6 +117,7 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
   bool held = false;
   std::uint64_t held_at_ns = 0;
   double overflow_from = -1;  // the bucket's lost bits when the measured time began
+  std::uint64_t last_turn_ns = 0;
   const bool serve_receives = config.serve_peer && consumes_receive(config.opcode);
   if (serve_receives && !config.receives_posted) post_receive_rings(connections, config);
 
@@ -139,6 +140,9 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
     if (!any_alive) posting = false;
     const auto now_ns = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count());
+    if (bucket.paced() && last_turn_ns != 0)
+      bucket.widen_burst(burst_for_gap(config.rate_bps, now_ns - last_turn_ns));
+    last_turn_ns = now_ns;
     if (held && now >= measure_from) result.pacer_held_ns += now_ns - held_at_ns;
     if (bucket.paced() && now >= measure_from && overflow_from < 0)
       overflow_from = bucket.overflowed_bits();
@@ -253,10 +257,11 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
   // The last span counted runs to the turn that saw the time was up, a little past the window.
   const auto window_ns = static_cast<std::uint64_t>(std::max(result.seconds, 0.0) * 1e9);
   result.pacer_held_ns = std::min(result.pacer_held_ns, window_ns);
+  result.pacer_burst_bits = bucket.burst_bits();
   if (bucket.paced() && overflow_from >= 0)
-    result.pacer_lost_ns = std::min(
-        window_ns, static_cast<std::uint64_t>((bucket.overflowed_bits() - overflow_from) /
-                                              config.rate_bps * 1e9));
+    result.pacer_lost_ns =
+        std::min(window_ns, static_cast<std::uint64_t>((bucket.overflowed_bits() - overflow_from) /
+                                                       config.rate_bps * 1e9));
   for (std::size_t c = 0; c < connections.size(); ++c) {
     QpBwResult q;
     q.qpn = connections[c].qp->qpn();

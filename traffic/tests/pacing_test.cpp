@@ -103,6 +103,35 @@ TEST(TokenBucket, AClockThatStepsBackAddsNothing) {
   EXPECT_TRUE(bucket.try_take(8000, 6'000'001));
 }
 
+// A sender woken 8 ms late at 150 Mbit/s: a 5 ms burst throws away 3 ms of rate each time; a
+// burst widened to twice the gap keeps it all.
+TEST(TokenBucket, ABurstWidenedForLateWakeUpsLosesNothingToThem) {
+  const double rate = 150e6, bits = 8.0 * 16384;
+  for (const bool widen : {false, true}) {
+    TokenBucket bucket(rate, pacing_burst_bits(rate, 16384));
+    double taken = 0;
+    std::uint64_t last = 0;
+    for (std::uint64_t now = 0; now <= 1'000'000'000; now += 8'000'000) {  // a turn every 8 ms
+      if (widen && now > 0) bucket.widen_burst(burst_for_gap(rate, now - last));
+      last = now;
+      while (bucket.try_take(bits, now)) taken += bits;
+    }
+    if (widen) {
+      EXPECT_DOUBLE_EQ(bucket.burst_bits(), 2 * 8e-3 * rate);
+      EXPECT_GE(taken, rate - bits);  // the second's rate, give or take a message
+      EXPECT_LE(taken, rate + bucket.burst_bits());
+    } else {
+      EXPECT_LT(taken, 0.7 * rate);  // 5 of every 8 ms
+      EXPECT_GT(bucket.overflowed_bits(), 0.3 * rate);
+    }
+  }
+  // Widening is capped at 50 ms of the rate, and never narrows.
+  EXPECT_DOUBLE_EQ(burst_for_gap(1e9, 1'000'000'000), 50e-3 * 1e9);
+  TokenBucket b(1e9, 1e7);
+  b.widen_burst(1e6);
+  EXPECT_EQ(b.burst_bits(), 1e7);
+}
+
 TEST(PacingMethod, NamesRoundTrip) {
   for (const auto m : {PacingMethod::nic, PacingMethod::engine, PacingMethod::perftest})
     EXPECT_EQ(pacing_method_named(to_string(m)), m);

@@ -366,6 +366,8 @@ void AgentSession::run_worker(StartRequest start) {
       if (results.pacing && results.pacing->method == "engine") {
         results.pacing->held_s = static_cast<double>(sent.pacer_held_ns) / 1e9;
         results.pacing->lost_s = static_cast<double>(sent.pacer_lost_ns) / 1e9;
+        if (results.pacing->asked_bps > 0)
+          results.pacing->burst_s = sent.pacer_burst_bits / results.pacing->asked_bps;
       }
       add_bw(results, sent);
       publish(std::move(results), setup_.bidirectional);

@@ -154,8 +154,8 @@ TEST(CasePacing, ARateShortOfTheAskedOneSaysWhetherThePacerOrTheSenderHeldIt) {
   // too late (an emulated guest whose sleeps overshoot the 5 ms burst).
   r.pacing->held_s = 3.5;
   r.pacing->lost_s = 1.2;
-  s = case_traffic::pacing_json(suite.tests[0].settings, "h1", inv.hosts[1].nics[0], r)
-          ["senders"][0];
+  s = case_traffic::pacing_json(suite.tests[0].settings, "h1", inv.hosts[1].nics[0],
+                                r)["senders"][0];
   EXPECT_EQ(s["lost_to_full_bucket_s"], 1.2);
   EXPECT_EQ(s["why_not_held"],
             "reached 40% of the rate asked: 1.20 s of its 4.0 s worth of tokens overflowed the "
@@ -163,8 +163,8 @@ TEST(CasePacing, ARateShortOfTheAskedOneSaysWhetherThePacerOrTheSenderHeldIt) {
             "queues full): the sender came back too late, not the pacer held it; the results' "
             "cpu says how late its threads woke");
   r.pacing->lost_s = 0.1;  // a shortfall of 60% (2.4 s) not explained by 0.1 s lost
-  s = case_traffic::pacing_json(suite.tests[0].settings, "h1", inv.hosts[1].nics[0], r)
-          ["senders"][0];
+  s = case_traffic::pacing_json(suite.tests[0].settings, "h1", inv.hosts[1].nics[0],
+                                r)["senders"][0];
   EXPECT_NE(s["why_not_held"].get<std::string>().find("completions came slower"),
             std::string::npos);
   // Above the rate: the pacer let more through.

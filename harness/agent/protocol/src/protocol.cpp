@@ -780,13 +780,15 @@ struct Describe<PacingReport> {
             "nic_refused", at<&S::nic_refused>, Text{},
             [](const S& r) { return !r.nic_refused.empty(); }, Presence::extra),
         field("held_s", at<&S::held_s>, Number{0, false, 1e9}, Presence::extra),
-        field("lost_s", at<&S::lost_s>, Number{0, false, 1e9}, Presence::extra)};
+        field("lost_s", at<&S::lost_s>, Number{0, false, 1e9}, Presence::extra),
+        field("burst_s", at<&S::burst_s>, Number{0, false, 1e9}, Presence::extra)};
     return f;
   }
   static void check(const Object&, S& r) {
-    if ((r.held_s || r.lost_s) && r.method != "engine")
-      reject("results: pacing: 'held_s' and 'lost_s' are the engine's token bucket's, not the "
-             "NIC's");
+    if ((r.held_s || r.lost_s || r.burst_s) && r.method != "engine")
+      reject(
+          "results: pacing: 'held_s', 'lost_s' and 'burst_s' are the engine's token "
+          "bucket's, not the NIC's");
     if ((r.method == "nic") != (r.per_qp_bps > 0))
       reject("results: pacing: 'per_qp_bps' goes with method \"nic\", and only with it");
     if (r.method == "nic" && !r.nic_refused.empty())

@@ -41,12 +41,13 @@ void judge_reached(nlohmann::json& s, const std::optional<agent::PacingReport>& 
              *pacing->lost_s / seconds >= (1 - ratio) / 2) {
     // At least half the shortfall is rate the bucket had to throw away: the sender was not
     // there to take its tokens within the burst (5 ms at the rate).
-    why = fmt::format("reached {:.0f}% of the rate asked: {:.2f} s of its {:.1f} s worth of "
-                      "tokens overflowed the token bucket's burst while the sender was away "
-                      "(asleep past its wake-up, or its queues full): the sender came back too "
-                      "late, not the pacer held it; the results' cpu says how late its threads "
-                      "woke",
-                      ratio * 100, *pacing->lost_s, seconds);
+    why = fmt::format(
+        "reached {:.0f}% of the rate asked: {:.2f} s of its {:.1f} s worth of "
+        "tokens overflowed the token bucket's burst while the sender was away "
+        "(asleep past its wake-up, or its queues full): the sender came back too "
+        "late, not the pacer held it; the results' cpu says how late its threads "
+        "woke",
+        ratio * 100, *pacing->lost_s, seconds);
   } else if (method == "engine" && pacing && pacing->held_s && seconds > 0) {
     const double held_share = *pacing->held_s / seconds;
     why = held_share < held_within
@@ -113,6 +114,7 @@ nlohmann::json pacing_json(const suites::TestSettings& settings, const std::stri
     if (!results.pacing->nic_refused.empty()) s["nic_refused"] = results.pacing->nic_refused;
     if (results.pacing->held_s) s["held_back_s"] = *results.pacing->held_s;
     if (results.pacing->lost_s) s["lost_to_full_bucket_s"] = *results.pacing->lost_s;
+    if (results.pacing->burst_s) s["burst_s"] = *results.pacing->burst_s;
   }
   // A rate that was not measured is absent, never 0.
   if (results.seconds > 0)

@@ -91,6 +91,9 @@ struct BwResult {
   // lost while the sender was away (asleep past its wake-up, or its queues full): a sender that
   // falls short with much of it lost was slow to come back, not held back. 0 unpaced.
   std::uint64_t pacer_lost_ns = 0;
+  // Paced by the engine: the burst its bucket ended with (widened for a host that woke the sender
+  // late: burst_for_gap). 0 unpaced.
+  double pacer_burst_bits = 0;
 };
 
 // Counts a failed completion among a run's errors and keeps it as the first error when it is

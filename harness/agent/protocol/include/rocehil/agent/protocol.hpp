@@ -432,6 +432,9 @@ struct PacingReport {
   // engine: the measured seconds' worth of rate its bucket lost, full, while the sender was away
   // (traffic::BwResult::pacer_lost_ns); absent for the NIC's limiter.
   std::optional<double> lost_s{};
+  // engine: the seconds of rate its bucket's burst held at the end (5 ms, or wider for a host
+  // that woke the sender late: traffic::burst_for_gap); absent for the NIC's limiter.
+  std::optional<double> burst_s{};
 };
 
 struct ResultsEvent {
