@@ -37,10 +37,19 @@ void judge_reached(nlohmann::json& s, const std::optional<agent::PacingReport>& 
                       method == "nic"      ? "NIC's limiter"
                       : method == "engine" ? "token bucket"
                                            : method);
+  } else if (method == "engine" && pacing && pacing->held_s && seconds > 0 &&
+             *pacing->held_s / seconds < held_within) {
+    // Hardly ever held back with room to post: whatever the bucket lost meanwhile, the sender's
+    // queues were full or it was slow; the pacer was not the limit.
+    why = fmt::format(
+        "reached {:.0f}% of the rate asked while the token bucket held it back "
+        "only {:.1f}% of its {:.1f} s: the sender itself (its CPU, NIC or path) "
+        "went no faster; an unpaced run of the test shows its ceiling",
+        ratio * 100, *pacing->held_s / seconds * 100, seconds);
   } else if (method == "engine" && pacing && pacing->lost_s && seconds > 0 &&
              *pacing->lost_s / seconds >= (1 - ratio) / 2) {
-    // At least half the shortfall is rate the bucket had to throw away: the sender was not
-    // there to take its tokens within the burst (5 ms at the rate).
+    // Held back, and at least half the shortfall is rate the bucket threw away full: the sender
+    // was not there to take its tokens within the burst.
     why = fmt::format(
         "reached {:.0f}% of the rate asked: {:.2f} s of its {:.1f} s worth of "
         "tokens overflowed the token bucket's burst while the sender was away "
@@ -49,18 +58,11 @@ void judge_reached(nlohmann::json& s, const std::optional<agent::PacingReport>& 
         "woke",
         ratio * 100, *pacing->lost_s, seconds);
   } else if (method == "engine" && pacing && pacing->held_s && seconds > 0) {
-    const double held_share = *pacing->held_s / seconds;
-    why = held_share < held_within
-              ? fmt::format(
-                    "reached {:.0f}% of the rate asked while the token bucket held it back "
-                    "only {:.1f}% of its {:.1f} s: the sender itself (its CPU, NIC or "
-                    "path) went no faster; an unpaced run of the test shows its ceiling",
-                    ratio * 100, held_share * 100, seconds)
-              : fmt::format(
-                    "reached {:.0f}% of the rate asked although the token bucket held it "
-                    "back {:.1f}% of its {:.1f} s: its completions came slower than the "
-                    "rate (a peer or a path that did not keep up between bursts)",
-                    ratio * 100, held_share * 100, seconds);
+    why = fmt::format(
+        "reached {:.0f}% of the rate asked although the token bucket held it back "
+        "{:.1f}% of its {:.1f} s: its completions came slower than the rate (a "
+        "peer or a path that did not keep up between bursts)",
+        ratio * 100, *pacing->held_s / seconds * 100, seconds);
   } else if (method == "nic") {
     why = fmt::format(
         "reached {:.0f}% of the rate asked under the NIC's limiter (which says "
