@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "rocehil/capture/frame_builder.hpp"
+#include "rocehil/common/error.hpp"
+#include "rocehil/traffic/provider.hpp"
 #include "soft/pause_frame.hpp"
 #include "soft/priority_pause.hpp"
 
@@ -185,6 +187,23 @@ TEST(PriorityPause, AnIeee8023xPausePausesAllAndCountsOnce) {
     EXPECT_EQ(port.frames(p), 1u);
   }
   EXPECT_EQ(port.link_pause_frames(), 1u);
+}
+
+TEST(SoftPriorityMap, TheDefaultIsDscpOverEightAndAPriorityAbove7IsRefused) {
+  const auto map = default_dscp_to_priority();
+  EXPECT_EQ(map[0], 0);
+  EXPECT_EQ(map[26], 3);  // RoCE's usual DSCP
+  EXPECT_EQ(map[48], 6);  // the CNP DSCP
+  EXPECT_EQ(map[63], 7);
+  ProviderOptions options;
+  options.address = "127.0.0.1";
+  options.dscp_to_priority[26] = 8;
+  try {
+    make_provider("soft", options);
+    ADD_FAILURE() << "a DSCP map naming priority 8 was taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("priority 8"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
