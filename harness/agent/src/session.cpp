@@ -223,7 +223,7 @@ void AgentSession::on_connect(std::optional<std::uint64_t> id, const ConnectRequ
                          : "connect: the QPs are already connected; send setup to start over");
   // The counters' window opens before the QPs can carry anything, not at this rank's start: a
   // rank whose start request comes late finds its peers sending (and itself answering) already.
-  nic_before_ = traffic::read_nic_counters(nic_);
+  nic_before_ = read_nic();
   if (collective_) {
     collective_->connect(connect.peers);
     state_ = State::connected;
@@ -287,7 +287,7 @@ void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest&
 
   // The first start on these QPs counts from their connect (above); a start after a finished run
   // counts from here, before the agreed start, so the reading delays nobody's traffic.
-  if (state_ == State::finished || !nic_before_) nic_before_ = traffic::read_nic_counters(nic_);
+  if (state_ == State::finished || !nic_before_) nic_before_ = read_nic();
   const std::int64_t now_ns = wall_clock_ns();
   // A side that only answers (a bw server, a ping-pong's responder) serves from now. Waiting for
   // the agreed time on its own clock, which may run behind the requester's (by an emulated
@@ -528,9 +528,17 @@ void AgentSession::on_stop(std::optional<std::uint64_t> id) {
   emit_(Reply{id, *last_results_});
 }
 
+traffic::NicCounterSnapshot AgentSession::read_nic() const {
+  traffic::NicCounterSnapshot snapshot = traffic::read_nic_counters(nic_);
+  // A real netdev's own count of a name wins: the provider's stand in where the netdev has none.
+  if (provider_)
+    for (auto& [name, value] : provider_->nic_counters())
+      snapshot.values.try_emplace("ethtool/" + name, value);
+  return snapshot;
+}
+
 void AgentSession::finalize(ResultsEvent& results) {
-  if (nic_before_)
-    results.nics = {traffic::counter_delta(*nic_before_, traffic::read_nic_counters(nic_))};
+  if (nic_before_) results.nics = {traffic::counter_delta(*nic_before_, read_nic())};
   if (collective_) return;  // its results are complete when the run ends
   add_qp_state(results, *provider_, qps_, memory_, setup_.message_bytes);
   add_qp_classes(results, qps_, setup_);

@@ -214,6 +214,12 @@ The default 65535 holds a 100G port for 335.5 us; a new frame restarts the timer
 Frames leave on an absolute schedule, frame i at start + i/pps, so late frames never shift the
 rest; at high rates the frames that are due go out together in one system call. 'late_frames'
 counts frames sent more than one period after their time.
+
+Who obeys them: a NIC (a ConnectX stops the priority's traffic class), a switch port, and a
+soft-provider host, whose NIC pauses the QPs whose DSCP maps to the priority (DSCP >> 3) and
+counts rx_prioP_pause, as 'ethtool -S' names it (docs/rehearsal.md, "PFC on the soft NIC").
+A veth pair, the soft host's address on one end, the frames into the other:
+  rocehil inject pfc --iface veth-b --priority 3 --pps 100 --duration 2 --xon-at-end
 )";
 
 constexpr const char* common_footer = R"(

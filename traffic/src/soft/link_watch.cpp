@@ -45,7 +45,8 @@ std::string netdev_of(const std::string& address, unsigned& flags) {
 LinkWatch::LinkWatch(const std::string& address) {
   unsigned flags = 0;
   netdev_ = netdev_of(address, flags);
-  if (netdev_.empty() || (flags & IFF_LOOPBACK) != 0) return;
+  loopback_ = (flags & IFF_LOOPBACK) != 0;
+  if (netdev_.empty() || loopback_) return;
   ifindex_ = static_cast<int>(::if_nametoindex(netdev_.c_str()));
   carrier_ = (flags & carrier_flag) != 0;
   fd_ = ::socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);

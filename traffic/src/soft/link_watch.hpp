@@ -21,12 +21,14 @@ class LinkWatch {
   LinkWatch& operator=(const LinkWatch&) = delete;
 
   const std::string& netdev() const noexcept { return netdev_; }
+  bool loopback() const noexcept { return loopback_; }
   void poll(std::uint64_t now_ns, DeviceEventLog& log) noexcept;
 
  private:
   int fd_ = -1;
   int ifindex_ = 0;
   std::string netdev_;
+  bool loopback_ = false;
   bool carrier_ = true;
   std::uint64_t next_check_ns_ = 0;
   std::array<char, 16384> buffer_{};

@@ -91,7 +91,14 @@ SoftProvider::SoftProvider(const ProviderOptions& options)
       receiver_(SocketAddress::parse(address_, wire::roce_v2_udp_port),
                 congestion_.cnp_traffic_class, socket_buffer_bytes),
       batch_(std::make_unique<ReceiveBatch>()),
-      link_(address_) {
+      link_(address_),
+      pfc_(link_.netdev(), link_.loopback(), options.port_gbps),
+      trust_pcp_(options.trust_pcp),
+      dscp_to_priority_(options.dscp_to_priority) {
+  for (const std::uint8_t priority : dscp_to_priority_)
+    if (priority > 7)
+      throw input_error(fmt::format(
+          "soft provider: DSCP map names priority {}; priorities are 0 to 7", priority));
   if (options.port_gbps > 0)
     port_ = PortPacer(options.port_gbps, wire_overhead_bytes(receiver_.local()));
   // QPNs and keys start at random points so that two runs, or two providers talking to each
@@ -166,9 +173,14 @@ void SoftProvider::forget(SoftQp* qp) noexcept {
   qps_.erase(std::remove(qps_.begin(), qps_.end(), qp), qps_.end());
 }
 
+std::map<std::string, std::uint64_t> SoftProvider::nic_counters() const {
+  return pfc_.counters(now_ns());
+}
+
 void SoftProvider::progress() noexcept {
   const std::uint64_t now = now_ns();
   link_.poll(now, events_);
+  pfc_.poll(now);  // before the QPs send: a pause that arrived stops them in this round
   while (const std::size_t n = batch_->receive(receiver_)) {
     for (std::size_t i = 0; i < n; ++i) {
       const auto data = batch_->data(i);
@@ -213,8 +225,11 @@ bool SoftProvider::wait_for_packets(std::uint64_t deadline_ns) noexcept {
   const std::uint64_t wait = until - now;
   const timespec timeout{static_cast<time_t>(wait / 1'000'000'000u),
                          static_cast<long>(wait % 1'000'000'000u)};
-  pollfd readable{receiver_.fd(), POLLIN, 0};
-  (void)::ppoll(&readable, 1, &timeout, nullptr);  // woken early or by a signal: polled anyway
+  // A pause frame (XON above all) wakes the wait too: a paused QP's next due time is when its
+  // pause would end.
+  std::array<pollfd, 2> readable{{{receiver_.fd(), POLLIN, 0}, {pfc_.fd(), POLLIN, 0}}};
+  const nfds_t count = pfc_.fd() >= 0 ? 2 : 1;
+  (void)::ppoll(readable.data(), count, &timeout, nullptr);  // woken early or by a signal: polled
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include "device_events.hpp"
 #include "rocehil/traffic/provider.hpp"
 #include "soft/link_watch.hpp"
+#include "soft/pfc_receiver.hpp"
 #include "soft/port_pacer.hpp"
 #include "soft/soft_congestion.hpp"
 #include "soft/udp_socket.hpp"
@@ -49,6 +50,8 @@ class SoftProvider final : public Provider {
   std::unique_ptr<QueuePair> create_qp(CompletionQueue& cq, const QpOptions& options) override;
   // Carrier changes of the netdev its address is on, seen from the poll loop.
   std::vector<DeviceEvent> take_events() override { return events_.take(); }
+  // The pause frames its NIC obeyed (PfcReceiver::counters); none without a pause socket.
+  std::map<std::string, std::uint64_t> nic_counters() const override;
 
   // Used by QPs.
   const std::string& address() const { return address_; }
@@ -56,6 +59,15 @@ class SoftProvider final : public Provider {
   const MemoryRegion* find_rkey(std::uint32_t rkey) const noexcept;
   UdpSocket& control_socket() { return receiver_; }
   PortPacer& port() noexcept { return port_; }
+  // PFC: the priority a QP's packets are in, by the provider's trust mode and DSCP map, and
+  // whether the port is paused for it.
+  std::uint8_t priority_of(std::uint8_t traffic_class, std::uint8_t sl) const noexcept {
+    return trust_pcp_ ? sl : dscp_to_priority_[traffic_class >> 2];
+  }
+  std::uint8_t cnp_priority() const noexcept {
+    return priority_of(congestion_.cnp_traffic_class, 0);
+  }
+  const PfcReceiver& pfc() const noexcept { return pfc_; }
   void forget(SoftQp* qp) noexcept;
   std::uint64_t dropped_datagrams() const { return dropped_; }
 
@@ -75,6 +87,9 @@ class SoftProvider final : public Provider {
   std::vector<SoftQp*> qps_;  // sorted by QPN
   PortPacer port_;
   LinkWatch link_;
+  PfcReceiver pfc_;  // after link_: on the netdev link_ found
+  bool trust_pcp_;
+  std::array<std::uint8_t, 64> dscp_to_priority_;
   DeviceEventLog events_;
   std::size_t first_to_send_ = 0;  // turns at the port go round the QPs
   std::uint32_t next_qpn_;

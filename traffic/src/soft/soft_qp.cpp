@@ -33,6 +33,7 @@ SoftQp::SoftQp(SoftProvider& provider, SoftCq& cq, const QpOptions& options, std
       initial_psn_(initial_psn),
       socket_(SocketAddress::parse(provider.address(), options.udp_sport), options.traffic_class,
               qp_socket_buffer_bytes),
+      priority_(provider.priority_of(options.traffic_class, options.sl)),
       sq_(std::max<std::uint32_t>(options.max_send_wr, 1)),
       next_psn_(initial_psn),
       acked_until_(initial_psn),
@@ -145,9 +146,14 @@ void SoftQp::on_packet(const DecodedPacket& p, std::size_t datagram_bytes, std::
     on_request(p, now);
 }
 
+bool SoftQp::paused(std::uint64_t now) const noexcept {
+  return provider_.pfc().paused(priority_, now);
+}
+
 void SoftQp::progress(std::uint64_t now) noexcept {
   if (!connected_) return;
-  if (unacked_ > 0) send_ack();  // coalesced: one ACK for what arrived in this batch
+  // Coalesced: one ACK for what arrived in this batch (or, after a pause, during it).
+  if (unacked_ > 0 && !paused(now)) send_ack();
   if (error_) {
     flush_sends();  // the NAK that put us there
     return;
@@ -160,10 +166,16 @@ void SoftQp::progress(std::uint64_t now) noexcept {
 
 std::uint64_t SoftQp::next_due_ns(std::uint64_t now) const noexcept {
   if (!connected_ || error_) return std::numeric_limits<std::uint64_t>::max();
-  if (unacked_ > 0 || cursor_wqe_ < sq_count_) return now;
-  if (sq_count_ > 0)  // all sent, some not yet acknowledged (or a READ's responses not all in)
-    return last_progress_ns_ + static_cast<std::uint64_t>(options_.ack_timeout_us) * 1000;
-  return std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t due = std::numeric_limits<std::uint64_t>::max();
+  if (unacked_ > 0 || cursor_wqe_ < sq_count_) {
+    if (!paused(now)) return now;
+    due = provider_.pfc().resumes_at(priority_);  // a wait, not a spin, while PFC holds it
+  }
+  // Some sent, not yet acknowledged (or a READ's responses not all in): the ACK timer.
+  if (sq_count_ > 0 && wire::psn_distance(oldest_unacked(), cursor_psn()) > 0)
+    due = std::min(due,
+                   last_progress_ns_ + static_cast<std::uint64_t>(options_.ack_timeout_us) * 1000);
+  return due;
 }
 
 void SoftQp::send_packet(const PacketHeaders& headers,

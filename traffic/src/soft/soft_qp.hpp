@@ -69,10 +69,20 @@ class SoftQp final : public QueuePair {
   SendWqe& wqe_at(std::uint32_t index_from_head) {
     return sq_[(sq_head_ + index_from_head) % sq_.size()];
   }
+  const SendWqe& wqe_at(std::uint32_t index_from_head) const {
+    return sq_[(sq_head_ + index_from_head) % sq_.size()];
+  }
   void transmit(std::uint64_t now_ns) noexcept;
   void send_request_packet(SendWqe& w, std::uint32_t packet_index, std::uint64_t now_ns) noexcept;
-  std::uint32_t oldest_unacked() noexcept;
-  std::uint32_t cursor_psn() noexcept;
+  std::uint32_t oldest_unacked() const noexcept;
+  std::uint32_t cursor_psn() const noexcept;
+  // PFC: whether the port is paused for this QP's priority. A ConnectX pauses the priority's
+  // whole traffic class, and every packet of a QP carries the QP's DSCP, so its requests and
+  // retransmissions wait, and so do its coalesced ACKs (cumulative: one after the pause covers
+  // all). NAKs and READ responses, answered at once into the send batch, still leave: holding
+  // them would need a queue per QP deeper than the batch (a difference from a ConnectX,
+  // docs/rehearsal.md).
+  bool paused(std::uint64_t now_ns) const noexcept;
   void go_back_to(std::uint32_t psn) noexcept;
   void on_ack(const DecodedPacket& p, std::uint64_t now_ns) noexcept;
   void on_read_response(const DecodedPacket& p, std::uint64_t now_ns) noexcept;
@@ -115,6 +125,7 @@ class SoftQp final : public QueuePair {
   FlowAddress cnp_flow_{};  // the same for CNPs, sent from the provider's socket
   std::uint32_t remote_qpn_ = 0;
   std::uint32_t mtu_ = 1024;
+  std::uint8_t priority_;  // the PFC priority of its packets
 
   // Send queue: a ring of WQEs, oldest unfinished first.
   std::vector<SendWqe> sq_;

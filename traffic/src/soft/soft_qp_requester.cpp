@@ -46,6 +46,7 @@ void SoftQp::transmit(std::uint64_t now) noexcept {
   while (cursor_wqe_ < sq_count_) {
     if (now < next_send_ns_) return;           // paced by the current DCQCN rate
     if (!provider_.port().ready(now)) return;  // and by the port all QPs share
+    if (paused(now)) return;                   // and by PFC for the QP's priority
     SendWqe& w = wqe_at(cursor_wqe_);
     const std::uint32_t psn = wire::psn_add(w.first_psn, cursor_packet_);
     if (wire::psn_distance(oldest_unacked(), psn) >=
@@ -72,14 +73,14 @@ void SoftQp::transmit(std::uint64_t now) noexcept {
   }
 }
 
-std::uint32_t SoftQp::oldest_unacked() noexcept {
+std::uint32_t SoftQp::oldest_unacked() const noexcept {
   if (sq_count_ == 0) return next_psn_;
   const SendWqe& head = wqe_at(0);
   if (head.wr.opcode == Opcode::read) return wire::psn_add(head.first_psn, head.read_received);
   return wire::psn_distance(head.first_psn, acked_until_) > 0 ? acked_until_ : head.first_psn;
 }
 
-std::uint32_t SoftQp::cursor_psn() noexcept {
+std::uint32_t SoftQp::cursor_psn() const noexcept {
   if (cursor_wqe_ >= sq_count_) return next_psn_;
   return wire::psn_add(wqe_at(cursor_wqe_).first_psn, cursor_packet_);
 }

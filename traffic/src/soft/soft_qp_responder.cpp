@@ -39,7 +39,6 @@ const MemoryRegion* target_region(const SoftProvider& provider, const Reth& reth
 }  // namespace
 
 void SoftQp::on_request(const DecodedPacket& p, std::uint64_t now) noexcept {
-  (void)now;
   const std::uint8_t op = p.headers.bth.opcode;
   const std::uint32_t psn = p.headers.bth.psn;
   const std::int32_t ahead = wire::psn_distance(epsn_, psn);
@@ -73,7 +72,8 @@ void SoftQp::on_request(const DecodedPacket& p, std::uint64_t now) noexcept {
   epsn_ = wire::psn_add(epsn_, 1);
   nak_sent_ = false;
   ++unacked_;
-  if (p.headers.bth.ack_request || unacked_ >= limits_.ack_every_packets) send_ack();
+  if ((p.headers.bth.ack_request || unacked_ >= limits_.ack_every_packets) && !paused(now))
+    send_ack();
 }
 
 bool SoftQp::place_write(const DecodedPacket& p) noexcept {
@@ -224,7 +224,11 @@ void SoftQp::send_nak(std::uint8_t syndrome, std::uint32_t psn) noexcept {
 }
 
 void SoftQp::send_cnp(std::uint64_t now) noexcept {
-  if (!connected_ || !cnp_limiter_.should_send(now)) return;
+  // CNPs carry the CNP DSCP, so their priority's pause holds them. A CNP is a notification,
+  // not data: one that cannot leave is not kept; the next CE mark after the pause asks again.
+  if (!connected_ || provider_.pfc().paused(provider_.cnp_priority(), now) ||
+      !cnp_limiter_.should_send(now))
+    return;
   PacketHeaders h{};
   h.bth.opcode = o::cnp;
   h.bth.dest_qp = remote_qpn_;

@@ -367,7 +367,7 @@ class RunTest(unittest.TestCase):
             "schema_version: 1\nname: nic\ntests:\n"
             "  - {name: bw, workload: bw, hosts: 'h1,h3', size: 64K, duration_s: 1,\n"
             "     thresholds: ['nic_tx_bytes > 0', 'nic_rx_bytes > 0',"
-            " 'nic_rx_pause[3] == 0', 'retransmits >= 0']}\n"
+            " 'nic_rx_pause[3] == 0', 'nic_tx_pause[3] == 0', 'retransmits >= 0']}\n"
             "  - {name: verbs, workload: bw, hosts: 'h1,h3', provider: verbs,"
             " duration_s: 1, thresholds: ['nic_tx_bytes > 0']}\n")
         nic = f"{TB['id']}-nic0"
@@ -413,12 +413,16 @@ class RunTest(unittest.TestCase):
         self.assertEqual(verdicts["retransmits >= 0"]["verdict"], "pass")
         self.assertEqual(verdicts["nic_tx_bytes > 0"]["verdict"], "pass")
         self.assertEqual(verdicts["nic_rx_bytes > 0"]["verdict"], "pass")
-        # A counter this NIC lacks (a veth has no PFC counters) is absent, and its threshold an
-        # error with the reason, never a 0.
+        # The soft NIC counts the pause frames it obeys (none came): measured, 0.
         t = verdicts["nic_rx_pause[3] == 0"]
+        self.assertEqual(t["verdict"], "pass", t)
+        self.assertEqual(t["measured"], 0)
+        # A counter this NIC lacks (the soft NIC never sends PFC, a veth counts none) is absent,
+        # and its threshold an error with the reason, never a 0.
+        t = verdicts["nic_tx_pause[3] == 0"]
         self.assertEqual(t["verdict"], "error", t)
         self.assertIsNone(t["measured"])
-        self.assertIn("has no counter ethtool/rx_prio3_pause", t["detail"])
+        self.assertIn("has no counter ethtool/tx_prio3_pause", t["detail"])
         self.assertIn("nic_cnps_sent", attempt["unmeasured"])
         self.assertIn("its provider uses no RDMA device", attempt["unmeasured"]["nic_cnps_sent"])
         # A verbs host without an RNIC cannot measure a case: the case is an error.

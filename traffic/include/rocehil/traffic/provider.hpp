@@ -1,8 +1,10 @@
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -248,6 +250,13 @@ struct DeviceInfo {
   std::string detail;                  // firmware, port state, ...
 };
 
+// DSCP d to priority d >> 3: what a ConnectX with trust dscp and SONiC use unless told.
+constexpr std::array<std::uint8_t, 64> default_dscp_to_priority() {
+  std::array<std::uint8_t, 64> map{};
+  for (std::size_t d = 0; d < map.size(); ++d) map[d] = static_cast<std::uint8_t>(d >> 3);
+  return map;
+}
+
 struct ProviderOptions {
   std::string device;  // verbs: RDMA device name (mlx5_0); soft: ignored
   std::uint8_t port = 1;
@@ -262,6 +271,14 @@ struct ProviderOptions {
   // the first shaped queue it meets. 0: not known; QPs start at 100 Gb/s and only CNPs slow
   // them. verbs: ignored, the NIC knows its port.
   double port_gbps = 0;
+  // soft: the priority of each QP's packets, which decides the PFC frames that pause it, as a
+  // ConnectX's trust mode decides it. Trust DSCP (the default): the QP's DSCP (traffic_class >>
+  // 2) through dscp_to_priority, DSCP >> 3 unless set (ConnectX's and SONiC's default map).
+  // Trust PCP: the QP's sl, always 0 here, since soft sends untagged. verbs: ignored, the NIC
+  // has its own (mlnx_qos). TODO(lead): the agent gives the defaults; the host's `trust` setting
+  // and its DSCP map are not passed through yet.
+  bool trust_pcp = false;
+  std::array<std::uint8_t, 64> dscp_to_priority = default_dscp_to_priority();
 };
 
 class Provider {
@@ -289,6 +306,12 @@ class Provider {
   // The events the device raised since the last call, oldest first: at most max_device_events,
   // the last of them saying how many more there were. Safe to call from any thread.
   virtual std::vector<DeviceEvent> take_events() { return {}; }
+  // Counters the provider's NIC keeps that its netdev does not show, by the names mlx5's
+  // `ethtool -S` gives them (soft: rx_prioP_pause, rx_prioP_pause_duration in microseconds and
+  // rx_pause_ctrl_phy, the pause frames its NIC obeyed); a run reads them with the netdev's, as
+  // ethtool/NAME. A counter the NIC cannot give is absent, never 0. Safe to call from any
+  // thread. The default has none.
+  virtual std::map<std::string, std::uint64_t> nic_counters() const { return {}; }
 };
 
 // The providers this build has ("soft", and "verbs" when libibverbs was found) and the devices

@@ -124,6 +124,9 @@ class AgentSession {
   // first run) or the work was started (a run after it).
   traffic::NicRef nic_;
   std::optional<traffic::NicCounterSnapshot> nic_before_;
+  // The NIC's counters now: its netdev's and device's, and those only the provider keeps (the
+  // soft NIC's pause counters), as ethtool/NAME where mlx5's `ethtool -S` has them.
+  traffic::NicCounterSnapshot read_nic() const;
 
   Clock::time_point started_at_{};
   std::chrono::milliseconds stats_period_{0};
