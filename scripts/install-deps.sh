@@ -27,6 +27,8 @@ packages=(
   # the switches' view: SNMP agents and LLDP in the testbed's switches, net-snmp's tools the
   # tests read them with, and the library rocehil polls real switches with
   snmpd snmp lldpd libsnmp-dev
+  # `testbed up --routing bgp`: zebra, bgpd and bfdd in every switch, and vtysh to read them
+  frr
   # the reference launcher bench/fanout measures rocehil's against
   pdsh
   # the reference bench/trend reads the history with

@@ -72,11 +72,30 @@ TEST(Options, EachRangeNamesItsOption) {
       {[](TestbedOptions& o) { o.mtu = 100; }, "--mtu"},
       {[](TestbedOptions& o) { o.dir = "/tmp/with space"; }, "--dir"},
       {[](TestbedOptions& o) { o.dir = "/tmp/quote'"; }, "--dir"},
+      {[](TestbedOptions& o) { o.bfd.interval_ms = 5; }, "--bfd-interval-ms 5"},
+      {[](TestbedOptions& o) { o.bfd.multiplier = 1; }, "--bfd-multiplier 1"},
   };
   for (const auto& c : cases) {
     TestbedOptions o = valid();
     c.change(o);
     EXPECT_NE(error_of(o).find(c.option), std::string::npos) << c.option << ": " << error_of(o);
+  }
+}
+
+TEST(Options, RoutingByName) {
+  EXPECT_EQ(TestbedOptions{}.routing, Routing::static_routes);
+  EXPECT_EQ(parse_routing("static"), Routing::static_routes);
+  EXPECT_EQ(parse_routing("bgp"), Routing::bgp);
+  for (auto r : {Routing::static_routes, Routing::bgp}) EXPECT_EQ(parse_routing(to_string(r)), r);
+  for (const char* bad : {"", "BGP", "ospf", "static_routes"}) {
+    try {
+      parse_routing(bad);
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), ExitCode::bad_input);
+      EXPECT_TRUE(std::string(e.what()).starts_with("--routing '" + std::string(bad) + "'"))
+          << e.what();
+    }
   }
 }
 

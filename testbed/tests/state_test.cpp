@@ -30,6 +30,8 @@ TEST_F(StateFile, RoundTrip) {
   s.options.mirror = MirrorDirection::both;
   s.options.mirror_mode = MirrorMode::erspan2;
   s.options.mirror_truncate = 128;
+  s.options.routing = Routing::bgp;
+  s.options.bfd = {250, 5};
   s.mgmt_octet = 77;
   s.phase = "building";
   write_state(path, s);
@@ -42,6 +44,9 @@ TEST_F(StateFile, RoundTrip) {
   EXPECT_EQ(back->options.mirror, MirrorDirection::both);
   EXPECT_EQ(back->options.mirror_mode, MirrorMode::erspan2);
   EXPECT_EQ(back->options.mirror_truncate, 128);
+  EXPECT_EQ(back->options.routing, Routing::bgp);
+  EXPECT_EQ(back->options.bfd.interval_ms, 250);
+  EXPECT_EQ(back->options.bfd.multiplier, 5);
   EXPECT_EQ(back->mgmt_octet, 77);
   EXPECT_EQ(back->phase, "building");
 }
@@ -56,6 +61,8 @@ TEST_F(StateFile, OlderStateHasALocalMirror) {
   ASSERT_TRUE(back);
   EXPECT_EQ(back->options.mirror_mode, MirrorMode::local);
   EXPECT_EQ(back->options.mirror_truncate, 0);
+  // And static routes, from before --routing.
+  EXPECT_EQ(back->options.routing, Routing::static_routes);
 }
 
 TEST_F(StateFile, MissingIsNotAnError) {

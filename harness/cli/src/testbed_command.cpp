@@ -218,7 +218,16 @@ Remote mirrors, as a collector on a real fabric receives them:
   ip netns exec rocehil-ID-cap tshark -i ID-mgmt -f 'ip proto 47' \
       -T fields -e ip.src -e erspan.spanid -e gre.sequence_number -e erspan.timestamp
 Spine s sends session s from its management address 198.19.(K+1).(200+s) to the capture
-namespace's, 198.19.K.2; the inventory's capture points say so (remote: session, source).)");
+namespace's, 198.19.K.2; the inventory's capture points say so (remote: session, source).
+
+Routing as AI fabrics route (FRR's zebra, bgpd and bfdd in every leaf and spine):
+  rocehil testbed up --dir /tmp/tb --routing bgp
+  rocehil testbed status --dir /tmp/tb                 sessions, BFD, each rack's next hops
+  rocehil testbed link l1-s1 down --dir /tmp/tb        BFD ends the session, l1 routes via s2
+  vtysh --vty_socket /run/rocehil/rocehil-ID-l1.frr -c 'show bgp summary'
+Spines are AS 65000, leaf r AS 65100+r; one eBGP session per uplink over its own addresses,
+each leaf announcing 198.18.r.0/24, ECMP over every spine. up returns once every session is
+Established and every leaf reaches every rack over every spine.)");
   up->add_option("--hosts", up_opts->hosts, "Host namespaces (h1, h2, ...)")->capture_default_str();
   up->add_option("--racks", up_opts->racks, "Racks, one leaf router each; hosts spread evenly")
       ->capture_default_str();
@@ -281,7 +290,23 @@ namespace's, 198.19.K.2; the inventory's capture points say so (remote: session,
                  "sessions often keep 128); 0 keeps as much as one packet on the management "
                  "network holds")
       ->capture_default_str();
-  up->callback([up, up_opts, up_common, mirror, mirror_mode, vm_accel, &exit_code] {
+  auto routing = std::make_shared<std::string>("static");
+  up->add_option("--routing", *routing,
+                 "How the switches route: static (routes written once; a link taken down "
+                 "blackholes traffic at its far end) or bgp (FRR in every switch: eBGP on every "
+                 "leaf-spine link, RFC 7938 style, ECMP over the spines, BFD on every session, "
+                 "so a dead link is routed around; needs Debian's frr)")
+      ->check(CLI::IsMember({"static", "bgp"}))
+      ->capture_default_str();
+  up->add_option("--bfd-interval-ms", up_opts->bfd.interval_ms,
+                 "--routing bgp: ms between BFD packets on each session, sent and required")
+      ->capture_default_str();
+  up->add_option("--bfd-multiplier", up_opts->bfd.multiplier,
+                 "--routing bgp: BFD packets missed in a row before a session is down (with the "
+                 "interval: the detection time)")
+      ->capture_default_str();
+  up->callback([up, up_opts, up_common, mirror, mirror_mode, vm_accel, routing, &exit_code] {
+    up_opts->routing = testbed::parse_routing(*routing);
     up_opts->vm.accel = testbed::parse_guest_accel(*vm_accel);
     // Emulated guests send far less than namespaces: rates not given are scaled to them.
     if (up_opts->vm.enabled) {
@@ -338,7 +363,8 @@ namespace's, 198.19.K.2; the inventory's capture points say so (remote: session,
   CLI::App* status = testbed->add_subcommand(
       "status",
       "What exists of the testbed and whether each sshd and snmpd answers and each lldpd runs; "
-      "exit 0 when all of it is up and healthy, 3 otherwise");
+      "with --routing bgp each switch's BGP sessions (state, uptime, prefixes, BFD) and routes "
+      "to the racks; exit 0 when all of it is up and healthy, 3 otherwise");
   add_common(status, *status_common, false);
   status->callback([status_common, &exit_code] {
     const auto result = testbed::status(status_common->dir, status_common->id);

@@ -82,6 +82,57 @@ std::string render_relays_text(const testbed::StatusResult& s) {
   return out;
 }
 
+std::string uptime_text(long long ms) {
+  const long long s = ms / 1000;
+  return fmt::format("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+}
+
+// --routing bgp: each switch's sessions and its routes to the racks, as its vtysh reports them.
+std::string render_routing_text(const testbed::StatusResult& s) {
+  if (s.routing != testbed::Routing::bgp)
+    return fmt::format("\nrouting {}\n", testbed::to_string(s.routing));
+  std::string out = fmt::format("\nrouting bgp (eBGP per uplink, BFD {} ms x {})\n",
+                                s.bfd.interval_ms, s.bfd.multiplier);
+  TextTable sessions({{"switch", TextTable::Align::left},
+                      {"asn", TextTable::Align::right},
+                      {"peer", TextTable::Align::left},
+                      {"link", TextTable::Align::left},
+                      {"state", TextTable::Align::left},
+                      {"up for", TextTable::Align::right},
+                      {"prefixes", TextTable::Align::right},
+                      {"bfd", TextTable::Align::left}});
+  TextTable routes({{"switch", TextTable::Align::left},
+                    {"to", TextTable::Align::left},
+                    {"via", TextTable::Align::left}});
+  std::string problems;
+  for (const auto& ns : s.namespaces) {
+    if (!ns.routing) continue;
+    for (const auto& x : ns.routing->sessions) {
+      const bool up = x.state == "Established";
+      sessions.add_row(
+          {ns.spec.name, std::to_string(testbed::bgp_asn(ns.spec)),
+           fmt::format("{} ({} {})", x.neighbor.address, x.neighbor.name, x.neighbor.asn),
+           x.neighbor.link, up ? x.state : fmt::format("NOT UP: {}", x.state),
+           up ? uptime_text(x.uptime_ms) : "-", up ? std::to_string(x.prefixes_received) : "-",
+           x.bfd.empty() ? "-" : x.bfd});
+    }
+    for (const auto& r : ns.routing->routes) {
+      std::vector<std::string> hops;
+      for (const auto& h : r.next_hops)
+        hops.push_back(fmt::format("{} ({})", h.address, h.interface));
+      routes.add_row({ns.spec.name, r.prefix,
+                      hops.empty() ? "NO ROUTE" : fmt::format("{}", fmt::join(hops, ", "))});
+    }
+    for (const auto& p : testbed::routing_problems(ns.spec, s.topology, *ns.routing))
+      problems += fmt::format("  {}: {}\n", ns.spec.name, p);
+  }
+  out += sessions.render();
+  out += '\n';
+  out += routes.render();
+  if (!problems.empty()) out += "not converged:\n" + problems;
+  return out;
+}
+
 }  // namespace
 
 std::string render_status_text(const testbed::StatusResult& s) {
@@ -169,6 +220,7 @@ std::string render_status_text(const testbed::StatusResult& s) {
                        s.dir.empty() ? "DIR/run/*.console.log" : s.dir + "/run/*.console.log");
   }
   out += render_relays_text(s);
+  out += render_routing_text(s);
   for (const auto& stray : s.stray_namespaces)
     out += fmt::format("stray namespace {} carries the id but is not in the state file\n", stray);
   return out;

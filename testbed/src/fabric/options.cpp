@@ -36,6 +36,23 @@ MirrorMode parse_mirror_mode(std::string_view text) {
       text));
 }
 
+std::string_view to_string(Routing routing) {
+  switch (routing) {
+    case Routing::static_routes: return "static";
+    case Routing::bgp: return "bgp";
+  }
+  return "?";
+}
+
+Routing parse_routing(std::string_view text) {
+  for (auto r : {Routing::static_routes, Routing::bgp})
+    if (to_string(r) == text) return r;
+  throw input_error(fmt::format(
+      "--routing '{}': give static (routes written once by up) or bgp (FRR's eBGP with BFD in "
+      "every switch)",
+      text));
+}
+
 std::uint32_t stable_hash(std::string_view text) {
   std::uint32_t hash = 2166136261u;
   for (unsigned char c : text) {
@@ -118,6 +135,11 @@ void validate(const TestbedOptions& o) {
     check_range("--vm-memory", o.vm.memory_mb, 256, 16384,
                 "MiB per guest; its root file system is this machine's, only writes use memory");
   }
+  // FRR's own limits for a BFD profile's intervals and detect multiplier.
+  check_range("--bfd-interval-ms", o.bfd.interval_ms, 10, 60000,
+              "ms between BFD packets on each BGP session");
+  check_range("--bfd-multiplier", o.bfd.multiplier, 2, 255,
+              "BFD packets missed in a row before a session is down");
   if (o.mirror_truncate != 0) {
     if (o.mirror_mode == MirrorMode::local)
       throw input_error(fmt::format(

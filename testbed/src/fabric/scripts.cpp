@@ -67,8 +67,11 @@ std::string namespace_ip_batch(const Namespace& ns, const TestbedOptions& option
     }
     out += fmt::format("link set dev {} up\n", i.name);
   }
+  // Under BGP the switches' routes are what their zebra programs (frr_files.hpp); hosts keep
+  // their route to their leaf.
+  const bool routed_by_bgp = options.routing == Routing::bgp && is_switch(ns);
   for (const auto& r : ns.routes) {
-    if (guest) break;
+    if (guest || routed_by_bgp) break;
     if (r.next_hops.size() == 1) {
       out += fmt::format("route add {} via {} dev {}\n", r.prefix, r.next_hops[0], r.devices[0]);
       continue;

@@ -27,30 +27,33 @@ MirrorDirection mirror_from(std::string_view text, const std::string& path) {
 
 void write_state(const std::string& path, const TestbedState& s) {
   const TestbedOptions& o = s.options;
-  const nlohmann::json j = {{"schema_version", schema_version},
-                            {"id", o.id},
-                            {"dir", o.dir},
-                            {"phase", s.phase},
-                            {"mgmt_octet", s.mgmt_octet},
-                            {"options",
-                             {{"hosts", o.hosts},
-                              {"racks", o.racks},
-                              {"spines", o.spines},
-                              {"host_mbps", o.host_mbps},
-                              {"uplink_mbps", o.uplink_mbps},
-                              {"ecn_mark_mbps", o.ecn_mark_mbps},
-                              {"ecn", o.ecn},
-                              {"mtu", o.mtu},
-                              {"mirror", to_string(o.mirror)},
-                              {"mirror_mode", to_string(o.mirror_mode)},
-                              {"mirror_truncate", o.mirror_truncate},
-                              {"ecmp_seed", o.ecmp_seed},
-                              {"slurm", o.slurm},
-                              {"vm",
-                               {{"enabled", o.vm.enabled},
-                                {"memory_mb", o.vm.memory_mb},
-                                {"accel", to_string(o.vm.accel)},
-                                {"kernel_cache", o.vm.kernel_cache}}}}}};
+  const nlohmann::json j = {
+      {"schema_version", schema_version},
+      {"id", o.id},
+      {"dir", o.dir},
+      {"phase", s.phase},
+      {"mgmt_octet", s.mgmt_octet},
+      {"options",
+       {{"hosts", o.hosts},
+        {"racks", o.racks},
+        {"spines", o.spines},
+        {"host_mbps", o.host_mbps},
+        {"uplink_mbps", o.uplink_mbps},
+        {"ecn_mark_mbps", o.ecn_mark_mbps},
+        {"ecn", o.ecn},
+        {"mtu", o.mtu},
+        {"mirror", to_string(o.mirror)},
+        {"mirror_mode", to_string(o.mirror_mode)},
+        {"mirror_truncate", o.mirror_truncate},
+        {"ecmp_seed", o.ecmp_seed},
+        {"slurm", o.slurm},
+        {"routing", to_string(o.routing)},
+        {"bfd", {{"interval_ms", o.bfd.interval_ms}, {"multiplier", o.bfd.multiplier}}},
+        {"vm",
+         {{"enabled", o.vm.enabled},
+          {"memory_mb", o.vm.memory_mb},
+          {"accel", to_string(o.vm.accel)},
+          {"kernel_cache", o.vm.kernel_cache}}}}}};
   // Written to a temporary name and renamed: a crash never leaves half a state file.
   const std::string temporary = path + ".tmp";
   {
@@ -101,6 +104,12 @@ std::optional<TestbedState> read_state(const std::string& path) {
     o.mirror_truncate = opt.value("mirror_truncate", 0);
     o.ecmp_seed = opt.value("ecmp_seed", std::uint32_t{0});  // state written before the option
     o.slurm = opt.value("slurm", false);
+    // State written before --routing: every switch had static routes.
+    o.routing = parse_routing(opt.value("routing", std::string("static")));
+    if (const auto bfd = opt.find("bfd"); bfd != opt.end()) {
+      o.bfd.interval_ms = bfd->at("interval_ms").get<int>();
+      o.bfd.multiplier = bfd->at("multiplier").get<int>();
+    }
     // Written by rocehil versions with guests; an older state file's hosts were namespaces.
     if (const auto vm = opt.find("vm"); vm != opt.end()) {
       o.vm.enabled = vm->at("enabled").get<bool>();

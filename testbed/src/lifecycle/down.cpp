@@ -38,8 +38,8 @@ bool in_testbed_namespace(const std::string& pid, const std::string& sockets,
 }
 
 // Processes in the testbed's namespaces (lldpd among them: it rewrites its command line), and
-// any daemon whose command line names it (an sshd or snmpd whose namespace is already gone, for
-// example).
+// any daemon whose command line names it (an sshd, snmpd or FRR daemon whose namespace is
+// already gone, for example: their files carry the namespace's name).
 std::set<pid_t> testbed_processes(std::string_view id, const std::vector<std::string>& namespaces) {
   std::set<pid_t> pids;
   for (const auto& ns : namespaces) {
@@ -72,7 +72,8 @@ std::set<pid_t> testbed_processes(std::string_view id, const std::vector<std::st
                           cmdline.find("snmpd") != std::string::npos ||
                           cmdline.find("snmp-counters") != std::string::npos ||
                           cmdline.find("mirror-relay") != std::string::npos ||
-                          cmdline.find("qemu-system") != std::string::npos;
+                          cmdline.find("qemu-system") != std::string::npos ||
+                          cmdline.find("/usr/lib/frr/") != std::string::npos;
       if (pid != self && ((cmdline.find(marker) != std::string::npos && daemon) ||
                           in_testbed_namespace(name, sockets, own_netns)))
         pids.insert(pid);

@@ -9,6 +9,7 @@
 #include "rocehil/testbed/slurm_cluster.hpp"
 #include "rocehil/testbed/state.hpp"
 #include "rocehil/testbed/testbed.hpp"
+#include "routing/frr_daemons.hpp"
 #include "switches/snmp_probe.hpp"
 #include "switches/snmp_secrets.hpp"
 #include "switches/switch_agents.hpp"
@@ -95,6 +96,7 @@ bool StatusResult::healthy() const {
       return false;
     for (const auto& i : ns.interfaces)
       if (!i.exists || i.operstate != "UP") return false;
+    if (ns.routing && !routing_problems(ns.spec, topology, *ns.routing).empty()) return false;
   }
   for (const auto& r : relays)
     if (!r.running) return false;
@@ -145,10 +147,20 @@ StatusResult status(const std::string& dir_option, const std::string& id_option)
     read_agents(s, TestbedPaths{result.dir}, community);
     if (state && state->options.vm.enabled && ns.role == Role::host)
       s.guest = guest_status(ns, TestbedPaths{result.dir});
+    if (state && state->options.routing == Routing::bgp && is_switch(ns)) {
+      if (s.exists) {
+        s.routing = read_routing(ns, result.topology);
+      } else {
+        s.routing = SwitchRouting{};
+        s.routing->problem = "namespace missing";
+      }
+    }
     result.namespaces.push_back(std::move(s));
   }
   result.stray_namespaces = std::move(existing);
   if (state) {
+    result.routing = state->options.routing;
+    result.bfd = state->options.bfd;
     result.mirror_mode = state->options.mirror_mode;
     result.relays = mirror_relay_status(result.topology, TestbedPaths{result.dir});
   }

@@ -46,6 +46,37 @@ nlohmann::json relay_json(const RelayStatus& r) {
   return j;
 }
 
+nlohmann::json routing_json(const NamespaceStatus& ns, const Topology& t) {
+  const SwitchRouting& r = *ns.routing;
+  nlohmann::json sessions = nlohmann::json::array();
+  for (const auto& s : r.sessions)
+    sessions.push_back({{"peer", s.neighbor.address},
+                        {"peer_switch", s.neighbor.name},
+                        {"peer_asn", s.neighbor.asn},
+                        {"interface", s.neighbor.interface},
+                        {"link", s.neighbor.link},
+                        {"state", s.state},
+                        {"uptime_ms", s.uptime_ms},
+                        {"prefixes_received", s.prefixes_received},
+                        {"bfd", s.bfd.empty() ? nlohmann::json() : nlohmann::json(s.bfd)}});
+  nlohmann::json routes = nlohmann::json::array();
+  for (const auto& route : r.routes) {
+    nlohmann::json hops = nlohmann::json::array();
+    for (const auto& h : route.next_hops)
+      hops.push_back({{"address", h.address}, {"interface", h.interface}});
+    routes.push_back(
+        {{"prefix", route.prefix},
+         {"protocol", route.protocol.empty() ? nlohmann::json() : nlohmann::json(route.protocol)},
+         {"installed", route.installed},
+         {"next_hops", hops}});
+  }
+  return {{"asn", bgp_asn(ns.spec)},
+          {"router_id", ns.spec.mgmt_address},
+          {"sessions", sessions},
+          {"routes", routes},
+          {"problems", routing_problems(ns.spec, t, r)}};
+}
+
 }  // namespace
 
 nlohmann::json status_json(const StatusResult& s) {
@@ -86,6 +117,7 @@ nlohmann::json status_json(const StatusResult& s) {
     if (!ns.spec.fabric_address.empty()) j["fabric_address"] = ns.spec.fabric_address;
     if (s.slurm && ns.sshd_answers)
       j["slurm_state"] = ns.slurm_state ? nlohmann::json(*ns.slurm_state) : nlohmann::json();
+    if (ns.routing) j["routing"] = routing_json(ns, s.topology);
     if (ns.guest)
       j["guest"] = {{"running", ns.guest->running},
                     {"pid", ns.guest->pid},
@@ -111,6 +143,9 @@ nlohmann::json status_json(const StatusResult& s) {
   nlohmann::json relays = nlohmann::json::array();
   for (const auto& r : s.relays) relays.push_back(relay_json(r));
   out["mirror"] = {{"mode", to_string(s.mirror_mode)}, {"relays", relays}};
+  out["routing"] = {{"mode", to_string(s.routing)}};
+  if (s.routing == Routing::bgp)
+    out["routing"]["bfd"] = {{"interval_ms", s.bfd.interval_ms}, {"multiplier", s.bfd.multiplier}};
   if (s.slurm)
     out["slurm"] = {
         {"conf", s.slurm_conf},

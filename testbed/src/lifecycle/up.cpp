@@ -18,6 +18,7 @@
 #include "rocehil/testbed/state.hpp"
 #include "rocehil/testbed/switch_counters.hpp"
 #include "rocehil/testbed/testbed.hpp"
+#include "routing/frr_daemons.hpp"
 #include "switches/switch_agents.hpp"
 #include "tools/files.hpp"
 #include "tools/host_checks.hpp"
@@ -89,6 +90,10 @@ void make_room_in_neighbour_table(const Topology& t, const StepReporter& report)
 // a test suite beside them may take three times that.
 constexpr std::chrono::seconds guest_boot_limit{180};
 
+// Sessions come up within a couple of seconds of their links; a machine busy with other tests
+// may take several times that.
+constexpr std::chrono::seconds routing_limit{60};
+
 class FabricBuilder {
  public:
   FabricBuilder(const Topology& t, const TestbedOptions& o, const TestbedPaths& p, int mgmt_octet,
@@ -113,18 +118,24 @@ class FabricBuilder {
     report_(fmt::format("links: {} veth pairs, management bridge {} ({})", t_.links.size(),
                         t_.bridge, t_.mgmt_prefix));
     run_checked("creating links", {"ip", "-batch", "-"}, links_batch(t_));
-    report_("addresses, routes (ECMP on leaves), tbf shaping, mirrors, ECN marking, PFC counters");
+    report_(o_.routing == Routing::bgp
+                ? "addresses, hosts' routes, tbf shaping, mirrors, ECN marking, PFC counters"
+                : "addresses, routes (ECMP on leaves), tbf shaping, mirrors, ECN marking, PFC "
+                  "counters");
     for (const auto& ns : t_.namespaces) configure(ns);
     const auto servers = write_ssh_files();
     // Guests boot (seconds to a minute) while the switches' agents start.
     if (o_.vm.enabled) start_guests(t_, o_, paths_, *guest_kernel_, report_);
     start_sshds(servers);
     wait_for_links();
+    // Sessions come up while the rest starts; `up` waits for them last.
+    if (o_.routing == Routing::bgp) start_routing(t_, o_, paths_, report_);
     start_mirror_relays(t_, paths_, rocehil_, report_);
     if (o_.vm.enabled) wait_for_guests(t_, paths_, guest_boot_limit, report_);
     wait_for_sshds(servers);
     start_switch_agents(t_, paths_, rocehil_, report_);
     if (o_.slurm) start_slurm(t_, paths_, mgmt_octet_, o_.vm.enabled, report_);
+    if (o_.routing == Routing::bgp) wait_for_routing(t_, paths_, routing_limit, report_);
   }
 
  private:
@@ -254,6 +265,7 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
   require_root("up");
   require_tools({"ip", "tc", "nft", "sysctl", "sshd", "ssh-keygen", "snmpd", "lldpd", "lldpcli"});
   if (options.slurm) require_tools({"munged", "slurmctld", "slurmd", "sinfo"});
+  if (options.routing == Routing::bgp) require_frr();
 
   const TestbedPaths paths{options.dir};
   if (!testbed_namespaces(options.id).empty() || !root_links(options.id).empty())

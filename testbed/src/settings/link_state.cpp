@@ -21,9 +21,10 @@ bool is_fabric_link(const Link& l) {
 }
 
 // The topology of the testbed in `dir`, which must be up; `guests`: whether its hosts are QEMU
-// guests (their addresses and routes are then the guests', not their namespaces').
-Topology running_topology(const std::string& dir, std::string_view command,
-                          bool* guests = nullptr) {
+// guests (their addresses and routes are then the guests', not their namespaces'); `routing`:
+// how its switches route.
+Topology running_topology(const std::string& dir, std::string_view command, bool* guests = nullptr,
+                          Routing* routing = nullptr) {
   require_root(command);
   require_tools({"ip"});
   if (dir.empty()) throw input_error("--dir is required: the testbed's directory");
@@ -34,6 +35,7 @@ Topology running_topology(const std::string& dir, std::string_view command,
         "{} holds no testbed that is up; bring one up with 'rocehil testbed up --dir {}'", absolute,
         absolute));
   if (guests != nullptr) *guests = state->options.vm.enabled;
+  if (routing != nullptr) *routing = state->options.routing;
   return build_topology(state->options, state->mgmt_octet);
 }
 
@@ -45,9 +47,12 @@ std::string ip_link_show(const LinkPort& p) {
 // The kernel drops a route whose only next hop is over an interface taken down (a multipath
 // route keeps the hop, marked dead): once the interface is up again, the routes `up` wrote over
 // it are written again, as a switch's routing would relearn them.
-void restore_routes(const Topology& t, const LinkPort& port, bool guests) {
+// Under BGP a switch's routes are its zebra's, which writes them again itself; a host's route
+// to its leaf is still static.
+void restore_routes(const Topology& t, const LinkPort& port, bool guests, Routing routing) {
   for (const Namespace& ns : t.namespaces) {
     if (ns.netns != port.netns || (guests && ns.role == Role::host)) continue;
+    if (routing == Routing::bgp && is_switch(ns)) continue;
     for (const Route& r : ns.routes) {
       if (std::find(r.devices.begin(), r.devices.end(), port.interface) == r.devices.end())
         continue;
@@ -102,7 +107,8 @@ bool admin_up_in(std::string_view ip_json) {
 
 void set_link_state(const std::string& dir, std::string_view link, bool up) {
   bool guests = false;
-  const Topology t = running_topology(dir, "testbed link", &guests);
+  Routing routing = Routing::static_routes;
+  const Topology t = running_topology(dir, "testbed link", &guests, &routing);
   const char* state = up ? "up" : "down";
   for (const LinkPort& p : link_ports(t, link)) {
     run_checked(fmt::format("setting {} {} in {}", p.interface, state, p.netns),
@@ -113,8 +119,10 @@ void set_link_state(const std::string& dir, std::string_view link, bool up) {
                               "{}'",
                               t.id, link, p.interface, p.netns, state, state));
   }
+  // Under BGP only the link changes for the switches: their zebra take their routes off it (BFD
+  // and the interface's state end its sessions) and back once the sessions are up again.
   if (up)
-    for (const LinkPort& p : link_ports(t, link)) restore_routes(t, p, guests);
+    for (const LinkPort& p : link_ports(t, link)) restore_routes(t, p, guests, routing);
 }
 
 bool link_is_up(const std::string& dir, std::string_view link) {

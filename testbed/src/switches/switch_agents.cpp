@@ -197,7 +197,8 @@ void remove_switch_agent_files(const TestbedPaths& paths, std::string_view id) {
       if (entry.path().extension() == ".pid") fs::remove(entry.path(), ignored);
   const std::string mine = netns_prefix(id);
   for (const auto& entry : fs::directory_iterator(TestbedPaths::public_run_dir(), ignored))
-    if (entry.path().filename().string().starts_with(mine)) fs::remove(entry.path(), ignored);
+    // remove_all: the FRR daemons' sockets are in a directory per switch.
+    if (entry.path().filename().string().starts_with(mine)) fs::remove_all(entry.path(), ignored);
 }
 
 }  // namespace rocehil::testbed

@@ -25,7 +25,8 @@ bool lldp_neighbors(const std::string& socket, std::vector<LldpNeighbor>& out, s
 
 // What down removes once the daemons are stopped: the pid files in DIR/snmp (the secrets, logs
 // and snmpd.conf stay), when `paths.dir` is set, and the testbed's files in
-// TestbedPaths::public_run_dir() (sockets, lldpd's lock files and configuration).
+// TestbedPaths::public_run_dir() (sockets, lldpd's lock files and configuration, the FRR
+// daemons' socket directories).
 void remove_switch_agent_files(const TestbedPaths& paths, std::string_view id);
 
 }  // namespace rocehil::testbed

@@ -28,6 +28,7 @@ std::string_view package_of(std::string_view tool) {
       {"snmpd", "snmpd"},
       {"lldpd", "lldpd"},
       {"lldpcli", "lldpd"},
+      {"vtysh", "frr"},
       {"qemu-system-x86_64", "qemu-system-x86"},
       {"modprobe", "kmod"},
       {"cpio", "cpio"},

@@ -3,6 +3,9 @@
 // A fabric link of a running testbed taken down or brought up as a pulled cable would be: both
 // its ends (`ip link set dev IF down` in each end's namespace), so each side's routes through it
 // go and neither end forwards onto it. What `rocehil testbed link` and a run's link events do.
+// Bringing it up writes the routes over it again; with --routing bgp only a host's (to its
+// leaf): the switches' own routing does theirs (BFD and the interface's state end the link's
+// session and routes move to the other spines; the session comes back once the link is up).
 
 #include <string>
 #include <string_view>

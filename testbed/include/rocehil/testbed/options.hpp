@@ -57,6 +57,23 @@ inline constexpr int vm_host_mbps = 200;
 inline constexpr int vm_uplink_mbps = 40;
 inline constexpr int vm_ecn_mark_mbps = 30;
 
+// How the switches route. `static_routes`: `up` writes every leaf's and spine's routes once
+// (ECMP over the spines on leaves); a link taken down blackholes traffic at its far end.
+// `bgp`: FRR's zebra, bgpd and bfdd in each switch, eBGP on every leaf-spine link in the RFC 7938
+// style with BFD on each session, so a dead link is routed around (frr_files.hpp).
+enum class Routing { static_routes, bgp };
+
+std::string_view to_string(Routing routing);  // static, bgp
+// Throws rocehil::Error (bad input) naming --routing and the choices.
+Routing parse_routing(std::string_view text);
+
+// BFD on every BGP session (--routing bgp): a session is declared down once `multiplier`
+// packets in a row, sent every `interval_ms`, are missing: 300 ms with the defaults.
+struct BfdTimers {
+  int interval_ms = 100;
+  int multiplier = 3;
+};
+
 struct TestbedOptions {
   std::string dir;  // where keys, configs, state and inventory.yaml are written
   std::string id;   // prefixes every name; empty: derived from dir
@@ -84,6 +101,8 @@ struct TestbedOptions {
   // machine, a slurmd in every namespace that runs sshd (hosts and capture), named as its host.
   bool slurm = false;
   GuestOptions vm{};
+  Routing routing = Routing::static_routes;
+  BfdTimers bfd{};
 };
 
 // Limits that keep names and addresses inside their fields: interface names are 15 characters,

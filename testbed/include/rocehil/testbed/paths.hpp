@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "rocehil/testbed/topology.hpp"
 
@@ -75,6 +76,23 @@ struct TestbedPaths {
   // user, which a private --dir (mkdtemp's 0700) is not; and a unix socket's path is 107
   // characters at most, which a deep --dir would exceed. Nothing secret goes there.
   static std::string public_run_dir() { return "/run/rocehil"; }
+
+  // A switch's FRR daemons (--routing bgp, frr_files.hpp): one configuration file per daemon,
+  // its pid file and log beside sshd's. Their sockets (zebra's zserv.api, each daemon's vty
+  // socket, bfdd's control socket) go in a directory of their own in public_run_dir(), named
+  // for the namespace, root's only: a unix socket's path is 107 characters at most, which a
+  // deep --dir would exceed.
+  std::string frr_dir() const { return dir + "/frr"; }
+  std::string frr_conf(const Namespace& ns, std::string_view daemon) const {
+    return frr_dir() + "/" + ns.netns + "." + std::string(daemon) + ".conf";
+  }
+  std::string frr_pid(const Namespace& ns, std::string_view daemon) const {
+    return run_dir() + "/" + ns.netns + "." + std::string(daemon) + ".pid";
+  }
+  std::string frr_log(const Namespace& ns, std::string_view daemon) const {
+    return run_dir() + "/" + ns.netns + "." + std::string(daemon) + ".log";
+  }
+  static std::string frr_socket_dir(const Namespace& ns) { return public_file(ns, "frr"); }
   std::string lldpd_conf(const Namespace& ns) const { return public_file(ns, "lldpd.conf"); }
   std::string lldpd_socket(const Namespace& ns) const { return public_file(ns, "lldpd.socket"); }
   std::string agentx_socket(const Namespace& ns) const { return public_file(ns, "agentx"); }

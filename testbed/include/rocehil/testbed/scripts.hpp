@@ -24,7 +24,8 @@ std::string links_batch(const Topology& t);
 // counters and mirrors), forwarding and the L4 multipath hash on routers.
 std::vector<std::string> sysctls(const Namespace& ns, const TestbedOptions& options);
 
-// `ip -n NS -batch`: MTU, addresses, links up, routes (multipath on leaves).
+// `ip -n NS -batch`: MTU, addresses, links up, routes (multipath on leaves); with
+// --routing bgp no routes in leaves and spines, whose zebra writes them.
 std::string namespace_ip_batch(const Namespace& ns, const TestbedOptions& options);
 
 // `tc -n NS -batch`: a token bucket on every shaped interface's egress; on spines mirroring what

@@ -10,6 +10,7 @@
 #include "rocehil/testbed/lldp_files.hpp"
 #include "rocehil/testbed/options.hpp"
 #include "rocehil/testbed/relay_counters.hpp"
+#include "rocehil/testbed/routing_status.hpp"
 #include "rocehil/testbed/ssh_files.hpp"
 #include "rocehil/testbed/topology.hpp"
 
@@ -89,6 +90,7 @@ struct NamespaceStatus {
   std::vector<LldpNeighbor> lldp_neighbors;
   std::optional<std::string> slurm_state;  // --slurm: sinfo's state of its node ("idle")
   std::optional<GuestStatus> guest;        // --vm: hosts
+  std::optional<SwitchRouting> routing;    // --routing bgp: switches, as their vtysh says
   std::vector<InterfaceStatus> interfaces;
 };
 
@@ -105,9 +107,12 @@ struct StatusResult {
   bool slurm = false;               // brought up with --slurm
   std::string slurm_conf;           // --slurm: the SLURM_CONF clients use
   std::string slurm_problem;        // --slurm: why sinfo could not tell
+  Routing routing = Routing::static_routes;
+  BfdTimers bfd{};  // --routing bgp
   // Every namespace and interface exists, every sshd and snmpd answers, every lldpd and mirror
-  // relay runs and, with --slurm, every node is known to slurmctld and responding (idle, allocated
-  // or drained).
+  // relay runs, with --slurm every node is known to slurmctld and responding (idle, allocated
+  // or drained) and, with --routing bgp, every switch's sessions are Established and its routes
+  // to the racks use every path.
   bool healthy() const;
 };
 
