@@ -18,16 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-void make_frr_directory(const std::string& path, fs::perms mode) {
-  std::error_code ec;
-  fs::create_directories(path, ec);
-  if (!ec) fs::permissions(path, mode, ec);
-  if (ec)
-    throw Error(ExitCode::infrastructure,
-                fmt::format("cannot create {}: {}; check the file system's space and permissions",
-                            path, ec.message()));
-}
-
 // vtysh's JSON for `command` to `daemon`; false and `problem` set when vtysh fails or prints
 // what does not parse.
 bool vtysh_json(const Namespace& ns, std::string_view daemon, std::string_view command,
@@ -70,11 +60,11 @@ void require_frr() {
 
 void start_routing(const Topology& t, const TestbedOptions& options, const TestbedPaths& paths,
                    const StepReporter& report) {
-  make_frr_directory(paths.frr_dir(), fs::perms::owner_all);
+  make_directory(paths.frr_dir(), fs::perms::owner_all);
   // Searchable by all, as the switches' agents need it (paths.hpp: lldpcli runs as _lldpd).
-  make_frr_directory(TestbedPaths::public_run_dir(),
-                     fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                         fs::perms::others_read | fs::perms::others_exec);
+  make_directory(TestbedPaths::public_run_dir(),
+                 fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                     fs::perms::others_read | fs::perms::others_exec);
   int switches = 0;
   for (const auto& ns : t.namespaces) switches += is_switch(ns);
   report(fmt::format(
@@ -84,7 +74,7 @@ void start_routing(const Topology& t, const TestbedOptions& options, const Testb
   for (const auto& ns : t.namespaces) {
     if (!is_switch(ns)) continue;
     // Root's only: a vty socket is a root shell on the switch's routing.
-    make_frr_directory(TestbedPaths::frr_socket_dir(ns), fs::perms::owner_all);
+    make_directory(TestbedPaths::frr_socket_dir(ns), fs::perms::owner_all);
     for (auto daemon : frr_daemons) {
       write_file(paths.frr_conf(ns, daemon), frr_config(daemon, ns, t, options),
                  fs::perms::owner_read | fs::perms::owner_write);

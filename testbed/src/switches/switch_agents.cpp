@@ -23,17 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto wait_limit = std::chrono::seconds(15);
 
-// Creates `path` (and what is above it) with `mode`; throws rocehil::Error when it cannot.
-void make_directory(const std::string& path, fs::perms mode) {
-  std::error_code ec;
-  fs::create_directories(path, ec);
-  if (!ec) fs::permissions(path, mode, ec);
-  if (ec)
-    throw Error(ExitCode::infrastructure,
-                fmt::format("cannot create {}: {}; check the file system's space and permissions",
-                            path, ec.message()));
-}
-
 void start_snmpd(const Namespace& ns, const Topology& t, const TestbedPaths& paths,
                  const SnmpSecrets& secrets, const std::string& rocehil) {
   // A fresh engine state each time: a user or engine id from an earlier `up` never lingers.

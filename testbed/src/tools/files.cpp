@@ -10,6 +10,16 @@
 
 namespace rocehil::testbed {
 
+void make_directory(const std::string& path, std::filesystem::perms mode) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (!ec) std::filesystem::permissions(path, mode, ec);
+  if (ec)
+    throw Error(ExitCode::infrastructure,
+                fmt::format("cannot create {}: {}; check the file system's space and permissions",
+                            path, ec.message()));
+}
+
 void write_file(const std::string& path, std::string_view text, std::filesystem::perms mode) {
   {
     std::ofstream out(path, std::ios::trunc | std::ios::binary);

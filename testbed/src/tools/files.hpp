@@ -11,6 +11,9 @@ namespace rocehil::testbed {
 // Writes `text` to `path` (replacing it) with `mode`; throws rocehil::Error when it cannot.
 void write_file(const std::string& path, std::string_view text, std::filesystem::perms mode);
 
+// Creates `path` (and what is above it) with `mode`; throws rocehil::Error when it cannot.
+void make_directory(const std::string& path, std::filesystem::perms mode);
+
 // The whole file; throws rocehil::Error when it cannot be read.
 std::string read_file(const std::string& path);
 
