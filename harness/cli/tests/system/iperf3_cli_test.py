@@ -16,10 +16,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
-from testbed_fixture import module_testbed_down, module_testbed_up, newest_run_dir
+from testbed_fixture import SuiteRun, module_testbed_down, module_testbed_up
 
 ROCEHIL = None
 TB = {}
@@ -82,17 +81,10 @@ def dscp_counts(pcapng, src, dst, port):
 class Iperf3Run(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="rhiperf3-run")
-        suite = os.path.join(cls.tmp, "iperf3.yaml")
-        with open(suite, "w") as f:
-            f.write(SUITE)
-        cls.reports = os.path.join(cls.tmp, "reports")
-        r = subprocess.run([ROCEHIL, "run", suite, "--inventory", TB["inventory"], "--reports",
-                            cls.reports], capture_output=True, text=True, timeout=240)
-        cls.code, cls.out, cls.err = r.returncode, r.stdout, r.stderr
-        run_dir = newest_run_dir(cls.reports)
-        cls.run_dir = run_dir
-        with open(os.path.join(run_dir, "run.json")) as f:
+        run = SuiteRun(ROCEHIL, TB["inventory"], SUITE, "rhiperf3-run")
+        cls.tmp, cls.reports, cls.run_dir = run.tmp, run.reports, run.run_dir
+        cls.code, cls.out, cls.err = run.code, run.out, run.err
+        with open(os.path.join(cls.run_dir, "run.json")) as f:
             cls.record = json.load(f)
         cls.cases = {c["id"]: c for c in cls.record["cases"]}
 

@@ -15,10 +15,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
-from testbed_fixture import module_testbed_down, module_testbed_up, newest_run_dir
+from testbed_fixture import SuiteRun, module_testbed_down, module_testbed_up
 
 ROCEHIL = None
 TB = {}
@@ -91,15 +90,9 @@ def kept_frames(run_dir, attempt, src):
 class TclassRun(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="rhtclass-run")
-        suite = os.path.join(cls.tmp, "tclass.yaml")
-        with open(suite, "w") as f:
-            f.write(SUITE)
-        cls.reports = os.path.join(cls.tmp, "reports")
-        r = subprocess.run([ROCEHIL, "run", suite, "--inventory", TB["inventory"], "--reports",
-                            cls.reports], capture_output=True, text=True, timeout=240)
-        cls.code, cls.out, cls.err = r.returncode, r.stdout, r.stderr
-        cls.run_dir = newest_run_dir(cls.reports)
+        run = SuiteRun(ROCEHIL, TB["inventory"], SUITE, "rhtclass-run")
+        cls.tmp, cls.reports, cls.run_dir = run.tmp, run.reports, run.run_dir
+        cls.code, cls.out, cls.err = run.code, run.out, run.err
         with open(os.path.join(cls.run_dir, "run.json")) as f:
             cls.record = json.load(f)
         cls.cases = {c["id"]: c for c in cls.record["cases"]}

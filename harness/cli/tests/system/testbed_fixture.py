@@ -72,3 +72,19 @@ def wait_for(predicate, seconds):
 def newest_run_dir(reports):
     """The newest run directory `rocehil run --reports REPORTS` wrote (run ids sort by time)."""
     return sorted(d for d in glob.glob(os.path.join(reports, "*")) if os.path.isdir(d))[-1]
+
+
+class SuiteRun:
+    """`rocehil run` of a suite text on a testbed's inventory, in a fresh temporary directory:
+    its `tmp`, `reports`, exit `code`, `out`, `err` and the run directory it wrote."""
+
+    def __init__(self, rocehil, inventory, suite_text, prefix, timeout=240):
+        self.tmp = tempfile.mkdtemp(prefix=prefix)
+        suite = os.path.join(self.tmp, "suite.yaml")
+        with open(suite, "w") as f:
+            f.write(suite_text)
+        self.reports = os.path.join(self.tmp, "reports")
+        r = subprocess.run([rocehil, "run", suite, "--inventory", inventory, "--reports",
+                            self.reports], capture_output=True, text=True, timeout=timeout)
+        self.code, self.out, self.err = r.returncode, r.stdout, r.stderr
+        self.run_dir = newest_run_dir(self.reports)
