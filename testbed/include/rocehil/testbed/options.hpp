@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rocehil::testbed {
 
@@ -74,6 +75,24 @@ struct BfdTimers {
   int multiplier = 3;
 };
 
+// The lossless switches (--lossless): a forwarding process per leaf and spine runs the model of
+// a RoCE switch port on its veths (per-class queues, WRED with ECN by queue depth, PFC sent and
+// obeyed, a PFC watchdog) instead of the kernel's forwarding and one tbf per port. The knobs are
+// settings (`switch.*`, fabric_settings.hpp), so --set, bisect and trend vary them; bytes are
+// per queue (WRED) and per ingress port and priority (XOFF), the same on every port.
+struct SwitchKnobs {
+  bool ecn_enable = true;                 // switch.ecn_enable: WRED marks CE on ECN-capable packets
+  std::vector<int> pfc_priorities{3, 4};  // switch.pfc_priorities: lossless classes (empty: none)
+  int wred_kmin_kb = 125;                 // switch.wred_kmin_kb: marking starts (1 ms at 1 Gb/s)
+  int wred_kmax_kb = 500;                 // switch.wred_kmax_kb: every packet marked from here
+  int wred_pmax_percent = 10;             // switch.wred_pmax_percent: probability at kmax
+  int xoff_kb = 250;                      // switch.xoff_kb: ingress bytes that send XOFF
+  // switch.dscp_to_tc: "DSCP:TC,..." over SONiC's default map (qos_profile.hpp); empty: SONiC's.
+  std::string dscp_to_tc{};
+  int watchdog_detection_ms = 200;    // switch.pfc_watchdog_detection_ms (SONiC's default)
+  int watchdog_restoration_ms = 200;  // switch.pfc_watchdog_restoration_ms
+};
+
 struct TestbedOptions {
   std::string dir;  // where keys, configs, state and inventory.yaml are written
   std::string id;   // prefixes every name; empty: derived from dir
@@ -103,6 +122,8 @@ struct TestbedOptions {
   GuestOptions vm{};
   Routing routing = Routing::static_routes;
   BfdTimers bfd{};
+  bool lossless = false;
+  SwitchKnobs knobs{};
 };
 
 // Limits that keep names and addresses inside their fields: interface names are 15 characters,
