@@ -25,6 +25,8 @@
 #include "rocehil/testbed/testbed.hpp"
 #include "testbed_leftovers.hpp"
 #include "testbed_relay_command.hpp"
+#include "testbed_switchd_command.hpp"
+#include "rocehil/testbed/switch_knobs.hpp"
 #include "testbed_text.hpp"
 
 namespace rocehil::cli {
@@ -290,6 +292,18 @@ Established and every leaf reaches every rack over every spine.)");
                  "sessions often keep 128); 0 keeps as much as one packet on the management "
                  "network holds")
       ->capture_default_str();
+  up->add_flag("--lossless", up_opts->lossless,
+               "Lossless switches, as a RoCE fabric's: a forwarding process per leaf and spine "
+               "with eight queues per port (SONiC's DSCP map), WRED with ECN by queue depth, "
+               "strict priority for CNPs and DWRR for the rest, PFC sent past XOFF and obeyed, "
+               "and SONiC's PFC watchdog. Knobs: --switch, or 'testbed set' on a running one");
+  auto knobs = std::make_shared<std::vector<std::string>>();
+  up->add_option("--switch", *knobs,
+                 "--lossless: a knob as KNOB=VALUE (repeat): switch.ecn_enable=0|1, "
+                 "switch.pfc_priorities=3,4 (empty: none), switch.wred_kmin_kb, "
+                 "switch.wred_kmax_kb, switch.wred_pmax_percent, switch.xoff_kb, "
+                 "switch.dscp_to_tc=DSCP:TC,..., switch.pfc_watchdog_detection_ms (0: off), "
+                 "switch.pfc_watchdog_restoration_ms");
   auto routing = std::make_shared<std::string>("static");
   up->add_option("--routing", *routing,
                  "How the switches route: static (routes written once; a link taken down "
@@ -305,8 +319,21 @@ Established and every leaf reaches every rack over every spine.)");
                  "--routing bgp: BFD packets missed in a row before a session is down (with the "
                  "interval: the detection time)")
       ->capture_default_str();
-  up->callback([up, up_opts, up_common, mirror, mirror_mode, vm_accel, routing, &exit_code] {
+  up->callback([up, up_opts, up_common, mirror, mirror_mode, vm_accel, routing, knobs,
+                &exit_code] {
     up_opts->routing = testbed::parse_routing(*routing);
+    if (!knobs->empty() && !up_opts->lossless)
+      throw input_error("--switch sets a knob of the lossless switches: add --lossless");
+    // Without ECN a lossless switch marks nothing: PFC alone holds the queues.
+    if (up_opts->lossless && !up_opts->ecn) up_opts->knobs.ecn_enable = false;
+    for (const auto& assignment : *knobs) {
+      const auto equals = assignment.find('=');
+      if (equals == std::string::npos)
+        throw input_error(fmt::format("--switch {}: write KNOB=VALUE, e.g. switch.xoff_kb=300",
+                                      assignment));
+      up_opts->knobs = testbed::with_knob(up_opts->knobs, assignment.substr(0, equals),
+                                          assignment.substr(equals + 1));
+    }
     up_opts->vm.accel = testbed::parse_guest_accel(*vm_accel);
     // Emulated guests send far less than namespaces: rates not given are scaled to them.
     if (up_opts->vm.enabled) {
@@ -379,6 +406,7 @@ Established and every leaf reaches every rack over every spine.)");
   add_testbed_link_command(testbed, exit_code);
   add_snmp_counters_command(testbed, exit_code);
   add_mirror_relay_command(testbed, exit_code);
+  add_switchd_command(testbed, exit_code);
 }
 
 }  // namespace rocehil::cli

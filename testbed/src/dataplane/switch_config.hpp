@@ -31,15 +31,13 @@ std::string to_json_text(const SwitchConfig& config);
 // Throws rocehil::Error (bad input) naming `path`, the field and the fix.
 SwitchConfig parse_switch_config(std::string_view text, const std::string& path);
 
-// "3:3,4:4,46:5" over SONiC's default map; throws rocehil::Error (bad input) naming `field` for a
-// DSCP outside 0-63, a class outside 0-7, or text not in that form.
-lossless::DscpToTc parse_dscp_to_tc(std::string_view text, std::string_view field);
+// SONiC's default map with the knob's pairs over it.
+lossless::DscpToTc dscp_map(const SwitchKnobs& knobs);
 
-// The profile every port of a switch runs, from the knobs, for a port of `port_mbps` (what scales
-// with the port: the lossy queues' tail-drop limit, the headroom).
-lossless::PortProfile port_profile(const SwitchKnobs& knobs, int port_mbps);
-
-// Throws rocehil::Error (bad input) naming the setting and its range for the first knob out of it.
-void validate_knobs(const SwitchKnobs& knobs);
+// The profile every port of a switch runs, from the knobs, for a port of `port_mbps` (the lossy
+// queues' tail-drop limit scales with the port: 5 ms of its time, as the tbf of the kernel fabric).
+// `headroom_bytes`: what an ingress port still takes after XOFF (switch_loop.cpp sizes it).
+lossless::PortProfile port_profile(const SwitchKnobs& knobs, int port_mbps,
+                                   std::uint32_t headroom_bytes);
 
 }  // namespace rocehil::testbed::dataplane

@@ -39,8 +39,10 @@ std::vector<std::string> sysctls(const Namespace& ns, const TestbedOptions& opti
   std::vector<std::string> out = {"net.ipv6.conf.all.disable_ipv6=1",
                                   "net.ipv6.conf.default.disable_ipv6=1"};
   if (ns.role == Role::leaf || ns.role == Role::spine) {
+    // A lossless switch forwards in its own process (switchd.hpp); the kernel keeps only the
+    // control plane, and must not forward the packets a second time.
     out.insert(out.end(),
-               {"net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0",
+               {options.lossless ? "net.ipv4.ip_forward=0" : "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0",
                 "net.ipv4.conf.default.rp_filter=0", "net.ipv4.conf.all.send_redirects=0",
                 "net.ipv4.conf.default.send_redirects=0",
                 // Hash on addresses, protocol and ports: the UDP source port of a
@@ -84,14 +86,31 @@ std::string namespace_ip_batch(const Namespace& ns, const TestbedOptions& option
   return out;
 }
 
+std::vector<std::vector<std::string>> offload_commands(const Namespace& ns,
+                                                       const TestbedOptions& options) {
+  std::vector<std::vector<std::string>> out;
+  if (!options.lossless || ns.role != Role::host) return out;
+  for (const auto& i : ns.interfaces) {
+    if (!is_fabric(i)) continue;
+    // A veth hands its peer what the sender's stack left undone: UDP and TCP checksums to fill
+    // in, TCP segments of 64 KB to cut. A kernel that receives them copes; a switch forwarding
+    // from a packet socket would send them on as they are. Off, the sender's kernel finishes
+    // every frame, as a NIC does before the wire.
+    out.push_back({"ip", "netns", "exec", ns.netns, "ethtool", "-K", i.name, "tx", "off", "sg",
+                   "off", "tso", "off", "gso", "off", "gro", "off"});
+  }
+  return out;
+}
+
 long long burst_bytes(int mbps, int mtu) {
   const long long per_ms = static_cast<long long>(mbps) * 1'000'000 / 8 / 1000;
   return std::max(per_ms, 2LL * (mtu + 18));
 }
 
-std::string tbf_qdisc(int mbps, int mtu) {
+std::string tbf_qdisc(int mbps, int mtu, int latency_ms) {
   // 5 ms of queue at the rate before tail drop: a deep-buffer switch port, scaled down.
-  return fmt::format("tbf rate {}mbit burst {} latency 5ms", mbps, burst_bytes(mbps, mtu));
+  return fmt::format("tbf rate {}mbit burst {} latency {}ms", mbps, burst_bytes(mbps, mtu),
+                     latency_ms);
 }
 
 std::string ecn_table_name(std::string_view id) {
@@ -109,9 +128,14 @@ long long ecn_mark_burst_packets(int mbps) {
 
 std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const TestbedOptions& o) {
   std::string out;
+  // A lossless switch's ports are paced by its forwarding process. A host's NIC keeps its tbf,
+  // with 1 ms of queue: what a host has sent before a PFC pause reaches it still drains into
+  // the switch, and the switch's headroom must hold it.
+  if (o.lossless && is_switch(ns)) return out;
   for (const auto& i : ns.interfaces) {
     if (i.mbps <= 0) continue;
-    out += fmt::format("qdisc add dev {} root {}\n", i.name, tbf_qdisc(i.mbps, o.mtu));
+    out += fmt::format("qdisc add dev {} root {}\n", i.name,
+                       tbf_qdisc(i.mbps, o.mtu, o.lossless ? 1 : 5));
   }
   if (ns.role != Role::spine) return out;
   std::string mirror_port;
@@ -139,7 +163,9 @@ std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const Tes
 
 std::string namespace_nft_ruleset(const Namespace& ns, const Topology& t,
                                   const TestbedOptions& options) {
-  if (!options.ecn || (ns.role != Role::leaf && ns.role != Role::spine)) return {};
+  // A lossless switch marks by queue depth in its forwarding process (WRED, switch.ecn_enable).
+  if (!options.ecn || options.lossless || (ns.role != Role::leaf && ns.role != Role::spine))
+    return {};
   std::string out = fmt::format("table ip {} {{\n", ecn_table_name(t.id));
   out += "  chain ecn_marking {\n    type filter hook postrouting priority 0; policy accept;\n";
   for (const auto& i : ns.interfaces) {

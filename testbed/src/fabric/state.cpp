@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/testbed/switch_knobs.hpp"
 
 namespace rocehil::testbed {
 
@@ -49,6 +50,8 @@ void write_state(const std::string& path, const TestbedState& s) {
         {"slurm", o.slurm},
         {"routing", to_string(o.routing)},
         {"bfd", {{"interval_ms", o.bfd.interval_ms}, {"multiplier", o.bfd.multiplier}}},
+        {"lossless", o.lossless},
+        {"knobs", knobs_to_json(o.knobs)},
         {"vm",
          {{"enabled", o.vm.enabled},
           {"memory_mb", o.vm.memory_mb},
@@ -106,6 +109,10 @@ std::optional<TestbedState> read_state(const std::string& path) {
     o.slurm = opt.value("slurm", false);
     // State written before --routing: every switch had static routes.
     o.routing = parse_routing(opt.value("routing", std::string("static")));
+    // Written since the lossless switches (issue 63); a state file from before has neither.
+    o.lossless = opt.value("lossless", false);
+    if (const auto knobs = opt.find("knobs"); knobs != opt.end())
+      o.knobs = knobs_from_json(*knobs, path);
     if (const auto bfd = opt.find("bfd"); bfd != opt.end()) {
       o.bfd.interval_ms = bfd->at("interval_ms").get<int>();
       o.bfd.multiplier = bfd->at("multiplier").get<int>();

@@ -8,6 +8,7 @@
 #include <map>
 #include <thread>
 
+#include "dataplane/switchds.hpp"
 #include "hosts/guests.hpp"
 #include "mirrors/mirror_relays.hpp"
 #include "rocehil/common/error.hpp"
@@ -128,6 +129,7 @@ class FabricBuilder {
     if (o_.vm.enabled) start_guests(t_, o_, paths_, *guest_kernel_, report_);
     start_sshds(servers);
     wait_for_links();
+    if (o_.lossless) dataplane::start_switchds(t_, o_, paths_, rocehil_, report_);
     // Sessions come up while the rest starts; `up` waits for them last.
     if (o_.routing == Routing::bgp) start_routing(t_, o_, paths_, report_);
     start_mirror_relays(t_, paths_, rocehil_, report_);
@@ -142,6 +144,8 @@ class FabricBuilder {
   void configure(const Namespace& ns) {
     run_checked(fmt::format("configuring {}", ns.netns), {"ip", "-n", ns.netns, "-batch", "-"},
                 namespace_ip_batch(ns, o_));
+    for (const auto& argv : offload_commands(ns, o_))
+      run_checked(fmt::format("turning offloads off in {}", ns.netns), argv);
     if (const auto tc = namespace_tc_batch(ns, t_, o_); !tc.empty())
       run_checked(fmt::format("configuring qdiscs in {}", ns.netns),
                   {"tc", "-n", ns.netns, "-batch", "-"}, tc);
@@ -266,6 +270,7 @@ UpResult up(TestbedOptions options, const StepReporter& report) {
   require_tools({"ip", "tc", "nft", "sysctl", "sshd", "ssh-keygen", "snmpd", "lldpd", "lldpcli"});
   if (options.slurm) require_tools({"munged", "slurmctld", "slurmd", "sinfo"});
   if (options.routing == Routing::bgp) require_frr();
+  if (options.lossless) require_tools({"ethtool"});
 
   const TestbedPaths paths{options.dir};
   if (!testbed_namespaces(options.id).empty() || !root_links(options.id).empty())

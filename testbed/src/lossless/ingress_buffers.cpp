@@ -10,6 +10,12 @@ IngressBuffers::IngressBuffers(int ports, const PortProfile& profile)
       headroom_(profile.headroom_bytes),
       accounts_(static_cast<std::size_t>(std::max(ports, 0)) * classes) {}
 
+void IngressBuffers::retune(const PortProfile& profile) {
+  xoff_ = profile.xoff_bytes;
+  xon_ = std::min(profile.xon_bytes, profile.xoff_bytes);
+  headroom_ = profile.headroom_bytes;
+}
+
 IngressBuffers::Arrival IngressBuffers::arrive(int port, int priority, std::uint32_t bytes) {
   Account& a = at(port, priority);
   if (static_cast<std::uint64_t>(a.bytes) + bytes > std::uint64_t{xoff_} + headroom_) {

@@ -25,6 +25,8 @@ struct PfcCounters {
 class IngressBuffers {
  public:
   IngressBuffers(int ports, const PortProfile& profile);
+  // New thresholds (a knob changed on a running switch); the bytes held stay counted.
+  void retune(const PortProfile& profile);
 
   enum class Arrival : std::uint8_t { admitted, admitted_xoff, dropped };
   // `bytes` of lossless `priority` arrived on `port`: admitted (and it crossed XOFF: send XOFF

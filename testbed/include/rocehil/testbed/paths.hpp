@@ -57,6 +57,18 @@ struct TestbedPaths {
     return run_dir() + "/" + ns.netns + ".mirror-relay.json";
   }
 
+  // A --lossless switch's forwarding process (switchd.hpp): its ports and knobs, pid and log.
+  std::string switchd_dir() const { return dir + "/switchd"; }
+  std::string switchd_config(const Namespace& ns) const {
+    return switchd_dir() + "/" + ns.netns + ".json";
+  }
+  std::string switchd_pid(const Namespace& ns) const {
+    return run_dir() + "/" + ns.netns + ".switchd.pid";
+  }
+  std::string switchd_log(const Namespace& ns) const {
+    return run_dir() + "/" + ns.netns + ".switchd.log";
+  }
+
   // The switches' SNMP agents and every namespace's lldpd (snmp_files.hpp, lldp_files.hpp). The
   // secrets are generated at the first `up` and kept across down/up, like the ssh keys.
   std::string snmp_dir() const { return dir + "/snmp"; }

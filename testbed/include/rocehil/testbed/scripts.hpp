@@ -56,8 +56,15 @@ std::string mirror_nft_ruleset(const Namespace& ns, const Topology& t, const Tes
 long long burst_bytes(int mbps, int mtu);
 
 // "tbf rate ...": the shaper of a port at `mbps` (> 0), as `up` adds it and `testbed set`
-// replaces it, so the two never shape differently.
-std::string tbf_qdisc(int mbps, int mtu);
+// replaces it, so the two never shape differently; `latency_ms` of queue before tail drop (1 on
+// a --lossless testbed's hosts, whose NIC queue the switches' PFC headroom must hold).
+std::string tbf_qdisc(int mbps, int mtu, int latency_ms = 5);
+
+// --lossless: the ethtool commands that turn off a host's checksum and segmentation offloads on
+// its fabric ports, so every frame a switch's packet socket reads is finished (scripts.cpp says
+// why). Empty otherwise.
+std::vector<std::vector<std::string>> offload_commands(const Namespace& ns,
+                                                       const TestbedOptions& options);
 
 // "rocehil_<id>": the ECN marking table, in each leaf's and spine's namespace.
 std::string ecn_table_name(std::string_view id);

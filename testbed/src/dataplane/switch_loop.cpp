@@ -1,0 +1,723 @@
+#include "dataplane/switch_loop.hpp"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <ifaddrs.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "dataplane/fib.hpp"
+#include "dataplane/netlink_routes.hpp"
+#include "dataplane/packet.hpp"
+#include "dataplane/packet_pool.hpp"
+#include "dataplane/pfc_watchdog.hpp"
+#include "dataplane/shared_counters.hpp"
+#include "dataplane/switch_config.hpp"
+#include "lossless/admission.hpp"
+#include "lossless/egress_scheduler.hpp"
+#include "lossless/ingress_buffers.hpp"
+#include "rocehil/common/error.hpp"
+
+namespace rocehil::testbed::dataplane {
+
+namespace {
+
+constexpr int classes = lossless::classes;
+// What a port may send ahead of its pace: 1 ms of its time, as the kernel fabric's tbf burst.
+// A wider window would wake the loop less often but send in bursts a receiver must absorb.
+constexpr std::uint64_t pace_window_ns = 1'000'000;
+// Preamble, start delimiter, FCS and inter-frame gap: the wire time of a frame beyond its bytes.
+constexpr std::uint32_t wire_overhead_bytes = 24;
+constexpr std::uint16_t full_quanta = 0xffff;
+constexpr std::uint64_t arp_retry_ns = 100'000'000;
+constexpr int receive_batch = 32;
+
+std::uint64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Fd& operator=(Fd&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    return *this;
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+[[noreturn]] void fail(std::string_view what) {
+  throw infrastructure_error(fmt::format("{}: {}", what, std::strerror(errno)));
+}
+
+// The time a lossless queue of a port was held by PFC received: the union of the pauses, each
+// counted when it ends (or is cut short), so the counter never reads time still ahead.
+struct PausedTime {
+  bool paused = false;
+  std::uint64_t since = 0, until = 0;
+};
+
+struct Port {
+  PortConfig config;
+  int ifindex = 0;
+  Mac mac{};
+  std::uint32_t address = 0;  // its IPv4 address, the source of the ARP requests it sends
+  Fd socket;
+  double bits_per_ns = 0;  // 0: unpaced
+  std::optional<Mac> peer;  // the one device at the other end of the veth
+  std::uint64_t arp_sent_at = 0;
+
+  lossless::PortProfile profile{};
+  std::optional<lossless::EgressScheduler> scheduler;
+  std::optional<lossless::PauseState> pause;
+  std::array<SlotFifo, classes> queues{};
+  std::array<std::uint32_t, classes> depth{};
+  std::uint64_t wire_free_at = 0;
+  std::array<std::uint64_t, classes> xoff_refresh_at{};  // 0: this port is not pausing its peer
+  std::array<PausedTime, classes> paused_time{};
+  PortCounts* counts = nullptr;
+};
+
+class SwitchLoop {
+ public:
+  SwitchLoop(std::string config_path, const LogLine& log)
+      : config_path_(std::move(config_path)), log_(log) {}
+
+  int run();
+
+ private:
+  void load_config();
+  void open_ports();
+  void apply_knobs();
+  void refresh_fib();
+  void learn(const Neighbor& neighbor);
+  void refresh_addresses();
+
+  void receive(int port);
+  void handle(int in_port, std::uint32_t slot, std::uint8_t packet_type, std::uint64_t now);
+  void forward(int in_port, std::uint32_t slot, const Ipv4& ip, std::uint64_t now);
+  void obey_pause(int port, const PauseFrame& pause, std::uint64_t now);
+  void release(std::uint32_t slot, std::uint64_t now);
+
+  void transmit(int port, std::uint64_t now);
+  void send_pfc(int port, int priority, std::uint16_t quanta);
+  void send_arp(int port, std::uint32_t target, std::uint64_t now);
+  void refresh_xoff(std::uint64_t now);
+  void watch(std::uint64_t now);
+  void settle_pause_time(Port& port, std::uint64_t now);
+  std::uint64_t next_deadline(std::uint64_t now);
+  std::uint8_t held_by_pfc(const Port& port, std::uint64_t now) const;
+
+  int port_of_ifindex(int ifindex) const {
+    for (std::size_t p = 0; p < ports_.size(); ++p)
+      if (ports_[p].ifindex == ifindex) return static_cast<int>(p);
+    return -1;
+  }
+
+  std::string config_path_;
+  const LogLine& log_;
+  SwitchConfig config_;
+  lossless::DscpToTc dscp_to_tc_{};
+  std::uint8_t lossless_mask_ = 0;
+  std::vector<Port> ports_;
+  std::unique_ptr<PacketPool> pool_;
+  std::unique_ptr<lossless::IngressBuffers> ingress_;
+  std::unique_ptr<PfcWatchdog> watchdog_;
+  std::unique_ptr<SharedCountersWriter> counters_;
+  Fib fib_;
+  std::mt19937_64 random_{0x5eed};
+  std::uniform_real_distribution<double> uniform_{0.0, 1.0};
+  std::vector<Neighbor> announced_;
+};
+
+void SwitchLoop::load_config() {
+  std::ifstream in(config_path_);
+  if (!in)
+    throw input_error(fmt::format("{}: cannot read it; bring the testbed up with --lossless",
+                                  config_path_));
+  std::stringstream text;
+  text << in.rdbuf();
+  config_ = parse_switch_config(text.str(), config_path_);
+}
+
+void SwitchLoop::open_ports() {
+  std::vector<std::string> names;
+  for (const auto& c : config_.ports) names.push_back(c.ifname);
+  counters_ = std::make_unique<SharedCountersWriter>(config_.counters_path, names);
+  ports_.resize(config_.ports.size());
+  for (std::size_t p = 0; p < ports_.size(); ++p) {
+    Port& port = ports_[p];
+    port.config = config_.ports[p];
+    port.ifindex = static_cast<int>(if_nametoindex(port.config.ifname.c_str()));
+    if (port.ifindex == 0)
+      throw input_error(fmt::format("{}: port {} is not in this namespace; bring the testbed up "
+                                    "again",
+                                    config_path_, port.config.ifname));
+    port.socket = Fd(socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL)));
+    if (port.socket.get() < 0) fail("socket(AF_PACKET)");
+    sockaddr_ll address{};
+    address.sll_family = AF_PACKET;
+    address.sll_protocol = htons(ETH_P_ALL);
+    address.sll_ifindex = port.ifindex;
+    if (bind(port.socket.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
+      fail(fmt::format("bind to {}", port.config.ifname));
+    // What this port sends (the loop's frames, the kernel's) is not for the loop to forward.
+    const int one = 1;
+    setsockopt(port.socket.get(), SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
+    // Room for a few milliseconds at line rate while the loop is away (a shared 2-core machine).
+    const int buffer = 8 << 20;
+    setsockopt(port.socket.get(), SOL_SOCKET, SO_RCVBUFFORCE, &buffer, sizeof buffer);
+    ifreq request{};
+    std::snprintf(request.ifr_name, IFNAMSIZ, "%s", port.config.ifname.c_str());
+    if (ioctl(port.socket.get(), SIOCGIFHWADDR, &request) != 0)
+      fail(fmt::format("SIOCGIFHWADDR {}", port.config.ifname));
+    std::memcpy(port.mac.data(), request.ifr_hwaddr.sa_data, 6);
+    port.counts = &counters_->port(static_cast<int>(p));
+    bump(port.counts->ifindex, static_cast<std::uint64_t>(port.ifindex));
+  }
+  // Enough for every port's lossless share past XOFF and its lossy queues; slots cost memory only
+  // once used (packet_pool.hpp).
+  pool_ = std::make_unique<PacketPool>(static_cast<std::uint32_t>(2048 + 1024 * ports_.size()));
+}
+
+void SwitchLoop::apply_knobs() {
+  dscp_to_tc_ = dscp_map(config_.knobs);
+  lossless_mask_ = 0;
+  for (const int p : config_.knobs.pfc_priorities)
+    lossless_mask_ |= static_cast<std::uint8_t>(1u << p);
+  // A reload may change the ports' rates (`testbed set switch.uplink_mbps`), never the ports.
+  if (config_.ports.size() != ports_.size())
+    throw input_error(fmt::format("{}: {} ports, but this switch runs {}; bring the testbed up "
+                                  "again",
+                                  config_path_, config_.ports.size(), ports_.size()));
+  for (std::size_t p = 0; p < ports_.size(); ++p) ports_[p].config.mbps = config_.ports[p].mbps;
+  int fastest_mbps = 0;
+  for (const auto& port : ports_) fastest_mbps = std::max(fastest_mbps, port.config.mbps);
+  // Headroom: what a sender still puts on the wire after XOFF. A ConnectX needs its cable and an
+  // MTU; a testbed host also has its NIC's queue (the tbf's 1 ms at the host rate, up.cpp) and a
+  // process on a shared 2-core machine that reacts in milliseconds: 4 ms of the fastest port.
+  const auto headroom = static_cast<std::uint32_t>(
+      std::max(9216.0 * 4, (fastest_mbps > 0 ? fastest_mbps : 1000) * 1e6 / 8 * 0.004));
+  for (auto& port : ports_) {
+    port.profile = port_profile(config_.knobs, port.config.mbps, headroom);
+    port.scheduler.emplace(port.profile);
+    port.bits_per_ns = port.config.mbps > 0 ? port.config.mbps / 1000.0 : 0;
+    if (!port.pause) port.pause.emplace(port.config.mbps > 0 ? port.config.mbps * 1e6 : 100e9);
+  }
+  const lossless::PortProfile& first = ports_.front().profile;
+  if (!ingress_)
+    ingress_ = std::make_unique<lossless::IngressBuffers>(static_cast<int>(ports_.size()), first);
+  else
+    ingress_->retune(first);
+  const std::uint64_t detection = config_.knobs.watchdog_detection_ms * 1'000'000ull;
+  const std::uint64_t restoration = config_.knobs.watchdog_restoration_ms * 1'000'000ull;
+  if (!watchdog_)
+    watchdog_ =
+        std::make_unique<PfcWatchdog>(static_cast<int>(ports_.size()), detection, restoration);
+  else
+    watchdog_->set_times(detection, restoration);
+}
+
+void SwitchLoop::refresh_fib() { fib_ = Fib(dump_routes()); }
+
+void SwitchLoop::learn(const Neighbor& neighbor) {
+  const int p = port_of_ifindex(neighbor.ifindex);
+  if (p >= 0) ports_[p].peer = neighbor.mac;
+}
+
+void SwitchLoop::refresh_addresses() {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) fail("getifaddrs");
+  for (const ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET) continue;
+    for (auto& port : ports_)
+      if (port.config.ifname == a->ifa_name)
+        port.address = ntohl(reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr.s_addr);
+  }
+  freeifaddrs(list);
+}
+
+void SwitchLoop::receive(int p) {
+  Port& port = ports_[p];
+  std::array<std::uint32_t, receive_batch> slots{};
+  std::array<iovec, receive_batch> vectors{};
+  std::array<sockaddr_ll, receive_batch> from{};
+  std::array<mmsghdr, receive_batch> messages{};
+  // A few batches at most per port and wake: one busy port does not starve the others.
+  for (int round = 0; round < 4; ++round) {
+    int count = 0;
+    while (count < receive_batch && !pool_->empty()) {
+      const std::uint32_t slot = pool_->take();
+      slots[count] = slot;
+      vectors[count] = {pool_->bytes(slot), PacketPool::slot_bytes};
+      messages[count] = {};
+      messages[count].msg_hdr.msg_iov = &vectors[count];
+      messages[count].msg_hdr.msg_iovlen = 1;
+      messages[count].msg_hdr.msg_name = &from[count];
+      messages[count].msg_hdr.msg_namelen = sizeof(sockaddr_ll);
+      ++count;
+    }
+    if (count == 0) return;  // the buffer is full: what arrives waits in the socket
+    const int got = recvmmsg(port.socket.get(), messages.data(), static_cast<unsigned>(count),
+                             MSG_DONTWAIT, nullptr);
+    const int received = std::max(got, 0);
+    for (int i = count - 1; i >= received; --i) pool_->give(slots[i]);
+    const std::uint64_t now = now_ns();
+    for (int i = 0; i < received; ++i) {
+      const std::uint32_t length = messages[i].msg_len;
+      if (length > PacketPool::slot_bytes - 64 || (messages[i].msg_hdr.msg_flags & MSG_TRUNC)) {
+        pool_->give(slots[i]);  // larger than a jumbo frame: not from this fabric
+        continue;
+      }
+      pool_->info(slots[i]).length = static_cast<std::uint16_t>(length);
+      bump(port.counts->rx_packets);
+      bump(port.counts->rx_bytes, length);
+      handle(p, slots[i], from[i].sll_pkttype, now);
+    }
+    if (received < count) return;
+  }
+}
+
+void SwitchLoop::handle(int in_port, std::uint32_t slot, std::uint8_t packet_type,
+                        std::uint64_t now) {
+  Port& port = ports_[in_port];
+  const std::span<std::uint8_t> frame = pool_->frame(slot);
+  if (packet_type == PACKET_OUTGOING) return pool_->give(slot);
+  switch (ethertype(frame)) {
+    case ethertype_mac_control:
+      if (const auto pause = parse_pause(frame)) obey_pause(in_port, *pause, now);
+      return pool_->give(slot);
+    case ethertype_arp:
+      // The kernel answers and learns ARP itself; the loop only learns its peer's address.
+      if (const auto arp = parse_arp(frame)) port.peer = arp->sender_mac;
+      return pool_->give(slot);
+    case ethertype_ipv4:
+      if (packet_type == PACKET_HOST) {
+        if (const auto ip = parse_ipv4(frame)) {
+          if (!fib_.is_local(ip->destination)) return forward(in_port, slot, *ip, now);
+        }
+      }
+      return pool_->give(slot);
+    default:
+      return pool_->give(slot);
+  }
+}
+
+void SwitchLoop::forward(int in_port, std::uint32_t slot, const Ipv4& ip, std::uint64_t now) {
+  Port& in = ports_[in_port];
+  const std::span<std::uint8_t> frame = pool_->frame(slot);
+  in.peer = source_mac(frame);
+  const Route* route = fib_.lookup(ip.destination);
+  if (route == nullptr || route->kind != RouteKind::unicast || route->hops.empty()) {
+    bump(in.counts->no_route);
+    return pool_->give(slot);
+  }
+  if (ip.ttl <= 1) {
+    // A real switch answers ICMP time exceeded from its control plane; the testbed's drop it.
+    bump(in.counts->ttl_expired);
+    return pool_->give(slot);
+  }
+  const NextHop& hop = pick_next_hop(*route, flow_hash(ip, config_.ecmp_seed));
+  const int out_port = port_of_ifindex(hop.ifindex);
+  if (out_port < 0) {
+    bump(in.counts->no_route);
+    return pool_->give(slot);
+  }
+  Port& out = ports_[out_port];
+  if (!out.peer) {
+    send_arp(out_port, hop.gateway != 0 ? hop.gateway : ip.destination, now);
+    bump(in.counts->unresolved);
+    return pool_->give(slot);
+  }
+  const int queue = dscp_to_tc_[ip.dscp];
+  const lossless::QueueProfile& profile = out.profile.queues[queue];
+  QueueCounts& queue_counts = out.counts->queue[queue];
+  const std::uint32_t length = pool_->info(slot).length;
+  if (profile.lossless && watchdog_->storm(out_port, queue)) {
+    bump(out.counts->priority[queue].storm_drops);
+    return pool_->give(slot);
+  }
+  const auto admission =
+      lossless::admit(profile, out.depth[queue], length, ip.ecn == 1 || ip.ecn == 2,
+                      uniform_(random_));
+  if (admission == lossless::Admission::drop || out.queues[queue].full()) {
+    if (profile.lossless) bump(in.counts->priority[queue].lossless_drops);
+    bump(queue_counts.dropped);
+    bump(queue_counts.dropped_bytes, length);
+    return pool_->give(slot);
+  }
+  if (profile.lossless) {
+    const auto arrival = ingress_->arrive(in_port, queue, length);
+    if (arrival == lossless::IngressBuffers::Arrival::dropped) {
+      bump(in.counts->priority[queue].lossless_drops);
+      bump(queue_counts.dropped);
+      bump(queue_counts.dropped_bytes, length);
+      return pool_->give(slot);
+    }
+    if (arrival == lossless::IngressBuffers::Arrival::admitted_xoff) {
+      send_pfc(in_port, queue, full_quanta);
+      in.xoff_refresh_at[queue] =
+          now + lossless::PauseState::quanta_ns(full_quanta, in.bits_per_ns > 0
+                                                                 ? in.bits_per_ns * 1e9
+                                                                 : 100e9) /
+                    2;
+    }
+    in.counts->priority[queue].ingress_bytes.store(ingress_->held_bytes(in_port, queue),
+                                                   std::memory_order_relaxed);
+    in.counts->priority[queue].peak_ingress_bytes.store(
+        ingress_->counters(in_port, queue).peak_bytes, std::memory_order_relaxed);
+  }
+  if (admission == lossless::Admission::enqueue_marked) {
+    mark_ce(frame);
+    bump(queue_counts.ecn_marked);
+  }
+  decrement_ttl(frame);
+  set_macs(frame, *out.peer, out.mac);
+  SlotInfo& info = pool_->info(slot);
+  info.ingress_port = static_cast<std::uint16_t>(in_port);
+  info.queue = static_cast<std::uint8_t>(queue);
+  info.lossless = profile.lossless;
+  out.queues[queue].push(slot);
+  out.depth[queue] += length;
+  queue_counts.depth_bytes.store(out.depth[queue], std::memory_order_relaxed);
+  if (out.depth[queue] > queue_counts.peak_depth_bytes.load(std::memory_order_relaxed))
+    queue_counts.peak_depth_bytes.store(out.depth[queue], std::memory_order_relaxed);
+  bump(in.counts->forwarded);
+}
+
+// A packet leaves the switch (sent or dropped from its queue): its ingress port's PFC account
+// gives back its bytes, and XON goes out once that port is under XON.
+void SwitchLoop::release(std::uint32_t slot, std::uint64_t /*now*/) {
+  const SlotInfo& info = pool_->info(slot);
+  if (info.lossless) {
+    Port& in = ports_[info.ingress_port];
+    if (ingress_->depart(info.ingress_port, info.queue, info.length)) {
+      send_pfc(info.ingress_port, info.queue, 0);
+      in.xoff_refresh_at[info.queue] = 0;
+    }
+    in.counts->priority[info.queue].ingress_bytes.store(
+        ingress_->held_bytes(info.ingress_port, info.queue), std::memory_order_relaxed);
+  }
+  pool_->give(slot);
+}
+
+void SwitchLoop::obey_pause(int p, const PauseFrame& pause, std::uint64_t now) {
+  Port& port = ports_[p];
+  settle_pause_time(port, now);
+  std::uint8_t enable = 0;
+  for (int q = 0; q < classes; ++q) {
+    if (!(pause.enable >> q & 1)) continue;
+    PriorityCounts& counts = port.counts->priority[q];
+    bump(pause.quanta[q] > 0 ? counts.pfc_received : counts.xon_received);
+    // A switch obeys PFC on its lossless priorities only (its PFC-enabled ones), and not on a
+    // queue its watchdog has found storming.
+    if (!(lossless_mask_ >> q & 1)) continue;
+    if (pause.quanta[q] > 0) watchdog_->pfc_received(p, q, now);
+    if (watchdog_->storm(p, q)) continue;
+    enable |= static_cast<std::uint8_t>(1u << q);
+  }
+  if (enable == 0) return;
+  port.pause->received(enable, pause.quanta, now);
+  const std::uint8_t held = port.pause->paused(now);
+  for (int q = 0; q < classes; ++q) {
+    PausedTime& t = port.paused_time[q];
+    if (!(enable >> q & 1)) continue;
+    if (held >> q & 1) {
+      if (!t.paused) t = {true, now, 0};
+      t.until = now + lossless::PauseState::quanta_ns(pause.quanta[q], port.bits_per_ns > 0
+                                                                          ? port.bits_per_ns * 1e9
+                                                                          : 100e9);
+    } else if (t.paused) {
+      bump(port.counts->priority[q].paused_ns, now - t.since);
+      t.paused = false;
+    }
+  }
+}
+
+void SwitchLoop::settle_pause_time(Port& port, std::uint64_t now) {
+  for (int q = 0; q < classes; ++q) {
+    PausedTime& t = port.paused_time[q];
+    if (t.paused && t.until <= now) {
+      bump(port.counts->priority[q].paused_ns, t.until - t.since);
+      t.paused = false;
+    }
+  }
+}
+
+std::uint8_t SwitchLoop::held_by_pfc(const Port& port, std::uint64_t now) const {
+  return port.pause->paused(now) & lossless_mask_;
+}
+
+void SwitchLoop::transmit(int p, std::uint64_t now) {
+  Port& port = ports_[p];
+  settle_pause_time(port, now);
+  const std::uint8_t held = held_by_pfc(port, now);
+  for (;;) {
+    if (port.bits_per_ns > 0 && port.wire_free_at > now + pace_window_ns) return;
+    std::array<std::uint32_t, classes> heads{};
+    bool any = false;
+    for (int q = 0; q < classes; ++q) {
+      if (port.queues[q].empty()) continue;
+      heads[q] = pool_->info(port.queues[q].front()).length;
+      any = true;
+    }
+    if (!any) return;
+    const int q = port.scheduler->pick(heads, held);
+    if (q < 0) return;
+    const std::uint32_t slot = port.queues[q].front();
+    const std::span<std::uint8_t> frame = pool_->frame(slot);
+    if (send(port.socket.get(), frame.data(), frame.size(), MSG_DONTWAIT) < 0) {
+      if (errno == EAGAIN || errno == ENOBUFS) {
+        // The socket's send buffer is full: try again after a frame's time.
+        port.wire_free_at = std::max(port.wire_free_at, now) + pace_window_ns;
+        return;
+      }
+      bump(port.counts->queue[q].dropped);  // the port went down under it
+      bump(port.counts->queue[q].dropped_bytes, frame.size());
+    } else {
+      bump(port.counts->queue[q].packets);
+      bump(port.counts->queue[q].bytes, frame.size());
+    }
+    port.queues[q].pop();
+    port.scheduler->sent(q, static_cast<std::uint32_t>(frame.size()));
+    port.depth[q] -= static_cast<std::uint32_t>(frame.size());
+    port.counts->queue[q].depth_bytes.store(port.depth[q], std::memory_order_relaxed);
+    if (port.bits_per_ns > 0)
+      port.wire_free_at = std::max(port.wire_free_at, now) +
+                          static_cast<std::uint64_t>((frame.size() + wire_overhead_bytes) * 8 /
+                                                     port.bits_per_ns);
+    release(slot, now);
+  }
+}
+
+void SwitchLoop::send_pfc(int p, int priority, std::uint16_t quanta) {
+  Port& port = ports_[p];
+  std::array<std::uint8_t, min_frame> frame{};
+  std::array<std::uint16_t, classes> all{};
+  all[priority] = quanta;
+  build_pfc(frame, port.mac, static_cast<std::uint8_t>(1u << priority), all);
+  if (send(port.socket.get(), frame.data(), frame.size(), MSG_DONTWAIT) < 0) return;
+  bump(quanta > 0 ? port.counts->priority[priority].pfc_sent
+                  : port.counts->priority[priority].xon_sent);
+}
+
+void SwitchLoop::send_arp(int p, std::uint32_t target, std::uint64_t now) {
+  Port& port = ports_[p];
+  if (port.address == 0 || now - port.arp_sent_at < arp_retry_ns) return;
+  port.arp_sent_at = now;
+  std::array<std::uint8_t, min_frame> frame{};
+  build_arp_request(frame, port.mac, port.address, target);
+  send(port.socket.get(), frame.data(), frame.size(), MSG_DONTWAIT);
+}
+
+void SwitchLoop::refresh_xoff(std::uint64_t now) {
+  for (std::size_t p = 0; p < ports_.size(); ++p) {
+    Port& port = ports_[p];
+    for (int q = 0; q < classes; ++q) {
+      if (port.xoff_refresh_at[q] == 0 || port.xoff_refresh_at[q] > now) continue;
+      if (!ingress_->xoff(static_cast<int>(p), q)) {
+        port.xoff_refresh_at[q] = 0;
+        continue;
+      }
+      // Still over XON: the pause must not run out while the switch still holds that much.
+      send_pfc(static_cast<int>(p), q, full_quanta);
+      port.xoff_refresh_at[q] =
+          now + lossless::PauseState::quanta_ns(
+                    full_quanta, port.bits_per_ns > 0 ? port.bits_per_ns * 1e9 : 100e9) /
+                    2;
+    }
+  }
+}
+
+void SwitchLoop::watch(std::uint64_t now) {
+  for (std::size_t p = 0; p < ports_.size(); ++p) {
+    Port& port = ports_[p];
+    const std::uint8_t held = port.pause->paused(now);
+    for (int q = 0; q < classes; ++q) {
+      if (!(lossless_mask_ >> q & 1)) continue;
+      const bool stuck = (held >> q & 1) && !port.queues[q].empty();
+      switch (watchdog_->check(static_cast<int>(p), q, stuck, now)) {
+        case PfcWatchdog::Event::storm_detected: {
+          bump(port.counts->priority[q].storms_detected);
+          log_(fmt::format("PFC storm on {} priority {}: its queue drops until PFC stops",
+                           port.config.ifname, q));
+          // The pause it was under no longer holds it, and what it held is dropped.
+          std::array<std::uint16_t, classes> zero{};
+          port.pause->received(static_cast<std::uint8_t>(1u << q), zero, now);
+          while (!port.queues[q].empty()) {
+            const std::uint32_t slot = port.queues[q].pop();
+            port.depth[q] -= pool_->info(slot).length;
+            bump(port.counts->priority[q].storm_drops);
+            release(slot, now);
+          }
+          port.counts->queue[q].depth_bytes.store(0, std::memory_order_relaxed);
+          break;
+        }
+        case PfcWatchdog::Event::restored:
+          bump(port.counts->priority[q].storms_restored);
+          log_(fmt::format("PFC storm on {} priority {} over: the queue is restored",
+                           port.config.ifname, q));
+          break;
+        case PfcWatchdog::Event::none:
+          break;
+      }
+    }
+  }
+}
+
+std::uint64_t SwitchLoop::next_deadline(std::uint64_t now) {
+  std::uint64_t next = 0;
+  const auto consider = [&next](std::uint64_t at) {
+    if (at != 0 && (next == 0 || at < next)) next = at;
+  };
+  for (std::size_t p = 0; p < ports_.size(); ++p) {
+    const Port& port = ports_[p];
+    bool waiting = false;
+    for (int q = 0; q < classes; ++q) waiting = waiting || !port.queues[q].empty();
+    if (waiting) {
+      if (port.bits_per_ns > 0 && port.wire_free_at > now + pace_window_ns)
+        consider(port.wire_free_at - pace_window_ns);
+      consider(port.pause->next_end_ns(now));
+    }
+    for (int q = 0; q < classes; ++q) {
+      consider(port.xoff_refresh_at[q]);
+      consider(watchdog_->next_check_ns(static_cast<int>(p), q));
+      if (port.paused_time[q].paused) consider(port.paused_time[q].until);
+    }
+  }
+  // The watchdog looks at a stuck queue from the moment it is stuck.
+  for (std::size_t p = 0; p < ports_.size(); ++p)
+    if (held_by_pfc(ports_[p], now) != 0) consider(now + 10'000'000);
+  return next;
+}
+
+int SwitchLoop::run() {
+  load_config();
+  open_ports();
+  apply_knobs();
+  refresh_addresses();
+  refresh_fib();
+  for (const auto& neighbor : dump_neighbors()) learn(neighbor);
+  RouteWatch route_watch;
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
+  if (sigprocmask(SIG_BLOCK, &signals, nullptr) != 0) fail("sigprocmask");
+  Fd signal_fd(signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC));
+  Fd timer(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
+  Fd epoll(epoll_create1(EPOLL_CLOEXEC));
+  if (signal_fd.get() < 0 || timer.get() < 0 || epoll.get() < 0) fail("signalfd/timerfd/epoll");
+  const auto watch_fd = [&epoll](int fd, std::uint64_t tag) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = tag;
+    if (epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &event) != 0) fail("epoll_ctl");
+  };
+  constexpr std::uint64_t tag_signal = 1'000'000, tag_timer = 1'000'001, tag_routes = 1'000'002;
+  for (std::size_t p = 0; p < ports_.size(); ++p) watch_fd(ports_[p].socket.get(), p);
+  watch_fd(signal_fd.get(), tag_signal);
+  watch_fd(timer.get(), tag_timer);
+  watch_fd(route_watch.fd(), tag_routes);
+  log_(fmt::format("{}: forwarding on {} ports, {} routes", config_.name, ports_.size(),
+                   fib_.routes().size()));
+
+  std::array<epoll_event, 64> events{};
+  std::uint64_t armed = 0;
+  for (;;) {
+    const std::uint64_t deadline = next_deadline(now_ns());
+    if (deadline != armed) {
+      itimerspec spec{};
+      if (deadline != 0) {
+        spec.it_value.tv_sec = static_cast<time_t>(deadline / 1'000'000'000ull);
+        spec.it_value.tv_nsec = static_cast<long>(deadline % 1'000'000'000ull);
+      }
+      timerfd_settime(timer.get(), TFD_TIMER_ABSTIME, &spec, nullptr);
+      armed = deadline;
+    }
+    const int ready = epoll_wait(epoll.get(), events.data(), static_cast<int>(events.size()), -1);
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      fail("epoll_wait");
+    }
+    for (int e = 0; e < ready; ++e) {
+      const std::uint64_t tag = events[e].data.u64;
+      if (tag < ports_.size()) {
+        receive(static_cast<int>(tag));
+      } else if (tag == tag_timer) {
+        std::uint64_t expirations = 0;
+        if (read(timer.get(), &expirations, sizeof expirations) < 0) { /* spurious wake */
+        }
+        armed = 0;
+      } else if (tag == tag_routes) {
+        announced_.clear();
+        if (route_watch.drain(announced_)) {
+          refresh_addresses();
+          refresh_fib();
+        }
+        for (const auto& neighbor : announced_) learn(neighbor);
+      } else if (tag == tag_signal) {
+        signalfd_siginfo info{};
+        while (read(signal_fd.get(), &info, sizeof info) == sizeof info) {
+          if (info.ssi_signo != SIGHUP) {
+            log_(fmt::format("{}: stopping", config_.name));
+            return 0;
+          }
+          try {
+            load_config();
+            apply_knobs();
+            log_(fmt::format("{}: knobs read again from {}", config_.name, config_path_));
+          } catch (const Error& error) {
+            log_(fmt::format("{}: keeping the knobs in force: {}", config_.name, error.what()));
+          }
+        }
+      }
+    }
+    const std::uint64_t now = now_ns();
+    watch(now);
+    for (std::size_t p = 0; p < ports_.size(); ++p) transmit(static_cast<int>(p), now);
+    refresh_xoff(now);
+  }
+}
+
+}  // namespace
+
+int run_switch(const std::string& config_path, const LogLine& log) {
+  SwitchLoop loop(config_path, log);
+  return loop.run();
+}
+
+}  // namespace rocehil::testbed::dataplane

@@ -1,0 +1,94 @@
+#include "dataplane/switchds.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "rocehil/common/error.hpp"
+#include "tools/files.hpp"
+#include "tools/process.hpp"
+
+namespace rocehil::testbed::dataplane {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string counters_path(const Namespace& ns) {
+  return TestbedPaths::public_run_dir() + "/" + ns.netns + ".counters";
+}
+
+void write_config(const Namespace& ns, const TestbedOptions& options, const TestbedPaths& paths) {
+  write_file(paths.switchd_config(ns),
+             to_json_text(switch_config(ns, options, counters_path(ns))),
+             fs::perms::owner_read | fs::perms::owner_write);
+}
+
+}  // namespace
+
+SwitchConfig switch_config(const Namespace& ns, const TestbedOptions& options,
+                           const std::string& counters) {
+  SwitchConfig c;
+  c.name = ns.name;
+  c.ecmp_seed = options.ecmp_seed;
+  c.knobs = options.knobs;
+  c.counters_path = counters;
+  for (const auto& i : ns.interfaces)
+    if (is_fabric(i)) c.ports.push_back({i.name, i.mbps});
+  return c;
+}
+
+void start_switchds(const Topology& t, const TestbedOptions& options, const TestbedPaths& paths,
+                    const std::string& rocehil, const StepReporter& report) {
+  std::vector<const Namespace*> switches;
+  for (const auto& ns : t.namespaces)
+    if (is_switch(ns)) switches.push_back(&ns);
+  const SwitchKnobs& k = options.knobs;
+  report(fmt::format(
+      "lossless switches: {} forwarding processes; PFC on priorities [{}], ECN {} (WRED {}-{} KB, "
+      "{}%), XOFF {} KB, watchdog {} ms",
+      switches.size(), fmt::join(k.pfc_priorities, ","), k.ecn_enable ? "on" : "off",
+      k.wred_kmin_kb, k.wred_kmax_kb, k.wred_pmax_percent, k.xoff_kb, k.watchdog_detection_ms));
+  fs::create_directories(paths.switchd_dir());
+  fs::create_directories(TestbedPaths::public_run_dir());
+  for (const Namespace* ns : switches) {
+    fs::remove(counters_path(*ns));
+    write_config(*ns, options, paths);
+    run_checked(fmt::format("starting the forwarding process of {}", ns->netns),
+                {rocehil, "testbed", "switchd", "--netns", ns->netns, "--config",
+                 paths.switchd_config(*ns), "--pid-file", paths.switchd_pid(*ns), "--log",
+                 paths.switchd_log(*ns)});
+  }
+  // Each makes its counters file once its ports are open.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (const Namespace* ns : switches) {
+    while (!fs::exists(counters_path(*ns))) {
+      const bool alive = running_pid(paths.switchd_pid(*ns), {"switchd", ns->netns}) != 0;
+      if (!alive || std::chrono::steady_clock::now() > deadline)
+        throw Error(ExitCode::infrastructure,
+                    fmt::format("the forwarding process of {} {} its ports; its log is {}",
+                                ns->netns, alive ? "has not opened, after 10 s," : "stopped before opening",
+                                paths.switchd_log(*ns)));
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+}
+
+void reload_switchds(const Topology& t, const TestbedOptions& options, const TestbedPaths& paths) {
+  for (const auto& ns : t.namespaces) {
+    if (!is_switch(ns)) continue;
+    write_config(ns, options, paths);
+    const int pid = running_pid(paths.switchd_pid(ns), {"switchd", ns.netns});
+    if (pid == 0 || ::kill(pid, SIGHUP) != 0)
+      throw Error(ExitCode::infrastructure,
+                  fmt::format("the forwarding process of {} is not running; its log is {}; bring "
+                              "the testbed down and up again",
+                              ns.netns, paths.switchd_log(ns)));
+  }
+}
+
+}  // namespace rocehil::testbed::dataplane
