@@ -1,8 +1,11 @@
 #include "rocehil/testbed/snmp_pass.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+
+#include "dataplane/shared_counters.hpp"
 
 namespace rocehil::testbed {
 namespace {
@@ -11,11 +14,11 @@ using namespace std::chrono_literals;
 using Clock = PassPersist::Clock;
 
 std::vector<PortCounters> two_ports() {
-  PortCounters h1{"t1-h1", 5, {}, {}, QueueCounters{789, 123456, 12}};
+  PortCounters h1{"t1-h1", 5, {}, {}, {QueueCounters{789, 123456, 12, std::nullopt}}};
   h1.pfc_received[3] = 7;
   h1.pfc_received[4] = 2;
   h1.pfc_sent[3] = 5;
-  PortCounters s1{"t1-s1", 12, {}, {}, std::nullopt};
+  PortCounters s1{"t1-s1", 12, {}, {}, {}};
   s1.pfc_sent[0] = 1;
   return {h1, s1};
 }
@@ -50,6 +53,42 @@ TEST(SnmpPass, QosTableHasRowsForShapedPortsOnly) {
   EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.580.1.5.5.1.4.5.2.1.1")), 789u);
   EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.580.1.5.5.1.4.5.2.1.2")), 123456u);
   EXPECT_EQ(t.at(*parse_oid("1.3.6.1.4.1.9.9.580.1.5.5.1.4.5.2.1.5")), 12u);
+}
+
+// A lossless switch (--lossless): 8 queues per port, counted by its forwarding process into its
+// counters file and read back from there as the handler does, each with bytes dropped (type 6),
+// which a tbf does not count.
+TEST(SnmpPass, QosTableServesALosslessSwitchsEightQueuesFromItsCountersFile) {
+  const std::string path = ::testing::TempDir() + "snmp_pass_lossless.counters";
+  dataplane::SharedCountersWriter w(path, {"t1-s1", "t1-h1"});
+  for (int port = 0; port < 2; ++port) {
+    w.port(port).ifindex.store(port == 0 ? 12 : 5);
+    for (int tc = 0; tc < 8; ++tc) {
+      auto& q = w.port(port).queue[tc];
+      // Digits: port, class, field; so a row served under the wrong index reads wrong.
+      const std::uint64_t base = 1000 * (port + 1) + 10 * tc;
+      dataplane::bump(q.packets, base + 1);
+      dataplane::bump(q.bytes, base + 2);
+      dataplane::bump(q.dropped, base + 5);
+      dataplane::bump(q.dropped_bytes, base + 6);
+      dataplane::bump(q.ecn_marked, 99);  // not served: the MIB has no column for it
+    }
+  }
+  const auto ports = lossless_ports(dataplane::read_shared_counters(path), {});
+  ASSERT_EQ(ports.size(), 2u);
+  const CounterTable t = counter_table(CounterMib::qos, ports);
+  EXPECT_EQ(t.size(), 2u * 8 * 4);
+  CounterTable expected;
+  for (std::uint32_t port = 0; port < 2; ++port)
+    for (std::uint32_t tc = 0; tc < 8; ++tc)
+      for (std::uint32_t type : {1u, 2u, 5u, 6u})
+        expected[*parse_oid(fmt::format("1.3.6.1.4.1.9.9.580.1.5.5.1.4.{}.2.{}.{}",
+                                        port == 0 ? 12 : 5, tc + 1, type))] =
+            1000 * (port + 1) + 10 * tc + type;
+  EXPECT_EQ(t, expected);
+  // A walk goes port by port, queue by queue: the first rows are port 5's queue 1.
+  EXPECT_EQ(format_oid(t.begin()->first), ".1.3.6.1.4.1.9.9.580.1.5.5.1.4.5.2.1.1");
+  EXPECT_EQ(format_oid(std::next(t.begin(), 4)->first), ".1.3.6.1.4.1.9.9.580.1.5.5.1.4.5.2.2.1");
 }
 
 // A handler on a clock of its own: time moves only when the test moves it, or by

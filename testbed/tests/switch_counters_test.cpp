@@ -126,10 +126,40 @@ TEST(SwitchCounters, PortsAreTheInterfacesWithCountersInIfindexOrder) {
   EXPECT_EQ(ports[1].pfc_received[3], 0u);  // no peer known: nothing received
   EXPECT_EQ(ports[0].pfc_sent[3], 5u);
   EXPECT_EQ(ports[0].pfc_sent[0], 0u);
-  ASSERT_TRUE(ports[0].egress.has_value());
-  EXPECT_EQ(ports[0].egress->drops, 12u);
+  ASSERT_EQ(ports[0].queues.size(), 1u);  // the tbf's one queue
+  EXPECT_EQ(ports[0].queues[0].drops, 12u);
+  EXPECT_FALSE(ports[0].queues[0].drop_bytes.has_value());  // a tbf does not count them
   EXPECT_EQ(ports[1].name, "t1-s1");
-  EXPECT_FALSE(ports[1].egress.has_value());  // unshaped: no queue rows
+  EXPECT_TRUE(ports[1].queues.empty());  // unshaped: no queue rows
+}
+
+TEST(SwitchCounters, ALosslessSwitchsPortsHaveItsEightQueues) {
+  std::vector<dataplane::PortSnapshot> snapshots(3);
+  snapshots[0].ifname = "t1-s1";
+  snapshots[0].ifindex = 7;
+  snapshots[1].ifname = "t1-h1";  // the process did not record it: the kernel's, by name
+  snapshots[2].ifname = "gone";   // nor does the kernel know it: no row to serve it in
+  for (std::size_t tc = 0; tc < 8; ++tc) {
+    snapshots[1].queue[tc] = {10 + tc, 20 + tc, 30 + tc, 40 + tc, 50, 60, 70};
+    snapshots[0].queue[tc].packets = 100 + tc;
+  }
+  const auto ports = lossless_ports(snapshots, {{"t1-h1", 2}, {"t1-s1", 99}});
+  ASSERT_EQ(ports.size(), 2u);
+  EXPECT_EQ(ports[0].name, "t1-h1");  // in ifindex order
+  EXPECT_EQ(ports[0].ifindex, 2);
+  EXPECT_EQ(ports[1].name, "t1-s1");
+  EXPECT_EQ(ports[1].ifindex, 7);  // the snapshot's own comes first
+  ASSERT_EQ(ports[0].queues.size(), 8u);
+  ASSERT_EQ(ports[1].queues.size(), 8u);
+  for (std::size_t tc = 0; tc < 8; ++tc) {
+    const QueueCounters& q = ports[0].queues[tc];
+    EXPECT_EQ(q.packets, 10 + tc);
+    EXPECT_EQ(q.bytes, 20 + tc);
+    EXPECT_EQ(q.drops, 30 + tc);
+    EXPECT_EQ(q.drop_bytes, std::optional<std::uint64_t>(40 + tc));
+    EXPECT_EQ(ports[1].queues[tc].packets, 100 + tc);
+  }
+  EXPECT_EQ(ports[0].pfc_sent, (std::array<std::uint64_t, 8>{}));  // PFC stays nftables'
 }
 
 TEST(SwitchCounters, VethPeersFromIpLinkAndNetnsIds) {

@@ -68,7 +68,8 @@ void add_snmp_counters_command(CLI::App* testbed, int& exit_code) {
   CLI::App* counters = testbed->add_subcommand(
       "snmp-counters",
       "snmpd's pass_persist handler in a switch namespace: PFC frames (nftables) and queue "
-      "counters (tbf) under CISCO-PFC-EXT-MIB and CISCO-SWITCH-QOS-MIB");
+      "counters (the tbf's, or a --lossless switch's 8 queues from its counters file) under "
+      "CISCO-PFC-EXT-MIB and CISCO-SWITCH-QOS-MIB");
   counters->group("");
   counters->add_option("--netns", *netns, "The switch's namespace, rocehil-ID-NAME")->required();
   counters->add_option("--mib", *mib, "The subtree snmpd hands this handler")

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/testbed/shared_counters.hpp"
 #include "tools/files.hpp"
 #include "tools/process.hpp"
 
@@ -18,9 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string counters_path(const Namespace& ns) {
-  return TestbedPaths::public_run_dir() + "/" + ns.netns + ".counters";
-}
+std::string counters_path(const Namespace& ns) { return shared_counters_path(ns.netns); }
 
 void write_config(const Namespace& ns, const TestbedOptions& options, const TestbedPaths& paths) {
   write_file(paths.switchd_config(ns),
@@ -54,8 +53,8 @@ void start_switchds(const Topology& t, const TestbedOptions& options, const Test
       switches.size(), fmt::join(k.pfc_priorities, ","), k.ecn_enable ? "on" : "off",
       k.wred_kmin_kb, k.wred_kmax_kb, k.wred_pmax_percent, k.xoff_kb, k.watchdog_detection_ms));
   fs::create_directories(paths.switchd_dir());
-  fs::create_directories(TestbedPaths::public_run_dir());
   for (const Namespace* ns : switches) {
+    fs::create_directories(fs::path(counters_path(*ns)).parent_path());
     fs::remove(counters_path(*ns));
     write_config(*ns, options, paths);
     run_checked(fmt::format("starting the forwarding process of {}", ns->netns),

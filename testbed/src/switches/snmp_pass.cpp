@@ -71,11 +71,15 @@ CounterTable counter_table(CounterMib mib, const std::vector<PortCounters>& port
         out[under(root, {1, 2, 1, 2, ifindex, prio})] = p.pfc_sent[prio];
         out[under(root, {1, 2, 1, 3, ifindex, prio})] = p.pfc_received[prio];
       }
-    } else if (p.egress) {
-      constexpr std::uint32_t egress = 2, queue = 1;
-      out[under(root, {1, 4, ifindex, egress, queue, 1})] = p.egress->packets;
-      out[under(root, {1, 4, ifindex, egress, queue, 2})] = p.egress->bytes;
-      out[under(root, {1, 4, ifindex, egress, queue, 5})] = p.egress->drops;
+    } else {
+      constexpr std::uint32_t egress = 2;
+      for (std::uint32_t queue = 1; queue <= p.queues.size(); ++queue) {
+        const QueueCounters& q = p.queues[queue - 1];
+        out[under(root, {1, 4, ifindex, egress, queue, 1})] = q.packets;
+        out[under(root, {1, 4, ifindex, egress, queue, 2})] = q.bytes;
+        out[under(root, {1, 4, ifindex, egress, queue, 5})] = q.drops;
+        if (q.drop_bytes) out[under(root, {1, 4, ifindex, egress, queue, 6})] = *q.drop_bytes;
+      }
     }
   }
   return out;

@@ -77,7 +77,7 @@ std::map<std::string, QueueCounters> parse_tbf_stats(const nlohmann::json& tc) {
     if (!q.is_object() || q.value("kind", "") != "tbf" || !q.value("root", false)) continue;
     out[q.value("dev", "")] = {q.value("packets", std::uint64_t{0}),
                                q.value("bytes", std::uint64_t{0}),
-                               q.value("drops", std::uint64_t{0})};
+                               q.value("drops", std::uint64_t{0}), std::nullopt};
   }
   return out;
 }
@@ -117,7 +117,7 @@ std::vector<PortCounters> assemble_ports(
     const std::map<std::string, std::map<std::string, std::uint64_t>>& peer_counters) {
   std::vector<PortCounters> out;
   for (const auto& [name, ifindex] : ifindexes) {
-    PortCounters port{name, ifindex, {}, {}, std::nullopt};
+    PortCounters port{name, ifindex, {}, {}, {}};
     bool counted = false;
     const std::map<std::string, std::uint64_t>* far = nullptr;
     const auto peer = peers.find(name);
@@ -136,7 +136,26 @@ std::vector<PortCounters> assemble_ports(
           port.pfc_received[slot] = rx->second;
     }
     if (!counted) continue;  // lo, the management and the mirror port
-    if (const auto q = queues.find(name); q != queues.end()) port.egress = q->second;
+    if (const auto q = queues.find(name); q != queues.end()) port.queues = {q->second};
+    out.push_back(std::move(port));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const PortCounters& a, const PortCounters& b) { return a.ifindex < b.ifindex; });
+  return out;
+}
+
+std::vector<PortCounters> lossless_ports(const std::vector<dataplane::PortSnapshot>& ports,
+                                         const std::map<std::string, int>& ifindexes) {
+  std::vector<PortCounters> out;
+  for (const auto& p : ports) {
+    int ifindex = static_cast<int>(p.ifindex);
+    if (ifindex == 0)
+      if (const auto known = ifindexes.find(p.ifname); known != ifindexes.end())
+        ifindex = known->second;
+    if (ifindex <= 0) continue;
+    PortCounters port{p.ifname, ifindex, {}, {}, {}};
+    for (const auto& q : p.queue)
+      port.queues.push_back({q.packets, q.bytes, q.dropped, q.dropped_bytes});
     out.push_back(std::move(port));
   }
   std::sort(out.begin(), out.end(),

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
+#include <net/if.h>
 
+#include <filesystem>
 #include <map>
 
 #include "rocehil/common/error.hpp"
@@ -9,7 +11,27 @@
 
 namespace rocehil::testbed {
 
+namespace {
+
+// A lossless switch's queues, from its forwarding process's counters: no process to start, so a
+// walk's reading costs a few microseconds. An ifIndex the process did not record is the
+// kernel's here (the handler runs in the switch's namespace).
+std::vector<PortCounters> read_lossless_queues(const std::string& path) {
+  const auto snapshots = dataplane::read_shared_counters(path);
+  std::map<std::string, int> ifindexes;
+  for (const auto& p : snapshots)
+    if (p.ifindex == 0) ifindexes[p.ifname] = static_cast<int>(::if_nametoindex(p.ifname.c_str()));
+  return lossless_ports(snapshots, ifindexes);
+}
+
+}  // namespace
+
 std::vector<PortCounters> read_port_counters(std::string_view netns, CounterMib mib) {
+  if (mib == CounterMib::qos)
+    // A --lossless testbed's switch has no tbf: its queues are the forwarding process's.
+    if (const std::string shared = dataplane::shared_counters_path(netns);
+        std::filesystem::exists(shared))
+      return read_lossless_queues(shared);
   const std::string table = pfc_table_name(id_of_netns(netns));
   const std::vector<std::string> list_counters = {"nft",   "-j",     "list", "counters",
                                                   "table", "netdev", table};

@@ -9,13 +9,15 @@
 #include <string_view>
 #include <vector>
 
+#include "rocehil/testbed/shared_counters.hpp"
 #include "rocehil/testbed/topology.hpp"
 
 namespace rocehil::testbed {
 
 // The counters a switch keeps that Linux does not keep for a veth: PFC frames per port and
-// priority, counted by nftables, and the egress queue of each shaped port, read from its tbf.
-// The testbed's snmpd serves them under the MIBs a SONiC switch serves (snmp_pass.hpp).
+// priority, counted by nftables, and the egress queues of each port: a shaped port's tbf, or the
+// 8 queues a lossless switch's forwarding process counts (shared_counters.hpp). The testbed's snmpd
+// serves them under the MIBs a SONiC switch serves (snmp_pass.hpp).
 
 // `nft -f` for a leaf, spine or host: a netdev table counting the PFC frames (EtherType 0x8808,
 // opcode 0x0101) each fabric port sends (egress hook), per priority whose class-enable bit is
@@ -36,11 +38,13 @@ enum class PfcDirection { received, sent };
 // names are identifiers, interface names carry '-').
 std::string pfc_counter_name(std::string_view ifname, PfcDirection direction, int priority);
 
-// The one queue a tbf shaper makes of a port's egress.
+// An egress queue of a port: the one a tbf shaper makes (a shaped port of the namespace
+// fabric), or one of the 8 traffic classes of a lossless switch's port (`testbed up --lossless`).
 struct QueueCounters {
   std::uint64_t packets = 0;  // sent
   std::uint64_t bytes = 0;    // sent
-  std::uint64_t drops = 0;    // tail drops of the shaper's queue
+  std::uint64_t drops = 0;    // packets dropped: the queue's tail drops (and, lossless, WRED's)
+  std::optional<std::uint64_t> drop_bytes;  // the lossless switch's queues; a tbf does not count
 };
 
 struct PortCounters {
@@ -48,7 +52,9 @@ struct PortCounters {
   int ifindex = 0;  // the kernel's, which snmpd's IF-MIB uses as ifIndex
   std::array<std::uint64_t, 8> pfc_received{};
   std::array<std::uint64_t, 8> pfc_sent{};
-  std::optional<QueueCounters> egress;  // shaped ports only
+  // Egress queues, queue 1 first: the tbf's one (shaped ports), or the lossless switch's 8
+  // (queue n + 1 is traffic class n). Empty for an unshaped port of the namespace fabric.
+  std::vector<QueueCounters> queues;
 };
 
 // `nft -j list counters ...`: packets by counter name, of `table` (netdev family) only.
@@ -85,6 +91,13 @@ std::vector<PortCounters> assemble_ports(
     const std::map<std::string, VethPeer>& peers,
     const std::map<std::string, std::map<std::string, std::uint64_t>>& peer_counters);
 
+// The ports of a lossless switch, from its forwarding process's counters: each with its 8
+// queues and nothing else; ifIndex as the snapshot carries it, or from `ifindexes` (by name)
+// where it is 0. Ports with no ifIndex either way are left out: they have no row to be served
+// in. In ifindex order.
+std::vector<PortCounters> lossless_ports(const std::vector<dataplane::PortSnapshot>& ports,
+                                         const std::map<std::string, int>& ifindexes);
+
 // "rocehil-<id>-<name>" -> "<id>"; throws rocehil::Error (bad input) for any other name.
 std::string id_of_netns(std::string_view netns);
 
@@ -98,15 +111,18 @@ enum class CounterMib {
   // (813.1.2.1.C.ifIndex.priority: 2 requests, 3 indications, priorities 0-7).
   pfc,
   // CISCO-SWITCH-QOS-MIB csqIfQosGroupStatsTable, csqIfQosGroupStatsValue
-  // (1.3.6.1.4.1.9.9.580.1.5.5.1.4.ifIndex.direction.queue.type): egress (2), queue 1 (the tbf),
-  // types 1 unicast packets sent, 2 unicast bytes sent, 5 unicast packets dropped.
+  // (1.3.6.1.4.1.9.9.580.1.5.5.1.4.ifIndex.direction.queue.type): egress (2); queue 1 (the tbf)
+  // or, on a lossless switch, queues 1-8 (traffic classes 0-7); types 1 unicast packets sent,
+  // 2 unicast bytes sent, 5 unicast packets dropped and, lossless, 6 unicast bytes dropped.
   qos,
 };
 
 // Reads them live in the current network namespace (the counters handler runs inside the
 // switch's, started by its snmpd) for the testbed of namespace `netns` (rocehil-<id>-<name>):
-// every fabric port, with its PFC counters (`pfc`) or its queue (`qos`) and nothing else.
-// Throws rocehil::Error when nft, tc or ip fails.
+// every fabric port, with its PFC counters (`pfc`) or its queues (`qos`) and nothing else. The
+// queues are the lossless switch's when its counters file is there
+// (dataplane::shared_counters_path), else the tbfs'. Throws rocehil::Error when nft, tc or ip
+// fails, or the counters file cannot be read.
 std::vector<PortCounters> read_port_counters(std::string_view netns, CounterMib mib);
 
 }  // namespace rocehil::testbed
