@@ -67,8 +67,10 @@ TEST(DataplanePacket, ParsesIpv4AndPorts) {
 }
 
 TEST(DataplanePacket, TtlAndCeKeepTheChecksumRight) {
-  for (const std::uint8_t tos : {0x00, 0x0e, 0x0d, 0xb9, 0xfe}) {
-    for (const std::uint8_t ttl : {2, 64, 255}) {
+  for (const int tos_value : {0x00, 0x0e, 0x0d, 0xb9, 0xfe}) {
+    const auto tos = static_cast<std::uint8_t>(tos_value);
+    for (const int ttl_value : {2, 64, 255}) {
+      const auto ttl = static_cast<std::uint8_t>(ttl_value);
       auto f = udp_frame(tos, ttl, 1000);
       fill_checksum(f);
       decrement_ttl(f);

@@ -23,24 +23,27 @@ PfcWatchdog::Event PfcWatchdog::check(int port, int priority, bool stuck, std::u
   if (q.storm) {
     if (now_ns - q.last_pfc < restoration_ns_) return Event::none;
     q.storm = false;
-    q.stuck_since = 0;
+    q.stuck = false;
     return Event::restored;
   }
   if (!stuck || detection_ns_ == 0) {
-    q.stuck_since = 0;
+    q.stuck = false;
     return Event::none;
   }
-  if (q.stuck_since == 0) q.stuck_since = now_ns;
+  if (!q.stuck) {
+    q.stuck = true;
+    q.stuck_since = now_ns;
+  }
   if (now_ns - q.stuck_since < detection_ns_) return Event::none;
   q.storm = true;
-  q.stuck_since = 0;
+  q.stuck = false;
   return Event::storm_detected;
 }
 
 std::uint64_t PfcWatchdog::next_check_ns(int port, int priority) const {
   const Queue& q = at(port, priority);
   if (q.storm) return q.last_pfc + restoration_ns_;
-  if (q.stuck_since != 0 && detection_ns_ != 0) return q.stuck_since + detection_ns_;
+  if (q.stuck && detection_ns_ != 0) return q.stuck_since + detection_ns_;
   return 0;
 }
 

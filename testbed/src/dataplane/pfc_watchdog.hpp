@@ -31,7 +31,8 @@ class PfcWatchdog {
 
  private:
   struct Queue {
-    std::uint64_t stuck_since = 0;  // 0: not stuck
+    bool stuck = false;
+    std::uint64_t stuck_since = 0;
     std::uint64_t last_pfc = 0;
     bool storm = false;
   };

@@ -58,7 +58,7 @@ lossless::PortProfile port_profile(const SwitchKnobs& knobs, int port_mbps,
     queue.lossless = std::count(knobs.pfc_priorities.begin(), knobs.pfc_priorities.end(), q) != 0;
     queue.weight = queue.lossless ? 15 : 14;
     // SONiC's AZURE_LOSSLESS WRED profile sits on the lossless queues; the lossy ones tail-drop.
-    queue.wred = {};
+    queue.wred = lossless::Wred{false, 0, 0, 0};  // none
     if (queue.lossless && knobs.ecn_enable)
       queue.wred = {true, static_cast<std::uint32_t>(knobs.wred_kmin_kb) * 1000,
                     static_cast<std::uint32_t>(knobs.wred_kmax_kb) * 1000,

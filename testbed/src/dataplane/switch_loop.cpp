@@ -78,7 +78,7 @@ class Fd {
 };
 
 [[noreturn]] void fail(std::string_view what) {
-  throw infrastructure_error(fmt::format("{}: {}", what, std::strerror(errno)));
+  throw system_error(std::string(what), errno);
 }
 
 // The time a lossless queue of a port was held by PFC received: the union of the pauses, each
@@ -515,8 +515,9 @@ void SwitchLoop::transmit(int p, std::uint64_t now) {
     port.counts->queue[q].depth_bytes.store(port.depth[q], std::memory_order_relaxed);
     if (port.bits_per_ns > 0)
       port.wire_free_at = std::max(port.wire_free_at, now) +
-                          static_cast<std::uint64_t>((frame.size() + wire_overhead_bytes) * 8 /
-                                                     port.bits_per_ns);
+                          static_cast<std::uint64_t>(
+                              static_cast<double>(frame.size() + wire_overhead_bytes) * 8 /
+                              port.bits_per_ns);
     release(slot, now);
   }
 }
