@@ -49,6 +49,7 @@ void write_state(const std::string& path, const TestbedState& s) {
         {"slurm", o.slurm},
         {"routing", to_string(o.routing)},
         {"bfd", {{"interval_ms", o.bfd.interval_ms}, {"multiplier", o.bfd.multiplier}}},
+        {"lossless", o.lossless},
         {"vm",
          {{"enabled", o.vm.enabled},
           {"memory_mb", o.vm.memory_mb},
@@ -110,6 +111,8 @@ std::optional<TestbedState> read_state(const std::string& path) {
       o.bfd.interval_ms = bfd->at("interval_ms").get<int>();
       o.bfd.multiplier = bfd->at("multiplier").get<int>();
     }
+    // State written before --lossless: the kernel forwarded, through one tbf per port.
+    o.lossless = opt.value("lossless", false);
     // Written by rocehil versions with guests; an older state file's hosts were namespaces.
     if (const auto vm = opt.find("vm"); vm != opt.end()) {
       o.vm.enabled = vm->at("enabled").get<bool>();
