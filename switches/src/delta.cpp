@@ -71,6 +71,14 @@ PortDelta port_delta(const PortCounters& b, const PortCounters& a) {
     d.pfc_tx[p] = diff(b.pfc_tx[p], a.pfc_tx[p], fmt::format("PFC frames sent, priority {}", p));
   }
   d.queue_drops = diff(b.queue_drops, a.queue_drops, "egress queue drops");
+  for (const auto& [queue, after] : a.queues) {
+    const auto before = b.queues.find(queue);
+    if (before == b.queues.end()) continue;  // appeared during the case: nothing to count from
+    d.queues[queue] = {diff(before->second.sent_packets, after.sent_packets,
+                            fmt::format("egress queue {} packets sent", queue)),
+                       diff(before->second.dropped_packets, after.dropped_packets,
+                            fmt::format("egress queue {} packets dropped", queue))};
+  }
   return d;
 }
 

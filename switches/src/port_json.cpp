@@ -22,6 +22,11 @@ nlohmann::json common_json(const Port& p) {
   j["in_errors"] = value_json(p.in_errors);
   j["out_errors"] = value_json(p.out_errors);
   j["queue_drops"] = value_json(p.queue_drops);
+  j["queues"] = nlohmann::json::array();
+  for (const auto& [queue, q] : p.queues)
+    j["queues"].push_back({{"queue", queue},
+                           {"sent_packets", value_json(q.sent_packets)},
+                           {"dropped_packets", value_json(q.dropped_packets)}});
   j["pfc_rx"] = nlohmann::json::array();
   j["pfc_tx"] = nlohmann::json::array();
   for (std::size_t q = 0; q < 8; ++q) {

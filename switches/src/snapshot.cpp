@@ -101,12 +101,18 @@ class Builder {
       // ifIndex.direction.queue.statType
       const Oid index = index_after(row.oid, mib::queue_stats_value);
       if (index.size() != 4 || index[1] != mib::queue_egress) return;
-      if (index[3] != mib::queue_stat_ucast_dropped_pkts &&
-          index[3] != mib::queue_stat_mcast_dropped_pkts)
-        return;
-      if (const auto c = count_of(row.value)) {
-        add_to(port(index[0]).queue_drops, *c);
+      const auto c = count_of(row.value);
+      if (!c) return;
+      PortCounters& p = port(index[0]);
+      const std::uint32_t queue = index[2], type = index[3];
+      if (type == mib::queue_stat_ucast_dropped_pkts ||
+          type == mib::queue_stat_mcast_dropped_pkts) {
+        add_to(p.queue_drops, *c);
+        add_to(p.queues[queue].dropped_packets, *c);
         s_.queues_served = true;
+      } else if (type == mib::queue_stat_ucast_sent_pkts ||
+                 type == mib::queue_stat_mcast_sent_pkts) {
+        add_to(p.queues[queue].sent_packets, *c);
       }
     }
   }

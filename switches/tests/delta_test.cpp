@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "rocehil/switches/port_json.hpp"
 #include "rows.hpp"
 
 namespace rocehil::switches {
@@ -36,6 +37,38 @@ TEST(Delta, CountersSubtractAndPacketsSumTheirKinds) {
   EXPECT_FALSE(p.errors().has_value());
   EXPECT_TRUE(p.any_activity_of_concern());
   EXPECT_TRUE(d.pfc_served);
+}
+
+// Queue 1 and 4 of a port, as an agent serves them; queue 8 only when `queue8` is set.
+SwitchSnapshot queues(std::uint64_t q1_sent, std::uint64_t q1_dropped, std::uint64_t q4_dropped,
+                      bool queue8) {
+  std::vector<Varbind> rows = {ticks(100), text(mib::if_name, {4}, "swp1"),
+                               c64(mib::queue_stats_value, {4, 2, 1, 1}, q1_sent),
+                               c64(mib::queue_stats_value, {4, 2, 1, 5}, q1_dropped),
+                               c64(mib::queue_stats_value, {4, 2, 4, 5}, q4_dropped)};
+  if (queue8) rows.push_back(c64(mib::queue_stats_value, {4, 2, 8, 5}, 50));
+  return build_snapshot("l1", rows);
+}
+
+TEST(Delta, EachQueueSubtractsOnItsOwn) {
+  const SwitchDelta d = delta(queues(1000, 5, 100, false), queues(1500, 7, 90, true));
+  ASSERT_EQ(d.ports.size(), 1u);
+  const PortDelta& p = d.ports[0];
+  ASSERT_EQ(p.queues.size(), 2u);  // queue 8 appeared during the case: nothing to count from
+  EXPECT_EQ(p.queues.at(1).sent_packets, 500u);
+  EXPECT_EQ(p.queues.at(1).dropped_packets, 2u);
+  EXPECT_FALSE(p.queues.at(4).dropped_packets.has_value());  // went backwards: reset
+  EXPECT_FALSE(p.queues.at(4).sent_packets.has_value());     // never served
+  ASSERT_FALSE(p.notes.empty());
+  EXPECT_NE(p.notes.back().find("egress queue 4 packets dropped went backwards"), std::string::npos)
+      << p.notes.back();
+  // As run.json's raw.switches has it.
+  const nlohmann::json j = to_json(p);
+  EXPECT_EQ(j["queues"], nlohmann::json::parse(R"([
+      {"queue": 1, "sent_packets": 500, "dropped_packets": 2},
+      {"queue": 4, "sent_packets": null, "dropped_packets": null}])"));
+  EXPECT_EQ(to_json(queues(1, 2, 3, true).ports[0])["queues"][2],
+            nlohmann::json::parse(R"({"queue": 8, "sent_packets": null, "dropped_packets": 50})"));
 }
 
 TEST(Delta, A32BitCounterWrapsOnceA64BitOneThatFallsWasReset) {

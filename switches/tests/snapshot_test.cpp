@@ -66,6 +66,40 @@ TEST(Snapshot, PortsByIfIndexWithEveryServedColumn) {
   EXPECT_TRUE(s.queues_served);
 }
 
+TEST(Snapshot, EachEgressQueueIsKeptByItsNumber) {
+  const SwitchSnapshot s = build_snapshot("leaf01", two_port_rows());
+  EXPECT_TRUE(s.find_port("Ethernet1/1")->queues.empty());
+  const auto& queues = s.find_port("Ethernet1/2")->queues;
+  ASSERT_EQ(queues.size(), 2u);  // the ingress row (direction 1) is no queue of these
+  EXPECT_EQ(queues.at(1).dropped_packets->value, 10u);
+  EXPECT_EQ(queues.at(1).sent_packets->value, 777u);
+  EXPECT_EQ(queues.at(4).dropped_packets->value, 3u);
+  EXPECT_FALSE(queues.at(4).sent_packets.has_value());  // not served: absent, not 0
+}
+
+// A lossless switch (SONiC's, the testbed's with --lossless): 8 queues, bytes too.
+TEST(Snapshot, ALosslessSwitchsEightQueuesEachWithItsCounts) {
+  std::vector<Varbind> rows = {text(mib::if_name, {5}, "Ethernet0")};
+  for (std::uint32_t queue = 1; queue <= 8; ++queue) {
+    rows.push_back(c64(mib::queue_stats_value, {5, 2, queue, 1}, 100 * queue));
+    rows.push_back(c64(mib::queue_stats_value, {5, 2, queue, 2}, 999'999));  // bytes sent
+    rows.push_back(c64(mib::queue_stats_value, {5, 2, queue, 5}, queue));
+    rows.push_back(c64(mib::queue_stats_value, {5, 2, queue, 6}, 888'888));  // bytes dropped
+  }
+  rows.push_back(c32(mib::queue_stats_value, {5, 2, 4, 3}, 7));  // multicast sent, 32 bits
+  const SwitchSnapshot s = build_snapshot("l1", rows);
+  ASSERT_EQ(s.ports.size(), 1u);
+  const PortCounters& p = s.ports[0];
+  ASSERT_EQ(p.queues.size(), 8u);
+  for (std::uint32_t queue = 1; queue <= 8; ++queue) {
+    EXPECT_EQ(p.queues.at(queue).dropped_packets->value, queue);
+    EXPECT_EQ(p.queues.at(queue).sent_packets->value, 100 * queue + (queue == 4 ? 7 : 0));
+  }
+  EXPECT_EQ(p.queues.at(4).sent_packets->bits, 32);  // wraps as its narrowest part
+  EXPECT_EQ(p.queue_drops->value, 36u);              // 1 + ... + 8
+  EXPECT_TRUE(s.queues_served);
+}
+
 TEST(Snapshot, PortsAreFoundByNameThenDescriptionThenAlias) {
   const SwitchSnapshot s = build_snapshot("leaf01", two_port_rows());
   EXPECT_EQ(s.find_port("Ethernet1/2 descr")->if_index, 9u);

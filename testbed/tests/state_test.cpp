@@ -32,6 +32,7 @@ TEST_F(StateFile, RoundTrip) {
   s.options.mirror_truncate = 128;
   s.options.routing = Routing::bgp;
   s.options.bfd = {250, 5};
+  s.options.lossless = true;
   s.mgmt_octet = 77;
   s.phase = "building";
   write_state(path, s);
@@ -47,6 +48,7 @@ TEST_F(StateFile, RoundTrip) {
   EXPECT_EQ(back->options.routing, Routing::bgp);
   EXPECT_EQ(back->options.bfd.interval_ms, 250);
   EXPECT_EQ(back->options.bfd.multiplier, 5);
+  EXPECT_TRUE(back->options.lossless);
   EXPECT_EQ(back->mgmt_octet, 77);
   EXPECT_EQ(back->phase, "building");
 }
@@ -63,6 +65,7 @@ TEST_F(StateFile, OlderStateHasALocalMirror) {
   EXPECT_EQ(back->options.mirror_truncate, 0);
   // And static routes, from before --routing.
   EXPECT_EQ(back->options.routing, Routing::static_routes);
+  EXPECT_FALSE(back->options.lossless);  // and the kernel forwarding, from before --lossless
 }
 
 TEST_F(StateFile, MissingIsNotAnError) {

@@ -392,8 +392,23 @@ Established and every leaf reaches every rack over every spine.)");
       "status",
       "What exists of the testbed and whether each sshd and snmpd answers and each lldpd runs; "
       "with --routing bgp each switch's BGP sessions (state, uptime, prefixes, BFD) and routes "
-      "to the racks; exit 0 when all of it is up and healthy, 3 otherwise");
+      "to the racks; with --lossless each switch's forwarding counters (PFC, ECN, drops, "
+      "watchdog storms); exit 0 when all of it is up and healthy, 3 otherwise");
   add_common(status, *status_common, false);
+  status->footer(R"(
+A lossless testbed (up --lossless): a line per switch from the counters its forwarding process
+keeps in /run/rocehil/rocehil-ID-SWITCH.counters, and with --json every port's 8 queues (packets,
+drops, ECN marks, peak depth) and 8 priorities (PFC sent and received, time paused, lossless
+drops, watchdog storms):
+  rocehil testbed status --dir /tmp/tb
+  ...
+  lossless switches (status --json: every port, queue and priority)
+    l1       forwarded 91234; PFC sent 42, received 0; ECN marked 310; drops 0 (queues) + 0 (no
+             route, unresolved, TTL); lossless drops 0; PFC storms 0
+  rocehil testbed status --dir /tmp/tb --json | jq '.namespaces[] | select(.dataplane)
+      | {name, pfc: [.dataplane.ports[].priorities[3].pfc_sent]}'
+A lossless drop is a defect (XOFF came too late for the headroom); a switch whose file cannot be
+read shows NO COUNTERS and why, and status exits 3.)");
   status->callback([status_common, &exit_code] {
     const auto result = testbed::status(status_common->dir, status_common->id);
     if (status_common->json)

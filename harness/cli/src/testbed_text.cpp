@@ -133,6 +133,32 @@ std::string render_routing_text(const testbed::StatusResult& s) {
   return out;
 }
 
+// --lossless: a line per switch from its forwarding process's counters (`status --json` has
+// every port, queue and priority).
+std::string render_dataplane_text(const testbed::StatusResult& s) {
+  if (!s.lossless) return {};
+  std::string out = "\nlossless switches (status --json: every port, queue and priority)\n";
+  for (const auto& ns : s.namespaces) {
+    if (!ns.dataplane) continue;
+    const auto& d = *ns.dataplane;
+    if (!d.ports) {
+      out += fmt::format("  {:<8} NO COUNTERS: {}\n", ns.spec.name, d.problem);
+      continue;
+    }
+    const auto t = testbed::dataplane::totals(*d.ports);
+    // A lossless class dropped is a defect of the model, not congestion: in capitals.
+    out += fmt::format(
+        "  {:<8} forwarded {}; PFC sent {}, received {}; ECN marked {}; drops {} (queues) + {} "
+        "(no route, unresolved, TTL); {}; PFC storms {}\n",
+        ns.spec.name, t.forwarded, t.pfc_sent, t.pfc_received, t.ecn_marked, t.queue_drops,
+        t.forwarding_drops,
+        t.lossless_drops ? fmt::format("LOSSLESS DROPS {}", t.lossless_drops)
+                         : std::string("lossless drops 0"),
+        t.storms_detected);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_status_text(const testbed::StatusResult& s) {
@@ -221,6 +247,7 @@ std::string render_status_text(const testbed::StatusResult& s) {
   }
   out += render_relays_text(s);
   out += render_routing_text(s);
+  out += render_dataplane_text(s);
   for (const auto& stray : s.stray_namespaces)
     out += fmt::format("stray namespace {} carries the id but is not in the state file\n", stray);
   return out;

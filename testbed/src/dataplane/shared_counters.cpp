@@ -96,6 +96,26 @@ PortSnapshot copy(const PortCounts& p) {
 
 }  // namespace
 
+SwitchTotals totals(const std::vector<PortSnapshot>& ports) {
+  SwitchTotals t;
+  for (const auto& p : ports) {
+    t.forwarded += p.forwarded;
+    t.forwarding_drops += p.no_route + p.unresolved + p.ttl_expired;
+    for (const auto& q : p.queue) {
+      t.ecn_marked += q.ecn_marked;
+      t.queue_drops += q.dropped;
+    }
+    for (const auto& r : p.priority) {
+      t.pfc_sent += r.pfc_sent;
+      t.pfc_received += r.pfc_received;
+      t.lossless_drops += r.lossless_drops;
+      t.storms_detected += r.storms_detected;
+      t.storm_drops += r.storm_drops;
+    }
+  }
+  return t;
+}
+
 SharedCountersWriter::SharedCountersWriter(const std::string& path,
                                            const std::vector<std::string>& ifnames)
     : path_(path), port_count_(static_cast<int>(ifnames.size())) {

@@ -249,7 +249,23 @@ void SwitchLoop::apply_knobs() {
     watchdog_->set_times(detection, restoration);
 }
 
-void SwitchLoop::refresh_fib() { fib_ = Fib(dump_routes()); }
+void SwitchLoop::refresh_fib() {
+  fib_ = Fib(dump_routes());
+  // Ask every next hop not known yet now, not when the first packet for it arrives: a packet
+  // that finds its next hop unresolved is dropped (as a switch drops it while it resolves).
+  const std::uint64_t now = now_ns();
+  for (const Route& route : fib_.routes()) {
+    if (route.kind != RouteKind::unicast) continue;
+    for (const NextHop& hop : route.hops) {
+      const int p = port_of_ifindex(hop.ifindex);
+      if (p < 0 || ports_[p].peer) continue;
+      if (hop.gateway != 0)
+        send_arp(p, hop.gateway, now);
+      else if (route.length == 32)
+        send_arp(p, route.prefix, now);
+    }
+  }
+}
 
 void SwitchLoop::learn(const Neighbor& neighbor) {
   const int p = port_of_ifindex(neighbor.ifindex);
@@ -628,8 +644,8 @@ int SwitchLoop::run() {
   open_ports();
   apply_knobs();
   refresh_addresses();
-  refresh_fib();
   for (const auto& neighbor : dump_neighbors()) learn(neighbor);
+  refresh_fib();
   RouteWatch route_watch;
 
   sigset_t signals;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "hosts/guests.hpp"
+#include "lifecycle/dataplane_status.hpp"
 #include "mirrors/mirror_relays.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/slurm_cluster.hpp"
@@ -97,6 +98,7 @@ bool StatusResult::healthy() const {
     for (const auto& i : ns.interfaces)
       if (!i.exists || i.operstate != "UP") return false;
     if (ns.routing && !routing_problems(ns.spec, topology, *ns.routing).empty()) return false;
+    if (ns.dataplane && !ns.dataplane->ports) return false;
   }
   for (const auto& r : relays)
     if (!r.running) return false;
@@ -155,12 +157,21 @@ StatusResult status(const std::string& dir_option, const std::string& id_option)
         s.routing->problem = "namespace missing";
       }
     }
+    if (state && state->options.lossless && is_switch(ns)) {
+      if (s.exists) {
+        s.dataplane = read_dataplane_status(dataplane::shared_counters_path(ns.netns));
+      } else {
+        s.dataplane = DataplaneStatus{dataplane::shared_counters_path(ns.netns), std::nullopt,
+                                      "namespace missing"};
+      }
+    }
     result.namespaces.push_back(std::move(s));
   }
   result.stray_namespaces = std::move(existing);
   if (state) {
     result.routing = state->options.routing;
     result.bfd = state->options.bfd;
+    result.lossless = state->options.lossless;
     result.mirror_mode = state->options.mirror_mode;
     result.relays = mirror_relay_status(result.topology, TestbedPaths{result.dir});
   }

@@ -77,6 +77,64 @@ nlohmann::json routing_json(const NamespaceStatus& ns, const Topology& t) {
           {"problems", routing_problems(ns.spec, t, r)}};
 }
 
+nlohmann::json totals_json(const dataplane::SwitchTotals& t) {
+  return {{"forwarded", t.forwarded},           {"pfc_sent", t.pfc_sent},
+          {"pfc_received", t.pfc_received},     {"ecn_marked", t.ecn_marked},
+          {"queue_drops", t.queue_drops},       {"forwarding_drops", t.forwarding_drops},
+          {"lossless_drops", t.lossless_drops}, {"storms_detected", t.storms_detected},
+          {"storm_drops", t.storm_drops}};
+}
+
+nlohmann::json port_json(const dataplane::PortSnapshot& p) {
+  nlohmann::json queues = nlohmann::json::array();
+  for (std::size_t tc = 0; tc < p.queue.size(); ++tc) {
+    const auto& q = p.queue[tc];
+    queues.push_back({{"class", tc},
+                      {"packets", q.packets},
+                      {"bytes", q.bytes},
+                      {"dropped", q.dropped},
+                      {"dropped_bytes", q.dropped_bytes},
+                      {"ecn_marked", q.ecn_marked},
+                      {"depth_bytes", q.depth_bytes},
+                      {"peak_depth_bytes", q.peak_depth_bytes}});
+  }
+  nlohmann::json priorities = nlohmann::json::array();
+  for (std::size_t prio = 0; prio < p.priority.size(); ++prio) {
+    const auto& r = p.priority[prio];
+    priorities.push_back({{"priority", prio},
+                          {"pfc_sent", r.pfc_sent},
+                          {"pfc_received", r.pfc_received},
+                          {"xon_sent", r.xon_sent},
+                          {"xon_received", r.xon_received},
+                          {"paused_ns", r.paused_ns},
+                          {"ingress_bytes", r.ingress_bytes},
+                          {"peak_ingress_bytes", r.peak_ingress_bytes},
+                          {"lossless_drops", r.lossless_drops},
+                          {"storms_detected", r.storms_detected},
+                          {"storms_restored", r.storms_restored},
+                          {"storm_drops", r.storm_drops}});
+  }
+  return {{"name", p.ifname},           {"ifindex", p.ifindex},
+          {"rx_packets", p.rx_packets}, {"rx_bytes", p.rx_bytes},
+          {"forwarded", p.forwarded},   {"no_route", p.no_route},
+          {"unresolved", p.unresolved}, {"ttl_expired", p.ttl_expired},
+          {"queues", queues},           {"priorities", priorities}};
+}
+
+// Absent (null), never zeros, when the counters file could not be read, with the reason.
+nlohmann::json dataplane_json(const DataplaneStatus& d) {
+  nlohmann::json j = {{"counters_file", d.counters_file},
+                      {"problem", d.problem.empty() ? nlohmann::json() : nlohmann::json(d.problem)},
+                      {"totals", nullptr},
+                      {"ports", nullptr}};
+  if (d.ports) {
+    j["totals"] = totals_json(dataplane::totals(*d.ports));
+    j["ports"] = nlohmann::json::array();
+    for (const auto& p : *d.ports) j["ports"].push_back(port_json(p));
+  }
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json status_json(const StatusResult& s) {
@@ -118,6 +176,7 @@ nlohmann::json status_json(const StatusResult& s) {
     if (s.slurm && ns.sshd_answers)
       j["slurm_state"] = ns.slurm_state ? nlohmann::json(*ns.slurm_state) : nlohmann::json();
     if (ns.routing) j["routing"] = routing_json(ns, s.topology);
+    if (ns.dataplane) j["dataplane"] = dataplane_json(*ns.dataplane);
     if (ns.guest)
       j["guest"] = {{"running", ns.guest->running},
                     {"pid", ns.guest->pid},
@@ -144,6 +203,7 @@ nlohmann::json status_json(const StatusResult& s) {
   for (const auto& r : s.relays) relays.push_back(relay_json(r));
   out["mirror"] = {{"mode", to_string(s.mirror_mode)}, {"relays", relays}};
   out["routing"] = {{"mode", to_string(s.routing)}};
+  out["lossless"] = s.lossless;
   if (s.routing == Routing::bgp)
     out["routing"]["bfd"] = {{"interval_ms", s.bfd.interval_ms}, {"multiplier", s.bfd.multiplier}};
   if (s.slurm)

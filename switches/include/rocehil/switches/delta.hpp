@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,11 @@
 #include "rocehil/switches/snapshot.hpp"
 
 namespace rocehil::switches {
+
+// What one egress queue did between two snapshots.
+struct QueueDelta {
+  std::optional<std::uint64_t> sent_packets, dropped_packets;
+};
 
 // What one port did between two snapshots. A field is absent when either snapshot lacked it, or
 // when its counter went backwards in a way that is not a 32-bit wrap (a reset): `notes` says
@@ -20,6 +26,7 @@ struct PortDelta {
   std::optional<std::uint64_t> in_discards, in_errors, out_discards, out_errors;
   std::array<std::optional<std::uint64_t>, 8> pfc_rx{}, pfc_tx{};
   std::optional<std::uint64_t> queue_drops;
+  std::map<std::uint32_t, QueueDelta> queues;  // every queue both snapshots hold, by number
   std::vector<std::string> notes;
 
   // Discards of both directions plus queue drops; absent when none of them was served.

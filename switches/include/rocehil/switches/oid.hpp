@@ -49,10 +49,13 @@ inline const Oid if_alias{1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 18};
 inline const Oid pfc_priority_requests{1, 3, 6, 1, 4, 1, 9, 9, 813, 1, 2, 1, 2};
 inline const Oid pfc_priority_indications{1, 3, 6, 1, 4, 1, 9, 9, 813, 1, 2, 1, 3};
 // CISCO-SWITCH-QOS-MIB csqIfQosGroupStatsValue, indexed by ifIndex.direction.queue.statType as
-// SONiC serves it (ciscoSwitchQosMIB.py): direction 2 = egress; statType 5 and 7 = unicast and
-// multicast packets dropped.
+// SONiC serves it (ciscoSwitchQosMIB.py): direction 2 = egress; queues numbered from 1 (SONiC and
+// the testbed's lossless switches serve 8, queue N+1 for traffic class N; the testbed's tbf one);
+// statType 1 and 3 = unicast and multicast packets sent, 5 and 7 = packets dropped.
 inline const Oid queue_stats_value{1, 3, 6, 1, 4, 1, 9, 9, 580, 1, 5, 5, 1, 4};
 inline constexpr std::uint32_t queue_egress = 2;
+inline constexpr std::uint32_t queue_stat_ucast_sent_pkts = 1;
+inline constexpr std::uint32_t queue_stat_mcast_sent_pkts = 3;
 inline constexpr std::uint32_t queue_stat_ucast_dropped_pkts = 5;
 inline constexpr std::uint32_t queue_stat_mcast_dropped_pkts = 7;
 // LLDP-MIB (IEEE 802.1AB-2005): the local ports, indexed by lldpLocPortNum, and the neighbours,

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,12 @@ namespace rocehil::switches {
 struct Count {
   std::uint64_t value = 0;
   int bits = 64;
+};
+
+// One egress queue of a port (CISCO-SWITCH-QOS-MIB): packets sent and dropped, unicast and
+// multicast summed; absent when the agent did not serve that statistic for the queue.
+struct QueueCount {
+  std::optional<Count> sent_packets, dropped_packets;
 };
 
 // The counters IF-MIB and the vendor MIBs give for one port. Absent (nullopt): the agent did not
@@ -30,6 +37,9 @@ struct PortCounters {
   std::array<std::optional<Count>, 8> pfc_rx{}, pfc_tx{};
   // Packets the port's egress queues dropped (unicast and multicast, summed over queues).
   std::optional<Count> queue_drops;
+  // Each egress queue the agent served, by its number (from 1): which class the traffic went
+  // through and which queue dropped it.
+  std::map<std::uint32_t, QueueCount> queues;
 };
 
 // One switch's counters at one moment, or why there are none.

@@ -53,6 +53,21 @@ struct PortSnapshot {
   std::array<PrioritySnapshot, 8> priority{};  // by priority 0-7
 };
 
+// A switch's counters summed over its ports (and queues, priorities): what `testbed status`
+// shows of it in one line.
+struct SwitchTotals {
+  std::uint64_t forwarded = 0;
+  std::uint64_t pfc_sent = 0;  // XOFF frames
+  std::uint64_t pfc_received = 0;
+  std::uint64_t ecn_marked = 0;
+  std::uint64_t queue_drops = 0;       // the egress queues' drops, every class
+  std::uint64_t forwarding_drops = 0;  // no route, next hop unresolved, TTL expired
+  std::uint64_t lossless_drops = 0;    // a defect: a lossless class dropped
+  std::uint64_t storms_detected = 0;   // the PFC watchdog
+  std::uint64_t storm_drops = 0;
+};
+SwitchTotals totals(const std::vector<PortSnapshot>& ports);
+
 // Where the switch of namespace `netns` (rocehil-<id>-<name>) keeps its counters:
 // TestbedPaths::public_run_dir()/<netns>.counters. Not under the testbed's --dir: the switch's
 // snmpd handler, which reads it, knows only the namespace; and `testbed down` removes every

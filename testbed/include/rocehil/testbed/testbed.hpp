@@ -11,6 +11,7 @@
 #include "rocehil/testbed/options.hpp"
 #include "rocehil/testbed/relay_counters.hpp"
 #include "rocehil/testbed/routing_status.hpp"
+#include "rocehil/testbed/shared_counters.hpp"
 #include "rocehil/testbed/ssh_files.hpp"
 #include "rocehil/testbed/topology.hpp"
 
@@ -78,6 +79,14 @@ struct GuestStatus {
   std::string console;    // the serial console's file
 };
 
+// A lossless switch's forwarding process (--lossless), as the counters file it keeps says.
+struct DataplaneStatus {
+  std::string counters_file;  // dataplane::shared_counters_path
+  // Every port's counters; absent (never zeros) when the file could not be read.
+  std::optional<std::vector<dataplane::PortSnapshot>> ports;
+  std::string problem;  // why they are absent
+};
+
 struct NamespaceStatus {
   Namespace spec;
   bool exists = false;
@@ -88,9 +97,10 @@ struct NamespaceStatus {
   std::optional<bool> lldpd_runs;     // hosts and switches: lldpcli reaches it
   std::string lldpd_detail;           // "3 neighbours", or why it cannot be asked
   std::vector<LldpNeighbor> lldp_neighbors;
-  std::optional<std::string> slurm_state;  // --slurm: sinfo's state of its node ("idle")
-  std::optional<GuestStatus> guest;        // --vm: hosts
-  std::optional<SwitchRouting> routing;    // --routing bgp: switches, as their vtysh says
+  std::optional<std::string> slurm_state;    // --slurm: sinfo's state of its node ("idle")
+  std::optional<GuestStatus> guest;          // --vm: hosts
+  std::optional<SwitchRouting> routing;      // --routing bgp: switches, as their vtysh says
+  std::optional<DataplaneStatus> dataplane;  // --lossless: switches
   std::vector<InterfaceStatus> interfaces;
 };
 
@@ -108,11 +118,13 @@ struct StatusResult {
   std::string slurm_conf;           // --slurm: the SLURM_CONF clients use
   std::string slurm_problem;        // --slurm: why sinfo could not tell
   Routing routing = Routing::static_routes;
-  BfdTimers bfd{};  // --routing bgp
+  BfdTimers bfd{};        // --routing bgp
+  bool lossless = false;  // brought up with --lossless
   // Every namespace and interface exists, every sshd and snmpd answers, every lldpd and mirror
   // relay runs, with --slurm every node is known to slurmctld and responding (idle, allocated
   // or drained) and, with --routing bgp, every switch's sessions are Established and its routes
-  // to the racks use every path.
+  // to the racks use every path; with --lossless, every switch's counters file can be read (its
+  // forwarding process made it).
   bool healthy() const;
 };
 
