@@ -106,8 +106,8 @@ TEST(DataplanePacket, PfcFrameAsIeee8021QbbLaysItOut) {
   quanta[3] = 0xffff;
   const Mac source{0x02, 0, 0, 0, 0, 1};
   ASSERT_EQ(build_pfc(frame, source, 0x08, quanta), 60u);
-  const std::array<std::uint8_t, 20> head = {0x01, 0x80, 0xc2, 0, 0, 0x01, 0x02, 0, 0, 0,
-                                             0,    1,    0x88, 0x08, 0x01, 0x01, 0, 0x08, 0, 0};
+  const std::array<std::uint8_t, 20> head = {0x01, 0x80, 0xc2, 0,    0,    0x01, 0x02, 0,    0, 0,
+                                             0,    1,    0x88, 0x08, 0x01, 0x01, 0,    0x08, 0, 0};
   EXPECT_TRUE(std::equal(head.begin(), head.end(), frame.begin()));
   EXPECT_EQ(frame[18 + 6], 0xff);
   EXPECT_EQ(frame[18 + 7], 0xff);

@@ -31,8 +31,9 @@ void add_switchd_command(CLI::App* testbed, int& exit_code) {
   cmd->add_flag("--foreground", o->foreground, "Do not detach; stop on SIGINT or SIGTERM");
   cmd->callback([o, &exit_code] {
     if (!o->foreground && o->pid_file.empty())
-      throw input_error("give --pid-file FILE (where the detached process writes its pid) or "
-                        "--foreground");
+      throw input_error(
+          "give --pid-file FILE (where the detached process writes its pid) or "
+          "--foreground");
     if (!o->foreground && !testbed::detach_daemon(o->pid_file)) {
       exit_code = 0;
       return;

@@ -43,8 +43,7 @@ std::optional<Ipv4> parse_ipv4(std::span<const std::uint8_t> frame) {
   const std::uint8_t* ip = frame.data() + ethernet_header;
   const std::size_t header = std::size_t{ip[0] & 0x0fu} * 4;
   const std::size_t total = read16(ip + 2);
-  if (ip[0] >> 4 != 4 || header < 20 || total < header ||
-      ethernet_header + total > frame.size())
+  if (ip[0] >> 4 != 4 || header < 20 || total < header || ethernet_header + total > frame.size())
     return {};
   Ipv4 p;
   p.dscp = ip[1] >> 2;

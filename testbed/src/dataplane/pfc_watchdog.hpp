@@ -36,7 +36,9 @@ class PfcWatchdog {
     std::uint64_t last_pfc = 0;
     bool storm = false;
   };
-  Queue& at(int port, int priority) { return queues_[static_cast<std::size_t>(port) * 8 + priority]; }
+  Queue& at(int port, int priority) {
+    return queues_[static_cast<std::size_t>(port) * 8 + priority];
+  }
   const Queue& at(int port, int priority) const {
     return queues_[static_cast<std::size_t>(port) * 8 + priority];
   }

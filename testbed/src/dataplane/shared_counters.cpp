@@ -90,6 +90,10 @@ PortSnapshot copy(const PortCounts& p) {
   for (std::size_t i = 0; i < 8; ++i) {
     out.queue[i] = copy(p.queue[i]);
     out.priority[i] = copy(p.priority[i]);
+    for (int b = 0; b < wred_buckets; ++b) {
+      out.wred[i].seen[b] = p.wred[i].seen[b].load(r);
+      out.wred[i].marked[b] = p.wred[i].marked[b].load(r);
+    }
   }
   return out;
 }

@@ -41,12 +41,22 @@ struct PriorityCounts {
   Counter storms_detected, storms_restored, storm_drops;  // the PFC watchdog
 };
 
+// WRED's ramp from Kmin to Kmax in sixteenths: the ECN-capable packets that met the queue at a
+// depth in each (and were drawn against its probability) and those marked. A test holds the
+// marked fraction of each sixteenth to the probability the knobs give there, however the depth
+// wandered while it was measured.
+inline constexpr int wred_buckets = 16;
+struct WredCounts {
+  Counter seen[wred_buckets], marked[wred_buckets];
+};
+
 struct PortCounts {
   char ifname[16];  // NUL-terminated (IFNAMSIZ), written once when the file is made
   Counter ifindex;
   Counter rx_packets, rx_bytes, forwarded, no_route, unresolved, ttl_expired;
   QueueCounts queue[8];        // by traffic class
   PriorityCounts priority[8];  // by priority
+  WredCounts wred[8];          // by traffic class; last, so the counters before keep their place
 };
 static_assert(std::is_standard_layout_v<PortCounts>, "PortCounts is a file's layout");
 
@@ -64,7 +74,7 @@ static_assert(std::is_standard_layout_v<SharedCountersHeader>);
 inline constexpr char shared_counters_magic[8] = {'R', 'H', 'I', 'L', 'C', 'N', 'T', 'S'};
 // Raised whenever PortCounts or the header change meaning (a field added, moved or redefined),
 // so an older reader refuses a newer file instead of misreading it.
-inline constexpr std::uint32_t shared_counters_version = 1;
+inline constexpr std::uint32_t shared_counters_version = 2;  // 2: WRED's ramp
 
 // The forwarding process's side: makes the file (replacing one already there) with a port per
 // name in `ifnames`, all counters 0, and keeps it mapped read-write. The file is written under a

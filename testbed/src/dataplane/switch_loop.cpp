@@ -52,6 +52,7 @@ constexpr std::uint32_t wire_overhead_bytes = 24;
 constexpr std::uint16_t full_quanta = 0xffff;
 constexpr std::uint64_t arp_retry_ns = 100'000'000;
 constexpr int receive_batch = 32;
+constexpr std::uint64_t retry_ns = 200'000;
 
 std::uint64_t now_ns() {
   timespec ts{};
@@ -94,7 +95,7 @@ struct Port {
   Mac mac{};
   std::uint32_t address = 0;  // its IPv4 address, the source of the ARP requests it sends
   Fd socket;
-  double bits_per_ns = 0;  // 0: unpaced
+  double bits_per_ns = 0;   // 0: unpaced
   std::optional<Mac> peer;  // the one device at the other end of the veth
   std::uint64_t arp_sent_at = 0;
 
@@ -104,7 +105,11 @@ struct Port {
   std::array<SlotFifo, classes> queues{};
   std::array<std::uint32_t, classes> depth{};
   std::uint64_t wire_free_at = 0;
+  std::uint64_t retry_at = 0;  // a send the kernel refused goes again then
   std::array<std::uint64_t, classes> xoff_refresh_at{};  // 0: this port is not pausing its peer
+  // A PFC frame the socket would not take yet (quanta + 1; 0: none): sent again next round, as
+  // a switch never loses its own XOFF or XON.
+  std::array<std::uint32_t, classes> pfc_pending{};
   std::array<PausedTime, classes> paused_time{};
   PortCounts* counts = nullptr;
 };
@@ -164,8 +169,8 @@ class SwitchLoop {
 void SwitchLoop::load_config() {
   std::ifstream in(config_path_);
   if (!in)
-    throw input_error(fmt::format("{}: cannot read it; bring the testbed up with --lossless",
-                                  config_path_));
+    throw input_error(
+        fmt::format("{}: cannot read it; bring the testbed up with --lossless", config_path_));
   std::stringstream text;
   text << in.rdbuf();
   config_ = parse_switch_config(text.str(), config_path_);
@@ -181,9 +186,10 @@ void SwitchLoop::open_ports() {
     port.config = config_.ports[p];
     port.ifindex = static_cast<int>(if_nametoindex(port.config.ifname.c_str()));
     if (port.ifindex == 0)
-      throw input_error(fmt::format("{}: port {} is not in this namespace; bring the testbed up "
-                                    "again",
-                                    config_path_, port.config.ifname));
+      throw input_error(
+          fmt::format("{}: port {} is not in this namespace; bring the testbed up "
+                      "again",
+                      config_path_, port.config.ifname));
     port.socket = Fd(socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL)));
     if (port.socket.get() < 0) fail("socket(AF_PACKET)");
     sockaddr_ll address{};
@@ -198,6 +204,7 @@ void SwitchLoop::open_ports() {
     // Room for a few milliseconds at line rate while the loop is away (a shared 2-core machine).
     const int buffer = 8 << 20;
     setsockopt(port.socket.get(), SOL_SOCKET, SO_RCVBUFFORCE, &buffer, sizeof buffer);
+    setsockopt(port.socket.get(), SOL_SOCKET, SO_SNDBUFFORCE, &buffer, sizeof buffer);
     ifreq request{};
     std::snprintf(request.ifr_name, IFNAMSIZ, "%s", port.config.ifname.c_str());
     if (ioctl(port.socket.get(), SIOCGIFHWADDR, &request) != 0)
@@ -218,17 +225,20 @@ void SwitchLoop::apply_knobs() {
     lossless_mask_ |= static_cast<std::uint8_t>(1u << p);
   // A reload may change the ports' rates (`testbed set switch.uplink_mbps`), never the ports.
   if (config_.ports.size() != ports_.size())
-    throw input_error(fmt::format("{}: {} ports, but this switch runs {}; bring the testbed up "
-                                  "again",
-                                  config_path_, config_.ports.size(), ports_.size()));
+    throw input_error(
+        fmt::format("{}: {} ports, but this switch runs {}; bring the testbed up "
+                    "again",
+                    config_path_, config_.ports.size(), ports_.size()));
   for (std::size_t p = 0; p < ports_.size(); ++p) ports_[p].config.mbps = config_.ports[p].mbps;
   int fastest_mbps = 0;
   for (const auto& port : ports_) fastest_mbps = std::max(fastest_mbps, port.config.mbps);
-  // Headroom: what a sender still puts on the wire after XOFF. A ConnectX needs its cable and an
-  // MTU; a testbed host also has its NIC's queue (the tbf's 1 ms at the host rate, up.cpp) and a
-  // process on a shared 2-core machine that reacts in milliseconds: 4 ms of the fastest port.
+  // Headroom: what still arrives after the switch decides on XOFF. A Spectrum or Tomahawk
+  // needs the cable's round trip and an MTU or two (microseconds); here the switch is a process
+  // on a shared 2-core machine, and what the sender put on the wire while the switch waited for
+  // a CPU is already in its socket when it decides (a host's NIC queue too, the tbf's 1 ms):
+  // measured, up to 5 ms of the port's rate under a busy test suite. 10 ms of the fastest port.
   const auto headroom = static_cast<std::uint32_t>(
-      std::max(9216.0 * 4, (fastest_mbps > 0 ? fastest_mbps : 1000) * 1e6 / 8 * 0.004));
+      std::max(9216.0 * 8, (fastest_mbps > 0 ? fastest_mbps : 1000) * 1e6 / 8 * 0.010));
   for (auto& port : ports_) {
     port.profile = port_profile(config_.knobs, port.config.mbps, headroom);
     port.scheduler.emplace(port.profile);
@@ -345,8 +355,7 @@ void SwitchLoop::handle(int in_port, std::uint32_t slot, std::uint8_t packet_typ
         }
       }
       return pool_->give(slot);
-    default:
-      return pool_->give(slot);
+    default: return pool_->give(slot);
   }
 }
 
@@ -384,9 +393,17 @@ void SwitchLoop::forward(int in_port, std::uint32_t slot, const Ipv4& ip, std::u
     bump(out.counts->priority[queue].storm_drops);
     return pool_->give(slot);
   }
-  const auto admission =
-      lossless::admit(profile, out.depth[queue], length, ip.ecn == 1 || ip.ecn == 2,
-                      uniform_(random_));
+  const bool ect = ip.ecn == 1 || ip.ecn == 2;
+  const auto admission = lossless::admit(profile, out.depth[queue], length, ect, uniform_(random_));
+  if (ect && profile.wred.ecn && profile.wred.kmax_bytes > profile.wred.kmin_bytes &&
+      out.depth[queue] >= profile.wred.kmin_bytes && out.depth[queue] < profile.wred.kmax_bytes) {
+    const auto bucket =
+        static_cast<int>(static_cast<std::uint64_t>(out.depth[queue] - profile.wred.kmin_bytes) *
+                         wred_buckets / (profile.wred.kmax_bytes - profile.wred.kmin_bytes));
+    WredCounts& ramp = out.counts->wred[queue];
+    bump(ramp.seen[bucket]);
+    if (admission == lossless::Admission::enqueue_marked) bump(ramp.marked[bucket]);
+  }
   if (admission == lossless::Admission::drop || out.queues[queue].full()) {
     if (profile.lossless) bump(in.counts->priority[queue].lossless_drops);
     bump(queue_counts.dropped);
@@ -404,9 +421,8 @@ void SwitchLoop::forward(int in_port, std::uint32_t slot, const Ipv4& ip, std::u
     if (arrival == lossless::IngressBuffers::Arrival::admitted_xoff) {
       send_pfc(in_port, queue, full_quanta);
       in.xoff_refresh_at[queue] =
-          now + lossless::PauseState::quanta_ns(full_quanta, in.bits_per_ns > 0
-                                                                 ? in.bits_per_ns * 1e9
-                                                                 : 100e9) /
+          now + lossless::PauseState::quanta_ns(full_quanta,
+                                                in.bits_per_ns > 0 ? in.bits_per_ns * 1e9 : 100e9) /
                     2;
     }
     in.counts->priority[queue].ingress_bytes.store(ingress_->held_bytes(in_port, queue),
@@ -471,9 +487,8 @@ void SwitchLoop::obey_pause(int p, const PauseFrame& pause, std::uint64_t now) {
     if (!(enable >> q & 1)) continue;
     if (held >> q & 1) {
       if (!t.paused) t = {true, now, 0};
-      t.until = now + lossless::PauseState::quanta_ns(pause.quanta[q], port.bits_per_ns > 0
-                                                                          ? port.bits_per_ns * 1e9
-                                                                          : 100e9);
+      t.until = now + lossless::PauseState::quanta_ns(
+                          pause.quanta[q], port.bits_per_ns > 0 ? port.bits_per_ns * 1e9 : 100e9);
     } else if (t.paused) {
       bump(port.counts->priority[q].paused_ns, now - t.since);
       t.paused = false;
@@ -499,6 +514,8 @@ void SwitchLoop::transmit(int p, std::uint64_t now) {
   Port& port = ports_[p];
   settle_pause_time(port, now);
   const std::uint8_t held = held_by_pfc(port, now);
+  if (port.retry_at > now) return;
+  port.retry_at = 0;
   for (;;) {
     if (port.bits_per_ns > 0 && port.wire_free_at > now + pace_window_ns) return;
     std::array<std::uint32_t, classes> heads{};
@@ -515,8 +532,10 @@ void SwitchLoop::transmit(int p, std::uint64_t now) {
     const std::span<std::uint8_t> frame = pool_->frame(slot);
     if (send(port.socket.get(), frame.data(), frame.size(), MSG_DONTWAIT) < 0) {
       if (errno == EAGAIN || errno == ENOBUFS) {
-        // The socket's send buffer is full: try again after a frame's time.
-        port.wire_free_at = std::max(port.wire_free_at, now) + pace_window_ns;
+        // The socket's buffer is full, or the veth's far end had no room in its backlog and
+        // dropped the frame (ENOBUFS): the frame stays at the head and goes again shortly,
+        // as a switch port holds a frame its MAC could not put on the wire.
+        port.retry_at = now + retry_ns;
         return;
       }
       bump(port.counts->queue[q].dropped);  // the port went down under it
@@ -530,10 +549,10 @@ void SwitchLoop::transmit(int p, std::uint64_t now) {
     port.depth[q] -= static_cast<std::uint32_t>(frame.size());
     port.counts->queue[q].depth_bytes.store(port.depth[q], std::memory_order_relaxed);
     if (port.bits_per_ns > 0)
-      port.wire_free_at = std::max(port.wire_free_at, now) +
-                          static_cast<std::uint64_t>(
-                              static_cast<double>(frame.size() + wire_overhead_bytes) * 8 /
-                              port.bits_per_ns);
+      port.wire_free_at =
+          std::max(port.wire_free_at, now) +
+          static_cast<std::uint64_t>(static_cast<double>(frame.size() + wire_overhead_bytes) * 8 /
+                                     port.bits_per_ns);
     release(slot, now);
   }
 }
@@ -544,7 +563,11 @@ void SwitchLoop::send_pfc(int p, int priority, std::uint16_t quanta) {
   std::array<std::uint16_t, classes> all{};
   all[priority] = quanta;
   build_pfc(frame, port.mac, static_cast<std::uint8_t>(1u << priority), all);
-  if (send(port.socket.get(), frame.data(), frame.size(), MSG_DONTWAIT) < 0) return;
+  if (send(port.socket.get(), frame.data(), frame.size(), MSG_DONTWAIT) < 0) {
+    port.pfc_pending[priority] = quanta + 1u;
+    return;
+  }
+  port.pfc_pending[priority] = 0;
   bump(quanta > 0 ? port.counts->priority[priority].pfc_sent
                   : port.counts->priority[priority].xon_sent);
 }
@@ -561,6 +584,9 @@ void SwitchLoop::send_arp(int p, std::uint32_t target, std::uint64_t now) {
 void SwitchLoop::refresh_xoff(std::uint64_t now) {
   for (std::size_t p = 0; p < ports_.size(); ++p) {
     Port& port = ports_[p];
+    for (int q = 0; q < classes; ++q)
+      if (port.pfc_pending[q] != 0)
+        send_pfc(static_cast<int>(p), q, static_cast<std::uint16_t>(port.pfc_pending[q] - 1));
     for (int q = 0; q < classes; ++q) {
       if (port.xoff_refresh_at[q] == 0 || port.xoff_refresh_at[q] > now) continue;
       if (!ingress_->xoff(static_cast<int>(p), q)) {
@@ -606,8 +632,7 @@ void SwitchLoop::watch(std::uint64_t now) {
           log_(fmt::format("PFC storm on {} priority {} over: the queue is restored",
                            port.config.ifname, q));
           break;
-        case PfcWatchdog::Event::none:
-          break;
+        case PfcWatchdog::Event::none: break;
       }
     }
   }
@@ -620,14 +645,25 @@ std::uint64_t SwitchLoop::next_deadline(std::uint64_t now) {
   };
   for (std::size_t p = 0; p < ports_.size(); ++p) {
     const Port& port = ports_[p];
-    bool waiting = false;
-    for (int q = 0; q < classes; ++q) waiting = waiting || !port.queues[q].empty();
-    if (waiting) {
-      if (port.bits_per_ns > 0 && port.wire_free_at > now + pace_window_ns)
-        consider(port.wire_free_at - pace_window_ns);
-      consider(port.pause->next_end_ns(now));
-    }
+    // A queue that may send is due when the port's pace allows it (at once when it already
+    // does: transmit() stopped for another reason, a send to retry); a held one when its pause
+    // ends.
+    const std::uint8_t held = held_by_pfc(port, now);
+    bool sendable = false, waiting = false;
     for (int q = 0; q < classes; ++q) {
+      if (port.queues[q].empty()) continue;
+      waiting = true;
+      sendable = sendable || !(held >> q & 1);
+    }
+    if (sendable) {
+      std::uint64_t due = port.retry_at > now ? port.retry_at : now;
+      if (port.bits_per_ns > 0 && port.wire_free_at > due + pace_window_ns)
+        due = port.wire_free_at - pace_window_ns;
+      consider(due);
+    }
+    if (waiting) consider(port.pause->next_end_ns(now));
+    for (int q = 0; q < classes; ++q) {
+      if (port.pfc_pending[q] != 0) consider(now + 100'000);
       consider(port.xoff_refresh_at[q]);
       consider(watchdog_->next_check_ns(static_cast<int>(p), q));
       if (port.paused_time[q].paused) consider(port.paused_time[q].until);

@@ -19,11 +19,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string counters_path(const Namespace& ns) { return shared_counters_path(ns.netns); }
+std::string counters_path(const Namespace& ns) {
+  return shared_counters_path(ns.netns);
+}
 
 void write_config(const Namespace& ns, const TestbedOptions& options, const TestbedPaths& paths) {
-  write_file(paths.switchd_config(ns),
-             to_json_text(switch_config(ns, options, counters_path(ns))),
+  write_file(paths.switchd_config(ns), to_json_text(switch_config(ns, options, counters_path(ns))),
              fs::perms::owner_read | fs::perms::owner_write);
 }
 
@@ -57,10 +58,10 @@ void start_switchds(const Topology& t, const TestbedOptions& options, const Test
     fs::create_directories(fs::path(counters_path(*ns)).parent_path());
     fs::remove(counters_path(*ns));
     write_config(*ns, options, paths);
-    run_checked(fmt::format("starting the forwarding process of {}", ns->netns),
-                {rocehil, "testbed", "switchd", "--netns", ns->netns, "--config",
-                 paths.switchd_config(*ns), "--pid-file", paths.switchd_pid(*ns), "--log",
-                 paths.switchd_log(*ns)});
+    run_checked(
+        fmt::format("starting the forwarding process of {}", ns->netns),
+        {rocehil, "testbed", "switchd", "--netns", ns->netns, "--config", paths.switchd_config(*ns),
+         "--pid-file", paths.switchd_pid(*ns), "--log", paths.switchd_log(*ns)});
   }
   // Each makes its counters file once its ports are open.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -68,10 +69,11 @@ void start_switchds(const Topology& t, const TestbedOptions& options, const Test
     while (!fs::exists(counters_path(*ns))) {
       const bool alive = running_pid(paths.switchd_pid(*ns), {"switchd", ns->netns}) != 0;
       if (!alive || std::chrono::steady_clock::now() > deadline)
-        throw Error(ExitCode::infrastructure,
-                    fmt::format("the forwarding process of {} {} its ports; its log is {}",
-                                ns->netns, alive ? "has not opened, after 10 s," : "stopped before opening",
-                                paths.switchd_log(*ns)));
+        throw Error(
+            ExitCode::infrastructure,
+            fmt::format("the forwarding process of {} {} its ports; its log is {}", ns->netns,
+                        alive ? "has not opened, after 10 s," : "stopped before opening",
+                        paths.switchd_log(*ns)));
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }

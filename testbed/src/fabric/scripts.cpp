@@ -42,9 +42,9 @@ std::vector<std::string> sysctls(const Namespace& ns, const TestbedOptions& opti
     // A lossless switch forwards in its own process (switchd.hpp); the kernel keeps only the
     // control plane, and must not forward the packets a second time.
     out.insert(out.end(),
-               {options.lossless ? "net.ipv4.ip_forward=0" : "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0",
-                "net.ipv4.conf.default.rp_filter=0", "net.ipv4.conf.all.send_redirects=0",
-                "net.ipv4.conf.default.send_redirects=0",
+               {options.lossless ? "net.ipv4.ip_forward=0" : "net.ipv4.ip_forward=1",
+                "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0",
+                "net.ipv4.conf.all.send_redirects=0", "net.ipv4.conf.default.send_redirects=0",
                 // Hash on addresses, protocol and ports: the UDP source port of a
                 // RoCEv2 flow picks the spine, as on a real Clos fabric.
                 "net.ipv4.fib_multipath_hash_policy=1",

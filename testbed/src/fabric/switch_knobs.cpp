@@ -34,7 +34,8 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 
 void check(std::string_view setting, int value, int low, int high) {
   if (value < low || value > high)
-    throw input_error(fmt::format("{}={} is out of range: give {} to {}", setting, value, low, high));
+    throw input_error(
+        fmt::format("{}={} is out of range: give {} to {}", setting, value, low, high));
 }
 
 }  // namespace
@@ -64,8 +65,8 @@ SwitchKnobs knobs_from_json(const nlohmann::json& j, const std::string& path) {
     k.watchdog_detection_ms = j.at("pfc_watchdog_detection_ms").get<int>();
     k.watchdog_restoration_ms = j.at("pfc_watchdog_restoration_ms").get<int>();
   } catch (const nlohmann::json::exception& e) {
-    throw input_error(fmt::format("{}: knobs: {}; run 'rocehil testbed down' and 'up' again", path,
-                                  e.what()));
+    throw input_error(
+        fmt::format("{}: knobs: {}; run 'rocehil testbed down' and 'up' again", path, e.what()));
   }
   try {
     validate_knobs(k);
@@ -169,9 +170,9 @@ void validate_knobs(const SwitchKnobs& k) {
   check("switch.wred_kmin_kb", k.wred_kmin_kb, 1, 1'000'000);
   check("switch.wred_kmax_kb", k.wred_kmax_kb, 1, 1'000'000);
   if (k.wred_kmin_kb > k.wred_kmax_kb)
-    throw input_error(fmt::format(
-        "switch.wred_kmin_kb={} is above switch.wred_kmax_kb={}: give kmin <= kmax",
-        k.wred_kmin_kb, k.wred_kmax_kb));
+    throw input_error(
+        fmt::format("switch.wred_kmin_kb={} is above switch.wred_kmax_kb={}: give kmin <= kmax",
+                    k.wred_kmin_kb, k.wred_kmax_kb));
   check("switch.wred_pmax_percent", k.wred_pmax_percent, 0, 100);
   check("switch.xoff_kb", k.xoff_kb, 10, 1'000'000);
   parse_dscp_pairs(k.dscp_to_tc, "switch.dscp_to_tc");

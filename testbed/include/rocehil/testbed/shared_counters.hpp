@@ -40,6 +40,12 @@ struct PrioritySnapshot {
   std::uint64_t storm_drops = 0;
 };
 
+// ECN-capable packets by sixteenth of WRED's ramp (Kmin to Kmax) at their arrival, and those
+// marked.
+struct WredSnapshot {
+  std::array<std::uint64_t, 16> seen{}, marked{};
+};
+
 struct PortSnapshot {
   std::string ifname;
   std::uint64_t ifindex = 0;  // in the switch's namespace; 0 when the writer did not know it
@@ -51,6 +57,7 @@ struct PortSnapshot {
   std::uint64_t ttl_expired = 0;               // dropped: TTL 1 or 0
   std::array<QueueSnapshot, 8> queue{};        // by traffic class 0-7
   std::array<PrioritySnapshot, 8> priority{};  // by priority 0-7
+  std::array<WredSnapshot, 8> wred{};          // by traffic class 0-7
 };
 
 // A switch's counters summed over its ports (and queues, priorities): what `testbed status`

@@ -1,0 +1,379 @@
+"""System tests of `rocehil testbed up --lossless`: the switches' forwarding processes with
+per-class queues, WRED/ECN by queue depth, PFC sent and obeyed, and the PFC watchdog, held to
+what tshark sees on the wire, to the switches' counters file read with this file's own copy of
+its layout, and to what the soft provider's QPs report in run.json.
+
+Each scenario brings up its own small fabric (4 hosts in 2 racks, 2 spines: h1 and h2 behind l1,
+h3 and h4 behind l2) and takes it down: counters start at zero, and `up` takes two seconds.
+The incast is h2 and h3 into h1 (rank 0): h2 at its 1 Gbit/s NIC, h3 through a 400 Mbit/s
+uplink, so l1's port to h1 is oversubscribed 1.4:1 and PFC travels back over the spine.
+
+The hosts keep ConnectX's default trust map (priority = DSCP >> 3), so DSCP 26 (rocehil's default
+traffic_class 106) is priority 3; the switches run SONiC's map with 26:3 added (--switch), as a
+fabric team aligns the two. DSCP 0 is lossy on both.
+
+Usage: python3 testbed_lossless_test.py PATH/TO/rocehil   (as root)
+"""
+import glob
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ROCEHIL = None
+HERE = os.path.dirname(os.path.abspath(__file__))
+TRAFFIC = os.path.join(HERE, "traffic.py")
+
+# The counters file (testbed/src/dataplane/shared_counters.hpp, layout version 2): a 64-byte
+# header, then per port a 16-byte name and little-endian uint64s: 7 port counters, 8 queues of 7,
+# 8 priorities of 11, 8 WRED ramps of 16 seen and 16 marked.
+HEADER = struct.Struct("<8sIIII40x")
+QUEUE = ["packets", "bytes", "dropped", "dropped_bytes", "ecn_marked", "depth_bytes",
+         "peak_depth_bytes"]
+PRIORITY = ["pfc_sent", "pfc_received", "xon_sent", "xon_received", "paused_ns", "ingress_bytes",
+            "peak_ingress_bytes", "lossless_drops", "storms_detected", "storms_restored",
+            "storm_drops"]
+PORT_VALUES = 7 + 8 * 7 + 8 * 11 + 8 * 32
+
+
+def read_counters(path):
+    """{ifname: {"queue": [8 dicts], "priority": [8 dicts], "wred": [8 (seen, marked)]}}"""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic, version, header_size, port_size, ports = HEADER.unpack_from(data)
+    assert magic == b"RHILCNTS" and version == 2 and port_size == 16 + 8 * PORT_VALUES, \
+        (magic, version, port_size)
+    out = {}
+    for p in range(ports):
+        at = header_size + p * port_size
+        name = data[at:at + 16].split(b"\0")[0].decode()
+        v = struct.unpack_from(f"<{PORT_VALUES}Q", data, at + 16)
+        queues = [dict(zip(QUEUE, v[7 + q * 7:14 + q * 7])) for q in range(8)]
+        base = 7 + 56
+        priorities = [dict(zip(PRIORITY, v[base + q * 11:base + q * 11 + 11])) for q in range(8)]
+        base += 88
+        wred = [(v[base + q * 32:base + q * 32 + 16], v[base + q * 32 + 16:base + q * 32 + 32])
+                for q in range(8)]
+        out[name] = {"queue": queues, "priority": priorities, "wred": wred}
+    return out
+
+
+def rocehil(*args, check=True, timeout=300):
+    result = subprocess.run([ROCEHIL, *args], capture_output=True, text=True, timeout=timeout)
+    if check and result.returncode != 0:
+        raise AssertionError(
+            f"rocehil {' '.join(args)} exited {result.returncode}: {result.stderr}{result.stdout}")
+    return result
+
+
+SUITE = """schema_version: 1
+name: lossless
+defaults:
+  provider: soft
+tests:
+  - name: incast
+    workload: incast
+    hosts: h1,h2,h3
+    size: 1M
+    iterations: 30
+    traffic_class: {tclass}
+    thresholds:
+      - errors == 0
+"""
+
+
+class Fabric:
+    """A --lossless testbed, its switches' counters and its hosts' NICs."""
+
+    def __init__(self, tag, *knobs, routing="static"):
+        self.dir = tempfile.mkdtemp(prefix=f"rocehil-tb-lossless-{tag}-")
+        self.id = f"ll{tag}{os.getpid() % 100:02d}"[:6]
+        args = ["testbed", "up", "--lossless", "--dir", self.dir, "--id", self.id, "--routing",
+                routing, "--switch", "switch.dscp_to_tc=26:3", "--json", "--quiet"]
+        for k in knobs:
+            args += ["--switch", k]
+        rocehil(*args)
+
+    def netns(self, name):
+        return f"rocehil-{self.id}-{name}"
+
+    def nic(self, host):
+        return f"{self.id}-nic0"
+
+    def counters(self):
+        """{switch: {ifname: ...}} for every switch."""
+        out = {}
+        for switch in ("l1", "l2", "s1", "s2"):
+            out[switch] = read_counters(f"/run/rocehil/{self.netns(switch)}.counters")
+        return out
+
+    def down(self):
+        rocehil("testbed", "down", "--dir", self.dir, "--quiet", check=False)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def run_suite(self, tclass, workdir):
+        path = os.path.join(workdir, "suite.yaml")
+        with open(path, "w") as f:
+            f.write(SUITE.format(tclass=tclass))
+        result = subprocess.run([ROCEHIL, "run", path, "-i", f"{self.dir}/inventory.yaml"],
+                                capture_output=True, text=True, timeout=300, cwd=workdir)
+        runs = sorted(glob.glob(os.path.join(workdir, "reports", "*", "run.json")))
+        if not runs:
+            raise AssertionError(f"no run.json: {result.stdout}{result.stderr}")
+        case = json.load(open(runs[-1]))["cases"][0]
+        return case, case["attempts"][-1]["metrics"]
+
+
+class Capture:
+    """tcpdump on a host's NIC, every MAC control frame (PFC, PAUSE) it receives."""
+
+    def __init__(self, fabric, host, workdir):
+        self.file = os.path.join(workdir, f"{host}.pcap")
+        self.process = subprocess.Popen(
+            ["ip", "netns", "exec", fabric.netns(host), "tcpdump", "-i", fabric.nic(host), "-Q",
+             "in", "-U", "-w", self.file, "ether", "proto", "0x8808"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # tcpdump says "listening on" once its socket is open.
+        line = self.process.stderr.readline().decode()
+        assert "listening" in line, line
+
+    def frames(self):
+        """[(enable vector, [quanta of 8 priorities])] of the PFC frames, by tshark."""
+        time.sleep(0.3)
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(timeout=10)
+        out = subprocess.run(
+            ["tshark", "-r", self.file, "-Y", "macc.opcode == 0x0101", "-T", "fields", "-e",
+             "macc.cbfc.enbv", *[a for i in range(8) for a in ("-e", f"macc.cbfc.pause_time.c{i}")]],
+            capture_output=True, text=True, check=True).stdout
+        frames = []
+        for line in out.splitlines():
+            fields = line.split("\t")
+            frames.append((int(fields[0], 0), [int(x) for x in fields[1:9]]))
+        return frames
+
+
+def total(counters, side, field, priority=None):
+    n = 0
+    for ports in counters.values():
+        for port in ports.values():
+            rows = port[side] if priority is None else [port[side][priority]]
+            n += sum(r[field] for r in rows)
+    return n
+
+
+class LosslessIncast(unittest.TestCase):
+    """2:1 incast on a lossless class with ECN off, with ECN on, and on a lossy class."""
+
+    results = {}
+
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix="rocehil-lossless-run-")
+
+    def tearDown(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def incast(self, tag, tclass, *knobs):
+        fabric = Fabric(tag, *knobs)
+        try:
+            captures = {h: Capture(fabric, h, self.work) for h in ("h2", "h3")}
+            case, metrics = fabric.run_suite(tclass, self.work)
+            frames = {h: c.frames() for h, c in captures.items()}
+            counters = fabric.counters()
+        finally:
+            fabric.down()
+        self.fabric_id = fabric.id
+        print(f"\n[{tag}] tclass {tclass} {knobs}: busbw {metrics.get('busbw_gbps')}, "
+              f"PFC XOFF sent {total(counters, 'priority', 'pfc_sent')}, "
+              f"ECN marked {total(counters, 'queue', 'ecn_marked')}, "
+              f"drops {total(counters, 'queue', 'dropped')}, cnps {metrics.get('cnps')}, "
+              f"retransmits {metrics.get('retransmits')}, timeouts {metrics.get('timeouts')}, "
+              f"frames seen by tshark {[len(f) for f in frames.values()]}", flush=True)
+        self.assertEqual(case["outcome"], "pass", case["summary"])
+        return metrics, frames, counters
+
+    def assert_no_lossless_drop(self, counters):
+        for switch, ports in counters.items():
+            for name, port in ports.items():
+                for p in (3, 4):
+                    self.assertEqual(port["priority"][p]["lossless_drops"], 0, (switch, name, p))
+                    self.assertEqual(port["queue"][p]["dropped"], 0, (switch, name, p))
+
+    def assert_frames_match_counters(self, frames, counters):
+        """What tshark saw arrive at h2 is what l1 counted out of its port to h2."""
+        port = counters["l1"][f"{self.fabric_id}-h2"]
+        sent = sum(port["priority"][p]["pfc_sent"] + port["priority"][p]["xon_sent"]
+                   for p in range(8))
+        self.assertEqual(len(frames["h2"]), sent)
+
+    def test_lossless_ecn_off_pauses_senders_and_drops_nothing(self):
+        metrics, frames, counters = self.incast("a", 106, "switch.ecn_enable=0")
+        self.assertGreater(len(frames["h2"]), 0, "the leaf sent no PFC to a sender")
+        for enable, quanta in frames["h2"] + frames["h3"]:
+            self.assertEqual(enable, 1 << 3, "PFC for priority 3 only")
+            self.assertEqual(quanta[:3] + quanta[4:], [0] * 7)
+        self.assert_frames_match_counters(frames, counters)
+        self.assertGreater(metrics["nic_rx_pause[3]"], 0, "the senders saw no PFC")
+        self.assertGreater(metrics["nic_pause_duration_us[3]"], 0, "the senders never paused")
+        self.assert_no_lossless_drop(counters)
+        self.assertEqual(total(counters, "queue", "ecn_marked"), 0)
+        self.assertEqual(metrics["errors"], 0)
+        # Nothing lost, so nothing sent twice: no NAK, no ACK timeout, no retransmission.
+        self.assertEqual(metrics["retransmits"], 0)
+        self.assertEqual(metrics["timeouts"], 0)
+        LosslessIncast.results["ecn_off_pfc"] = total(counters, "priority", "pfc_sent")
+
+    def test_lossless_ecn_on_marks_and_needs_less_pfc(self):
+        metrics, frames, counters = self.incast("b", 106)
+        self.assert_no_lossless_drop(counters)
+        self.assertGreater(total(counters, "queue", "ecn_marked"), 0)
+        self.assertGreater(metrics["cnps"], 0, "no CNP came back to the senders")
+        self.assertEqual(metrics["errors"], 0)
+        self.assertEqual(metrics["retransmits"], 0)
+        LosslessIncast.results["ecn_on_pfc"] = total(counters, "priority", "pfc_sent")
+        self.check_wred(counters)
+
+    def check_wred(self, counters):
+        """Each sixteenth of the ramp: marked ~ Binomial(seen, p) with p from the knobs (defaults:
+        Kmin 125 KB, Kmax 500 KB, Pmax 10%). p varies by at most Pmax/16 inside a sixteenth, so
+        the bound is 4 standard deviations at the middle's p plus half that spread times seen."""
+        pmax = 0.10
+        seen_total = marked_total = 0
+        for ports in counters.values():
+            for port in ports.values():
+                for q in (3, 4):
+                    seen, marked = port["wred"][q]
+                    for b in range(16):
+                        if seen[b] == 0:
+                            continue
+                        p = pmax * (b + 0.5) / 16
+                        bound = 4 * (seen[b] * p * (1 - p)) ** 0.5 + seen[b] * pmax / 32 + 1
+                        self.assertLessEqual(abs(marked[b] - seen[b] * p), bound,
+                                             (b, seen[b], marked[b]))
+                        seen_total += seen[b]
+                        marked_total += marked[b]
+        print(f"WRED ramp: {seen_total} ECN-capable packets met it, {marked_total} marked",
+              flush=True)
+        self.assertGreater(seen_total, 100, "the queues never stood between Kmin and Kmax")
+
+    def test_lossy_class_drops_and_sends_no_pfc(self):
+        metrics, frames, counters = self.incast("c", 2)  # DSCP 0, ECT(0): class 1, lossy
+        self.assertEqual(frames["h2"], [])
+        self.assertEqual(frames["h3"], [])
+        self.assertEqual(total(counters, "priority", "pfc_sent"), 0)
+        self.assertGreater(sum(p["queue"][1]["dropped"] for p in counters["l1"].values()), 0,
+                           "an oversubscribed lossy queue dropped nothing")
+        self.assertGreater(metrics["retransmits"], 0)
+
+    @classmethod
+    def tearDownClass(cls):
+        # ECN takes over from PFC: the senders slow before the queues reach XOFF.
+        if "ecn_off_pfc" in cls.results and "ecn_on_pfc" in cls.results:
+            print(f"PFC XOFF frames: ECN off {cls.results['ecn_off_pfc']}, "
+                  f"ECN on {cls.results['ecn_on_pfc']}", flush=True)
+            assert cls.results["ecn_on_pfc"] < cls.results["ecn_off_pfc"], cls.results
+
+
+def send_xoff(netns, ifname, seconds, interval_s=0.005):
+    """A host NIC stuck sending XOFF for priority 3: the PFC frame by hand, from a raw socket in
+    the host's namespace (independent of rocehil's own frame builder)."""
+    code = f"""
+import socket, struct, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(({ifname!r}, 0))
+mac = s.getsockname()[4]
+frame = bytes.fromhex("0180c2000001") + mac + struct.pack("!HHH", 0x8808, 0x0101, 1 << 3)
+frame += struct.pack("!8H", 0, 0, 0, 0xffff, 0, 0, 0, 0)
+frame += bytes(60 - len(frame))
+end = time.monotonic() + {seconds}
+n = 0
+while time.monotonic() < end:
+    s.send(frame); n += 1
+    time.sleep({interval_s})
+print(n)
+"""
+    return subprocess.Popen(["ip", "netns", "exec", netns, sys.executable, "-c", code],
+                            stdout=subprocess.PIPE, text=True)
+
+
+class Watchdog(unittest.TestCase):
+    def test_storm_is_detected_dropped_and_restored(self):
+        fabric = Fabric("d", "switch.pfc_watchdog_detection_ms=200",
+                        "switch.pfc_watchdog_restoration_ms=200")
+        try:
+            h1_port = f"{fabric.id}-h1"
+            # Priority-3 traffic into h1 keeps l1's queue to it non-empty while h1 pauses it.
+            receiver = subprocess.Popen(
+                ["ip", "netns", "exec", fabric.netns("h1"), sys.executable, TRAFFIC, "recv",
+                 "198.18.1.11", "3000"], stdout=subprocess.PIPE, text=True)
+            assert json.loads(receiver.stdout.readline())["ready"]
+            storm = send_xoff(fabric.netns("h1"), fabric.nic("h1"), 1.5)
+            sender = subprocess.Popen(
+                ["ip", "netns", "exec", fabric.netns("h2"), sys.executable, TRAFFIC, "send",
+                 "198.18.1.12", "198.18.1.11", "50000", "2500", "1000", "0x68", "1000"],
+                stdout=subprocess.PIPE, text=True)
+            detected_at = None
+            start = time.monotonic()
+            while storm.poll() is None:
+                port = read_counters(f"/run/rocehil/{fabric.netns('l1')}.counters")[h1_port]
+                if detected_at is None and port["priority"][3]["storms_detected"] > 0:
+                    detected_at = time.monotonic() - start
+                time.sleep(0.01)
+            frames_sent = int(storm.stdout.read())
+            sender.wait(timeout=60)
+            time.sleep(1.0)  # past the restoration time, with no PFC
+            port = read_counters(f"/run/rocehil/{fabric.netns('l1')}.counters")[h1_port]
+            receiver.kill()
+            receiver.wait()
+            with open(os.path.join(fabric.dir, "run", f"{fabric.netns('l1')}.switchd.log")) as f:
+                log = f.read()
+        finally:
+            fabric.down()
+        prio = port["priority"][3]
+        print(f"\nstorm: {frames_sent} XOFF frames from h1, detected {detected_at} s after the "
+              f"first, {prio['storm_drops']} packets dropped, restored {prio['storms_restored']}",
+              flush=True)
+        self.assertGreaterEqual(prio["pfc_received"], frames_sent * 0.9)
+        self.assertEqual(prio["storms_detected"], 1)
+        self.assertIsNotNone(detected_at)
+        # Never before its detection time (the queue must have been stuck that long).
+        self.assertGreaterEqual(detected_at, 0.2 - 0.02)
+        self.assertGreater(prio["storm_drops"], 0)
+        self.assertEqual(prio["storms_restored"], 1)
+        self.assertIn("PFC storm on", log)
+        self.assertEqual(prio["lossless_drops"], 0, "storm drops are the watchdog's, not a defect")
+
+
+class Routed(unittest.TestCase):
+    def test_bgp_routes_the_dataplane_around_a_dead_uplink(self):
+        fabric = Fabric("e", routing="bgp")
+        try:
+            def ping():
+                return subprocess.run(
+                    ["ip", "netns", "exec", fabric.netns("h1"), "ping", "-c", "5", "-i", "0.2",
+                     "-W", "1", "198.18.2.11"], capture_output=True, text=True).stdout
+
+            self.assertIn(" 0% packet loss", ping())
+            before = fabric.counters()["l1"][f"{fabric.id}-s1"]["queue"]
+            rocehil("testbed", "link", "l1-s1", "down", "--dir", fabric.dir)
+            time.sleep(1.0)  # BFD: 300 ms
+            out = ping()
+            after = fabric.counters()["l1"]
+            self.assertIn(" 0% packet loss", out)
+            # Everything after the failure left l1 through s2.
+            self.assertEqual(after[f"{fabric.id}-s1"]["queue"], before)
+            self.assertGreater(sum(q["packets"] for q in after[f"{fabric.id}-s2"]["queue"]), 0)
+        finally:
+            fabric.down()
+
+
+if __name__ == "__main__":
+    ROCEHIL = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
