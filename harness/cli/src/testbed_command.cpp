@@ -22,11 +22,11 @@
 #include "rocehil/testbed/fabric_settings.hpp"
 #include "rocehil/testbed/snmp_pass.hpp"
 #include "rocehil/testbed/status_json.hpp"
+#include "rocehil/testbed/switch_knobs.hpp"
 #include "rocehil/testbed/testbed.hpp"
 #include "testbed_leftovers.hpp"
 #include "testbed_relay_command.hpp"
 #include "testbed_switchd_command.hpp"
-#include "rocehil/testbed/switch_knobs.hpp"
 #include "testbed_text.hpp"
 
 namespace rocehil::cli {
@@ -325,8 +325,7 @@ Established and every leaf reaches every rack over every spine.)");
                  "--routing bgp: BFD packets missed in a row before a session is down (with the "
                  "interval: the detection time)")
       ->capture_default_str();
-  up->callback([up, up_opts, up_common, mirror, mirror_mode, vm_accel, routing, knobs,
-                &exit_code] {
+  up->callback([up, up_opts, up_common, mirror, mirror_mode, vm_accel, routing, knobs, &exit_code] {
     up_opts->routing = testbed::parse_routing(*routing);
     if (!knobs->empty() && !up_opts->lossless)
       throw input_error("--switch sets a knob of the lossless switches: add --lossless");
@@ -335,8 +334,8 @@ Established and every leaf reaches every rack over every spine.)");
     for (const auto& assignment : *knobs) {
       const auto equals = assignment.find('=');
       if (equals == std::string::npos)
-        throw input_error(fmt::format("--switch {}: write KNOB=VALUE, e.g. switch.xoff_kb=300",
-                                      assignment));
+        throw input_error(
+            fmt::format("--switch {}: write KNOB=VALUE, e.g. switch.xoff_kb=300", assignment));
       up_opts->knobs = testbed::with_knob(up_opts->knobs, assignment.substr(0, equals),
                                           assignment.substr(equals + 1));
     }
