@@ -65,6 +65,25 @@ constexpr Setting fabric_link(std::string_view name, std::int64_t min, std::int6
   return s;
 }
 
+// A knob of the lossless switches of a `testbed up --lossless` (SwitchKnobs, testbed/options.hpp,
+// whose validate_knobs holds the same ranges); their defaults are SONiC's RoCE profile's scaled
+// to the testbed's 1 Gb/s ports.
+constexpr Setting switch_knob(std::string_view name, ValueKind kind, std::int64_t min,
+                              std::int64_t max, std::string_view unit, std::string_view default_,
+                              std::string_view what) {
+  Setting s;
+  s.name = name;
+  s.scope = Scope::fabric_link;
+  s.kind = kind;
+  s.min = min;
+  s.max = max;
+  s.unit = unit;
+  s.tool = "the testbed's lossless switches (testbed up --lossless)";
+  s.default_ = default_;
+  s.what = what;
+  return s;
+}
+
 Setting trust_setting() {
   Setting s;
   s.name = "trust";
@@ -148,6 +167,27 @@ const std::vector<Setting>& table() {
                   "the testbed's leaf-spine link rate (0: not shaped)"),
       fabric_link("switch.host_mbps", 0, 100'000, "1000",
                   "the testbed's host-leaf link rate (0: not shaped)"),
+      switch_knob("switch.ecn_enable", ValueKind::number, 0, 1, "", "1",
+                  "1: the lossless switches' WRED marks CE on ECN-capable packets of the lossless "
+                  "queues; 0: PFC alone holds them"),
+      switch_knob("switch.pfc_priorities", ValueKind::priorities, 0, 0, "", "3,4",
+                  "the lossless switches' lossless classes: PFC sent and obeyed, never dropped "
+                  "(none: a lossy fabric)"),
+      switch_knob("switch.wred_kmin_kb", ValueKind::number, 1, 1'000'000, "KB", "125",
+                  "queue depth (1000 bytes) where WRED starts marking a lossless queue"),
+      switch_knob("switch.wred_kmax_kb", ValueKind::number, 1, 1'000'000, "KB", "500",
+                  "queue depth (1000 bytes) from which WRED marks every packet; not below kmin"),
+      switch_knob("switch.wred_pmax_percent", ValueKind::number, 0, 100, "%", "10",
+                  "WRED's marking probability at kmax, rising linearly from 0 at kmin"),
+      switch_knob("switch.xoff_kb", ValueKind::number, 10, 1'000'000, "KB", "250",
+                  "bytes (1000) an ingress port and priority holds before the switch sends XOFF"),
+      switch_knob("switch.dscp_to_tc", ValueKind::dscp_map, 0, 0, "", "default",
+                  "DSCP:CLASS pairs over SONiC's default DSCP-to-class map (default: SONiC's)"),
+      switch_knob("switch.pfc_watchdog_detection_ms", ValueKind::number, 0, 60'000, "ms", "200",
+                  "how long a lossless queue stays paused before the PFC watchdog calls it a "
+                  "storm and drains it (0: no watchdog)"),
+      switch_knob("switch.pfc_watchdog_restoration_ms", ValueKind::number, 1, 60'000, "ms", "200",
+                  "how long a stormed queue must see no pause before the watchdog restores it"),
   };
   return settings;
 }
@@ -199,6 +239,38 @@ std::string canonical_priorities(const Setting& s, std::string_view text) {
   return out;
 }
 
+// "46:5, 3:3" is "3:3,46:5"; "default" (or nothing) is SONiC's map alone. A DSCP given twice is
+// refused: which class it gets would depend on the order of the pairs.
+std::string canonical_dscp_map(const Setting& s, std::string_view text) {
+  if (text.empty() || lower(text) == "default") return "default";
+  std::array<int, 64> class_of{};
+  class_of.fill(-1);
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = trim(rest.substr(0, comma));
+    const std::size_t colon = item.find(':');
+    if (colon == std::string_view::npos) bad_value(s, text);
+    const std::string_view dscp_text = trim(item.substr(0, colon));
+    const std::string_view tc_text = trim(item.substr(colon + 1));
+    int dscp = -1, tc = -1;
+    const auto d = std::from_chars(dscp_text.data(), dscp_text.data() + dscp_text.size(), dscp);
+    const auto t = std::from_chars(tc_text.data(), tc_text.data() + tc_text.size(), tc);
+    if (d.ec != std::errc() || d.ptr != dscp_text.data() + dscp_text.size() ||
+        t.ec != std::errc() || t.ptr != tc_text.data() + tc_text.size() || dscp < 0 || dscp > 63 ||
+        tc < 0 || tc > 7 || class_of[static_cast<std::size_t>(dscp)] != -1)
+      bad_value(s, text);
+    class_of[static_cast<std::size_t>(dscp)] = tc;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  std::string out;
+  for (std::size_t dscp = 0; dscp < class_of.size(); ++dscp)
+    if (class_of[dscp] != -1)
+      out += fmt::format("{}{}:{}", out.empty() ? "" : ",", dscp, class_of[dscp]);
+  return out;
+}
+
 std::string canonical_choice(const Setting& s, std::string_view text) {
   const std::string wanted = lower(text);
   std::string_view rest = s.choices;
@@ -247,6 +319,7 @@ std::string canonical_value(const Setting& s, std::string_view text) {
     case ValueKind::number: return canonical_number(s, t);
     case ValueKind::priorities: return canonical_priorities(s, t);
     case ValueKind::choice: return canonical_choice(s, t);
+    case ValueKind::dscp_map: return canonical_dscp_map(s, t);
   }
   bad_value(s, text);
 }
@@ -262,6 +335,8 @@ std::string valid_values(const Setting& s) {
       std::replace(out.begin(), out.end(), '|', '/');
       return out;
     }
+    case ValueKind::dscp_map:
+      return "DSCP:CLASS pairs, DSCP 0-63 each once, class 0-7 (\"3:3,46:5\"), or default";
   }
   return {};
 }

@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/settings/assignment.hpp"
@@ -110,6 +112,59 @@ TEST(Catalogue, ValuesAreCheckedAndWrittenOneWay) {
   EXPECT_THROW(canonical_value(trust, "both"), Error);
   EXPECT_EQ(valid_values(trust), "dscp/pcp");
   EXPECT_EQ(valid_values(*find("mtu")), "1280..9978 (bytes)");
+}
+
+// The lossless switches' knobs: fabric_link settings of the testbed, each with its range, unit
+// and default (SwitchKnobs' in testbed/options.hpp; cli_tests hold the two against each other).
+TEST(Catalogue, TheLosslessSwitchesKnobsAreFabricLinkSettings) {
+  const std::vector<std::pair<std::string, std::string>> knobs = {
+      {"switch.ecn_enable", "1"},
+      {"switch.pfc_priorities", "3,4"},
+      {"switch.wred_kmin_kb", "125"},
+      {"switch.wred_kmax_kb", "500"},
+      {"switch.wred_pmax_percent", "10"},
+      {"switch.xoff_kb", "250"},
+      {"switch.dscp_to_tc", "default"},
+      {"switch.pfc_watchdog_detection_ms", "200"},
+      {"switch.pfc_watchdog_restoration_ms", "200"}};
+  for (const auto& [name, default_] : knobs) {
+    SCOPED_TRACE(name);
+    const Setting* s = find(name);
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->scope, Scope::fabric_link);
+    EXPECT_EQ(s->default_, default_);
+    EXPECT_NE(s->tool.find("--lossless"), std::string_view::npos);
+  }
+  EXPECT_EQ(valid_values(*find("switch.xoff_kb")), "10..1000000 (KB)");
+  EXPECT_EQ(valid_values(*find("switch.wred_pmax_percent")), "0..100 (%)");
+  EXPECT_EQ(valid_values(*find("switch.pfc_watchdog_detection_ms")), "0..60000 (ms)");
+  EXPECT_EQ(valid_values(*find("switch.ecn_enable")), "0..1");
+  EXPECT_EQ(canonical_value(*find("switch.pfc_priorities"), "none"), "none");
+  EXPECT_THROW(canonical_value(*find("switch.ecn_enable"), "2"), Error);
+  EXPECT_THROW(canonical_value(*find("switch.xoff_kb"), "9"), Error);
+  // A suite's `set:` and bisect's candidates take them as --set does.
+  const Assignment a = assign("switch.xoff_kb", "300", "suite.yaml:4:5");
+  EXPECT_EQ(a.value, "300");
+  EXPECT_EQ(a.setting->scope, Scope::fabric_link);
+}
+
+TEST(Catalogue, DscpPairsAreWrittenSortedAndEachDscpOnce) {
+  const Setting& map = *find("switch.dscp_to_tc");
+  EXPECT_EQ(map.kind, ValueKind::dscp_map);
+  EXPECT_EQ(canonical_value(map, "46:5, 3:3"), "3:3,46:5");
+  EXPECT_EQ(canonical_value(map, "26:3"), "26:3");
+  EXPECT_EQ(canonical_value(map, "Default"), "default");
+  EXPECT_EQ(canonical_value(map, ""), "default");
+  for (const char* bad : {"3:3,3:4", "64:3", "3:8", "3-3", "3:", ":3", "3:3,", "a:b", "-1:0"}) {
+    SCOPED_TRACE(bad);
+    try {
+      canonical_value(map, bad);
+      ADD_FAILURE() << "taken";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("switch.dscp_to_tc: '"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find("DSCP:CLASS pairs"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Assignment, UnknownKeysGetTheNearestNameAndBadValuesTheirRange) {

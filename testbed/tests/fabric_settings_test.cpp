@@ -5,6 +5,8 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/scripts.hpp"
@@ -214,6 +216,128 @@ TEST(FabricSettings, ShapingReplaceUsesUpsTbfAndDeletesOnlyExistingOnes) {
   EXPECT_EQ(shaping_replace_batch(*u.find("l1"), LinkKind::host, o.mtu, {"t5dfb-h1", "t5dfb-s1"}),
             "qdisc del dev t5dfb-h1 root\n");
   EXPECT_EQ(shaping_replace_batch(*u.find("h1"), LinkKind::host, o.mtu, {}), "");
+  // A --lossless testbed's hosts keep 1 ms of queue, as up writes it.
+  TestbedOptions lossless = with_fabric_setting(captured_options(), "switch.host_mbps", 500);
+  lossless.lossless = true;
+  const Topology l = captured_topology(lossless);
+  const std::string h1 = shaping_replace_batch(*l.find("h1"), LinkKind::host, o.mtu, {}, 1);
+  EXPECT_EQ(h1, "qdisc replace dev t5dfb-nic0 root tbf rate 500mbit burst 62500 latency 1ms\n");
+  EXPECT_NE(namespace_tc_batch(*l.find("h1"), l, lossless)
+                .find("qdisc add dev t5dfb-nic0 root tbf rate 500mbit burst 62500 latency 1ms\n"),
+            std::string::npos);
+}
+
+std::string bad_input(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::bad_input) << e.what();
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(FabricSettings, SetArgumentsAreCheckedAgainstTheTestbedsKind) {
+  TestbedOptions lossless = captured_options();
+  lossless.lossless = true;
+  // Every knob by its catalogue text, the rates beside them; checked together, so kmin may pass
+  // the old kmax (500) in the same command, in either order.
+  const TestbedOptions o =
+      with_switch_settings(lossless, {{"switch.wred_kmin_kb", "600"},
+                                      {"switch.wred_kmax_kb", "800"},
+                                      {"switch.xoff_kb", "300"},
+                                      {"switch.ecn_enable", "0"},
+                                      {"switch.pfc_priorities", "4,3"},
+                                      {"switch.dscp_to_tc", "46:5,26:3"},
+                                      {"switch.wred_pmax_percent", "20"},
+                                      {"switch.pfc_watchdog_detection_ms", "0"},
+                                      {"switch.pfc_watchdog_restoration_ms", "50"},
+                                      {"switch.uplink_mbps", "200"}});
+  EXPECT_EQ(o.knobs.wred_kmin_kb, 600);
+  EXPECT_EQ(o.knobs.wred_kmax_kb, 800);
+  EXPECT_EQ(o.knobs.xoff_kb, 300);
+  EXPECT_FALSE(o.knobs.ecn_enable);
+  EXPECT_EQ(o.knobs.pfc_priorities, (std::vector<int>{3, 4}));
+  EXPECT_EQ(o.knobs.dscp_to_tc, "26:3,46:5");
+  EXPECT_EQ(o.knobs.watchdog_detection_ms, 0);
+  EXPECT_EQ(o.uplink_mbps, 200);
+  EXPECT_EQ(with_switch_settings(lossless,
+                                 {{"switch.wred_kmax_kb", "800"}, {"switch.wred_kmin_kb", "600"}})
+                .knobs.wred_kmin_kb,
+            600);
+  EXPECT_EQ(switch_setting_text(o, "switch.pfc_priorities"), "3,4");
+  EXPECT_EQ(switch_setting_text(with_switch_settings(lossless, {{"switch.pfc_priorities", ""}}),
+                                "switch.pfc_priorities"),
+            "none");
+  EXPECT_EQ(switch_setting_text(lossless, "switch.dscp_to_tc"), "default");
+  EXPECT_EQ(switch_setting_text(o, "switch.uplink_mbps"), "200");
+
+  // Each refusal one line, naming the setting and the fix; nothing returned.
+  const TestbedOptions kernel = captured_options();
+  EXPECT_EQ(bad_input([&] {
+              with_switch_settings(kernel, {{"switch.xoff_kb", "300"}});
+            }),
+            "switch.xoff_kb: a knob of the lossless switches, and testbed t5dfb has none; bring "
+            "it up with 'rocehil testbed up --lossless --dir /tmp/fs-tb' to set it");
+  EXPECT_EQ(bad_input([&] {
+              with_switch_settings(lossless, {{"switch.ecn_mark_mbps", "150"}});
+            }),
+            "switch.ecn_mark_mbps: testbed t5dfb has lossless switches, which have no rate rule "
+            "to set: marking is by queue depth: set switch.wred_kmin_kb/kmax_kb/pmax_percent");
+  EXPECT_EQ(bad_input([&] {
+              with_switch_settings(lossless, {{"switch.wred_kmin_kb", "600"}});
+            }),
+            "switch.wred_kmin_kb=600 is above switch.wred_kmax_kb=500: give kmin <= kmax");
+  EXPECT_EQ(bad_input([&] {
+              with_switch_settings(lossless, {{"switch.xoff_kb", "5"}});
+            }),
+            "switch.xoff_kb=5 is out of range: give 10 to 1000000");
+  EXPECT_EQ(bad_input([&] {
+              with_switch_settings(kernel, {{"switch.uplink_mbps", "fast"}});
+            }),
+            "switch.uplink_mbps=fast: 'fast' is not a whole number of Mb/s");
+  EXPECT_NE(bad_input([&] {
+              with_switch_settings(lossless, {{"switch.dscp_to_tc", "3:3,3:4"}});
+            }).find("switch.dscp_to_tc: DSCP 3 is given twice"),
+            std::string::npos);
+  EXPECT_NE(bad_input([&] {
+              with_switch_settings(lossless, {{"switch.mtu", "1500"}});
+            })
+                .find("'switch.mtu' is not a testbed switch setting; the testbed sets "
+                      "switch.ecn_mark_mbps, switch.uplink_mbps, switch.host_mbps, "
+                      "switch.ecn_enable, "),
+            std::string::npos);
+  // The rates keep their behaviour on a kernel fabric.
+  EXPECT_EQ(with_switch_settings(kernel, {{"switch.ecn_mark_mbps", "150"}}).ecn_mark_mbps, 150);
+}
+
+TEST(FabricSettings, KminAndKmaxAreWrittenInAnOrderEveryStepOfWhichIsValid) {
+  using Wanted = std::vector<std::pair<std::string, std::string>>;
+  const std::map<std::string, std::string> now{{"switch.wred_kmin_kb", "125"},
+                                               {"switch.wred_kmax_kb", "500"}};
+  // Raising kmin past kmax 500: kmax first, whatever order they were given in.
+  const Wanted up_max_first{{"switch.wred_kmax_kb", "800"}, {"switch.wred_kmin_kb", "600"}};
+  EXPECT_EQ(switch_settings_write_order(
+                now, {{"switch.wred_kmin_kb", "600"}, {"switch.wred_kmax_kb", "800"}}),
+            up_max_first);
+  EXPECT_EQ(switch_settings_write_order(now, up_max_first), up_max_first);
+  // Lowering both below kmin 125: kmin first.
+  const Wanted down{
+      {"switch.xoff_kb", "300"}, {"switch.wred_kmin_kb", "50"}, {"switch.wred_kmax_kb", "100"}};
+  EXPECT_EQ(switch_settings_write_order(now, {{"switch.xoff_kb", "300"},
+                                              {"switch.wred_kmax_kb", "100"},
+                                              {"switch.wred_kmin_kb", "50"}}),
+            down);
+  // Both orders' every step checked against the knobs' own rule, undone in reverse too.
+  for (const Wanted& w : {up_max_first, down}) {
+    TestbedOptions o = captured_options();
+    o.lossless = true;
+    TestbedOptions step = o;
+    for (const auto& a : w) step = with_switch_settings(step, {a});
+    for (auto a = w.rbegin(); a != w.rend(); ++a)
+      step = with_switch_settings(step, {{a->first, switch_setting_text(o, a->first)}});
+    EXPECT_EQ(step.knobs.wred_kmin_kb, 125);
+  }
 }
 
 }  // namespace

@@ -91,29 +91,25 @@ void add_snmp_counters_command(CLI::App* testbed, int& exit_code) {
   });
 }
 
-// KEY=VALUE with a whole number of Mb/s; throws rocehil::Error (bad input) naming the argument.
-std::pair<std::string, int> parse_setting(const std::string& argument) {
+// KEY=VALUE; throws rocehil::Error (bad input) naming the argument. The value is checked with the
+// testbed's options (with_switch_settings), which say whether it has lossless switches.
+std::pair<std::string, std::string> parse_setting(const std::string& argument) {
   const auto equals = argument.find('=');
   if (equals == std::string::npos || equals == 0)
     throw input_error(
         fmt::format("'{}' is not KEY=VALUE; for example switch.uplink_mbps=200", argument));
-  const std::string value = argument.substr(equals + 1);
-  int mbps = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), mbps);
-  if (value.empty() || ec != std::errc() || end != value.data() + value.size())
-    throw input_error(fmt::format("{}: '{}' is not a whole number of Mb/s", argument, value));
-  return {argument.substr(0, equals), mbps};
+  return {argument.substr(0, equals), argument.substr(equals + 1)};
 }
 
 // `testbed settings` and `testbed set`: the switches' settings of a running testbed, as the
-// kernel holds them.
+// kernel and the lossless switches' configurations hold them.
 void add_settings_commands(CLI::App* testbed, int& exit_code) {
   auto dir = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   CLI::App* settings = testbed->add_subcommand(
       "settings",
       "The switch settings in force in a running testbed, read from its namespaces' nftables "
-      "rules and tbf qdiscs, as KEY=VALUE (Mb/s)");
+      "rules and tbf qdiscs (and a --lossless testbed's switch configurations), as KEY=VALUE");
   settings->add_option("--dir", *dir, "The testbed's directory, as given to 'testbed up'")
       ->required();
   settings->add_flag("--json", *json, "Print JSON (schema_version 1) instead of text");
@@ -123,14 +119,18 @@ Example, on a testbed brought up with the defaults:
   switch.ecn_mark_mbps=300
   switch.uplink_mbps=400
   switch.host_mbps=1000
-0 is an unshaped link; a testbed brought up with --no-ecn has no switch.ecn_mark_mbps. It exits 3
-naming the namespace and port when ports disagree. Change them with 'rocehil testbed set'.)");
+0 is an unshaped link; a testbed brought up with --no-ecn has no switch.ecn_mark_mbps. On one
+brought up with --lossless there is no switch.ecn_mark_mbps (its switches mark by queue depth):
+the rates and the nine knobs (switch.ecn_enable, switch.pfc_priorities, switch.wred_*,
+switch.xoff_kb, switch.dscp_to_tc, switch.pfc_watchdog_*) are read from every switch's
+configuration, DIR/switchd/NETNS.json, and the hosts' tbf. It exits 3 naming the namespace and
+port (or the switch and its file) when they disagree. Change them with 'rocehil testbed set'.)");
   settings->callback([dir, json, &exit_code] {
     const auto in_force = testbed::read_fabric_settings(*dir);
     if (*json) {
       print_json({{"schema_version", 1}, {"settings", in_force}});
     } else {
-      for (const auto name : testbed::fabric_setting_names())
+      for (const auto name : testbed::switch_setting_names())
         if (const auto it = in_force.find(std::string(name)); it != in_force.end())
           fmt::print("{}={}\n", it->first, it->second);
     }
@@ -142,10 +142,14 @@ naming the namespace and port when ports disagree. Change them with 'rocehil tes
   CLI::App* set = testbed->add_subcommand(
       "set",
       "Change switch settings of a running testbed in every leaf, spine and host namespace they "
-      "live in, record them in its state, and read them back from the kernel");
+      "live in (and every lossless switch), record them in its state, and read them back");
   set->add_option("KEY=VALUE", *assignments,
                   "switch.ecn_mark_mbps (1-100000), switch.uplink_mbps or switch.host_mbps "
-                  "(0-100000, 0 unshaped), in Mb/s")
+                  "(0-100000, 0 unshaped), in Mb/s; on a --lossless testbed also the knobs: "
+                  "switch.ecn_enable=0|1, switch.pfc_priorities=3,4|none, switch.wred_kmin_kb, "
+                  "switch.wred_kmax_kb, switch.wred_pmax_percent, switch.xoff_kb, "
+                  "switch.dscp_to_tc=DSCP:TC,...|default, switch.pfc_watchdog_detection_ms, "
+                  "switch.pfc_watchdog_restoration_ms ('rocehil settings list' has their ranges)")
       ->required();
   set->add_option("--dir", *set_dir, "The testbed's directory, as given to 'testbed up'")
       ->required();
@@ -153,32 +157,33 @@ naming the namespace and port when ports disagree. Change them with 'rocehil tes
 Example: mark CE above 150 Mb/s, shape leaf-spine links at 200 Mb/s, unshape host links:
   rocehil testbed set switch.ecn_mark_mbps=150 switch.uplink_mbps=200 switch.host_mbps=0 \
       --dir /tmp/tb
-The ECN rules are replaced in one nftables transaction per switch, the tbf qdiscs with tc; it
-exits 3 with "KEY: wanted X, found Y" when the kernel does not hold what was set.)");
+The ECN rules are replaced in one nftables transaction per switch, the tbf qdiscs with tc.
+
+On a testbed brought up with --lossless, the lossless switches' knobs: PFC's XOFF at 300 KB,
+no ECN marks, PFC on priority 3 only:
+  rocehil testbed set switch.xoff_kb=300 switch.ecn_enable=0 switch.pfc_priorities=3 \
+      --dir /tmp/tb
+Each switch's configuration (DIR/switchd/NETNS.json) is written again and its forwarding process
+reads it on SIGHUP ("knobs read again" in its log); switch.uplink_mbps and switch.host_mbps
+change its ports' pacing and the hosts' tbf. The knobs are checked together, so a WRED kmin
+above the old kmax goes with its new kmax in one command. switch.ecn_mark_mbps is refused
+there (marking is by queue depth), and a knob on a testbed without --lossless.
+
+Every value is checked before anything changes (exit 2 naming the setting); it exits 3 with
+"KEY: wanted X, found Y" when what is read back is not what was set.)");
   set->callback([set_dir, assignments, &exit_code] {
-    std::vector<std::pair<std::string, int>> wanted;
-    testbed::TestbedOptions check;  // names and ranges, all before the first change
-    for (const auto& a : *assignments) {
-      wanted.push_back(parse_setting(a));
-      check = testbed::with_fabric_setting(check, wanted.back().first, wanted.back().second);
-    }
-    // The ECN rate first: on a --no-ecn testbed it is refused before anything else changes.
-    std::stable_partition(wanted.begin(), wanted.end(),
-                          [](const auto& w) { return w.first == testbed::ecn_mark_setting; });
-    std::map<std::string, int> last;
-    for (const auto& [key, value] : wanted) {
-      testbed::apply_fabric_setting(*set_dir, key, value);
-      last[key] = value;
-    }
+    std::vector<std::pair<std::string, std::string>> wanted;
+    for (const auto& a : *assignments) wanted.push_back(parse_setting(a));
+    const auto set_to = testbed::apply_fabric_settings(*set_dir, wanted);
     const auto in_force = testbed::read_fabric_settings(*set_dir);
     std::vector<std::string> wrong;
-    for (const auto name : testbed::fabric_setting_names()) {
-      const auto set_to = last.find(std::string(name));
-      if (set_to == last.end()) continue;
-      const auto& [key, value] = *set_to;
+    for (const auto name : testbed::switch_setting_names()) {
+      const auto it = set_to.find(std::string(name));
+      if (it == set_to.end()) continue;
+      const auto& [key, value] = *it;
       const auto found = in_force.find(key);
-      const std::string text = found == in_force.end() ? "none" : found->second;
-      if (text != std::to_string(value))
+      const std::string text = found == in_force.end() ? "nothing" : found->second;
+      if (text != value)
         wrong.push_back(fmt::format("{}: wanted {}, found {}", key, value, text));
       else
         fmt::print("{}={}\n", key, text);

@@ -26,8 +26,15 @@ std::optional<run::FabricLinkAccess> testbed_links_for(const std::string& invent
       .name = testbed_switches_name(state->options.id.empty() ? dir.filename().string()
                                                               : state->options.id),
       .read = [d] { return testbed::read_fabric_settings(d); },
-      .write = [d](std::string_view setting,
-                   int value) { testbed::apply_fabric_setting(d, setting, value); },
+      .write =
+          [d](std::string_view setting, const std::string& value) {
+            testbed::apply_fabric_settings(d, {{std::string(setting), value}});
+          },
+      .order =
+          [d](std::vector<std::pair<std::string, std::string>> wanted) {
+            return testbed::switch_settings_write_order(testbed::read_fabric_settings(d),
+                                                        std::move(wanted));
+          },
       .set_link = [d](std::string_view link, bool up) { testbed::set_link_state(d, link, up); }};
 }
 

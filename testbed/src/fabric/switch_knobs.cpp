@@ -79,6 +79,7 @@ SwitchKnobs knobs_from_json(const nlohmann::json& j, const std::string& path) {
 std::vector<std::pair<int, int>> parse_dscp_pairs(std::string_view text, std::string_view field) {
   constexpr std::string_view form = "DSCP:CLASS pairs, e.g. 3:3,4:4,46:5";
   std::vector<std::pair<int, int>> pairs;
+  if (text == no_dscp_pairs) return pairs;
   for (const auto part : split(text, ',')) {
     const auto colon = part.find(':');
     if (colon == std::string_view::npos)
@@ -87,15 +88,30 @@ std::vector<std::pair<int, int>> parse_dscp_pairs(std::string_view text, std::st
     const int tc = parse_int(part.substr(colon + 1), field, form);
     if (dscp < 0 || dscp > 63 || tc < 0 || tc > 7)
       throw input_error(fmt::format("{}: '{}': DSCP is 0-63 and the class 0-7", field, part));
+    // Two classes for one DSCP would leave the map to the order they were written in.
+    for (const auto& [seen, _] : pairs)
+      if (seen == dscp)
+        throw input_error(
+            fmt::format("{}: DSCP {} is given twice; give each DSCP one class", field, dscp));
     pairs.emplace_back(dscp, tc);
   }
   return pairs;
 }
 
+std::string format_dscp_pairs(std::vector<std::pair<int, int>> pairs) {
+  if (pairs.empty()) return std::string(no_dscp_pairs);
+  std::sort(pairs.begin(), pairs.end());
+  std::string out;
+  for (const auto& [dscp, tc] : pairs)
+    out += fmt::format("{}{}:{}", out.empty() ? "" : ",", dscp, tc);
+  return out;
+}
+
 std::vector<int> parse_priority_list(std::string_view text, std::string_view field) {
   std::vector<int> priorities;
+  if (text == no_priorities) return priorities;
   for (const auto part : split(text, ',')) {
-    const int p = parse_int(part, field, "priorities 0-7 separated by commas, e.g. 3,4");
+    const int p = parse_int(part, field, "priorities 0-7 separated by commas, e.g. 3,4, or none");
     if (p < 0 || p > 7 || std::count(priorities.begin(), priorities.end(), p) != 0)
       throw input_error(
           fmt::format("{}: priority {} is outside 0-7 or given twice; e.g. 3,4", field, p));
@@ -106,6 +122,7 @@ std::vector<int> parse_priority_list(std::string_view text, std::string_view fie
 }
 
 std::string format_priority_list(const std::vector<int>& priorities) {
+  if (priorities.empty()) return std::string(no_priorities);
   return fmt::format("{}", fmt::join(priorities, ","));
 }
 
@@ -135,7 +152,11 @@ int* int_knob(SwitchKnobs& k, std::string_view name) {
 
 }  // namespace
 
-SwitchKnobs with_knob(SwitchKnobs k, std::string_view name, std::string_view text) {
+namespace {
+
+// Sets one knob from its text, checking the text but not the knobs together (kmin <= kmax):
+// with_knobs checks them once every knob of a command is in.
+void set_knob(SwitchKnobs& k, std::string_view name, std::string_view text) {
   if (name == "switch.ecn_enable") {
     if (text != "0" && text != "1")
       throw input_error(fmt::format("{}={}: give 0 (no ECN marks) or 1", name, text));
@@ -143,14 +164,33 @@ SwitchKnobs with_knob(SwitchKnobs k, std::string_view name, std::string_view tex
   } else if (name == "switch.pfc_priorities") {
     k.pfc_priorities = parse_priority_list(text, name);
   } else if (name == "switch.dscp_to_tc") {
-    parse_dscp_pairs(text, name);
-    k.dscp_to_tc = std::string(text);
+    // Kept in the one form the read-back and a journal compare: sorted, "" for none.
+    const auto pairs = parse_dscp_pairs(text, name);
+    k.dscp_to_tc = pairs.empty() ? std::string() : format_dscp_pairs(pairs);
   } else if (int* value = int_knob(k, name)) {
     *value = parse_int(text, name, "a whole number");
   } else {
     throw input_error(fmt::format("{} is not a switch knob; the knobs are {}", name,
                                   fmt::join(knob_names(), ", ")));
   }
+}
+
+}  // namespace
+
+bool is_knob(std::string_view name) {
+  const auto names = knob_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+SwitchKnobs with_knob(SwitchKnobs k, std::string_view name, std::string_view text) {
+  set_knob(k, name, text);
+  validate_knobs(k);
+  return k;
+}
+
+SwitchKnobs with_knobs(SwitchKnobs k,
+                       const std::vector<std::pair<std::string, std::string>>& assignments) {
+  for (const auto& [name, text] : assignments) set_knob(k, name, text);
   validate_knobs(k);
   return k;
 }
@@ -159,7 +199,8 @@ std::string knob_text(const SwitchKnobs& knobs, std::string_view name) {
   SwitchKnobs k = knobs;
   if (name == "switch.ecn_enable") return k.ecn_enable ? "1" : "0";
   if (name == "switch.pfc_priorities") return format_priority_list(k.pfc_priorities);
-  if (name == "switch.dscp_to_tc") return k.dscp_to_tc;
+  if (name == "switch.dscp_to_tc")
+    return format_dscp_pairs(parse_dscp_pairs(k.dscp_to_tc, "switch.dscp_to_tc"));
   if (const int* value = int_knob(k, name)) return std::to_string(*value);
   throw input_error(fmt::format("{} is not a switch knob; the knobs are {}", name,
                                 fmt::join(knob_names(), ", ")));

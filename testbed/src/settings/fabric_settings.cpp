@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/scripts.hpp"
+#include "rocehil/testbed/switch_knobs.hpp"
 
 namespace rocehil::testbed {
 
@@ -23,41 +26,58 @@ nlohmann::json parse_json(std::string_view text, std::string_view tool) {
   }
 }
 
-// One port's value of a setting, as the kernel holds it.
-struct PortValue {
-  std::string netns;
-  std::string ifname;
-  int mbps = 0;
-};
+// "switch.xoff_kb=300": the form `testbed set` takes, for the fix in a message.
+std::string example_assignment(std::string_view setting) {
+  const auto knobs = knob_names();
+  const bool knob = std::find(knobs.begin(), knobs.end(), setting) != knobs.end();
+  return fmt::format("{}={}", setting, knob ? "VALUE" : "N");
+}
 
-// Every port of a setting must hold the same value: a sweep step that changed some ports and
-// not others would grade a fabric nobody asked for. The error names a port that differs from
-// most of the others, and one of those others.
-void require_agreement(std::string_view setting, const std::vector<PortValue>& ports,
-                       const std::string& dir) {
-  std::map<int, int> count;
-  for (const auto& p : ports) ++count[p.mbps];
-  if (count.size() < 2) return;
-  int common = ports.front().mbps;
-  for (const auto& [mbps, n] : count)
-    if (n > count[common]) common = mbps;
-  const PortValue* usual = nullptr;
-  const PortValue* odd = nullptr;
-  for (const auto& p : ports) {
-    if (p.mbps == common && !usual) usual = &p;
-    if (p.mbps != common && !odd) odd = &p;
-  }
-  throw Error(ExitCode::infrastructure,
-              fmt::format("{} is not the same on every port: {} {} has {}, {} {} has {} (as {} of "
-                          "{} ports do); set it again with 'rocehil testbed set {}=N --dir {}'",
-                          setting, odd->netns, odd->ifname, odd->mbps, usual->netns, usual->ifname,
-                          usual->mbps, count[common], ports.size(), setting, dir));
+int whole_number(std::string_view setting, std::string_view text) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw input_error(
+        fmt::format("{}={}: '{}' is not a whole number of Mb/s", setting, text, text));
+  return value;
 }
 
 }  // namespace
 
 std::vector<std::string_view> fabric_setting_names() {
   return {ecn_mark_setting, uplink_setting, host_setting};
+}
+
+std::vector<std::string_view> switch_setting_names() {
+  std::vector<std::string_view> names = fabric_setting_names();
+  for (const auto knob : knob_names()) names.push_back(knob);
+  return names;
+}
+
+std::string agreed_value(std::string_view setting, std::string_view noun, std::string_view nouns,
+                         const std::vector<SettingReading>& readings, const std::string& dir) {
+  if (readings.empty())
+    throw Error(ExitCode::infrastructure, fmt::format("{}: nothing holds it", setting));
+  // Every place of a setting must hold the same value: a sweep step that changed some and not
+  // others would grade a fabric nobody asked for. The error names one that differs from most of
+  // the others, and one of those others.
+  std::map<std::string, std::size_t> count;
+  for (const auto& r : readings) ++count[r.value];
+  if (count.size() < 2) return readings.front().value;
+  std::string common = readings.front().value;
+  for (const auto& [value, n] : count)
+    if (n > count[common]) common = value;
+  const SettingReading* usual = nullptr;
+  const SettingReading* odd = nullptr;
+  for (const auto& r : readings) {
+    if (r.value == common && !usual) usual = &r;
+    if (r.value != common && !odd) odd = &r;
+  }
+  throw Error(ExitCode::infrastructure,
+              fmt::format("{} is not the same on every {}: {} has {}, {} has {} (as {} of {} {} "
+                          "do); set it again with 'rocehil testbed set {} --dir {}'",
+                          setting, noun, odd->where, odd->value, usual->where, usual->value,
+                          count[common], readings.size(), nouns, example_assignment(setting), dir));
 }
 
 TestbedOptions with_fabric_setting(TestbedOptions options, std::string_view setting, int value) {
@@ -68,6 +88,11 @@ TestbedOptions with_fabric_setting(TestbedOptions options, std::string_view sett
     return value;
   };
   if (setting == ecn_mark_setting) {
+    if (options.lossless)
+      throw input_error(fmt::format(
+          "{}: testbed {} has lossless switches, which have no rate rule to set: marking is by "
+          "queue depth: set switch.wred_kmin_kb/kmax_kb/pmax_percent",
+          setting, options.id));
     if (!options.ecn)
       throw input_error(fmt::format(
           "{}: testbed {} was brought up with --no-ecn and marks nothing; bring it up again "
@@ -83,6 +108,62 @@ TestbedOptions with_fabric_setting(TestbedOptions options, std::string_view sett
                                   setting, fmt::join(fabric_setting_names(), ", ")));
   }
   return options;
+}
+
+TestbedOptions with_switch_settings(
+    TestbedOptions options, const std::vector<std::pair<std::string, std::string>>& assignments) {
+  const auto rates = fabric_setting_names();
+  std::vector<std::pair<std::string, std::string>> knobs;
+  for (const auto& [setting, text] : assignments) {
+    if (std::find(rates.begin(), rates.end(), setting) != rates.end()) {
+      options = with_fabric_setting(options, setting, whole_number(setting, text));
+    } else if (is_knob(setting)) {
+      if (!options.lossless)
+        throw input_error(fmt::format(
+            "{}: a knob of the lossless switches, and testbed {} has none; bring it up with "
+            "'rocehil testbed up --lossless --dir {}' to set it",
+            setting, options.id, options.dir));
+      knobs.emplace_back(setting, text);
+    } else {
+      throw input_error(fmt::format("'{}' is not a testbed switch setting; the testbed sets {}",
+                                    setting, fmt::join(switch_setting_names(), ", ")));
+    }
+  }
+  if (!knobs.empty()) options.knobs = with_knobs(options.knobs, knobs);
+  return options;
+}
+
+std::string switch_setting_text(const TestbedOptions& options, std::string_view setting) {
+  if (setting == ecn_mark_setting) return std::to_string(options.ecn_mark_mbps);
+  if (setting == uplink_setting) return std::to_string(options.uplink_mbps);
+  if (setting == host_setting) return std::to_string(options.host_mbps);
+  return knob_text(options.knobs, setting);
+}
+
+std::vector<std::pair<std::string, std::string>> switch_settings_write_order(
+    const std::map<std::string, std::string>& in_force,
+    std::vector<std::pair<std::string, std::string>> wanted) {
+  constexpr std::string_view kmin = "switch.wred_kmin_kb";
+  constexpr std::string_view kmax = "switch.wred_kmax_kb";
+  const auto find = [&](std::string_view name) {
+    return std::find_if(wanted.begin(), wanted.end(),
+                        [&](const auto& w) { return w.first == name; });
+  };
+  const auto min_at = find(kmin);
+  const auto max_at = find(kmax);
+  const auto max_now = in_force.find(std::string(kmax));
+  if (min_at == wanted.end() || max_at == wanted.end() || max_now == in_force.end()) return wanted;
+  // Compared as numbers; text that is none is left where it is, for with_knob to refuse.
+  long long new_min = 0, old_max = 0;
+  const auto parse = [](const std::string& text, long long& out) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && end == text.data() + text.size();
+  };
+  if (!parse(min_at->second, new_min) || !parse(max_now->second, old_max)) return wanted;
+  const bool max_first = new_min > old_max;
+  if (max_first == (max_at < min_at)) return wanted;  // already in that order
+  std::iter_swap(min_at, max_at);
+  return wanted;
 }
 
 std::optional<int> ecn_mark_mbps_of(long long packets_per_second) {
@@ -168,7 +249,7 @@ std::map<std::string, std::string> fabric_settings_in_force(const Topology& t,
     return it->second;
   };
   const std::string table = ecn_table_name(t.id);
-  std::map<std::string_view, std::vector<PortValue>> ports;
+  std::map<std::string_view, std::vector<SettingReading>> ports;
   for (const auto& ns : t.namespaces) {
     const auto fabric = fabric_interfaces(ns);
     if (fabric.empty()) continue;
@@ -186,7 +267,7 @@ std::map<std::string, std::string> fabric_settings_in_force(const Topology& t,
                       fmt::format("{}: the ECN marking rule for {} limits at {}/second, which no "
                                   "{} value writes; set it again",
                                   ns.netns, i->name, limit->second, ecn_mark_setting));
-        ports[ecn_mark_setting].push_back({ns.netns, i->name, *mbps});
+        ports[ecn_mark_setting].push_back({ns.netns + " " + i->name, std::to_string(*mbps)});
       }
     }
     const auto rates = parse_tbf_rates(reading(readings.tc, ns, "tc"));
@@ -194,7 +275,7 @@ std::map<std::string, std::string> fabric_settings_in_force(const Topology& t,
       const auto setting = i->kind == LinkKind::host ? host_setting : uplink_setting;
       const auto rate = rates.find(i->name);
       if (rate == rates.end()) {
-        ports[setting].push_back({ns.netns, i->name, 0});  // no tbf: unshaped
+        ports[setting].push_back({ns.netns + " " + i->name, "0"});  // no tbf: unshaped
         continue;
       }
       const auto mbps = tbf_mbps_of(rate->second);
@@ -203,14 +284,12 @@ std::map<std::string, std::string> fabric_settings_in_force(const Topology& t,
                     fmt::format("{}: the tbf of {} shapes at {} bit/s, which no {} value writes; "
                                 "set it again",
                                 ns.netns, i->name, rate->second * 8, setting));
-      ports[setting].push_back({ns.netns, i->name, *mbps});
+      ports[setting].push_back({ns.netns + " " + i->name, std::to_string(*mbps)});
     }
   }
   std::map<std::string, std::string> out;
-  for (const auto& [setting, values] : ports) {
-    require_agreement(setting, values, options.dir);
-    out[std::string(setting)] = std::to_string(values.front().mbps);
-  }
+  for (const auto& [setting, values] : ports)
+    out[std::string(setting)] = agreed_value(setting, "port", "ports", values, options.dir);
   return out;
 }
 
@@ -225,13 +304,14 @@ std::string ecn_marking_replace_batch(const Namespace& ns, const Topology& t,
 }
 
 std::string shaping_replace_batch(const Namespace& ns, LinkKind kind, int mtu,
-                                  const std::set<std::string>& shaped) {
+                                  const std::set<std::string>& shaped, int latency_ms) {
   std::string out;
   for (const auto& i : ns.interfaces) {
     if (i.kind != kind) continue;
     // `replace` changes a tbf in place (or adds one); only a port that has one can lose it.
     if (i.mbps > 0)
-      out += fmt::format("qdisc replace dev {} root {}\n", i.name, tbf_qdisc(i.mbps, mtu));
+      out +=
+          fmt::format("qdisc replace dev {} root {}\n", i.name, tbf_qdisc(i.mbps, mtu, latency_ms));
     else if (shaped.contains(i.name))
       out += fmt::format("qdisc del dev {} root\n", i.name);
   }

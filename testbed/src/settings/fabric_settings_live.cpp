@@ -1,23 +1,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 
 #include "rocehil/common/error.hpp"
-#include "rocehil/testbed/fabric_settings.hpp"
 #include "rocehil/testbed/paths.hpp"
 #include "rocehil/testbed/scripts.hpp"
-#include "rocehil/testbed/state.hpp"
+#include "settings/kernel_settings.hpp"
 #include "tools/host_checks.hpp"
 #include "tools/live.hpp"
 #include "tools/process.hpp"
 
 namespace rocehil::testbed {
 
-namespace {
-
-// The state of the testbed in `dir`, which must be up: its namespaces are where the settings
-// live, and its options are what `set` records.
 TestbedState running_testbed(const std::string& dir, std::string_view command) {
   require_root(command);
   require_tools({"ip", "tc", "nft"});
@@ -40,50 +34,45 @@ std::string tc_qdiscs(const Namespace& ns) {
                      {"tc", "-n", ns.netns, "-j", "qdisc", "show"});
 }
 
-}  // namespace
-
-std::map<std::string, std::string> read_fabric_settings(const std::string& dir) {
-  const TestbedState state = running_testbed(dir, "testbed settings");
-  const Topology t = build_topology(state.options, state.mgmt_octet);
+FabricReadings read_kernel_fabric(const Topology& t, const TestbedOptions& options) {
   FabricReadings readings;
   for (const auto& ns : t.namespaces) {
     if (fabric_interfaces(ns).empty()) continue;
     readings.tc[ns.netns] = tc_qdiscs(ns);
-    if (state.options.ecn && is_switch(ns))
+    if (options.ecn && !options.lossless && is_switch(ns))
       readings.nft[ns.netns] =
           run_checked(fmt::format("reading the ECN marking rules of {}", ns.netns),
                       {"ip", "netns", "exec", ns.netns, "nft", "-j", "list", "table", "ip",
                        ecn_table_name(t.id)});
   }
-  return fabric_settings_in_force(t, state.options, readings);
+  return readings;
 }
 
-void apply_fabric_setting(const std::string& dir, std::string_view setting, int value) {
-  TestbedState state = running_testbed(dir, "testbed set");
-  const TestbedOptions options = with_fabric_setting(state.options, setting, value);
-  // The topology of the new options: its ports carry the new rates, as `up` would build them.
-  const Topology t = build_topology(options, state.mgmt_octet);
+void write_kernel_settings(const Topology& t, const TestbedOptions& options,
+                           const std::set<std::string>& settings) {
   for (const auto& ns : t.namespaces) {
-    if (setting == ecn_mark_setting) {
+    if (settings.contains(std::string(ecn_mark_setting)) && !options.lossless) {
       if (const auto batch = ecn_marking_replace_batch(ns, t, options); !batch.empty())
         run_checked(fmt::format("replacing the ECN marking rules in {}", ns.netns),
                     {"ip", "netns", "exec", ns.netns, "nft", "-f", "-"}, batch);
-      continue;
     }
-    const LinkKind kind = setting == host_setting ? LinkKind::host : LinkKind::uplink;
-    if (std::none_of(ns.interfaces.begin(), ns.interfaces.end(),
-                     [&](const Interface& i) { return i.kind == kind; }))
-      continue;
-    std::set<std::string> shaped;
-    for (const auto& [ifname, rate] : parse_tbf_rates(tc_qdiscs(ns))) shaped.insert(ifname);
-    if (const auto batch = shaping_replace_batch(ns, kind, options.mtu, shaped); !batch.empty())
-      run_checked(fmt::format("reshaping {} ports in {}", to_string(kind), ns.netns),
-                  {"tc", "-n", ns.netns, "-batch", "-"}, batch);
+    // A lossless switch has no tbf: its forwarding process paces its ports.
+    if (options.lossless && is_switch(ns)) continue;
+    for (const auto& [setting, kind] :
+         {std::pair{uplink_setting, LinkKind::uplink}, std::pair{host_setting, LinkKind::host}}) {
+      if (!settings.contains(std::string(setting))) continue;
+      if (std::none_of(ns.interfaces.begin(), ns.interfaces.end(),
+                       [&](const Interface& i) { return i.kind == kind; }))
+        continue;
+      std::set<std::string> shaped;
+      for (const auto& [ifname, rate] : parse_tbf_rates(tc_qdiscs(ns))) shaped.insert(ifname);
+      const int latency_ms = options.lossless ? 1 : 5;  // as namespace_tc_batch writes it
+      if (const auto batch = shaping_replace_batch(ns, kind, options.mtu, shaped, latency_ms);
+          !batch.empty())
+        run_checked(fmt::format("reshaping {} ports in {}", to_string(kind), ns.netns),
+                    {"tc", "-n", ns.netns, "-batch", "-"}, batch);
+    }
   }
-  // Recorded only once every namespace has it: after a failure the state still says what `up`
-  // made, and the read-back shows which ports changed.
-  state.options = options;
-  write_state(TestbedPaths{state.options.dir}.state(), state);
 }
 
 }  // namespace rocehil::testbed

@@ -142,7 +142,12 @@ class Settings(unittest.TestCase):
                                (["switch.host_mbps=200", "switch.ecn_mark_mbps=0"],
                                 "switch.ecn_mark_mbps=0: out of range"),
                                (["switch.uplink_mbps=fast"], "'fast' is not a whole number"),
-                               (["switch.uplink_mbps"], "is not KEY=VALUE")):
+                               (["switch.uplink_mbps"], "is not KEY=VALUE"),
+                               # The lossless switches' knobs need a testbed that has them.
+                               (["switch.uplink_mbps=200", "switch.xoff_kb=300"],
+                                "switch.xoff_kb: a knob of the lossless switches, and testbed "
+                                f"{self.id} has none; bring it up with 'rocehil testbed up "
+                                "--lossless")):
             r = rocehil("testbed", "set", *args, "--dir", self.dir, check=False)
             self.assertEqual(r.returncode, 2, (args, r.stderr))
             self.assertIn(expected, r.stderr)

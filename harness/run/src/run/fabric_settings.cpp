@@ -44,8 +44,12 @@ class LinkTarget final : public settings::Target {
     if (why_not != nullptr)
       *why_not = s.scope != settings::Scope::fabric_link
                      ? "it is a NIC's setting, not the switches'"
+                 : s.tool.find("lossless") != std::string_view::npos
+                     ? "it is a knob of the lossless switches, and this testbed has none (bring "
+                       "it up with 'rocehil testbed up --lossless')"
                      : "it is not in force there (a testbed brought up with --no-ecn has no ECN "
-                       "marking)";
+                       "marking; one brought up with --lossless marks by queue depth: set "
+                       "switch.wred_kmin_kb/kmax_kb/pmax_percent)";
     return false;
   }
   std::optional<std::string> read(const settings::Setting& s) const override {
@@ -55,7 +59,7 @@ class LinkTarget final : public settings::Target {
     return it->second;
   }
   void write(const settings::Setting& s, const std::string& canonical) const override {
-    links_.write(s.name, std::stoi(canonical));
+    links_.write(s.name, canonical);
   }
   std::string where(const settings::Setting&) const override { return links_.name; }
   const std::string& netdev() const noexcept override { return none_; }
@@ -328,6 +332,17 @@ void FabricSettings::apply(const std::vector<settings::Assignment>& wanted,
     }
   }
   if (!link.empty()) link_changes(fabric_).check(link, {""});
+  if (link.size() > 1 && links_ && links_->order) {
+    // Written one at a time: in an order every step of which the switches take.
+    std::vector<std::pair<std::string, std::string>> wanted_links;
+    for (const settings::Assignment& a : link)
+      wanted_links.emplace_back(std::string(a.setting->name), a.value);
+    std::vector<settings::Assignment> ordered;
+    for (const auto& [name, value] : links_->order(std::move(wanted_links)))
+      for (const settings::Assignment& a : link)
+        if (a.setting->name == name) ordered.push_back(a);
+    if (ordered.size() == link.size()) link = std::move(ordered);
+  }
   try {
     if (!nic.empty()) {
       // Marked before: a host that fails halfway has changed some of it.

@@ -2,9 +2,10 @@
 
 // The fabric settings rocehil can change, by name: the DCQCN parameters and per-priority enables
 // of a NIC (and of the soft provider, under the same names), PFC and trust, the netdev MTU, and
-// the testbed switches' ECN marking rate and link shaping. One table says, for each, where it
-// is read and written, what values it takes and whether it needs root; `rocehil settings list`,
-// docs/settings.md, the suite loader and `--set` all read it.
+// the testbed switches' ECN marking rate, link shaping and (on a --lossless testbed) the lossless
+// switches' knobs: WRED, PFC, XOFF, the DSCP map and the PFC watchdog. One table says, for each,
+// where it is read and written, what values it takes and whether it needs root; `rocehil settings
+// list`, docs/settings.md, the suite loader and `--set` all read it.
 
 #include <cstdint>
 #include <span>
@@ -16,14 +17,15 @@ namespace rocehil::settings {
 // What a setting belongs to.
 enum class Scope : std::uint8_t {
   nic,          // a host's RDMA NIC, by its netdev; the soft provider keeps the same names
-  fabric_link,  // the testbed's switches (their ECN marking and shaping); a real switch's own
-                // configuration is the site's to change
+  fabric_link,  // the testbed's switches (their ECN marking, shaping and lossless knobs); a real
+                // switch's own configuration is the site's to change
 };
 
 enum class ValueKind : std::uint8_t {
   number,      // an integer in [min, max]
   priorities,  // a set of priorities 0-7: "3", "3,4", "none"
   choice,      // one of `choices`
+  dscp_map,    // DSCP:CLASS pairs over SONiC's default map: "3:3,46:5", or default (none)
 };
 
 struct Setting {
@@ -63,11 +65,12 @@ std::string_view nearest(std::string_view name) noexcept;
 
 // `text` as a value of `s`, written the one way run.json, journals and read-backs compare:
 // numbers in decimal, priorities ascending and comma-separated ("none" for the empty set), a
-// choice in lower case. Throws rocehil::Error (bad input) saying which values `s` takes.
+// choice in lower case, DSCP pairs sorted by DSCP ("default" for none). Throws rocehil::Error (bad
+// input) saying which values `s` takes.
 std::string canonical_value(const Setting& s, std::string_view text);
 
 // The values `s` takes, for messages and docs: "0..1023 (1/1024)", "priorities 0-7: 3,4 or
-// none", "dscp or pcp".
+// none", "dscp or pcp", "DSCP:CLASS pairs ...".
 std::string valid_values(const Setting& s);
 
 }  // namespace rocehil::settings

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rocehil/testbed/options.hpp"
@@ -13,20 +14,57 @@
 
 namespace rocehil::testbed {
 
-// The switch settings of a running testbed, changed in place and read back from the kernel, so a
-// bisect or a sweep can vary them between runs without a down/up. Named as the settings
-// catalogue names them (settings/src/catalogue.cpp); values are Mb/s.
+// The switch settings of a running testbed, changed in place and read back from the kernel (and,
+// on a --lossless testbed, from the switches' forwarding processes' configurations), so a bisect
+// or a sweep can vary them between runs without a down/up. Named as the settings catalogue names
+// them (settings/src/catalogue.cpp); the rates are Mb/s.
 inline constexpr std::string_view ecn_mark_setting = "switch.ecn_mark_mbps";  // nftables limit
 inline constexpr std::string_view uplink_setting = "switch.uplink_mbps";      // leaf-spine tbf
 inline constexpr std::string_view host_setting = "switch.host_mbps";          // host-leaf tbf
 
-// The three names, in that order.
+// The three rates, in that order.
 std::vector<std::string_view> fabric_setting_names();
+// Every setting `testbed set` takes: the three rates, then the lossless switches' knobs
+// (knob_names(), switch_knobs.hpp); the order `testbed settings` prints them in.
+std::vector<std::string_view> switch_setting_names();
 
-// `options` with `setting` set to `value`. Throws rocehil::Error (bad input) for a name that is
-// not one of fabric_setting_names(), a value out of its range (ecn_mark 1..100000, the shapers
-// 0..100000, 0 unshaped), or switch.ecn_mark_mbps on a testbed brought up with --no-ecn.
+// `options` with rate `setting` set to `value`. Throws rocehil::Error (bad input) for a name that
+// is not one of fabric_setting_names(), a value out of its range (ecn_mark 1..100000, the shapers
+// 0..100000, 0 unshaped), or switch.ecn_mark_mbps on a testbed brought up with --no-ecn or with
+// --lossless (whose switches mark by queue depth).
 TestbedOptions with_fabric_setting(TestbedOptions options, std::string_view setting, int value);
+
+// `options` with every (setting, text) of `assignments` set, all checked before the caller
+// changes anything: a rate as with_fabric_setting (its text a whole number), the knobs together
+// as with_knobs, and only on a --lossless testbed. Throws rocehil::Error (bad input), one line
+// naming the setting and the fix.
+TestbedOptions with_switch_settings(
+    TestbedOptions options, const std::vector<std::pair<std::string, std::string>>& assignments);
+
+// `setting`'s value in `options` as read_fabric_settings writes it (the catalogue's canonical
+// form: "300", "3,4" or "none", "3:3,46:5" or "default").
+std::string switch_setting_text(const TestbedOptions& options, std::string_view setting);
+
+// The order to write `wanted` in, one setting at a time (a run's --set), so that every step
+// leaves knobs a switch takes: WRED's kmax before its kmin when the new kmin is above the kmax
+// `in_force`, kmin first otherwise (undone in reverse, each step is then valid again). The rest
+// keep their order.
+std::vector<std::pair<std::string, std::string>> switch_settings_write_order(
+    const std::map<std::string, std::string>& in_force,
+    std::vector<std::pair<std::string, std::string>> wanted);
+
+// One place's value of a setting: a port ("rocehil-t1-l1 t1-s1") or a switch's configuration.
+struct SettingReading {
+  std::string where;
+  std::string value;
+};
+
+// The value every reading of `setting` holds. Throws rocehil::Error (infrastructure) when they
+// differ, naming a reading that differs from most of the others and one of those others, and
+// how to set it again on the testbed in `dir`; `noun` and `nouns` say what a reading is ("port",
+// "ports"; "switch", "switches").
+std::string agreed_value(std::string_view setting, std::string_view noun, std::string_view nouns,
+                         const std::vector<SettingReading>& readings, const std::string& dir);
 
 // The inverse of ecn_mark_packets_per_second (scripts.hpp): the Mb/s, 1 to 100000, whose rule
 // limits at `packets_per_second`; nullopt when no such value writes that rate.
@@ -67,20 +105,27 @@ std::string ecn_marking_replace_batch(const Namespace& ns, const Topology& t,
                                       const TestbedOptions& options);
 
 // `tc -batch`: every `kind` port of `ns` shaped at its rate in `ns` (a topology built with the
-// new options) with up's tbf_qdisc, or, at 0, its tbf deleted where `shaped` (the devices that
-// have one now) says there is one. Empty when there is nothing to do.
+// new options) with up's tbf_qdisc (`latency_ms` of queue: 5, 1 for a --lossless testbed's
+// hosts), or, at 0, its tbf deleted where `shaped` (the devices that have one now) says there is
+// one. Empty when there is nothing to do.
 std::string shaping_replace_batch(const Namespace& ns, LinkKind kind, int mtu,
-                                  const std::set<std::string>& shaped);
+                                  const std::set<std::string>& shaped, int latency_ms = 5);
 
-// For the testbed in DIR (DIR/testbed.json), the values in force in the kernel, read with nft
-// and tc in its namespaces. Root. Throws rocehil::Error: bad input when DIR holds no testbed that
-// is up, infrastructure when a tool fails or the ports disagree (fabric_settings_in_force).
+// For the testbed in DIR (DIR/testbed.json), the values in force: read with nft and tc in its
+// namespaces, and on a --lossless testbed from each switch's forwarding process's configuration
+// (DIR/switchd/NETNS.json: the knobs and its ports' rates) and the hosts' tbf. Root. Throws
+// rocehil::Error: bad input when DIR holds no testbed that is up, infrastructure when a tool fails
+// or the ports or switches disagree (fabric_settings_in_force, lossless_settings_in_force).
 std::map<std::string, std::string> read_fabric_settings(const std::string& dir);
 
-// Changes `setting` to `value` in every namespace it lives in, then records it in DIR's state
-// file, so `status` and a later `up` know it. Root. Throws rocehil::Error: bad input as
-// with_fabric_setting and read_fabric_settings, infrastructure when nft or tc fails. Reading back
-// is the caller's: read_fabric_settings.
-void apply_fabric_setting(const std::string& dir, std::string_view setting, int value);
+// Sets every (setting, text) of `assignments` (with_switch_settings, checked against DIR's
+// testbed before anything changes) in every namespace it lives in, and on a --lossless testbed
+// in every switch's configuration, which its forwarding process reads again (SIGHUP); then
+// records them in DIR's state file, so `status` and a later `up` know them. Returns what each
+// setting was set to, as read_fabric_settings writes it. Root. Throws rocehil::Error: bad input
+// as with_switch_settings and read_fabric_settings, infrastructure when nft or tc fails or a
+// forwarding process is gone. Reading back is the caller's: read_fabric_settings.
+std::map<std::string, std::string> apply_fabric_settings(
+    const std::string& dir, const std::vector<std::pair<std::string, std::string>>& assignments);
 
 }  // namespace rocehil::testbed

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rocehil/agent/protocol.hpp"
@@ -37,7 +38,14 @@ std::string fabric_id(const inventory::Inventory& inventory);
 struct FabricLinkAccess {
   std::string name;  // for messages and journals: "testbed tb1"
   std::function<std::map<std::string, std::string>()> read;
-  std::function<void(std::string_view setting, int value)> write;
+  // Writes one setting, `value` canonical (catalogue.hpp): "300", "3,4", "3:3,46:5".
+  std::function<void(std::string_view setting, const std::string& value)> write;
+  // The order to write `wanted` (name, canonical value) in, one at a time, so that the switches
+  // take every step (a lossless switch's WRED kmin never above its kmax); putting back goes in
+  // reverse. Unset: as given.
+  std::function<std::vector<std::pair<std::string, std::string>>(
+      std::vector<std::pair<std::string, std::string>> wanted)>
+      order = {};
   // A fabric link taken down or brought up at both ends (a suite's link events); unset: the
   // testbed cannot (the inventory's switches' link_down/link_up are used instead).
   std::function<void(std::string_view link, bool up)> set_link = {};
