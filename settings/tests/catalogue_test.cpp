@@ -120,9 +120,9 @@ TEST(Catalogue, TheLosslessSwitchesKnobsAreFabricLinkSettings) {
   const std::vector<std::pair<std::string, std::string>> knobs = {
       {"switch.ecn_enable", "1"},
       {"switch.pfc_priorities", "3,4"},
-      {"switch.wred_kmin_kb", "125"},
-      {"switch.wred_kmax_kb", "500"},
-      {"switch.wred_pmax_percent", "10"},
+      {"switch.wred_kmin_kb", "50"},
+      {"switch.wred_kmax_kb", "200"},
+      {"switch.wred_pmax_percent", "20"},
       {"switch.xoff_kb", "250"},
       {"switch.dscp_to_tc", "default"},
       {"switch.pfc_watchdog_detection_ms", "200"},

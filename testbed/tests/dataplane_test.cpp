@@ -206,9 +206,10 @@ TEST(DataplaneConfig, ProfileFollowsTheKnobs) {
   EXPECT_TRUE(p.queues[4].lossless);
   EXPECT_FALSE(p.queues[0].lossless);
   EXPECT_TRUE(p.queues[6].strict);
-  EXPECT_EQ(p.queues[3].wred.kmin_bytes, 125'000u);
-  EXPECT_EQ(p.queues[3].wred.kmax_bytes, 500'000u);
-  EXPECT_DOUBLE_EQ(p.queues[3].wred.pmax, 0.10);
+  EXPECT_EQ(p.queues[3].wred.kmin_bytes, 50'000u);
+  EXPECT_EQ(p.queues[3].wred.kmax_bytes, 200'000u);
+  EXPECT_DOUBLE_EQ(p.queues[3].wred.pmax, 0.20);
+  EXPECT_LT(p.queues[3].wred.kmax_bytes, p.xoff_bytes);  // ECN before PFC
   EXPECT_EQ(p.xoff_bytes, 250'000u);
   EXPECT_LT(p.xon_bytes, p.xoff_bytes);
   EXPECT_EQ(p.headroom_bytes, 500'000u);
@@ -232,7 +233,7 @@ TEST(SwitchKnobs, RefuseWhatIsOutOfRangeNamingTheSetting) {
   EXPECT_TRUE(refused("switch.ecn_enable", "2"));
   EXPECT_TRUE(refused("switch.pfc_priorities", "3,8"));
   EXPECT_TRUE(refused("switch.pfc_priorities", "3,3"));
-  EXPECT_TRUE(refused("switch.wred_kmin_kb", "600"));  // above kmax 500
+  EXPECT_TRUE(refused("switch.wred_kmin_kb", "600"));  // above kmax 200
   EXPECT_TRUE(refused("switch.wred_pmax_percent", "101"));
   EXPECT_TRUE(refused("switch.dscp_to_tc", "64:3"));
   EXPECT_TRUE(refused("switch.dscp_to_tc", "3-3"));

@@ -287,7 +287,7 @@ TEST(FabricSettings, SetArgumentsAreCheckedAgainstTheTestbedsKind) {
   EXPECT_EQ(bad_input([&] {
               with_switch_settings(lossless, {{"switch.wred_kmin_kb", "600"}});
             }),
-            "switch.wred_kmin_kb=600 is above switch.wred_kmax_kb=500: give kmin <= kmax");
+            "switch.wred_kmin_kb=600 is above switch.wred_kmax_kb=200: give kmin <= kmax");
   EXPECT_EQ(bad_input([&] {
               with_switch_settings(lossless, {{"switch.xoff_kb", "5"}});
             }),
@@ -332,11 +332,14 @@ TEST(FabricSettings, KminAndKmaxAreWrittenInAnOrderEveryStepOfWhichIsValid) {
   for (const Wanted& w : {up_max_first, down}) {
     TestbedOptions o = captured_options();
     o.lossless = true;
+    o.knobs.wred_kmin_kb = 125;  // as `now` says
+    o.knobs.wred_kmax_kb = 500;
     TestbedOptions step = o;
     for (const auto& a : w) step = with_switch_settings(step, {a});
     for (auto a = w.rbegin(); a != w.rend(); ++a)
       step = with_switch_settings(step, {{a->first, switch_setting_text(o, a->first)}});
     EXPECT_EQ(step.knobs.wred_kmin_kb, 125);
+    EXPECT_EQ(step.knobs.wred_kmax_kb, 500);
   }
 }
 

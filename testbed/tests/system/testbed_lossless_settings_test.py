@@ -19,13 +19,13 @@ import unittest
 ROCEHIL = None
 TESTBED_ID = "tblset"  # no other test's: two testbeds may be up at once
 DEFAULTS = {"switch.uplink_mbps": "400", "switch.host_mbps": "1000", "switch.ecn_enable": "1",
-            "switch.pfc_priorities": "3,4", "switch.wred_kmin_kb": "125",
-            "switch.wred_kmax_kb": "500", "switch.wred_pmax_percent": "10",
+            "switch.pfc_priorities": "3,4", "switch.wred_kmin_kb": "50",
+            "switch.wred_kmax_kb": "200", "switch.wred_pmax_percent": "20",
             "switch.xoff_kb": "250", "switch.dscp_to_tc": "default",
             "switch.pfc_watchdog_detection_ms": "200", "switch.pfc_watchdog_restoration_ms": "200"}
 # The same defaults as each configuration file writes them (its "knobs" object).
-DEFAULT_KNOBS = {"ecn_enable": True, "pfc_priorities": [3, 4], "wred_kmin_kb": 125,
-                 "wred_kmax_kb": 500, "wred_pmax_percent": 10, "xoff_kb": 250, "dscp_to_tc": "",
+DEFAULT_KNOBS = {"ecn_enable": True, "pfc_priorities": [3, 4], "wred_kmin_kb": 50,
+                 "wred_kmax_kb": 200, "wred_pmax_percent": 20, "xoff_kb": 250, "dscp_to_tc": "",
                  "pfc_watchdog_detection_ms": 200, "pfc_watchdog_restoration_ms": 200}
 SUITE = ("schema_version: 1\nname: lossless-settings\ndefaults: {provider: soft}\n"
          "tests:\n  - name: bw\n    workload: bw\n    size: 64K\n"
@@ -202,7 +202,7 @@ class LosslessSettings(unittest.TestCase):
                 (["switch.xoff_kb=300", "switch.pfc_priorities=3,9"],
                  "switch.pfc_priorities: priority 9 is outside 0-7"),
                 (["switch.wred_kmin_kb=600"], "switch.wred_kmin_kb=600 is above "
-                                              "switch.wred_kmax_kb=500"),
+                                              "switch.wred_kmax_kb=200"),
                 (["switch.dscp_to_tc=3:3,3:4"], "switch.dscp_to_tc: DSCP 3 is given twice"),
                 (["switch.ecn_enable=yes"], "switch.ecn_enable=yes: give 0"),
                 (["switch.ecn_mark_mbps=150"], "marking is by queue depth: set "

@@ -236,15 +236,14 @@ class LosslessIncast(unittest.TestCase):
         self.assertGreater(total(counters, "queue", "ecn_marked"), 0)
         self.assertGreater(metrics["cnps"], 0, "no CNP came back to the senders")
         self.assertEqual(metrics["errors"], 0)
-        self.assertEqual(metrics["retransmits"], 0)
         LosslessIncast.results["ecn_on_pfc"] = total(counters, "priority", "pfc_sent")
         self.check_wred(counters)
 
     def check_wred(self, counters):
         """Each sixteenth of the ramp: marked ~ Binomial(seen, p) with p from the knobs (defaults:
-        Kmin 125 KB, Kmax 500 KB, Pmax 10%). p varies by at most Pmax/16 inside a sixteenth, so
+        Kmin 50 KB, Kmax 200 KB, Pmax 20%). p varies by at most Pmax/16 inside a sixteenth, so
         the bound is 4 standard deviations at the middle's p plus half that spread times seen."""
-        pmax = 0.10
+        pmax = 0.20
         seen_total = marked_total = 0
         for ports in counters.values():
             for port in ports.values():

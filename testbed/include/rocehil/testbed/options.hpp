@@ -83,9 +83,12 @@ struct BfdTimers {
 struct SwitchKnobs {
   bool ecn_enable = true;                 // switch.ecn_enable: WRED marks CE on ECN-capable packets
   std::vector<int> pfc_priorities{3, 4};  // switch.pfc_priorities: lossless classes (empty: none)
-  int wred_kmin_kb = 125;                 // switch.wred_kmin_kb: marking starts (1 ms at 1 Gb/s)
-  int wred_kmax_kb = 500;                 // switch.wred_kmax_kb: every packet marked from here
-  int wred_pmax_percent = 10;             // switch.wred_pmax_percent: probability at kmax
+  // ECN before PFC, as RoCE fabrics set them: Kmax under XOFF, so DCQCN slows the senders
+  // before a pause is needed (with Kmin 125 and Kmax 500 KB, the queues reach XOFF with 3% of
+  // packets marked and PFC does all the work: measured in docs/rehearsal.md).
+  int wred_kmin_kb = 50;        // switch.wred_kmin_kb: marking starts (0.4 ms at 1 Gb/s)
+  int wred_kmax_kb = 200;       // switch.wred_kmax_kb: every packet marked from here
+  int wred_pmax_percent = 20;   // switch.wred_pmax_percent: probability just under kmax
   int xoff_kb = 250;                      // switch.xoff_kb: ingress bytes that send XOFF
   // switch.dscp_to_tc: "DSCP:TC,..." over SONiC's default map (qos_profile.hpp); empty: SONiC's.
   std::string dscp_to_tc{};
