@@ -5,6 +5,8 @@
 #include "dataplane/packet.hpp"
 #include "dataplane/pfc_watchdog.hpp"
 #include "dataplane/switch_config.hpp"
+#include "dataplane/switchds.hpp"
+#include "rocehil/testbed/topology.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/testbed/switch_knobs.hpp"
 
@@ -218,6 +220,30 @@ TEST(DataplaneConfig, ProfileFollowsTheKnobs) {
   p = port_profile(k, 1000, 500'000);
   EXPECT_FALSE(p.queues[3].lossless);
   EXPECT_FALSE(p.queues[3].wred.ecn);
+}
+
+TEST(DataplaneConfig, ASwitchForwardsOnItsFabricPortsAtTheirRates) {
+  TestbedOptions o;
+  o.dir = "/tmp/tb";
+  o.id = "t1";
+  o.lossless = true;
+  o.ecmp_seed = 9;
+  o.knobs = with_knob(o.knobs, "switch.xoff_kb", "300");
+  const Topology t = build_topology(o, 8);
+  const SwitchConfig leaf = switch_config(*t.find("l1"), o, "/run/x.counters");
+  EXPECT_EQ(leaf.name, "l1");
+  EXPECT_EQ(leaf.ecmp_seed, 9u);
+  EXPECT_EQ(leaf.knobs.xoff_kb, 300);
+  std::vector<std::pair<std::string, int>> ports;
+  for (const auto& p : leaf.ports) ports.emplace_back(p.ifname, p.mbps);
+  // Its hosts at the host rate, its uplinks at the uplink rate; never the management port.
+  EXPECT_EQ(ports, (std::vector<std::pair<std::string, int>>{
+                       {"t1-h1", 1000}, {"t1-h2", 1000}, {"t1-s1", 400}, {"t1-s2", 400}}));
+  // A spine's mirror port carries copies, not traffic it forwards.
+  const SwitchConfig spine = switch_config(*t.find("s1"), o, "/run/y.counters");
+  ASSERT_EQ(spine.ports.size(), 2u);
+  EXPECT_EQ(spine.ports[0].ifname, "t1-l1");
+  EXPECT_EQ(spine.ports[1].ifname, "t1-l2");
 }
 
 TEST(SwitchKnobs, RefuseWhatIsOutOfRangeNamingTheSetting) {

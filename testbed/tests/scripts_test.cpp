@@ -195,6 +195,31 @@ TEST(Scripts, EcnMarkingOnEveryTrafficPortOfRoutersOnly) {
   EXPECT_EQ(namespace_nft_ruleset(*f.t.find("s1"), f.t, f.o), "");
 }
 
+TEST(Scripts, ALosslessFabricForwardsInItsSwitchProcessesNotTheKernel) {
+  ScriptFabric f;
+  f.o.lossless = true;
+  // The kernel keeps the control plane and forwards nothing: the switch process does.
+  const auto leaf = sysctls(*f.t.find("l1"), f.o);
+  EXPECT_NE(std::find(leaf.begin(), leaf.end(), "net.ipv4.ip_forward=0"), leaf.end());
+  EXPECT_EQ(std::find(leaf.begin(), leaf.end(), "net.ipv4.ip_forward=1"), leaf.end());
+  // No tbf on a switch port (the process paces it); a host's NIC keeps one, 1 ms deep.
+  EXPECT_EQ(namespace_tc_batch(*f.t.find("l1"), f.t, f.o), "");
+  EXPECT_EQ(namespace_tc_batch(*f.t.find("s1"), f.t, f.o).find("tbf"), std::string::npos);
+  EXPECT_TRUE(has_line(namespace_tc_batch(*f.t.find("h1"), f.t, f.o),
+                       "qdisc add dev t1-nic0 root tbf rate 1000mbit burst 125000 latency 1ms"));
+  // No rate-based ECN marking: WRED marks by queue depth in the process.
+  EXPECT_EQ(namespace_nft_ruleset(*f.t.find("s1"), f.t, f.o), "");
+  // Every host's fabric port finishes its frames (checksums, segments) itself.
+  const auto host = offload_commands(*f.t.find("h1"), f.o);
+  ASSERT_EQ(host.size(), 1u);
+  EXPECT_EQ(host[0], (std::vector<std::string>{"ip", "netns", "exec", "rocehil-t1-h1", "ethtool",
+                                               "-K", "t1-nic0", "tx", "off", "sg", "off", "tso",
+                                               "off", "gso", "off", "gro", "off"}));
+  EXPECT_TRUE(offload_commands(*f.t.find("l1"), f.o).empty());
+  f.o.lossless = false;
+  EXPECT_TRUE(offload_commands(*f.t.find("h1"), f.o).empty());
+}
+
 TEST(Scripts, BurstIsAMillisecondButAtLeastTwoFrames) {
   EXPECT_EQ(burst_bytes(400, 9000), 50000);
   EXPECT_EQ(burst_bytes(10, 9000), 2 * 9018);

@@ -235,7 +235,15 @@ Routing as AI fabrics route (FRR's zebra, bgpd and bfdd in every leaf and spine)
   vtysh --vty_socket /run/rocehil/rocehil-ID-l1.frr -c 'show bgp summary'
 Spines are AS 65000, leaf r AS 65100+r; one eBGP session per uplink over its own addresses,
 each leaf announcing 198.18.r.0/24, ECMP over every spine. up returns once every session is
-Established and every leaf reaches every rack over every spine.)");
+Established and every leaf reaches every rack over every spine.
+
+A lossless fabric (per-class queues, WRED/ECN by queue depth, PFC, the PFC watchdog), with the
+hosts' DSCP 26 (rocehil's default traffic_class 106) on lossless class 3:
+  rocehil testbed up --dir /tmp/tb --lossless --switch switch.dscp_to_tc=26:3
+  rocehil testbed status --dir /tmp/tb                 PFC, ECN marks, drops per switch
+  rocehil testbed set switch.ecn_enable=0 --dir /tmp/tb    PFC alone, on the running fabric
+Each switch's counters: /run/rocehil/rocehil-ID-SWITCH.counters (status --json shows them);
+docs/rehearsal.md, "A lossless fabric", says what it models and where it differs.)");
   up->add_option("--hosts", up_opts->hosts, "Host namespaces (h1, h2, ...)")->capture_default_str();
   up->add_option("--racks", up_opts->racks, "Racks, one leaf router each; hosts spread evenly")
       ->capture_default_str();
