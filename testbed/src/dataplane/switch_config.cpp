@@ -16,6 +16,7 @@ std::string to_json_text(const SwitchConfig& c) {
   const nlohmann::json j = {{"name", c.name},
                             {"ecmp_seed", c.ecmp_seed},
                             {"counters_path", c.counters_path},
+                            {"cpu", c.cpu},
                             {"ports", ports},
                             {"knobs", knobs_to_json(c.knobs)}};
   return j.dump(2) + "\n";
@@ -29,6 +30,7 @@ SwitchConfig parse_switch_config(std::string_view text, const std::string& path)
     c.name = j.at("name").get<std::string>();
     c.ecmp_seed = j.at("ecmp_seed").get<std::uint32_t>();
     c.counters_path = j.at("counters_path").get<std::string>();
+    c.cpu = j.value("cpu", -1);
     for (const auto& p : j.at("ports"))
       c.ports.push_back({p.at("ifname").get<std::string>(), p.at("mbps").get<int>()});
   } catch (const nlohmann::json::exception& e) {

@@ -24,7 +24,11 @@ struct SwitchConfig {
   std::uint32_t ecmp_seed = 1;
   std::vector<PortConfig> ports;
   SwitchKnobs knobs{};
-  std::string counters_path;  // the shared counters file (queue_counters.hpp)
+  std::string counters_path;  // the shared counters file (rocehil/testbed/shared_counters.hpp)
+  // The CPU the process keeps to (-1: any). A veth hands each frame to the backlog of the CPU
+  // that sent it, so a process that moves between CPUs can have two frames of one flow overtake
+  // each other; a switch never reorders a flow.
+  int cpu = -1;
 };
 
 std::string to_json_text(const SwitchConfig& config);

@@ -7,6 +7,7 @@
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -677,6 +678,14 @@ std::uint64_t SwitchLoop::next_deadline(std::uint64_t now) {
 
 int SwitchLoop::run() {
   load_config();
+  if (config_.cpu >= 0) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(config_.cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+      log_(fmt::format("{}: cannot keep to CPU {}: {}; frames of a flow may overtake each other",
+                       config_.name, config_.cpu, std::strerror(errno)));
+  }
   open_ports();
   apply_knobs();
   refresh_addresses();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -23,8 +24,13 @@ std::string counters_path(const Namespace& ns) {
   return shared_counters_path(ns.netns);
 }
 
-void write_config(const Namespace& ns, const TestbedOptions& options, const TestbedPaths& paths) {
-  write_file(paths.switchd_config(ns), to_json_text(switch_config(ns, options, counters_path(ns))),
+void write_config(const Namespace& ns, int ordinal, const TestbedOptions& options,
+                  const TestbedPaths& paths) {
+  SwitchConfig config = switch_config(ns, options, counters_path(ns));
+  // The switches spread over the CPUs, each kept to one (switch_config.hpp says why).
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  config.cpu = cpus > 0 ? static_cast<int>(ordinal % cpus) : -1;
+  write_file(paths.switchd_config(ns), to_json_text(config),
              fs::perms::owner_read | fs::perms::owner_write);
 }
 
@@ -54,10 +60,11 @@ void start_switchds(const Topology& t, const TestbedOptions& options, const Test
       switches.size(), fmt::join(k.pfc_priorities, ","), k.ecn_enable ? "on" : "off",
       k.wred_kmin_kb, k.wred_kmax_kb, k.wred_pmax_percent, k.xoff_kb, k.watchdog_detection_ms));
   fs::create_directories(paths.switchd_dir());
+  int ordinal = 0;
   for (const Namespace* ns : switches) {
     fs::create_directories(fs::path(counters_path(*ns)).parent_path());
     fs::remove(counters_path(*ns));
-    write_config(*ns, options, paths);
+    write_config(*ns, ordinal++, options, paths);
     run_checked(
         fmt::format("starting the forwarding process of {}", ns->netns),
         {rocehil, "testbed", "switchd", "--netns", ns->netns, "--config", paths.switchd_config(*ns),
@@ -80,9 +87,10 @@ void start_switchds(const Topology& t, const TestbedOptions& options, const Test
 }
 
 void reload_switchds(const Topology& t, const TestbedOptions& options, const TestbedPaths& paths) {
+  int ordinal = 0;
   for (const auto& ns : t.namespaces) {
     if (!is_switch(ns)) continue;
-    write_config(ns, options, paths);
+    write_config(ns, ordinal++, options, paths);
     const int pid = running_pid(paths.switchd_pid(ns), {"switchd", ns.netns});
     if (pid == 0 || ::kill(pid, SIGHUP) != 0)
       throw Error(ExitCode::infrastructure,

@@ -273,11 +273,12 @@ class LosslessIncast(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        # ECN takes over from PFC: the senders slow before the queues reach XOFF.
+        # Reported, not asserted: on this 30 x 1 MiB incast the XOFF counts with ECN on and off
+        # overlap from run to run (docs/rehearsal.md, "A lossless fabric"): each burst reaches
+        # XOFF before a CNP, a millisecond-scale round trip away, can slow its sender.
         if "ecn_off_pfc" in cls.results and "ecn_on_pfc" in cls.results:
             print(f"PFC XOFF frames: ECN off {cls.results['ecn_off_pfc']}, "
                   f"ECN on {cls.results['ecn_on_pfc']}", flush=True)
-            assert cls.results["ecn_on_pfc"] < cls.results["ecn_off_pfc"], cls.results
 
 
 def send_xoff(netns, ifname, seconds, interval_s=0.005):
