@@ -220,6 +220,19 @@ TEST(Scripts, ALosslessFabricForwardsInItsSwitchProcessesNotTheKernel) {
   EXPECT_TRUE(offload_commands(*f.t.find("h1"), f.o).empty());
 }
 
+TEST(Scripts, AGuestsNicQueueHoldsBackRatherThanDrops) {
+  ScriptFabric f;
+  f.o.vm.enabled = true;
+  f.o.host_mbps = 200;
+  f.t = build_topology(f.o, 8);
+  // 4 MiB deep, not a millisecond or five: the guest's rxe recovers badly from a NIC's drops.
+  EXPECT_TRUE(has_line(namespace_tc_batch(*f.t.find("h1"), f.t, f.o),
+                       "qdisc add dev t1-nic0 root tbf rate 200mbit burst 25000 limit 4194304"));
+  // The switches' side of the link is not the guest's NIC: it keeps its tbf.
+  EXPECT_TRUE(has_line(namespace_tc_batch(*f.t.find("l1"), f.t, f.o),
+                       "qdisc add dev t1-h1 root tbf rate 200mbit burst 25000 latency 5ms"));
+}
+
 TEST(Scripts, BurstIsAMillisecondButAtLeastTwoFrames) {
   EXPECT_EQ(burst_bytes(400, 9000), 50000);
   EXPECT_EQ(burst_bytes(10, 9000), 2 * 9018);

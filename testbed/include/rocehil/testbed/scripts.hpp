@@ -66,6 +66,10 @@ std::string tbf_qdisc(int mbps, int mtu, int latency_ms = 5);
 std::vector<std::vector<std::string>> offload_commands(const Namespace& ns,
                                                        const TestbedOptions& options);
 
+// A --vm guest's NIC queue (the tbf in its host namespace): deep, so that it holds back rather
+// than drops what the guest sends (scripts.cpp says why).
+inline constexpr long long guest_nic_queue_bytes = 4LL << 20;
+
 // "rocehil_<id>": the ECN marking table, in each leaf's and spine's namespace.
 std::string ecn_table_name(std::string_view id);
 
