@@ -58,9 +58,10 @@ void write_kernel_settings(const Topology& t, const TestbedOptions& options,
     }
     // A lossless switch has no tbf: its forwarding process paces its ports.
     if (options.lossless && is_switch(ns)) continue;
-    for (const auto& [setting, kind] :
+    for (const auto& [setting, port_kind] :
          {std::pair{uplink_setting, LinkKind::uplink}, std::pair{host_setting, LinkKind::host}}) {
       if (!settings.contains(std::string(setting))) continue;
+      const LinkKind kind = port_kind;  // a lambda may not capture a structured binding (C++17)
       if (std::none_of(ns.interfaces.begin(), ns.interfaces.end(),
                        [&](const Interface& i) { return i.kind == kind; }))
         continue;
