@@ -73,6 +73,22 @@ def rocehil(*args, check=True, timeout=300):
     return result
 
 
+# What `testbed up --lossless` gives its soft hosts (harness/cli/src/testbed_host_dcqcn.hpp).
+STRETCHED = {"roce_rp.rpg_time_reset": "3000", "roce_rp.rpg_byte_reset": "0"}
+
+
+def show_host_settings(fabric):
+    """{name: value} of STRETCHED's settings on the incast's hosts, as `rocehil settings show`
+    reads them through each host's agent, the way a run's agent reads them; hosts that disagree
+    give a set of values, which never equals STRETCHED."""
+    out = json.loads(rocehil("settings", "show", "-i", f"{fabric.dir}/inventory.yaml", "--hosts",
+                             "h1,h2,h3", "--json", *STRETCHED).stdout)
+    values = {}
+    for v in out["values"]:
+        values.setdefault(v["name"], set()).add(v["value"])
+    return {k: (v.pop() if len(v) == 1 else v) for k, v in values.items()}
+
+
 SUITE = """schema_version: 1
 name: lossless
 defaults:
@@ -81,8 +97,8 @@ tests:
   - name: incast
     workload: incast
     hosts: h1,h2,h3
-    size: 1M
-    iterations: 30
+    size: {size}
+    iterations: {iterations}
     traffic_class: {tclass}
     thresholds:
       - errors == 0
@@ -118,10 +134,10 @@ class Fabric:
         rocehil("testbed", "down", "--dir", self.dir, "--quiet", check=False)
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def run_suite(self, tclass, workdir):
+    def run_suite(self, tclass, workdir, size, iterations):
         path = os.path.join(workdir, "suite.yaml")
         with open(path, "w") as f:
-            f.write(SUITE.format(tclass=tclass))
+            f.write(SUITE.format(tclass=tclass, size=size, iterations=iterations))
         result = subprocess.run([ROCEHIL, "run", path, "-i", f"{self.dir}/inventory.yaml"],
                                 capture_output=True, text=True, timeout=300, cwd=workdir)
         runs = sorted(glob.glob(os.path.join(workdir, "reports", "*", "run.json")))
@@ -180,11 +196,12 @@ class LosslessIncast(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.work, ignore_errors=True)
 
-    def incast(self, tag, tclass, *knobs):
+    def incast(self, tag, tclass, *knobs, size="16M", iterations=3):
         fabric = Fabric(tag, *knobs)
         try:
             captures = {h: Capture(fabric, h, self.work) for h in ("h2", "h3")}
-            case, metrics = fabric.run_suite(tclass, self.work)
+            settings = show_host_settings(fabric)
+            case, metrics = fabric.run_suite(tclass, self.work, size, iterations)
             frames = {h: c.frames() for h, c in captures.items()}
             counters = fabric.counters()
         finally:
@@ -197,6 +214,7 @@ class LosslessIncast(unittest.TestCase):
               f"retransmits {metrics.get('retransmits')}, timeouts {metrics.get('timeouts')}, "
               f"frames seen by tshark {[len(f) for f in frames.values()]}", flush=True)
         self.assertEqual(case["outcome"], "pass", case["summary"])
+        self.assertEqual(settings, STRETCHED, "the hosts' DCQCN timers are not the testbed's")
         return metrics, frames, counters
 
     def assert_no_lossless_drop(self, counters):
@@ -238,6 +256,14 @@ class LosslessIncast(unittest.TestCase):
         self.assertEqual(metrics["errors"], 0)
         LosslessIncast.results["ecn_on_pfc"] = total(counters, "priority", "pfc_sent")
         self.check_wred(counters)
+        # DCQCN holds the queues near Kmin..Kmax, under XOFF, most of the time: measured 31 to
+        # 164 XOFF against 1,599 to 2,023 with ECN off (docs/rehearsal.md), so half is a bound
+        # a working reaction point meets by far and a missing one (every XOFF of ECN off) fails.
+        if "ecn_off_pfc" not in LosslessIncast.results:
+            self.skipTest("the ECN-off incast did not run: nothing to compare with")
+        self.assertLess(LosslessIncast.results["ecn_on_pfc"],
+                        LosslessIncast.results["ecn_off_pfc"] / 2,
+                        "ECN on did not spare PFC: the senders did not slow on CNPs")
 
     def check_wred(self, counters):
         """Each sixteenth of the ramp: marked ~ Binomial(seen, p) with p from the knobs (defaults:
@@ -263,7 +289,8 @@ class LosslessIncast(unittest.TestCase):
         self.assertGreater(seen_total, 100, "the queues never stood between Kmin and Kmax")
 
     def test_lossy_class_drops_and_sends_no_pfc(self):
-        metrics, frames, counters = self.incast("c", 2)  # DSCP 0, ECT(0): class 1, lossy
+        # DSCP 0, ECT(0): class 1, lossy; a short incast is enough to overflow it.
+        metrics, frames, counters = self.incast("c", 2, size="1M", iterations=30)
         self.assertEqual(frames["h2"], [])
         self.assertEqual(frames["h3"], [])
         self.assertEqual(total(counters, "priority", "pfc_sent"), 0)
@@ -273,9 +300,6 @@ class LosslessIncast(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        # Reported, not asserted: on this 30 x 1 MiB incast the XOFF counts with ECN on and off
-        # overlap from run to run (docs/rehearsal.md, "A lossless fabric"): each burst reaches
-        # XOFF before a CNP, a millisecond-scale round trip away, can slow its sender.
         if "ecn_off_pfc" in cls.results and "ecn_on_pfc" in cls.results:
             print(f"PFC XOFF frames: ECN off {cls.results['ecn_off_pfc']}, "
                   f"ECN on {cls.results['ecn_on_pfc']}", flush=True)
