@@ -90,6 +90,7 @@ Setting trust_setting() {
   s.kind = ValueKind::choice;
   s.choices = "dscp|pcp";
   s.tool = "mlnx_qos -i DEV --trust, or dcb apptrust";
+  s.soft = true;
   s.default_ = "pcp";
   s.what = "which field of a received frame picks its priority: the IP DSCP or the VLAN PCP";
   return s;
@@ -157,7 +158,7 @@ const std::vector<Setting>& table() {
          "DSCP of the CNPs sent"),
       rp("roce_np.cnp_802p_prio", "ecn/roce_np/cnp_802p_prio", "np_cnp_prio", 0, 7, "", false, "6",
          "VLAN priority (PCP) of the CNPs sent"),
-      priorities("pfc", "", "mlnx_qos -i DEV --pfc, or dcb pfc set dev DEV prio-pfc", false, "none",
+      priorities("pfc", "", "mlnx_qos -i DEV --pfc, or dcb pfc set dev DEV prio-pfc", true, "none",
                  "priorities with PFC (lossless) on"),
       trust_setting(),
       mtu_setting(),

@@ -189,6 +189,26 @@ TEST(PriorityPause, AnIeee8023xPausePausesAllAndCountsOnce) {
   EXPECT_EQ(port.link_pause_frames(), 1u);
 }
 
+TEST(PriorityPause, APriorityWithoutPfcCountsTheFrameAndKeepsSending) {
+  PriorityPause port(1, 1u << 4);  // PFC on priority 4 only: `mlnx_qos --pfc 0,0,0,0,1,0,0,0`
+  port.on_frame(pfc(3, 1000), 0);
+  port.on_frame(pfc(4, 1000), 0);
+  EXPECT_FALSE(port.paused(3, 1));
+  EXPECT_TRUE(port.paused(4, 1));
+  EXPECT_EQ(port.frames(3), 1u);  // it arrived
+  EXPECT_EQ(port.paused_ns(3, 2'000'000), 0u);
+  EXPECT_EQ(port.paused_ns(4, 2'000'000), 512'000u);
+  // No PFC at all (a ConnectX's firmware default): nothing pauses, not even 802.3x PAUSE.
+  PriorityPause off(1, 0);
+  PauseRequest r;
+  r.link_pause = true;
+  r.priorities = 0xff;
+  r.quanta.fill(100);
+  off.on_frame(r, 0);
+  for (std::size_t p = 0; p < PriorityPause::priorities; ++p) EXPECT_FALSE(off.paused(p, 1));
+  EXPECT_EQ(off.link_pause_frames(), 1u);
+}
+
 TEST(SoftPriorityMap, TheDefaultIsDscpOverEightAndAPriorityAbove7IsRefused) {
   const auto map = default_dscp_to_priority();
   EXPECT_EQ(map[0], 0);

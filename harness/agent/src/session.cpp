@@ -159,16 +159,19 @@ void AgentSession::on_setup(std::optional<std::uint64_t> id, const SetupRequest&
   nic_before_.reset();
   // The soft provider takes the settings applied to its address (settings_task.hpp); a NIC has
   // its own in force already.
+  const bool soft = setup.provider == "soft";
+  const SoftQos qos = soft ? soft_qos_for(setup.address, host_settings_places()) : SoftQos{};
   provider_ = traffic::make_provider(
       setup.provider,
       {.device = setup.device,
        .port = setup.port,
        .gid_index = setup.gid_index,
        .address = setup.address,
-       .soft_settings = setup.provider == "soft"
-                            ? soft_settings_for(setup.address, host_settings_places())
-                            : std::vector<traffic::SoftSetting>{},
-       .port_gbps = setup.link_gbps});
+       .soft_settings = soft ? soft_settings_for(setup.address, host_settings_places())
+                             : std::vector<traffic::SoftSetting>{},
+       .port_gbps = setup.link_gbps,
+       .trust_pcp = qos.trust_pcp,
+       .pfc_priorities = qos.pfc_priorities});
   if (setup.workload == Workload::collective) {
     collective_ = std::make_unique<AgentCollective>(*provider_, setup);
     state_ = State::ready;

@@ -1,7 +1,7 @@
 #include "settings_task.hpp"
 
 #include "qos_tools.hpp"
-#include "soft_nic.hpp"
+#include "rocehil/agent/soft_nic.hpp"
 
 #include <fmt/format.h>
 
@@ -129,11 +129,14 @@ std::vector<Part> parts_of(const SettingsRequest& r, const std::vector<Nic>& nic
     parts.push_back(std::move(p));
     return parts;
   }
-  for (const Nic& n : nics)
+  for (const Nic& n : nics) {
+    const std::string root = n.root;
     parts.push_back(
-        {{n.root, settings::journal_path(places.journal_dir, fabric, r.host + ".soft-" + n.address),
+        {{[root](const std::string& netdev) { return target_of(root, netdev, true); },
+          settings::journal_path(places.journal_dir, fabric, r.host + ".soft-" + n.address),
           r.host},
          {n.netdev}});
+  }
   return parts;
 }
 
@@ -246,6 +249,15 @@ std::vector<traffic::SoftSetting> soft_settings_for(std::string_view address,
       out.push_back({d.name, std::stoll(*value)});
   }
   return out;
+}
+
+SoftQos soft_qos_for(std::string_view address, const SettingsPlaces& places) {
+  const fs::path root = fs::path(places.soft_dir) / std::string(address);
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return {};
+  const std::string netdev = places.netdev_of(address);
+  if (netdev.empty()) return {};
+  return SoftNic(root.string(), netdev).qos();
 }
 
 }  // namespace rocehil::agent

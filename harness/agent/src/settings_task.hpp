@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rocehil/agent/protocol.hpp"
+#include "rocehil/agent/soft_nic.hpp"
 #include "rocehil/settings/journal.hpp"
 #include "rocehil/settings/nic_files.hpp"
 #include "rocehil/traffic/soft_settings.hpp"
@@ -35,5 +36,9 @@ SettingsReply handle_settings(const SettingsRequest& request, const SettingsPlac
 // set there), for ProviderOptions::soft_settings.
 std::vector<traffic::SoftSetting> soft_settings_for(std::string_view address,
                                                     const SettingsPlaces& places);
+
+// The soft provider's `pfc` and `trust` for `address` (its defaults where none was set), for
+// ProviderOptions::pfc_priorities and trust_pcp.
+SoftQos soft_qos_for(std::string_view address, const SettingsPlaces& places);
 
 }  // namespace rocehil::agent

@@ -151,6 +151,42 @@ TEST(SettingsTask, TheSoftProvidersFilesStartAtItsDefaultsAndFeedItsSetup) {
   }
 }
 
+TEST(SettingsTask, TheSoftProvidersPfcAndTrustAreSetJournaledAndRestored) {
+  Places p;
+  // Never set: a host set up for RoCE, PFC on every priority, trust dscp.
+  SoftQos q = soft_qos_for("198.18.1.11", p.places);
+  EXPECT_FALSE(q.trust_pcp);
+  EXPECT_EQ(q.pfc_priorities, 0xff);
+  const auto reply = handle_settings(request(SettingsAction::apply, "soft", "198.18.1.11",
+                                             {{"pfc", "4", ""}, {"trust", "PCP", ""}}),
+                                     p.places);
+  ASSERT_EQ(reply.changes.size(), 2u);
+  for (const SettingChange& c : reply.changes) {
+    if (c.name == "pfc") {
+      EXPECT_EQ(c.before, "0,1,2,3,4,5,6,7");
+      EXPECT_EQ(c.wanted, "4");
+    } else {
+      EXPECT_EQ(c.before, "dscp");
+      EXPECT_EQ(c.wanted, "pcp");
+    }
+    EXPECT_NE(c.where.find("/soft/198.18.1.11/sys/class/net/eth1/rocehil_qos/"), std::string::npos)
+        << c.where;
+  }
+  q = soft_qos_for("198.18.1.11", p.places);
+  EXPECT_TRUE(q.trust_pcp);
+  EXPECT_EQ(q.pfc_priorities, 1u << 4);
+  EXPECT_EQ(soft_qos_for("198.18.1.12", p.places).pfc_priorities, 0xff) << "another address";
+
+  handle_settings(request(SettingsAction::restore, "soft", "198.18.1.11"), p.places);
+  q = soft_qos_for("198.18.1.11", p.places);
+  EXPECT_FALSE(q.trust_pcp);
+  EXPECT_EQ(q.pfc_priorities, 0xff);
+  // The next run turns PFC off altogether.
+  handle_settings(request(SettingsAction::apply, "soft", "198.18.1.11", {{"pfc", "none", ""}}),
+                  p.places);
+  EXPECT_EQ(soft_qos_for("198.18.1.11", p.places).pfc_priorities, 0);
+}
+
 TEST(SettingsTask, PriorityEnablesAreNotTheSoftProviders) {
   Places p;
   try {
@@ -281,6 +317,7 @@ TEST(SettingsTask, TwoFabricsOnOneMachineNeverTouchEachOthersJournals) {
 TEST(SettingsTask, TheCatalogueMarksExactlyWhatTheSoftProviderTakes) {
   std::set<std::string> soft_names;
   for (const traffic::SoftSetting& s : traffic::soft_setting_defaults()) soft_names.insert(s.name);
+  soft_names.insert({"pfc", "trust"});  // its QoS (SoftNic)
   std::set<std::string> marked;
   for (const settings::Setting& s : settings::catalogue())
     if (s.soft) marked.insert(std::string(s.name));

@@ -24,7 +24,7 @@
 #include "rocehil/testbed/status_json.hpp"
 #include "rocehil/testbed/switch_knobs.hpp"
 #include "rocehil/testbed/testbed.hpp"
-#include "testbed_host_dcqcn.hpp"
+#include "testbed_host_settings.hpp"
 #include "testbed_leftovers.hpp"
 #include "testbed_relay_command.hpp"
 #include "testbed_switchd_command.hpp"
@@ -312,8 +312,9 @@ docs/rehearsal.md, "A lossless fabric", says what it models and where it differs
                "with eight queues per port (SONiC's DSCP map), WRED with ECN by queue depth, "
                "strict priority for CNPs and DWRR for the rest, PFC sent past XOFF and obeyed, "
                "and SONiC's PFC watchdog. Knobs: --switch, or 'testbed set' on a running one. "
-               "The soft hosts' DCQCN timer is stretched to the fabric's millisecond queues "
-               "(roce_rp.rpg_time_reset=3000, rpg_byte_reset=0; 'run --set' changes them)");
+               "The soft hosts get PFC on the same priorities, trust dscp, and DCQCN's timer "
+               "stretched to the fabric's millisecond queues (roce_rp.rpg_time_reset=3000, "
+               "rpg_byte_reset=0); 'run --set' changes them for a run");
   auto knobs = std::make_shared<std::vector<std::string>>();
   up->add_option("--switch", *knobs,
                  "--lossless: a knob as KNOB=VALUE (repeat): switch.ecn_enable=0|1, "
@@ -367,23 +368,23 @@ docs/rehearsal.md, "A lossless fabric", says what it models and where it differs
     std::error_code ec;
     up_opts->agent = std::filesystem::read_symlink("/proc/self/exe", ec).string();
     const auto result = testbed::up(*up_opts, reporter(*up_common));
-    // --vm guests run rxe, which has no DCQCN: only the soft provider's hosts take the timers.
-    const bool stretched = up_opts->lossless && !up_opts->vm.enabled;
-    if (stretched) write_lossless_host_dcqcn(result.topology, std::string(settings::soft_nic_dir));
+    // --vm guests run rxe (no DCQCN; their NICs are not the soft provider's): only soft hosts.
+    std::vector<std::pair<std::string, std::string>> host_settings;
+    if (up_opts->lossless && !up_opts->vm.enabled)
+      host_settings = write_lossless_host_settings(result.topology, up_opts->knobs.pfc_priorities,
+                                                   std::string(settings::soft_nic_dir));
     if (up_common->json) {
       nlohmann::json j = testbed::up_json(result);
-      if (stretched)
-        for (const HostSettingValue& v : lossless_host_dcqcn)
-          j["host_settings"][std::string(v.name)] = std::string(v.value);
+      for (const auto& [name, value] : host_settings) j["host_settings"][name] = value;
       print_json(j);
     } else {
       fmt::print("{}", render_up_text(result));
-      if (stretched) {
+      if (!host_settings.empty()) {
         std::string values;
-        for (const HostSettingValue& v : lossless_host_dcqcn)
-          values += fmt::format(" {}={}", v.name, v.value);
+        for (const auto& [name, value] : host_settings)
+          values += fmt::format(" {}={}", name, value);
         fmt::print(
-            "hosts' DCQCN stretched to the fabric's time:{} (`rocehil run --set` changes "
+            "hosts' soft NICs set for the lossless fabric:{} (`rocehil run --set` changes "
             "them for a run)\n",
             values);
       }

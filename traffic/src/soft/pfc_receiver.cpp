@@ -51,8 +51,9 @@ int open_mac_control_socket(const std::string& netdev) {
 
 }  // namespace
 
-PfcReceiver::PfcReceiver(const std::string& netdev, bool loopback, double port_gbps)
-    : port_gbps_(quantum_speed(netdev, port_gbps)), state_(port_gbps_) {
+PfcReceiver::PfcReceiver(const std::string& netdev, bool loopback, double port_gbps,
+                         std::uint8_t obeyed)
+    : port_gbps_(quantum_speed(netdev, port_gbps)), state_(port_gbps_, obeyed) {
   if (!netdev.empty() && !loopback) fd_ = open_mac_control_socket(netdev);
 }
 

@@ -22,7 +22,9 @@ namespace rocehil::traffic::soft {
 class PfcReceiver {
  public:
   // A quantum is 512 bit times at `port_gbps`; 0: the netdev's speed from sysfs, else 100 Gb/s.
-  PfcReceiver(const std::string& netdev, bool loopback, double port_gbps);
+  // `obeyed`: the priorities with PFC on (PriorityPause).
+  PfcReceiver(const std::string& netdev, bool loopback, double port_gbps,
+              std::uint8_t obeyed = 0xff);
   ~PfcReceiver();
   PfcReceiver(const PfcReceiver&) = delete;
   PfcReceiver& operator=(const PfcReceiver&) = delete;

@@ -12,18 +12,25 @@ namespace rocehil::traffic::soft {
 // port's speed, replacing what was left (a refresh can lengthen or shorten it), and quanta 0
 // (XON) ends it at once. It also counts what mlx5's `ethtool -S` shows per priority: the frames
 // received (XON included) and the time the priority was paused.
+//
+// Only the priorities with PFC on (`obeyed`, bit P for priority P: what `mlnx_qos --pfc` sets on
+// a ConnectX) stop; a frame for another is counted, since it did arrive, and ignored, as a
+// ConnectX without PFC on that priority ignores it. 802.3x PAUSE names all eight and is held to
+// the same mask.
 class PriorityPause {
  public:
   static constexpr std::size_t priorities = 8;
 
   // `port_gbps` > 0: the speed a quantum is measured at.
-  explicit PriorityPause(double port_gbps) noexcept : ns_per_quantum_(512.0 / port_gbps) {}
+  explicit PriorityPause(double port_gbps, std::uint8_t obeyed = 0xff) noexcept
+      : ns_per_quantum_(512.0 / port_gbps), obeyed_(obeyed) {}
 
   void on_frame(const PauseRequest& request, std::uint64_t now_ns) noexcept {
     if (request.link_pause) ++link_pause_frames_;
     for (std::size_t p = 0; p < priorities; ++p) {
       if ((request.priorities & (1u << p)) == 0) continue;
       ++frames_[p];
+      if ((obeyed_ & (1u << p)) == 0) continue;
       const std::uint64_t length = pause_ns(request.quanta[p]);
       if (now_ns >= until_[p]) {
         // Not paused: the previous pause, over now, joins the total; a new one starts here.
@@ -33,6 +40,8 @@ class PriorityPause {
       until_[p] = now_ns + length;
     }
   }
+
+  std::uint8_t obeyed() const noexcept { return obeyed_; }
 
   bool paused(std::size_t priority, std::uint64_t now_ns) const noexcept {
     return now_ns < until_[priority];
@@ -56,6 +65,7 @@ class PriorityPause {
 
  private:
   double ns_per_quantum_;
+  std::uint8_t obeyed_;
   // The current (or last) pause of each priority is [since, until); those before it are summed
   // in closed_ns.
   std::array<std::uint64_t, priorities> since_{}, until_{}, closed_ns_{}, frames_{};

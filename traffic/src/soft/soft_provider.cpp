@@ -92,7 +92,7 @@ SoftProvider::SoftProvider(const ProviderOptions& options)
                 congestion_.cnp_traffic_class, socket_buffer_bytes),
       batch_(std::make_unique<ReceiveBatch>()),
       link_(address_),
-      pfc_(link_.netdev(), link_.loopback(), options.port_gbps),
+      pfc_(link_.netdev(), link_.loopback(), options.port_gbps, options.pfc_priorities),
       trust_pcp_(options.trust_pcp),
       dscp_to_priority_(options.dscp_to_priority) {
   for (const std::uint8_t priority : dscp_to_priority_)

@@ -321,13 +321,16 @@ void FabricSettings::apply(const std::vector<settings::Assignment>& wanted,
     const std::vector<Answer> checked = ask_all(hosts, request(agent::SettingsAction::check));
     for (const Answer& a : checked) {
       if (a.reply) continue;
-      // Name where the setting was asked for: the origin of the one refused.
+      // Name where the setting was asked for: the origin of the one refused ("cannot set NAME:"),
+      // else of the first the error names (its reason may list others).
       std::string origin;
       for (const settings::Assignment& n : nic)
-        if (a.error.find(n.setting->name) != std::string::npos) {
+        if (a.error.find(fmt::format("cannot set {}:", n.setting->name)) != std::string::npos) {
           origin = n.origin;
           break;
         }
+      for (const settings::Assignment& n : nic)
+        if (origin.empty() && a.error.find(n.setting->name) != std::string::npos) origin = n.origin;
       throw Error(a.code, origin.empty() ? a.error : fmt::format("{}: {}", origin, a.error));
     }
   }

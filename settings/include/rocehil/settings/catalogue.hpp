@@ -44,7 +44,8 @@ struct Setting {
   // Set through a tool rather than a file ("mlnx_qos or dcb", "ip link"); empty: a file.
   std::string_view tool;
   // The soft provider takes it (traffic/include/rocehil/traffic/soft_settings.hpp): a DCQCN
-  // parameter, its CNP interval or DSCP. (It has no priorities: the enables are NIC-only.)
+  // parameter, its CNP interval or DSCP; and the host's pfc and trust (harness/agent's SoftNic).
+  // The per-priority ECN enables are NIC-only.
   bool soft = false;
   bool needs_root = true;  // writing it needs root (or passwordless sudo)
   // What ConnectX firmware ships (or the testbed starts with); empty where sites differ and

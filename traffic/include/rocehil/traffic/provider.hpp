@@ -275,10 +275,14 @@ struct ProviderOptions {
   // ConnectX's trust mode decides it. Trust DSCP (the default): the QP's DSCP (traffic_class >>
   // 2) through dscp_to_priority, DSCP >> 3 unless set (ConnectX's and SONiC's default map).
   // Trust PCP: the QP's sl, always 0 here, since soft sends untagged. verbs: ignored, the NIC
-  // has its own (mlnx_qos). TODO(lead): the agent gives the defaults; the host's `trust` setting
-  // and its DSCP map are not passed through yet.
+  // has its own (mlnx_qos). The agent passes the host's `trust` setting (the soft provider's
+  // file); the DSCP map has no setting yet and stays the default.
   bool trust_pcp = false;
   std::array<std::uint8_t, 64> dscp_to_priority = default_dscp_to_priority();
+  // soft: the priorities whose PFC frames pause its QPs, bit P for priority P: the host's `pfc`
+  // setting (`mlnx_qos --pfc` on a ConnectX, whose firmware ships none). All by default, a host
+  // set up for RoCE; a frame for another priority is counted and ignored. verbs: ignored.
+  std::uint8_t pfc_priorities = 0xff;
 };
 
 class Provider {
