@@ -10,10 +10,10 @@
 // 100 Gbit/s queue at SONiC's Kmax (2 MB) takes to drain; kept at 300 us here it would give a
 // flow back its rate several times before the next CNP could arrive, and ECN would spare little
 // PFC (measured: 1,100 and 1,245 XOFF with ECN on against 1,599 and 1,709 off on a 2:1 incast of
-// 3 x 16 MiB; stretched, 31 to 164). Stretched by the same ratio: 3,000 us against the 1.6 ms
-// the default Kmax (200 KB) takes at 1 Gbit/s. The byte counter's scaled value (~190 KB) does
-// not fit its 15-bit field, so it is off. All are the hosts' settings like any other: `settings
-// show` reads them and `run --set` changes them for a run.
+// 3 x 16 MiB; stretched, 128 to 304: docs/rehearsal.md). Stretched by the same ratio: 3,000 us
+// against the 1.6 ms the default Kmax (200 KB) takes at 1 Gbit/s. The byte counter's scaled value
+// (~190 KB) does not fit its 15-bit field, so it is off. All are the hosts' settings like any
+// other: `settings show` reads them and `run --set` changes them for a run.
 
 #include <string>
 #include <string_view>

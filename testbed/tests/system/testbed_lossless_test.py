@@ -403,9 +403,34 @@ class Watchdog(unittest.TestCase):
         self.assertEqual(prio["lossless_drops"], 0, "storm drops are the watchdog's, not a defect")
 
 
+def vtysh(fabric, switch, daemon, command):
+    """FRR's own answer, through the switch's vty sockets."""
+    out = subprocess.run(["vtysh", "--vty_socket", f"/run/rocehil/{fabric.netns(switch)}.frr",
+                          "-d", daemon, "-c", command],
+                         capture_output=True, text=True, check=True, timeout=30).stdout
+    return json.loads(out)
+
+
+def rack1_next_hops(fabric):
+    """The far leaf's (l2's) next hops to rack 1, as zebra has them."""
+    routes = vtysh(fabric, "l2", "zebra", "show ip route 198.18.1.0/24 json")
+    return sorted(h["ip"] for r in routes.get("198.18.1.0/24", []) for h in r["nexthops"]
+                  if h.get("active"))
+
+
+def wait_until(predicate, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return False
+
+
 class Routed(unittest.TestCase):
     def test_bgp_routes_the_dataplane_around_a_dead_uplink(self):
         fabric = Fabric("e", routing="bgp")
+        work = tempfile.mkdtemp(prefix="rocehil-lossless-bgp-")
         try:
             def ping():
                 return subprocess.run(
@@ -413,17 +438,52 @@ class Routed(unittest.TestCase):
                      "-W", "1", "198.18.2.11"], capture_output=True, text=True).stdout
 
             self.assertIn(" 0% packet loss", ping())
+            both = rack1_next_hops(fabric)
+            self.assertEqual(len(both), 2, both)  # ECMP over s1 and s2
             before = fabric.counters()["l1"][f"{fabric.id}-s1"]["queue"]
             rocehil("testbed", "link", "l1-s1", "down", "--dir", fabric.dir)
             time.sleep(1.0)  # BFD: 300 ms
             out = ping()
             after = fabric.counters()["l1"]
             self.assertIn(" 0% packet loss", out)
-            # Everything after the failure left l1 through s2.
+            # Everything after the failure left l1 through s2, and the far leaf knows it.
             self.assertEqual(after[f"{fabric.id}-s1"]["queue"], before)
             self.assertGreater(sum(q["packets"] for q in after[f"{fabric.id}-s2"]["queue"]), 0)
+            self.assertEqual(len(rack1_next_hops(fabric)), 1, rack1_next_hops(fabric))
+            rocehil("testbed", "link", "l1-s1", "up", "--dir", fabric.dir)
+            self.assertTrue(wait_until(lambda: rack1_next_hops(fabric) == both, 30),
+                            rack1_next_hops(fabric))
+
+            # A bw case between the racks while the uplink goes down and up again: the switches'
+            # forwarding follows the FIB BFD and BGP move, and no QP ends in error.
+            suite = os.path.join(work, "flap.yaml")
+            with open(suite, "w") as f:
+                f.write("schema_version: 1\nname: flap\ndefaults: {provider: soft}\n"
+                        "tests:\n  - name: flap\n    workload: bw\n    hosts: h1,h3\n"
+                        "    qps: 4\n    duration_s: 6\n    traffic_class: 106\n    events:\n"
+                        "      - {at_s: 2, action: link_down, link: l1-s1}\n"
+                        "      - {at_s: 4, action: link_up, link: l1-s1}\n")
+            r = subprocess.run([ROCEHIL, "run", suite, "-i", f"{fabric.dir}/inventory.yaml"],
+                               capture_output=True, text=True, timeout=180, cwd=work)
+            [path] = glob.glob(os.path.join(work, "reports", "*", "run.json"))
+            with open(path) as f:
+                attempt = json.load(f)["cases"][0]["attempts"][-1]
+            events = attempt["raw"]["fabric_events"]["events"]
+            self.assertEqual([(e["action"], e["ok"]) for e in events],
+                             [("link_down", True), ("link_up", True)])
+            self.assertIsNone(attempt.get("error"), r.stdout[-3000:] + r.stderr[-3000:])
+            self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-3000:])
+            # What was queued for the dead link when it went down is lost, as on any switch:
+            # resent by the QPs, within their retry budget.
+            print(f"\nbw through l1-s1 down and up: {attempt['metrics'].get('busbw_gbps')} "
+                  f"Gbit/s, retransmits {attempt['metrics'].get('retransmits')}", flush=True)
+            for switch, ports in fabric.counters().items():
+                for name, port in ports.items():
+                    for p in (3, 4):
+                        self.assertEqual(port["priority"][p]["lossless_drops"], 0, (switch, name))
         finally:
             fabric.down()
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
