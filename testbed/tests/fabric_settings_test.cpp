@@ -203,7 +203,7 @@ TEST(FabricSettings, EcnReplaceIsOneTransactionOfUpsRuleset) {
 TEST(FabricSettings, ShapingReplaceUsesUpsTbfAndDeletesOnlyExistingOnes) {
   const TestbedOptions o = with_fabric_setting(captured_options(), "switch.uplink_mbps", 200);
   const Topology t = captured_topology(o);
-  const std::string l1 = shaping_replace_batch(*t.find("l1"), LinkKind::uplink, o.mtu, {});
+  const std::string l1 = shaping_replace_batch(*t.find("l1"), LinkKind::uplink, o, {});
   EXPECT_EQ(l1, "qdisc replace dev t5dfb-s1 root tbf rate 200mbit burst 25000 latency 5ms\n");
   // The same qdisc `up` adds for that rate, word for word.
   const std::string up = namespace_tc_batch(*t.find("l1"), t, o);
@@ -213,17 +213,34 @@ TEST(FabricSettings, ShapingReplaceUsesUpsTbfAndDeletesOnlyExistingOnes) {
 
   const TestbedOptions unshaped = with_fabric_setting(captured_options(), "switch.host_mbps", 0);
   const Topology u = captured_topology(unshaped);
-  EXPECT_EQ(shaping_replace_batch(*u.find("l1"), LinkKind::host, o.mtu, {"t5dfb-h1", "t5dfb-s1"}),
-            "qdisc del dev t5dfb-h1 root\n");
-  EXPECT_EQ(shaping_replace_batch(*u.find("h1"), LinkKind::host, o.mtu, {}), "");
+  EXPECT_EQ(
+      shaping_replace_batch(*u.find("l1"), LinkKind::host, unshaped, {"t5dfb-h1", "t5dfb-s1"}),
+      "qdisc del dev t5dfb-h1 root\n");
+  EXPECT_EQ(shaping_replace_batch(*u.find("h1"), LinkKind::host, unshaped, {}), "");
   // A --lossless testbed's hosts keep 1 ms of queue, as up writes it.
   TestbedOptions lossless = with_fabric_setting(captured_options(), "switch.host_mbps", 500);
   lossless.lossless = true;
   const Topology l = captured_topology(lossless);
-  const std::string h1 = shaping_replace_batch(*l.find("h1"), LinkKind::host, o.mtu, {}, 1);
+  const std::string h1 = shaping_replace_batch(*l.find("h1"), LinkKind::host, lossless, {});
   EXPECT_EQ(h1, "qdisc replace dev t5dfb-nic0 root tbf rate 500mbit burst 62500 latency 1ms\n");
   EXPECT_NE(namespace_tc_batch(*l.find("h1"), l, lossless)
                 .find("qdisc add dev t5dfb-nic0 root tbf rate 500mbit burst 62500 latency 1ms\n"),
+            std::string::npos);
+}
+
+TEST(FabricSettings, AGuestsNicQueueStaysDeepWhenItsRateChanges) {
+  // `testbed set switch.host_mbps` on a --vm testbed once wrote a 1 or 5 ms tbf over the
+  // guest's 4 MiB NIC queue: rxe's window then tail-dropped there again.
+  TestbedOptions vm = with_fabric_setting(captured_options(), "switch.host_mbps", 500);
+  vm.vm.enabled = true;
+  const Topology t = captured_topology(vm);
+  const Namespace& h1 = *t.find("h1");
+  const std::string set = shaping_replace_batch(h1, LinkKind::host, vm, {});
+  EXPECT_EQ(set, fmt::format("qdisc replace dev t5dfb-nic0 root tbf rate 500mbit burst 62500 "
+                             "limit {}\n",
+                             guest_nic_queue_bytes));
+  // Word for word what `up` adds.
+  EXPECT_NE(namespace_tc_batch(h1, t, vm).find(set.substr(std::string("qdisc replace").size())),
             std::string::npos);
 }
 

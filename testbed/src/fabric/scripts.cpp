@@ -113,6 +113,18 @@ std::string tbf_qdisc(int mbps, int mtu, int latency_ms) {
                      latency_ms);
 }
 
+std::string port_qdisc(const Namespace& ns, const Interface& i, const TestbedOptions& o) {
+  // A guest's NIC: its frames wait here for the host rate, and a tbf that tail-drops them is a
+  // NIC that loses what its host handed it. rxe recovered from those drops badly (a 1 MiB
+  // allreduce with 2 QPs over 4 guests ended in retry_exceeded or remote_invalid_request; with
+  // this queue, 0 drops and it passes). A NIC pulls from its host's memory as the wire allows:
+  // the queue is as deep as rxe's in-flight packets.
+  if (o.vm.enabled && ns.role == Role::host && i.kind == LinkKind::host)
+    return fmt::format("tbf rate {}mbit burst {} limit {}", i.mbps, burst_bytes(i.mbps, o.mtu),
+                       guest_nic_queue_bytes);
+  return tbf_qdisc(i.mbps, o.mtu, o.lossless ? 1 : 5);
+}
+
 std::string ecn_table_name(std::string_view id) {
   return fmt::format("rocehil_{}", id);
 }
@@ -132,22 +144,8 @@ std::string namespace_tc_batch(const Namespace& ns, const Topology& t, const Tes
   // with 1 ms of queue: what a host has sent before a PFC pause reaches it still drains into
   // the switch, and the switch's headroom must hold it.
   if (o.lossless && is_switch(ns)) return out;
-  const bool guest = o.vm.enabled && ns.role == Role::host;
-  for (const auto& i : ns.interfaces) {
-    if (i.mbps <= 0) continue;
-    // A guest's NIC: its frames wait here for the host rate, and a tbf that tail-drops them
-    // is a NIC that loses what its host handed it. rxe recovered from those drops badly (a
-    // 1 MiB allreduce with 2 QPs over 4 guests ended in retry_exceeded or
-    // remote_invalid_request; with this queue, 0 drops and it passes). A NIC pulls from its
-    // host's memory as the wire allows: the queue is as deep as rxe's in-flight packets.
-    if (guest && i.kind == LinkKind::host) {
-      out += fmt::format("qdisc add dev {} root tbf rate {}mbit burst {} limit {}\n", i.name,
-                         i.mbps, burst_bytes(i.mbps, o.mtu), guest_nic_queue_bytes);
-      continue;
-    }
-    out += fmt::format("qdisc add dev {} root {}\n", i.name,
-                       tbf_qdisc(i.mbps, o.mtu, o.lossless ? 1 : 5));
-  }
+  for (const auto& i : ns.interfaces)
+    if (i.mbps > 0) out += fmt::format("qdisc add dev {} root {}\n", i.name, port_qdisc(ns, i, o));
   if (ns.role != Role::spine) return out;
   std::string mirror_port;
   for (const auto& m : t.mirrors)

@@ -303,15 +303,14 @@ std::string ecn_marking_replace_batch(const Namespace& ns, const Topology& t,
   return fmt::format("add table ip {0}\ndelete table ip {0}\n", table) + rules;
 }
 
-std::string shaping_replace_batch(const Namespace& ns, LinkKind kind, int mtu,
-                                  const std::set<std::string>& shaped, int latency_ms) {
+std::string shaping_replace_batch(const Namespace& ns, LinkKind kind, const TestbedOptions& options,
+                                  const std::set<std::string>& shaped) {
   std::string out;
   for (const auto& i : ns.interfaces) {
     if (i.kind != kind) continue;
     // `replace` changes a tbf in place (or adds one); only a port that has one can lose it.
     if (i.mbps > 0)
-      out +=
-          fmt::format("qdisc replace dev {} root {}\n", i.name, tbf_qdisc(i.mbps, mtu, latency_ms));
+      out += fmt::format("qdisc replace dev {} root {}\n", i.name, port_qdisc(ns, i, options));
     else if (shaped.contains(i.name))
       out += fmt::format("qdisc del dev {} root\n", i.name);
   }

@@ -67,9 +67,7 @@ void write_kernel_settings(const Topology& t, const TestbedOptions& options,
         continue;
       std::set<std::string> shaped;
       for (const auto& [ifname, rate] : parse_tbf_rates(tc_qdiscs(ns))) shaped.insert(ifname);
-      const int latency_ms = options.lossless ? 1 : 5;  // as namespace_tc_batch writes it
-      if (const auto batch = shaping_replace_batch(ns, kind, options.mtu, shaped, latency_ms);
-          !batch.empty())
+      if (const auto batch = shaping_replace_batch(ns, kind, options, shaped); !batch.empty())
         run_checked(fmt::format("reshaping {} ports in {}", to_string(kind), ns.netns),
                     {"tc", "-n", ns.netns, "-batch", "-"}, batch);
     }

@@ -105,11 +105,11 @@ std::string ecn_marking_replace_batch(const Namespace& ns, const Topology& t,
                                       const TestbedOptions& options);
 
 // `tc -batch`: every `kind` port of `ns` shaped at its rate in `ns` (a topology built with the
-// new options) with up's tbf_qdisc (`latency_ms` of queue: 5, 1 for a --lossless testbed's
-// hosts), or, at 0, its tbf deleted where `shaped` (the devices that have one now) says there is
-// one. Empty when there is nothing to do.
-std::string shaping_replace_batch(const Namespace& ns, LinkKind kind, int mtu,
-                                  const std::set<std::string>& shaped, int latency_ms = 5);
+// new `options`) with up's qdisc (port_qdisc: a --vm guest's deep NIC queue, 1 ms of queue on a
+// --lossless testbed's hosts, else 5), or, at 0, its tbf deleted where `shaped` (the devices
+// that have one now) says there is one. Empty when there is nothing to do.
+std::string shaping_replace_batch(const Namespace& ns, LinkKind kind, const TestbedOptions& options,
+                                  const std::set<std::string>& shaped);
 
 // For the testbed in DIR (DIR/testbed.json), the values in force: read with nft and tc in its
 // namespaces, and on a --lossless testbed from each switch's forwarding process's configuration

@@ -60,6 +60,11 @@ long long burst_bytes(int mbps, int mtu);
 // a --lossless testbed's hosts, whose NIC queue the switches' PFC headroom must hold).
 std::string tbf_qdisc(int mbps, int mtu, int latency_ms = 5);
 
+// The root qdisc of a shaped port (i.mbps > 0) of `ns`, as `up` adds it and `testbed set`
+// replaces it: a --vm guest's NIC queue (guest_nic_queue_bytes deep), else tbf_qdisc with 1 ms
+// of queue on a --lossless testbed's hosts and 5 ms elsewhere.
+std::string port_qdisc(const Namespace& ns, const Interface& i, const TestbedOptions& o);
+
 // --lossless: the ethtool commands that turn off a host's checksum and segmentation offloads on
 // its fabric ports, so every frame a switch's packet socket reads is finished (scripts.cpp says
 // why). Empty otherwise.
