@@ -17,6 +17,7 @@ Usage: python3 testbed_lossless_test.py PATH/TO/rocehil   (as root)
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -133,6 +134,38 @@ class Fabric:
             out[switch] = read_counters(f"/run/rocehil/{self.netns(switch)}.counters")
         return out
 
+    def losses_outside_the_switches(self):
+        """{where: count} of what the kernel dropped on the way, which no switch counter sees:
+        veths' drops (a far end's full backlog), the switches' packet sockets (ss's d), the
+        hosts' UDP receive buffers. Reported with each incast, so that retransmits with no
+        switch drop can be placed."""
+        out = {}
+        for name in ("h1", "h2", "h3", "h4", "l1", "l2", "s1", "s2"):
+            ns = self.netns(name)
+            links = json.loads(subprocess.run(["ip", "-n", ns, "-s", "-j", "link"],
+                                              capture_output=True, text=True).stdout or "[]")
+            for link in links:
+                if not link["ifname"].startswith(self.id):
+                    continue
+                stats = link.get("stats64", {})
+                # A host NIC's rx drops count the MAC control and LLDP frames no protocol takes.
+                for side in ("tx",) if name.startswith("h") else ("tx", "rx"):
+                    if stats.get(side, {}).get("dropped", 0):
+                        out[f"{name} {link['ifname']} {side}"] = stats[side]["dropped"]
+            if not name.startswith("h"):
+                sockets = subprocess.run(["ip", "netns", "exec", ns, "ss", "-0", "-a", "-m", "-n"],
+                                         capture_output=True, text=True).stdout
+                dropped = sum(int(d) for d in re.findall(r",d(\d+)\)", sockets))
+                if dropped:
+                    out[f"{name} packet sockets"] = dropped
+            else:
+                snmp = subprocess.run(["ip", "netns", "exec", ns, "cat", "/proc/net/snmp"],
+                                      capture_output=True, text=True).stdout.splitlines()
+                udp = [line.split()[1:] for line in snmp if line.startswith("Udp:")]
+                if len(udp) == 2 and int(dict(zip(*udp)).get("RcvbufErrors", 0)):
+                    out[f"{name} UDP receive buffer"] = int(dict(zip(*udp))["RcvbufErrors"])
+        return out
+
     def down(self):
         rocehil("testbed", "down", "--dir", self.dir, "--quiet", check=False)
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -210,16 +243,19 @@ class LosslessIncast(unittest.TestCase):
             case, metrics = fabric.run_suite(tclass, self.work, size, iterations, qps, sets)
             frames = {h: c.frames() for h, c in captures.items()}
             counters = fabric.counters()
+            elsewhere = fabric.losses_outside_the_switches()
         finally:
             fabric.down()
         self.fabric_id = fabric.id
+        self.elsewhere = elsewhere
         print(f"\n[{tag}] tclass {tclass} {knobs}: busbw {metrics.get('busbw_gbps')}, "
               f"PFC XOFF sent {total(counters, 'priority', 'pfc_sent')}, "
               f"ECN marked {total(counters, 'queue', 'ecn_marked')}, "
               f"drops {total(counters, 'queue', 'dropped')}, cnps {metrics.get('cnps')}, "
               f"retransmits {metrics.get('retransmits')}, timeouts {metrics.get('timeouts')}, "
               f"frames seen by tshark {[len(f) for f in frames.values()]}, lossless drops "
-              f"{total(counters, 'priority', 'lossless_drops')}", flush=True)
+              f"{total(counters, 'priority', 'lossless_drops')}, lost outside the switches' "
+              f"queues {elsewhere or 'nowhere'}", flush=True)
         if must_pass:
             self.assertEqual(case["outcome"], "pass", case["summary"])
         self.assertEqual(settings, STRETCHED, "the hosts' DCQCN timers are not the testbed's")
@@ -249,6 +285,7 @@ class LosslessIncast(unittest.TestCase):
         self.assertGreater(metrics["nic_rx_pause[3]"], 0, "the senders saw no PFC")
         self.assertGreater(metrics["nic_pause_duration_us[3]"], 0, "the senders never paused")
         self.assert_no_lossless_drop(counters)
+        self.assertEqual(self.elsewhere, {}, "the kernel dropped frames on the way")
         self.assertEqual(total(counters, "queue", "ecn_marked"), 0)
         self.assertEqual(metrics["errors"], 0)
         # Nothing lost, so nothing sent twice: no NAK, no ACK timeout, no retransmission.
