@@ -40,27 +40,6 @@ std::string root_for(const SettingsRequest& r, std::string_view address,
   return is_soft(r) ? (fs::path(places.soft_dir) / std::string(address)).string() : places.nic_root;
 }
 
-// The soft provider's files for one address, with its own defaults where a file is missing:
-// laid out as a ConnectX host's sysfs, so that one NicFiles reads, writes and restores both.
-void make_soft_files(const std::string& root, const std::string& netdev) {
-  for (const traffic::SoftSetting& d : traffic::soft_setting_defaults()) {
-    const settings::Setting* s = settings::find(d.name);
-    if (s == nullptr || s->sysfs.empty())
-      throw Error(ExitCode::infrastructure,
-                  fmt::format("soft provider setting {} is not in the settings catalogue; "
-                              "this rocehil is inconsistent",
-                              d.name));
-    const fs::path file = fs::path(root) / "sys/class/net" / netdev / std::string(s->sysfs);
-    if (fs::exists(file)) continue;
-    std::error_code ec;
-    fs::create_directories(file.parent_path(), ec);
-    std::ofstream out(file);
-    out << d.value << '\n';
-    if (!out.flush())
-      throw system_error(fmt::format("cannot write the soft provider's {}", file.string()), errno);
-  }
-}
-
 struct Nic {
   std::string address, netdev, root;
   bool soft = false;
@@ -85,7 +64,7 @@ std::vector<Nic> nics_of(const SettingsRequest& r, const SettingsPlaces& places)
           address));
     nics.push_back({address, netdev, root_for(r, address, places), is_soft(r)});
     if (is_soft(r) && r.action != SettingsAction::restore)
-      make_soft_files(nics.back().root, netdev);
+      SoftNic(nics.back().root, netdev).make_files();
   }
   return nics;
 }

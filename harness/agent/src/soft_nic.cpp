@@ -93,6 +93,25 @@ std::string SoftNic::where(const settings::Setting& s) const {
   return soft_takes(s) ? files_.where(s) : std::string();
 }
 
+void SoftNic::make_files() const {
+  for (const traffic::SoftSetting& d : traffic::soft_setting_defaults()) {
+    const settings::Setting* s = settings::find(d.name);
+    if (s == nullptr || s->sysfs.empty())
+      throw Error(ExitCode::infrastructure,
+                  fmt::format("soft provider setting {} is not in the settings catalogue; "
+                              "this rocehil is inconsistent",
+                              d.name));
+    const fs::path file = fs::path(root_) / "sys/class/net" / netdev() / std::string(s->sysfs);
+    if (fs::exists(file)) continue;
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    std::ofstream out(file);
+    out << d.value << '\n';
+    if (!out.flush())
+      throw system_error(fmt::format("cannot write the soft provider's {}", file.string()), errno);
+  }
+}
+
 SoftQos SoftNic::qos() const {
   SoftQos q;
   q.trust_pcp = read(*settings::find("trust")) == "pcp";

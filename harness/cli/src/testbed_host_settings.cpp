@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cerrno>
 #include <filesystem>
-#include <fstream>
 
 #include "rocehil/agent/soft_nic.hpp"
 #include "rocehil/common/error.hpp"
@@ -26,16 +24,6 @@ const settings::Setting& setting(std::string_view name) {
   return *s;
 }
 
-// A DCQCN file the agent would otherwise create with the provider's default.
-void write_file_setting(const fs::path& nic, const settings::Setting& s, std::string_view value) {
-  const fs::path file = nic / std::string(s.sysfs);
-  std::error_code ec;
-  fs::create_directories(file.parent_path(), ec);
-  std::ofstream out(file, std::ios::trunc);
-  out << value << '\n';
-  if (!out.flush()) throw system_error(fmt::format("cannot write {}", file.string()), errno);
-}
-
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> write_lossless_host_settings(
@@ -54,15 +42,9 @@ std::vector<std::pair<std::string, std::string>> write_lossless_host_settings(
     if (ns.role != testbed::Role::host || ns.fabric_address.empty()) continue;
     for (const testbed::Interface& i : ns.interfaces) {
       if (i.address != ns.fabric_address) continue;
-      const fs::path root = fs::path(soft_dir) / ns.fabric_address;
-      const agent::SoftNic nic(root.string(), i.name);
-      for (const auto& [name, value] : values) {
-        const settings::Setting& s = setting(name);
-        if (s.sysfs.empty())
-          nic.write(s, value);  // the soft provider's own QoS files
-        else
-          write_file_setting(root / "sys/class/net" / i.name, s, value);
-      }
+      const agent::SoftNic nic((fs::path(soft_dir) / ns.fabric_address).string(), i.name);
+      nic.make_files();
+      for (const auto& [name, value] : values) nic.write(setting(name), value);
     }
   }
   return values;

@@ -24,16 +24,12 @@ std::string counters_path(const Namespace& ns) {
   return shared_counters_path(ns.netns);
 }
 
-// The switches spread over the CPUs, each kept to one (switch_config.hpp says why).
-int cpu_of(int ordinal) {
-  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return cpus > 0 ? static_cast<int>(ordinal % cpus) : -1;
-}
-
 void write_config(const Namespace& ns, int ordinal, const TestbedOptions& options,
                   const TestbedPaths& paths) {
   SwitchConfig config = switch_config(ns, options, counters_path(ns));
-  config.cpu = cpu_of(ordinal);
+  // The switches spread over the CPUs, each kept to one (switch_config.hpp says why).
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  config.cpu = cpus > 0 ? static_cast<int>(ordinal % cpus) : -1;
   write_file(paths.switchd_config(ns), to_json_text(config),
              fs::perms::owner_read | fs::perms::owner_write);
 }
@@ -43,8 +39,8 @@ void write_config(const Namespace& ns, int ordinal, const TestbedOptions& option
 // it) moves between CPUs: two backlogs drained in either order deliver a flow to the switch out
 // of order, and the receiver's go-back-N resends a window with nothing lost (358 and 377
 // retransmits in incasts with 0 drops counted anywhere). RPS on every CPU picks a flow's backlog
-// by its hash, so a flow keeps one; steering a whole switch to its own CPU kept order too but
-// loaded that CPU enough that hosts overran the headroom.
+// by its hash, so a flow keeps one. (Steering each switch's ports to its process's CPU keeps
+// order too; both runs tried that way had lossless drops, then with a 10 ms headroom.)
 void steer_ports_by_flow(const Namespace& ns) {
   const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
   if (cpus <= 1) return;

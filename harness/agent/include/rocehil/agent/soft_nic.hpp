@@ -40,6 +40,11 @@ class SoftNic final : public settings::Target {
   std::string where(const settings::Setting& s) const override;
   const std::string& netdev() const noexcept override { return files_.netdev(); }
 
+  // Writes the provider's own default into each of its DCQCN files that is missing, laid out
+  // as a ConnectX host's sysfs, so that one NicFiles reads, writes and restores both. Throws
+  // rocehil::Error (infrastructure) naming a file it cannot write.
+  void make_files() const;
+
   // Its `pfc` and `trust`, as the provider takes them. Throws rocehil::Error (infrastructure)
   // naming a file that holds what the setting does not take.
   SoftQos qos() const;
