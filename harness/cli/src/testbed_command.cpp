@@ -24,10 +24,10 @@
 #include "rocehil/testbed/status_json.hpp"
 #include "rocehil/testbed/switch_knobs.hpp"
 #include "rocehil/testbed/testbed.hpp"
+#include "testbed_dataplane_commands.hpp"
 #include "testbed_host_settings.hpp"
 #include "testbed_leftovers.hpp"
 #include "testbed_relay_command.hpp"
-#include "testbed_switchd_command.hpp"
 #include "testbed_text.hpp"
 
 namespace rocehil::cli {
@@ -314,7 +314,9 @@ docs/rehearsal.md, "A lossless fabric", says what it models and where it differs
                "and SONiC's PFC watchdog. Knobs: --switch, or 'testbed set' on a running one. "
                "The soft hosts get PFC on the same priorities, trust dscp, and DCQCN's timer "
                "stretched to the fabric's millisecond queues (roce_rp.rpg_time_reset=3000, "
-               "rpg_byte_reset=0); 'run --set' changes them for a run");
+               "rpg_byte_reset=0); 'run --set' changes them for a run. With --vm each guest's "
+               "fabric NIC is a process that obeys PFC and holds the guest back instead of "
+               "dropping (rocehil testbed guest-nic)");
   auto knobs = std::make_shared<std::vector<std::string>>();
   up->add_option("--switch", *knobs,
                  "--lossless: a knob as KNOB=VALUE (repeat): switch.ecn_enable=0|1, "
@@ -455,7 +457,7 @@ read shows NO COUNTERS and why, and status exits 3.)");
   add_testbed_link_command(testbed, exit_code);
   add_snmp_counters_command(testbed, exit_code);
   add_mirror_relay_command(testbed, exit_code);
-  add_switchd_command(testbed, exit_code);
+  add_dataplane_commands(testbed, exit_code);
 }
 
 }  // namespace rocehil::cli

@@ -1,5 +1,7 @@
 #include "dataplane/shared_counters.hpp"
 
+#include "dataplane/fd.hpp"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <net/if.h>
@@ -27,21 +29,6 @@ namespace {
 Error infrastructure(const std::string& message) {
   return Error(ExitCode::infrastructure, message);
 }
-
-// A file descriptor closed on every way out.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // A read-only mapping unmapped on every way out.
 class ReadMapping {

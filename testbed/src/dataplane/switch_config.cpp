@@ -13,12 +13,9 @@ namespace rocehil::testbed::dataplane {
 std::string to_json_text(const SwitchConfig& c) {
   nlohmann::json ports = nlohmann::json::array();
   for (const auto& p : c.ports) ports.push_back({{"ifname", p.ifname}, {"mbps", p.mbps}});
-  const nlohmann::json j = {{"name", c.name},
-                            {"ecmp_seed", c.ecmp_seed},
-                            {"counters_path", c.counters_path},
-                            {"cpu", c.cpu},
-                            {"ports", ports},
-                            {"knobs", knobs_to_json(c.knobs)}};
+  const nlohmann::json j = {
+      {"name", c.name}, {"ecmp_seed", c.ecmp_seed}, {"counters_path", c.counters_path},
+      {"cpu", c.cpu},   {"ports", ports},           {"knobs", knobs_to_json(c.knobs)}};
   return j.dump(2) + "\n";
 }
 

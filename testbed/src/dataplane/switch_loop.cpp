@@ -5,16 +5,10 @@
 #include <ifaddrs.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +22,7 @@
 #include <sstream>
 #include <vector>
 
+#include "dataplane/event_loop.hpp"
 #include "dataplane/fib.hpp"
 #include "dataplane/netlink_routes.hpp"
 #include "dataplane/packet.hpp"
@@ -54,34 +49,6 @@ constexpr std::uint16_t full_quanta = 0xffff;
 constexpr std::uint64_t arp_retry_ns = 100'000'000;
 constexpr int receive_batch = 32;
 constexpr std::uint64_t retry_ns = 200'000;
-
-std::uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull +
-         static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  Fd& operator=(Fd&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-[[noreturn]] void fail(std::string_view what) {
-  throw system_error(std::string(what), errno);
-}
 
 // The time a lossless queue of a port was held by PFC received: the union of the pauses, each
 // counted when it ends (or is cut short), so the counter never reads time still ahead.
@@ -185,32 +152,10 @@ void SwitchLoop::open_ports() {
   for (std::size_t p = 0; p < ports_.size(); ++p) {
     Port& port = ports_[p];
     port.config = config_.ports[p];
-    port.ifindex = static_cast<int>(if_nametoindex(port.config.ifname.c_str()));
-    if (port.ifindex == 0)
-      throw input_error(
-          fmt::format("{}: port {} is not in this namespace; bring the testbed up "
-                      "again",
-                      config_path_, port.config.ifname));
-    port.socket = Fd(socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL)));
-    if (port.socket.get() < 0) fail("socket(AF_PACKET)");
-    sockaddr_ll address{};
-    address.sll_family = AF_PACKET;
-    address.sll_protocol = htons(ETH_P_ALL);
-    address.sll_ifindex = port.ifindex;
-    if (bind(port.socket.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
-      fail(fmt::format("bind to {}", port.config.ifname));
-    // What this port sends (the loop's frames, the kernel's) is not for the loop to forward.
-    const int one = 1;
-    setsockopt(port.socket.get(), SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
-    // Room for a few milliseconds at line rate while the loop is away (a shared 2-core machine).
-    const int buffer = 8 << 20;
-    setsockopt(port.socket.get(), SOL_SOCKET, SO_RCVBUFFORCE, &buffer, sizeof buffer);
-    setsockopt(port.socket.get(), SOL_SOCKET, SO_SNDBUFFORCE, &buffer, sizeof buffer);
-    ifreq request{};
-    std::snprintf(request.ifr_name, IFNAMSIZ, "%s", port.config.ifname.c_str());
-    if (ioctl(port.socket.get(), SIOCGIFHWADDR, &request) != 0)
-      fail(fmt::format("SIOCGIFHWADDR {}", port.config.ifname));
-    std::memcpy(port.mac.data(), request.ifr_hwaddr.sa_data, 6);
+    PacketPort opened = open_packet_port(port.config.ifname, config_path_);
+    port.socket = std::move(opened.socket);
+    port.ifindex = opened.ifindex;
+    port.mac = opened.mac;
     port.counts = &counters_->port(static_cast<int>(p));
     bump(port.counts->ifindex, static_cast<std::uint64_t>(port.ifindex));
   }
@@ -696,57 +641,18 @@ int SwitchLoop::run() {
   refresh_fib();
   RouteWatch route_watch;
 
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGHUP);
-  if (sigprocmask(SIG_BLOCK, &signals, nullptr) != 0) fail("sigprocmask");
-  Fd signal_fd(signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC));
-  Fd timer(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
-  Fd epoll(epoll_create1(EPOLL_CLOEXEC));
-  if (signal_fd.get() < 0 || timer.get() < 0 || epoll.get() < 0) fail("signalfd/timerfd/epoll");
-  const auto watch_fd = [&epoll](int fd, std::uint64_t tag) {
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.u64 = tag;
-    if (epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &event) != 0) fail("epoll_ctl");
-  };
-  constexpr std::uint64_t tag_signal = 1'000'000, tag_timer = 1'000'001, tag_routes = 1'000'002;
-  for (std::size_t p = 0; p < ports_.size(); ++p) watch_fd(ports_[p].socket.get(), p);
-  watch_fd(signal_fd.get(), tag_signal);
-  watch_fd(timer.get(), tag_timer);
-  watch_fd(route_watch.fd(), tag_routes);
+  EventWait events;
+  constexpr std::uint64_t tag_routes = 1'000'000;
+  for (std::size_t p = 0; p < ports_.size(); ++p) events.watch(ports_[p].socket.get(), p);
+  events.watch(route_watch.fd(), tag_routes);
   log_(fmt::format("{}: forwarding on {} ports, {} routes", config_.name, ports_.size(),
                    fib_.routes().size()));
 
-  std::array<epoll_event, 64> events{};
-  std::uint64_t armed = 0;
   for (;;) {
-    const std::uint64_t deadline = next_deadline(now_ns());
-    if (deadline != armed) {
-      itimerspec spec{};
-      if (deadline != 0) {
-        spec.it_value.tv_sec = static_cast<time_t>(deadline / 1'000'000'000ull);
-        spec.it_value.tv_nsec = static_cast<long>(deadline % 1'000'000'000ull);
-      }
-      timerfd_settime(timer.get(), TFD_TIMER_ABSTIME, &spec, nullptr);
-      armed = deadline;
-    }
-    const int ready = epoll_wait(epoll.get(), events.data(), static_cast<int>(events.size()), -1);
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      fail("epoll_wait");
-    }
-    for (int e = 0; e < ready; ++e) {
-      const std::uint64_t tag = events[e].data.u64;
+    for (const epoll_event& event : events.wait(next_deadline(now_ns()))) {
+      const std::uint64_t tag = event.data.u64;
       if (tag < ports_.size()) {
         receive(static_cast<int>(tag));
-      } else if (tag == tag_timer) {
-        std::uint64_t expirations = 0;
-        if (read(timer.get(), &expirations, sizeof expirations) < 0) { /* spurious wake */
-        }
-        armed = 0;
       } else if (tag == tag_routes) {
         announced_.clear();
         if (route_watch.drain(announced_)) {
@@ -754,21 +660,19 @@ int SwitchLoop::run() {
           refresh_fib();
         }
         for (const auto& neighbor : announced_) learn(neighbor);
-      } else if (tag == tag_signal) {
-        signalfd_siginfo info{};
-        while (read(signal_fd.get(), &info, sizeof info) == sizeof info) {
-          if (info.ssi_signo != SIGHUP) {
-            log_(fmt::format("{}: stopping", config_.name));
-            return 0;
-          }
-          try {
-            load_config();
-            apply_knobs();
-            log_(fmt::format("{}: knobs read again from {}", config_.name, config_path_));
-          } catch (const Error& error) {
-            log_(fmt::format("{}: keeping the knobs in force: {}", config_.name, error.what()));
-          }
-        }
+      }
+    }
+    if (events.stop_requested()) {
+      log_(fmt::format("{}: stopping", config_.name));
+      return 0;
+    }
+    if (events.take_reload()) {
+      try {
+        load_config();
+        apply_knobs();
+        log_(fmt::format("{}: knobs read again from {}", config_.name, config_path_));
+      } catch (const Error& error) {
+        log_(fmt::format("{}: keeping the knobs in force: {}", config_.name, error.what()));
       }
     }
     const std::uint64_t now = now_ns();

@@ -119,7 +119,9 @@ std::string port_qdisc(const Namespace& ns, const Interface& i, const TestbedOpt
   // allreduce with 2 QPs over 4 guests ended in retry_exceeded or remote_invalid_request; with
   // this queue, 0 drops and it passes). A NIC pulls from its host's memory as the wire allows:
   // the queue is as deep as rxe's in-flight packets.
-  if (o.vm.enabled && ns.role == Role::host && i.kind == LinkKind::host)
+  // On a lossless fabric the guest's NIC process paces and holds them back instead
+  // (guest_nic.hpp), and the tbf is a soft host's.
+  if (o.vm.enabled && !o.lossless && ns.role == Role::host && i.kind == LinkKind::host)
     return fmt::format("tbf rate {}mbit burst {} limit {}", i.mbps, burst_bytes(i.mbps, o.mtu),
                        guest_nic_queue_bytes);
   return tbf_qdisc(i.mbps, o.mtu, o.lossless ? 1 : 5);

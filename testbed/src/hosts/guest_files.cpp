@@ -67,6 +67,8 @@ std::string guest_tap_batch(const Namespace& ns, const TestbedOptions& o) {
   for (const bool mgmt : {false, true}) {
     const Interface* veth = interface_of(ns, mgmt ? LinkKind::mgmt : LinkKind::host);
     if (veth == nullptr) continue;
+    // On a lossless fabric the guest's fabric NIC is a process (guest_nic.hpp), not a tap.
+    if (!mgmt && o.lossless) continue;
     const std::string tap = guest_tap(o.id, mgmt);
     const std::string bridge = guest_bridge(o.id, mgmt);
     out += fmt::format("tuntap add dev {} mode tap\n", tap);
@@ -296,11 +298,17 @@ std::vector<std::string> qemu_argv(const Namespace& ns, const Topology& t, const
          fmt::format("local,id=live,path={},security_model=none,readonly=on,multidevs=remap",
                      qemu_option_value(live_dir)),
          "-device", "virtio-9p-pci,fsdev=live,mount_tag=live"});
+  // On a lossless fabric the fabric NIC is QEMU's stream to the guest NIC process, which stops
+  // reading while PFC holds its queues: QEMU then stops taking from the virtio ring (a tap takes
+  // every frame, whatever the wire does).
+  const std::string fabric_netdev =
+      o.lossless
+          ? fmt::format("stream,id=nic,server=off,addr.type=unix,addr.path={}",
+                        qemu_option_value(TestbedPaths::guest_nic_socket(ns)))
+          : fmt::format("tap,id=nic,ifname={},script=no,downscript=no", guest_tap(t.id, false));
   argv.insert(
       argv.end(),
-      {"-netdev",
-       fmt::format("tap,id=nic,ifname={},script=no,downscript=no", guest_tap(t.id, false)),
-       "-device",
+      {"-netdev", fabric_netdev, "-device",
        fmt::format("virtio-net-pci,netdev=nic,mac={},host_mtu={}", guest_mac(t.id, number, false),
                    o.mtu),
        "-netdev",

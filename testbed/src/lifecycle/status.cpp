@@ -157,7 +157,9 @@ StatusResult status(const std::string& dir_option, const std::string& id_option)
         s.routing->problem = "namespace missing";
       }
     }
-    if (state && state->options.lossless && is_switch(ns)) {
+    // A --vm guest's NIC process keeps the same counters as a switch (guest_nic.hpp).
+    if (state && state->options.lossless &&
+        (is_switch(ns) || (state->options.vm.enabled && ns.role == Role::host))) {
       if (s.exists) {
         s.dataplane = read_dataplane_status(dataplane::shared_counters_path(ns.netns));
       } else {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "dataplane/switchds.hpp"
+#include "guest_nic/guest_nics.hpp"
 #include "lifecycle/lossless_settings.hpp"
 #include "rocehil/testbed/fabric_settings.hpp"
 #include "rocehil/testbed/paths.hpp"
@@ -43,6 +44,8 @@ std::map<std::string, std::string> apply_fabric_settings(
   // by hand back in line.
   write_kernel_settings(t, options, names);
   if (options.lossless) dataplane::reload_switchds(t, options, TestbedPaths{options.dir});
+  if (options.lossless && options.vm.enabled)
+    guest_nic::reload_guest_nics(t, options, TestbedPaths{options.dir});
   // Recorded only once every namespace and switch has it: after a failure the state still says
   // what was there before, and the read-back shows which ports changed.
   state.options = options;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "dataplane/switchds.hpp"
+#include "guest_nic/guest_nics.hpp"
 #include "hosts/guests.hpp"
 #include "mirrors/mirror_relays.hpp"
 #include "rocehil/common/error.hpp"
@@ -126,6 +127,8 @@ class FabricBuilder {
     for (const auto& ns : t_.namespaces) configure(ns);
     const auto servers = write_ssh_files();
     // Guests boot (seconds to a minute) while the switches' agents start.
+    if (o_.vm.enabled && o_.lossless)
+      guest_nic::start_guest_nics(t_, o_, paths_, rocehil_, report_);
     if (o_.vm.enabled) start_guests(t_, o_, paths_, *guest_kernel_, report_);
     start_sshds(servers);
     wait_for_links();

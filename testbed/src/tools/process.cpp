@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 
 #include "rocehil/common/error.hpp"
 #include "tools/files.hpp"
@@ -194,6 +197,21 @@ std::string run_checked(std::string_view what, const std::vector<std::string>& a
   throw Error(ExitCode::infrastructure,
               fmt::format("{}: '{}' exited with {}: {}", what, shell_words(argv), r.exit_status,
                           first_lines.empty() ? "no message" : first_lines));
+}
+
+void enter_data_plane_namespace(const std::string& netns, std::string_view who,
+                                const std::function<void(std::string_view)>& log) {
+  const std::string path = "/run/netns/" + netns;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw system_error(fmt::format("{}: cannot open {} (is the testbed up?)", who, path), errno);
+  const int entered = ::setns(fd, CLONE_NEWNET);
+  const int why = errno;
+  ::close(fd);
+  if (entered != 0)
+    throw system_error(fmt::format("{}: cannot enter network namespace {}", who, netns), why);
+  if (::setpriority(PRIO_PROCESS, 0, -10) != 0)
+    log(fmt::format("{}: cannot raise its priority (nice -10): {}", who, std::strerror(errno)));
 }
 
 }  // namespace rocehil::testbed

@@ -48,6 +48,22 @@ struct TestbedPaths {
     return run_dir() + "/" + ns.netns + ".qemu.pid";
   }
 
+  // A --vm --lossless guest's NIC process (guest_nic.hpp): its configuration, pid and log, and
+  // the unix socket QEMU's -netdev stream connects to, in public_run_dir() (a socket's path is
+  // 107 characters at most; the socket itself is root's only).
+  std::string guest_nic_config(const Namespace& ns) const {
+    return vm_dir() + "/" + ns.netns + ".nic.json";
+  }
+  std::string guest_nic_pid(const Namespace& ns) const {
+    return run_dir() + "/" + ns.netns + ".guest-nic.pid";
+  }
+  std::string guest_nic_log(const Namespace& ns) const {
+    return run_dir() + "/" + ns.netns + ".guest-nic.log";
+  }
+  static std::string guest_nic_socket(const Namespace& ns) {
+    return public_run_dir() + "/" + ns.netns + ".nic.sock";
+  }
+
   // A spine's remote mirror relay (mirror_relay.hpp): its pid, and the counters it rewrites
   // every second.
   std::string relay_pid(const Namespace& ns) const {

@@ -100,7 +100,7 @@ struct NamespaceStatus {
   std::optional<std::string> slurm_state;    // --slurm: sinfo's state of its node ("idle")
   std::optional<GuestStatus> guest;          // --vm: hosts
   std::optional<SwitchRouting> routing;      // --routing bgp: switches, as their vtysh says
-  std::optional<DataplaneStatus> dataplane;  // --lossless: switches
+  std::optional<DataplaneStatus> dataplane;  // --lossless: switches, and --vm guests' NICs
   std::vector<InterfaceStatus> interfaces;
 };
 
