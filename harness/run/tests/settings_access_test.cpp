@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <string>
 
 #include "rocehil/common/error.hpp"
@@ -25,6 +26,10 @@ std::string error_as(uid_t uid) {
   const pid_t child = fork();
   if (child == 0) {
     close(pipe_fds[0]);
+    // As the command line does (interrupt.cpp): an agent that exits before it reads its hello
+    // (a refused root exits at once) is a write error, not a SIGPIPE that kills the caller. On a
+    // loaded machine the refusal often came first, and the child died saying nothing.
+    std::signal(SIGPIPE, SIG_IGN);
     std::string message;
     if (setgroups(0, nullptr) != 0 || setresgid(uid, uid, uid) != 0 ||
         setresuid(uid, uid, uid) != 0) {
@@ -54,6 +59,7 @@ std::string error_as(uid_t uid) {
   close(pipe_fds[0]);
   int status = 0;
   waitpid(child, &status, 0);
+  if (WIFSIGNALED(status)) out += fmt::format("[the child died of signal {}]", WTERMSIG(status));
   return out;
 }
 
