@@ -166,6 +166,14 @@ class Fabric:
                     out[f"{name} UDP receive buffer"] = int(dict(zip(*udp))["RcvbufErrors"])
         return out
 
+    def tx_dropped(self, name, ifname):
+        """What a veth refused to hand its far end (that end's backlog full): the kernel drops
+        it before any capture there sees it, and counts it on this end."""
+        out = subprocess.run(["ip", "-n", self.netns(name), "-s", "-j", "link", "show", "dev",
+                              ifname], capture_output=True, text=True).stdout
+        links = json.loads(out or "[]")
+        return links[0].get("stats64", {}).get("tx", {}).get("dropped", 0) if links else 0
+
     def down(self):
         rocehil("testbed", "down", "--dir", self.dir, "--quiet", check=False)
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -244,6 +252,8 @@ class LosslessIncast(unittest.TestCase):
         try:
             captures = {h: Capture(fabric, h, self.work) for h in ("h2", "h3")}
             settings = show_host_settings(fabric)
+            to_h2 = f"{fabric.id}-h2"
+            refused_before = fabric.tx_dropped("l1", to_h2)
             case, metrics = fabric.run_suite(tclass, self.work, size, iterations, qps, sets)
             # The switches' counts just before the captures stop and just after bracket what
             # the captures can have seen: a frame sent in between is in one count, not the other.
@@ -251,6 +261,7 @@ class LosslessIncast(unittest.TestCase):
             self.counted_before = fabric.counters()
             frames = {h: c.frames() for h, c in captures.items()}
             self.capture_drops = {h: c.dropped for h, c in captures.items()}
+            self.refused_to_h2 = fabric.tx_dropped("l1", to_h2) - refused_before
             counters = fabric.counters()
             elsewhere = fabric.losses_outside_the_switches()
         finally:
@@ -284,9 +295,13 @@ class LosslessIncast(unittest.TestCase):
             port = snapshot["l1"][f"{self.fabric_id}-h2"]
             return sum(port["priority"][p]["pfc_sent"] + port["priority"][p]["xon_sent"]
                        for p in range(8))
+        # A frame l1's veth could not hand h2 (h2's backlog full on a busy CPU) is lost before
+        # any capture, and counted on l1's end: one run of ten saw 878 of 913.
         why = (f"l1 counted {sent(self.counted_before)} before the capture stopped and "
-               f"{sent(counters)} after; tcpdump's own drops: {self.capture_drops}")
-        self.assertGreaterEqual(len(frames["h2"]), sent(self.counted_before), why)
+               f"{sent(counters)} after, its veth refused {self.refused_to_h2} frames to h2; "
+               f"tcpdump's own drops: {self.capture_drops}")
+        self.assertGreaterEqual(len(frames["h2"]), sent(self.counted_before) - self.refused_to_h2,
+                                why)
         self.assertLessEqual(len(frames["h2"]), sent(counters), why)
 
     def test_lossless_ecn_off_pauses_senders_and_drops_nothing(self):

@@ -13,9 +13,10 @@ Held to what is not rocehil's: tcpdump and tshark on the senders' wires (the PFC
 sent, priority 3 enabled), the guests' own virtio and rxe counters read over ssh, and the
 switches' and NICs' counters files read with testbed_lossless_test.py's own copy of their layout.
 rxe's retries are reported, not asserted: emulated guests on two shared cores miss its 67 ms ACK
-timer with nothing lost (the receiver counts the resent packets as duplicates). So is a case
-that ends on RNR: the receiving guest reposted its receives slower than a ConnectX host's RNR
-budget (1 run in 3); a loss would end it on retry_exceeded, which fails the test.
+timer with nothing lost (the receiver counts the resent packets as duplicates). A case that ends
+on RNR (the receiving guest reposted its receives slower than a ConnectX host's RNR budget, 2 runs
+in 5) is said and run again, 3 times at most; a loss would end it on retry_exceeded, which fails
+the test at once.
 
 Usage: python3 testbed_vm_lossless_test.py PATH/TO/rocehil   (as root)
 """
@@ -107,21 +108,40 @@ class GuestsOnALosslessFabric(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         return {k: int(v) for k, v in (line.split(":", 1) for line in out.stdout.split())}
 
+    def incast(self, work, attempt):
+        """One run of SUITE with the senders' wires captured: (case, {host: PFC frames})."""
+        captures = {h: lossless.Capture(self, h, work) for h in ("h2", "h3")}
+        suite = os.path.join(work, "suite.yaml")
+        with open(suite, "w") as f:
+            f.write(SUITE)
+        reports = os.path.join(work, f"reports-{attempt}")
+        result = subprocess.run([ROCEHIL, "run", suite, "-i", f"{self.tb}/inventory.yaml",
+                                 "--reports", reports],
+                                capture_output=True, text=True, timeout=600, cwd=work)
+        frames = {h: c.frames() for h, c in captures.items()}
+        runs = sorted(glob.glob(os.path.join(reports, "*", "run.json")))
+        self.assertTrue(runs, f"no run.json: {result.stdout}{result.stderr}")
+        with open(runs[-1]) as f:
+            return json.load(f)["cases"][0], frames
+
     def test_a_guest_incast_on_a_lossless_class_is_paused_not_dropped(self):
         work = tempfile.mkdtemp(prefix="rocehil-vm-lossless-run-")
+        ended_on_rnr = []
         try:
             before = {h: self.guest_counters(h) for h in ("h1", "h2", "h3")}
-            captures = {h: lossless.Capture(self, h, work) for h in ("h2", "h3")}
-            suite = os.path.join(work, "suite.yaml")
-            with open(suite, "w") as f:
-                f.write(SUITE)
-            result = subprocess.run([ROCEHIL, "run", suite, "-i", f"{self.tb}/inventory.yaml"],
-                                    capture_output=True, text=True, timeout=600, cwd=work)
-            runs = sorted(glob.glob(os.path.join(work, "reports", "*", "run.json")))
-            self.assertTrue(runs, f"no run.json: {result.stdout}{result.stderr}")
-            with open(runs[-1]) as f:
-                case = json.load(f)["cases"][0]
-            frames = {h: c.frames() for h, c in captures.items()}
+            # The case passes, or ends on the one error that is not the fabric's: the receiving
+            # guest reposting its receives slower than rocehil's RNR budget (6 retries of
+            # 0.64 ms, a ConnectX host's) under full emulation, 2 runs in 5 here. That run is
+            # said and the case run again, 3 times at most; a loss would be retry_exceeded, and
+            # any error other than RNR fails at once.
+            for attempt in range(3):
+                case, frames = self.incast(work, attempt)
+                if case["outcome"] == "pass":
+                    break
+                message = case.get("summary", {}).get("error", {}).get("message", "")
+                self.assertIn("rnr_retry_exceeded", message, case.get("summary"))
+                self.assertNotIn(" retry_exceeded", message, case.get("summary"))
+                ended_on_rnr.append(message)
             after = {h: self.guest_counters(h) for h in ("h1", "h2", "h3")}
             l1 = self.counters("l1")
             nics = {h: self.counters(h) for h in ("h1", "h2", "h3")}
@@ -129,19 +149,12 @@ class GuestsOnALosslessFabric(unittest.TestCase):
             shutil.rmtree(work, ignore_errors=True)
         metrics = case["attempts"][-1]["metrics"]
         nic = f"{self.id}-nic0"
-        print(f"\n  incast: {case['outcome']}, busbw {metrics.get('busbw_gbps')} Gbit/s; "
+        print(f"\n  incast: {case['outcome']} (runs that ended on RNR first: {ended_on_rnr}), "
+              f"busbw {metrics.get('busbw_gbps')} Gbit/s; "
               f"PFC frames at h2 {len(frames['h2'])}, h3 {len(frames['h3'])}; "
               f"paused ms h2 {nics['h2'][nic]['priority'][3]['paused_ns'] / 1e6:.0f}, "
               f"h3 {nics['h3'][nic]['priority'][3]['paused_ns'] / 1e6:.0f}", file=sys.stderr)
-        # The case passes, or ends on the one error that is not the fabric's: the receiving
-        # guest reposting its receives slower than rocehil's RNR budget (6 retries of 0.64 ms,
-        # a ConnectX host's) under full emulation. A loss would be retry_exceeded.
-        if case["outcome"] != "pass":
-            message = case.get("summary", {}).get("error", {}).get("message", "")
-            self.assertIn("rnr_retry_exceeded", message, case.get("summary"))
-            self.assertNotIn(" retry_exceeded", message, case.get("summary"))
-            print(f"  the case ended on RNR (reported, not the fabric's): {message}",
-                  file=sys.stderr)
+        self.assertEqual(case["outcome"], "pass", ended_on_rnr)
 
         # The leaf paused the senders on priority 3: tshark on their wires, and its counters.
         for h in ("h2", "h3"):
