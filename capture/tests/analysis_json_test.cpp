@@ -19,6 +19,8 @@ Analysis sample() {
   a.roce.by_opcode[0x0a] = 5;
   a.roce.by_opcode[0x81] = 2;
   a.roce.by_opcode[0x1f] = 0;
+  a.roce.by_dscp[26] = {.packets = 5, .bytes = 5000, .ecn_ce = 2, .acks = 0};
+  a.roce.by_dscp[48] = {.packets = 2, .bytes = 136, .cnps = 2};
   a.cnp.count = 2;
   a.cnp.by_dest_qp = {{257, 2}};
   a.pfc.frames = 1;
@@ -57,6 +59,16 @@ TEST(AnalysisJson, TheShapeTheIssueAsksFor) {
   EXPECT_EQ(j["roce"]["by_opcode"].size(), 2u);
   EXPECT_EQ(j["cnp"]["count"], 2);
   EXPECT_EQ(j["cnp"]["by_dest_qp"]["257"], 2);  // decimal QP as the key
+  // Only the classes that carried packets, keyed by the DSCP in decimal.
+  ASSERT_EQ(j["by_dscp"].size(), 2u);
+  EXPECT_EQ(j["by_dscp"]["26"], (nlohmann::json{{"packets", 5},
+                                                {"bytes", 5000},
+                                                {"ecn_ce", 2},
+                                                {"cnps", 0},
+                                                {"acks", 0},
+                                                {"naks", 0},
+                                                {"rnr_naks", 0}}));
+  EXPECT_EQ(j["by_dscp"]["48"]["cnps"], 2);
   ASSERT_EQ(j["pfc"]["priorities"].size(), 8u);
   const auto& p3 = j["pfc"]["priorities"][3];
   EXPECT_EQ(p3["priority"], 3);

@@ -236,6 +236,79 @@ TEST(Analyzer, NaksAreSyndromes0x60To0x7fOnAcknowledge) {
   EXPECT_EQ(only_flow(a).stats.psn_gaps, 0u);
 }
 
+// Planted truth per class: data, CE marks, CNPs, ACKs and NAKs on their own DSCPs, over IPv4 and
+// IPv6 (whose DSCP spans two bytes), each class's counts what was built on it.
+TEST(Analyzer, CountsEachTrafficClassByItsDscp) {
+  Feed feed;
+  std::array<DscpCounts, 64> truth{};
+  auto add = [&](RoceFrame f) {
+    const auto bytes = build(f);
+    DscpCounts& c = truth[f.dscp];
+    ++c.packets;
+    c.bytes += bytes.size();
+    c.ecn_ce += f.ecn == 0b11;
+    c.cnps += f.bth.opcode == op::cnp;
+    if (f.bth.opcode == op::rc_acknowledge) {
+      c.acks += f.aeth.syndrome < 0x20;
+      c.rnr_naks += f.aeth.syndrome >= 0x20 && f.aeth.syndrome < 0x40;
+      c.naks += f.aeth.syndrome >= 0x60 && f.aeth.syndrome < 0x80;
+    }
+    feed.add(bytes, 0);
+  };
+  for (std::uint32_t psn = 0; psn < 5; ++psn) {
+    RoceFrame f;
+    f.bth.psn = psn;
+    f.payload_size = 256;
+    f.ecn = psn % 2 ? 0b11 : 0b10;
+    add(f);
+  }
+  for (int dscp : {48, 48, 26}) {
+    RoceFrame f = cnp_frame(v4(2), v4(1), 0x101);
+    f.dscp = static_cast<std::uint8_t>(dscp);
+    add(f);
+  }
+  for (int syndrome : {0x00, 0x1f, 0x20, 0x60, 0x61}) {
+    RoceFrame f;
+    f.src = v4(2);
+    f.dst = v4(1);
+    f.dscp = 46;
+    f.bth.opcode = op::rc_acknowledge;
+    f.aeth.syndrome = static_cast<std::uint8_t>(syndrome);
+    add(f);
+  }
+  for (int dscp : {10, 63, 0}) {
+    RoceFrame f;
+    f.src = testing::doc_v6(1);
+    f.dst = testing::doc_v6(2);
+    f.dscp = static_cast<std::uint8_t>(dscp);
+    f.ecn = 0b11;
+    add(f);
+  }
+  const Analysis a = feed.result();
+  DscpCounts sum{};
+  for (std::size_t d = 0; d < 64; ++d) {
+    const DscpCounts& got = a.roce.by_dscp[d];
+    const DscpCounts& want = truth[d];
+    EXPECT_EQ(
+        std::tie(got.packets, got.bytes, got.ecn_ce, got.cnps, got.acks, got.naks, got.rnr_naks),
+        std::tie(want.packets, want.bytes, want.ecn_ce, want.cnps, want.acks, want.naks,
+                 want.rnr_naks))
+        << "DSCP " << d;
+    sum.packets += got.packets;
+    sum.ecn_ce += got.ecn_ce;
+    sum.cnps += got.cnps;
+    sum.acks += got.acks;
+    sum.naks += got.naks;
+  }
+  EXPECT_EQ(truth[26].packets, 6u);  // the plan's shape, not only the loop's: 5 data + 1 CNP
+  EXPECT_EQ(truth[46].naks, 2u);
+  EXPECT_EQ(sum.packets, a.roce.packets);
+  EXPECT_EQ(sum.ecn_ce, a.roce.ecn_ce);
+  EXPECT_EQ(sum.cnps, a.cnp.count);
+  EXPECT_EQ(sum.acks, a.roce.acks);
+  EXPECT_EQ(sum.naks, a.roce.naks);
+}
+
 TEST(Analyzer, FirstAndLastTimestampsPerFlow) {
   Feed feed;
   feed.request(op::rc_write_only, 1, 5000);

@@ -97,6 +97,19 @@ json roce_json(const Analysis::Roce& r) {
           {"naks", r.naks},       {"rnr_naks", r.rnr_naks},   {"by_opcode", by_opcode}};
 }
 
+// Only the classes that carried RoCE packets, keyed by the DSCP value ("26").
+json by_dscp_json(const Analysis::Roce& r) {
+  json out = json::object();
+  for (std::size_t dscp = 0; dscp < r.by_dscp.size(); ++dscp) {
+    const DscpCounts& c = r.by_dscp[dscp];
+    if (c.packets == 0) continue;
+    out[std::to_string(dscp)] = {{"packets", c.packets},  {"bytes", c.bytes}, {"ecn_ce", c.ecn_ce},
+                                 {"cnps", c.cnps},        {"acks", c.acks},   {"naks", c.naks},
+                                 {"rnr_naks", c.rnr_naks}};
+  }
+  return out;
+}
+
 const char* granularity_name(TimestampGranularity g) {
   switch (g) {
     case TimestampGranularity::us100: return "100us";
@@ -222,6 +235,7 @@ json head_json(const Analysis& a) {
           {"link_gbps", a.options.link_gbps},
           {"roce", roce_json(a.roce)},
           {"cnp", {{"count", a.cnp.count}, {"by_dest_qp", by_qp}}},
+          {"by_dscp", by_dscp_json(a.roce)},
           {"pfc", pfc_json(a.pfc)},
           {"mirror", mirror_json(a.mirror)},
           {"pause_8023x",

@@ -179,7 +179,7 @@ struct Analyzer::State {
   void count_roce(const Frame& f, const Located& x);
   template <class Key>
   void count_flow_packet(FlowTables<Key>& tables, const Key& key, const Frame& f, const Located& x,
-                         std::uint8_t opcode, bool ce);
+                         std::uint8_t opcode, bool ce, DscpCounts& by_class);
   void count_pfc(const Frame& f, const Located& x);
   void count_pause(const Frame& f, const Located& x);
   void new_session_frame(const Frame& f, Located& x);
@@ -331,6 +331,10 @@ void Analyzer::State::count_roce(const Frame& f, const Located& x) {
   r.bytes += x.wire_len;
   r.ecn_ce += ce;
   ++r.by_opcode[opcode];
+  DscpCounts& by_class = r.by_dscp[ip_dscp(f.data, x.layout)];
+  ++by_class.packets;
+  by_class.bytes += x.wire_len;
+  by_class.ecn_ce += ce;
   TimelineBin* bin = bin_for(x.ts_ns);
   if (bin) {
     bin->roce_bytes += x.wire_len;
@@ -338,19 +342,21 @@ void Analyzer::State::count_roce(const Frame& f, const Located& x) {
   }
   if (opcode == w::opcode::cnp) {
     if (bin) ++bin->cnp;
+    ++by_class.cnps;
     ++cnp_by_qp[bth_dest_qp(bth)];
     return;
   }
   if (x.layout.ip_version == 4) {
-    count_flow_packet(v4_flows, x.v4, f, x, opcode, ce);
+    count_flow_packet(v4_flows, x.v4, f, x, opcode, ce, by_class);
   } else {
-    count_flow_packet(v6_flows, x.v6, f, x, opcode, ce);
+    count_flow_packet(v6_flows, x.v6, f, x, opcode, ce, by_class);
   }
 }
 
 template <class Key>
 void Analyzer::State::count_flow_packet(FlowTables<Key>& tables, const Key& key, const Frame& f,
-                                        const Located& x, std::uint8_t opcode, bool ce) {
+                                        const Located& x, std::uint8_t opcode, bool ce,
+                                        DscpCounts& by_class) {
   FlowState& s = tables.state.find_or_insert(key, x.hash);
   if (s.packets == 0) {
     s.first_ns = x.ts_ns;
@@ -373,10 +379,13 @@ void Analyzer::State::count_flow_packet(FlowTables<Key>& tables, const Key& key,
     if (w::aeth::is_nak(syndrome)) {
       ++tables.events[key].naks;
       ++r.naks;
+      ++by_class.naks;
     } else if (w::aeth::is_rnr_nak(syndrome)) {
       ++r.rnr_naks;
+      ++by_class.rnr_naks;
     } else if (w::aeth::is_ack(syndrome)) {
       ++r.acks;
+      ++by_class.acks;
     }
     return;
   }
@@ -508,6 +517,17 @@ void Analyzer::State::append_totals(const Analysis& b) {
   a.roce.rnr_naks += b.roce.rnr_naks;
   for (std::size_t i = 0; i < a.roce.by_opcode.size(); ++i)
     a.roce.by_opcode[i] += b.roce.by_opcode[i];
+  for (std::size_t i = 0; i < a.roce.by_dscp.size(); ++i) {
+    DscpCounts& to = a.roce.by_dscp[i];
+    const DscpCounts& from = b.roce.by_dscp[i];
+    to.packets += from.packets;
+    to.bytes += from.bytes;
+    to.ecn_ce += from.ecn_ce;
+    to.cnps += from.cnps;
+    to.acks += from.acks;
+    to.naks += from.naks;
+    to.rnr_naks += from.rnr_naks;
+  }
   a.pfc.frames += b.pfc.frames;
   a.pfc.malformed += b.pfc.malformed;
   for (std::size_t i = 0; i < a.pfc.priorities.size(); ++i) {

@@ -194,4 +194,11 @@ inline std::uint8_t ip_ecn(const std::uint8_t* d, const FrameLayout& l) noexcept
   return l.ip_version == 4 ? d[l.l3 + 1] & 0x3 : (d[l.l3 + 1] >> 4) & 0x3;
 }
 
+// DSCP of the IP header of a located frame: IPv4's TOS and IPv6's traffic class, upper 6 bits.
+inline std::uint8_t ip_dscp(const std::uint8_t* d, const FrameLayout& l) noexcept {
+  return l.ip_version == 4
+             ? d[l.l3 + 1] >> 2
+             : static_cast<std::uint8_t>(((d[l.l3] & 0x0f) << 2) | (d[l.l3 + 1] >> 6));
+}
+
 }  // namespace rocehil::capture

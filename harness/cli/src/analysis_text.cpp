@@ -70,6 +70,22 @@ std::string roce_section(const Analysis& a) {
   return s;
 }
 
+// What each traffic class carried, as a switch queues it (by DSCP): where the CE marks and the
+// CNPs and ACKs of a lossless class went.
+std::string class_section(const Analysis& a) {
+  TextTable t(
+      {{"DSCP"}, {"packets"}, {"bytes"}, {"ECN CE"}, {"CNPs"}, {"ACKs"}, {"NAKs"}, {"RNR NAKs"}});
+  for (std::size_t d = 0; d < a.roce.by_dscp.size(); ++d) {
+    const capture::DscpCounts& c = a.roce.by_dscp[d];
+    if (!c.packets) continue;
+    t.add_row({std::to_string(d), group_digits(c.packets),
+               format_bytes(static_cast<double>(c.bytes)), group_digits(c.ecn_ce),
+               group_digits(c.cnps), group_digits(c.acks), group_digits(c.naks),
+               group_digits(c.rnr_naks)});
+  }
+  return t.empty() ? std::string() : "\nRoCEv2 by traffic class (DSCP)\n" + t.render();
+}
+
 std::string cnp_section(const Analysis& a, std::size_t top) {
   std::string s = fmt::format("\nCNPs: {} to {} QPs\n", group_digits(a.cnp.count),
                               group_digits(a.cnp.by_dest_qp.size()));
@@ -268,8 +284,9 @@ std::string mirror_section(const Analysis& a) {
 }
 
 std::string render_analysis_text(const Analysis& a, const CaptureInfo& info, std::size_t top) {
-  return summary(a, info) + mirror_section(a) + roce_section(a) + cnp_section(a, top) +
-         pfc_section(a, info) + storms_section(a) + flows_section(a, top) + timeline_section(a);
+  return summary(a, info) + mirror_section(a) + roce_section(a) + class_section(a) +
+         cnp_section(a, top) + pfc_section(a, info) + storms_section(a) + flows_section(a, top) +
+         timeline_section(a);
 }
 
 }  // namespace rocehil::cli

@@ -194,13 +194,16 @@ class Fabric:
 
 
 class Capture:
-    """tcpdump on a host's NIC, every MAC control frame (PFC, PAUSE) it receives."""
+    """tcpdump on a host's NIC, every MAC control frame (PFC, PAUSE) it receives. Immediate
+    mode: a frame is handed over as it arrives, not when a ring block fills or times out (1 s),
+    so the last frames before the capture stops are in the file."""
 
     def __init__(self, fabric, host, workdir):
         self.file = os.path.join(workdir, f"{host}.pcap")
         self.process = subprocess.Popen(
             ["ip", "netns", "exec", fabric.netns(host), "tcpdump", "-i", fabric.nic(host), "-Q",
-             "in", "-U", "-w", self.file, "ether", "proto", "0x8808"],
+             "in", "-U", "--immediate-mode", "-B", "8192", "-w", self.file, "ether", "proto",
+             "0x8808"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         # tcpdump says "listening on" once its socket is open.
         line = self.process.stderr.readline().decode()
@@ -300,8 +303,9 @@ class LosslessIncast(unittest.TestCase):
         why = (f"l1 counted {sent(self.counted_before)} before the capture stopped and "
                f"{sent(counters)} after, its veth refused {self.refused_to_h2} frames to h2; "
                f"tcpdump's own drops: {self.capture_drops}")
-        self.assertGreaterEqual(len(frames["h2"]), sent(self.counted_before) - self.refused_to_h2,
-                                why)
+        # What tcpdump's socket could not hold it says on exit, and those frames did arrive.
+        self.assertGreaterEqual(len(frames["h2"]) + (self.capture_drops["h2"] or 0),
+                                sent(self.counted_before) - self.refused_to_h2, why)
         self.assertLessEqual(len(frames["h2"]), sent(counters), why)
 
     def test_lossless_ecn_off_pauses_senders_and_drops_nothing(self):
@@ -535,10 +539,11 @@ class Routed(unittest.TestCase):
             with open(path) as f:
                 attempt = json.load(f)["cases"][0]["attempts"][-1]
             events = attempt["raw"]["fabric_events"]["events"]
-            self.assertEqual([(e["action"], e["ok"]) for e in events],
-                             [("link_down", True), ("link_up", True)])
-            self.assertIsNone(attempt.get("error"), r.stdout[-3000:] + r.stderr[-3000:])
-            self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-3000:])
+            said = r.stdout[-3000:] + r.stderr[-3000:]
+            self.assertIsNone(attempt.get("error"), said)
+            self.assertEqual(r.returncode, 0, said)
+            self.assertEqual([(e["action"], e.get("ok")) for e in events],
+                             [("link_down", True), ("link_up", True)], (events, said))
             # What was queued for the dead link when it went down is lost, as on any switch:
             # resent by the QPs, within their retry budget.
             print(f"\nbw through l1-s1 down and up: {attempt['metrics'].get('busbw_gbps')} "

@@ -173,6 +173,19 @@ struct MirrorSession {
   std::vector<std::pair<std::uint16_t, std::uint64_t>> vlans;
 };
 
+// RoCE packets of one traffic class, by the DSCP their IP header carries (what a switch queues
+// them by): data, ACKs and CNPs alike, so "CNPs on DSCP 48" and "ECN-CE on DSCP 26" are told
+// apart from the data they answer.
+struct DscpCounts {
+  std::uint64_t packets = 0;  // RoCE packets with a complete BTH (CNPs included)
+  std::uint64_t bytes = 0;    // their wire lengths
+  std::uint64_t ecn_ce = 0;   // ... with IP ECN == 0b11
+  std::uint64_t cnps = 0;     // ... that are CNPs (BTH opcode 0x81)
+  std::uint64_t acks = 0;     // ACKNOWLEDGE packets with an ACK syndrome (AETH captured)
+  std::uint64_t naks = 0;     // ... with a NAK syndrome (RNR NAKs are counted apart)
+  std::uint64_t rnr_naks = 0;
+};
+
 struct TimelineBin {
   std::uint64_t roce_bytes = 0;  // wire bytes of RoCE packets (CNPs included)
   std::uint64_t cnp = 0;
@@ -208,6 +221,7 @@ struct Analysis {
     std::uint64_t naks = 0;      // ACKNOWLEDGE packets with a NAK syndrome
     std::uint64_t rnr_naks = 0;  // ACKNOWLEDGE packets with an RNR NAK syndrome
     std::array<std::uint64_t, 256> by_opcode{};
+    std::array<DscpCounts, 64> by_dscp{};  // indexed by DSCP; each sums to the fields above
   } roce;
 
   struct Cnp {

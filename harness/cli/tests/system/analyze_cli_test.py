@@ -314,6 +314,76 @@ class CountsAgainstTshark(AnalyzeTest):
                          "flows by bytes, biggest first")
 
 
+def by_dscp_capture():
+    """Several traffic classes on one mirror port, as a lossless fabric carries them: data on
+    DSCP 26 (some CE), CNPs on 48 and one on 26 (a NIC whose cnp_dscp is left at the data's),
+    ACKs and a NAK on 46, lossy data on 0, an IPv6 flow on 10 (DSCP spans both bytes of its
+    traffic class there) and an RNR NAK on 63. Ground truth: DSCP -> field -> count."""
+    c = Capture()
+    truth = collections.defaultdict(collections.Counter)
+
+    def add(frame, dscp, **counts):
+        record = c.add(frame)
+        truth[str(dscp)].update({"packets": 1, "bytes": record.wire_len, **counts})
+
+    for psn in range(6):
+        ce = psn % 3 == 0
+        add(cap.roce(psn=psn, payload=512, dscp=26, ecn=3 if ce else 2), 26, ecn_ce=int(ce))
+    for n in range(3):
+        add(cap.cnp_frame(qp=0x101 + n), 48, cnps=1)
+    add(cap.cnp_frame(qp=0x101, dscp=26, ecn=3), 26, cnps=1, ecn_ce=1)
+    for psn, syndrome in ((0, 0x00), (1, 0x1F), (2, 0x60)):
+        add(cap.roce("198.18.0.2", "198.18.0.1", cap.ACKNOWLEDGE, 0x111, psn, cap.aeth(syndrome, 1),
+                     dscp=46), 46, **({"naks": 1} if syndrome >= 0x60 else {"acks": 1}))
+    add(cap.roce("198.18.0.2", "198.18.0.1", cap.ACKNOWLEDGE, 0x111, 3, cap.aeth(0x21, 1),
+                 dscp=63), 63, rnr_naks=1)
+    for psn in range(2):
+        add(cap.roce(psn=psn, qp=0x222, payload=64, dscp=0, ecn=3), 0, ecn_ce=1)
+    for psn in range(3):
+        add(cap.roce("2001:db8::1", "2001:db8::2", cap.SEND_ONLY, 0x303, psn, payload=128,
+                     dscp=10), 10)
+    c.add(cap.udp_frame(dport=53))  # not RoCE: in no class
+    c.add(cap.pfc_frame(0x08, {3: 100}))
+    fields = ("packets", "bytes", "ecn_ce", "cnps", "acks", "naks", "rnr_naks")
+    return c, {d: {f: n[f] for f in fields} for d, n in truth.items()}
+
+
+def tshark_by_dscp(path):
+    """DSCP -> counts, from tshark's decode of the same file and the definitions' filters."""
+    out = collections.defaultdict(collections.Counter)
+    fields = ("ip.dsfield.dscp", "ipv6.tclass.dscp", "frame.len", "ip.dsfield.ecn",
+              "ipv6.tclass.ecn", "infiniband.bth.opcode", "infiniband.aeth.syndrome")
+    for row in tshark_rows(path, BTH_FILTER, *fields):
+        dscp4, dscp6, length, ecn4, ecn6, opcode, syndrome = row
+        n = out[str(int(dscp4 or dscp6, 0))]
+        n.update({"packets": 1, "bytes": int(length), "ecn_ce": int(int(ecn4 or ecn6, 0) == 3),
+                  "cnps": int(int(opcode, 0) == 0x81)})
+        if int(opcode, 0) == 0x11 and syndrome:
+            s = int(syndrome, 0)
+            n.update({"acks": int(s < 0x20), "rnr_naks": int(0x20 <= s < 0x40),
+                      "naks": int(0x60 <= s < 0x80)})
+    fields = ("packets", "bytes", "ecn_ce", "cnps", "acks", "naks", "rnr_naks")
+    return {d: {f: n[f] for f in fields} for d, n in out.items()}
+
+
+@unittest.skipUnless(TSHARK, "tshark is not installed (apt-get install tshark)")
+class CountsByDscp(AnalyzeTest):
+    """by_dscp: each traffic class's packets, bytes, CE marks, CNPs, ACKs and NAKs equal the
+    planted truth and tshark's count by the DSCP it decodes, and sum to the totals."""
+
+    def test_each_class_counts_what_it_carried(self):
+        capture, truth = by_dscp_capture()
+        path = self.file("classes.pcapng", cap.pcapng_bytes(capture.records))
+        j = self.analyze(path)
+        self.assertEqual(tshark_by_dscp(path), truth)
+        self.assertEqual(j["by_dscp"], truth)
+        for field, total in (("packets", j["roce"]["packets"]), ("ecn_ce", j["roce"]["ecn_ce"]),
+                             ("cnps", j["cnp"]["count"]), ("acks", j["roce"]["acks"]),
+                             ("naks", j["roce"]["naks"]), ("rnr_naks", j["roce"]["rnr_naks"]),
+                             ("bytes", j["roce"]["bytes"])):
+            self.assertEqual(sum(c[field] for c in j["by_dscp"].values()), total, field)
+
+
 class Formats(AnalyzeTest):
     """2. pcap us/ns in both byte orders, pcapng (ns, us, two interfaces, if_tsoffset), stdin."""
 

@@ -94,13 +94,14 @@ def roce(src="198.18.0.1", dst="198.18.0.2", opcode=WRITE_ONLY, qp=0x101, psn=0,
             / bth / Raw(ext + bytes(payload)))
 
 
-def cnp_frame(src="198.18.0.2", dst="198.18.0.1", qp=0x101, ecn=0b10, vlans=(), sport=49200):
-    """A CNP as ConnectX sends it: DSCP 48, BECN, 16 reserved bytes, ICRC (IPv4)."""
+def cnp_frame(src="198.18.0.2", dst="198.18.0.1", qp=0x101, ecn=0b10, vlans=(), sport=49200,
+              dscp=48):
+    """A CNP as ConnectX sends it: DSCP 48 (its cnp_dscp), BECN, 16 reserved bytes, ICRC (IPv4)."""
     if ":" in src:
         bth = BTH(opcode=CNP, becn=1, dqpn=qp, icrc=IPV6_ICRC_PLACEHOLDER) / Raw(bytes(16))
     else:
         bth = cnp(qp)
-    return ether(vlans) / ip_layer(src, dst, 48, ecn) / UDP(sport=sport, dport=ROCE_PORT) / bth
+    return ether(vlans) / ip_layer(src, dst, dscp, ecn) / UDP(sport=sport, dport=ROCE_PORT) / bth
 
 
 def udp_frame(sport=40000, dport=53, payload=32, src="198.18.0.1", dst="198.18.0.9"):
