@@ -103,8 +103,14 @@ std::string to_openmetrics(const History::RunSnapshot& run) {
       std::string name = metric, extra;
       if (const auto bracket = metric.find('['); bracket != std::string::npos) {
         name = metric.substr(0, bracket);
-        extra = fmt::format(",priority=\"{}\"",
-                            label_value(metric.substr(bracket + 1, metric.size() - bracket - 2)));
+        // [3] is a priority, [dscp=26] a DSCP: each its own label.
+        std::string index = metric.substr(bracket + 1, metric.size() - bracket - 2);
+        std::string label = "priority";
+        if (index.starts_with("dscp=")) {
+          label = "dscp";
+          index = index.substr(5);
+        }
+        extra = fmt::format(",{}=\"{}\"", label, label_value(index));
       }
       w.add(family_name(name),
             fmt::format("{} of each test case, the median of its repeats.", name), labels + extra,

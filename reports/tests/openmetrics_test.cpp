@@ -22,6 +22,8 @@ History::RunSnapshot sample() {
   s.cases.push_back({"incast", "incast", "incast", "pass"});
   s.samples["allreduce/qps=8"]["busbw_gbps"] = {0.3, 0.1, 0.2};
   s.samples["allreduce/qps=8"]["pfc_pause_fraction[3]"] = {0.5, 0.5, 0.5};
+  s.samples["allreduce/qps=8"]["ecn_marked"] = {40, 40, 40};
+  s.samples["allreduce/qps=8"]["ecn_marked[dscp=26]"] = {30, 30, 30};
   s.samples["incast"]["busbw_gbps"] = {0.7};
   return s;
 }
@@ -41,6 +43,10 @@ TEST(OpenMetrics, MediansOfRepeatsWithEscapedLabels) {
       << text;
   EXPECT_NE(text.find("rocehil_pfc_pause_fraction{suite=\"smo\\\"ke\",case=\"allreduce/qps=8\","
                       "test=\"allreduce\",priority=\"3\"} 0.5\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("rocehil_ecn_marked{suite=\"smo\\\"ke\",case=\"allreduce/qps=8\","
+                      "test=\"allreduce\",dscp=\"26\"} 30\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("rocehil_run_start_time_seconds{suite=\"smo\\\"ke\"} 1795373101\n"),

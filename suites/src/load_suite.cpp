@@ -535,21 +535,30 @@ class SuiteReader {
           // Refused now, not after the case has run its seconds and found nothing to grade.
           // The provider the file names (the test's or the defaults') is known without the
           // inventory: what it never measures is refused here too, as `rocehil run` would.
-          if (const auto why = parts.IsDefined()
-                                   ? never_measured_in_parts(t, threshold->metric)
-                                   : never_measured_by_test(t, threshold->metric.name))
-            ctx_.error(
-                SourceLocation{threshold->line, threshold->column},
-                fmt::format("{}: threshold '{}': {}", owner, shown(threshold->text, 60), *why));
-          else if (const auto not_on =
-                       t.settings.provider.empty()
-                           ? std::nullopt
-                           : never_measured_on(t.settings.provider, threshold->metric.name))
-            ctx_.error(SourceLocation{threshold->line, threshold->column},
-                       fmt::format("{}: threshold '{}': {} (the test's provider: {})", owner,
-                                   shown(threshold->text, 60), *not_on, t.settings.provider));
-          else
-            t.thresholds.push_back(*threshold);
+          // Every metric it names: the left side's and those its limit compares with.
+          bool measurable = true;
+          for (const std::string& name : metrics_named(*threshold)) {
+            MetricRef named = threshold->metric;
+            if (name != named.name) named = MetricRef{.name = name};
+            const auto why = parts.IsDefined() ? never_measured_in_parts(t, named)
+                                               : never_measured_by_test(t, name);
+            const auto not_on = why || t.settings.provider.empty()
+                                    ? std::nullopt
+                                    : never_measured_on(t.settings.provider, name);
+            if (why)
+              ctx_.error(
+                  SourceLocation{threshold->line, threshold->column},
+                  fmt::format("{}: threshold '{}': {}", owner, shown(threshold->text, 60), *why));
+            else if (not_on)
+              ctx_.error(SourceLocation{threshold->line, threshold->column},
+                         fmt::format("{}: threshold '{}': {} (the test's provider: {})", owner,
+                                     shown(threshold->text, 60), *not_on, t.settings.provider));
+            if (why || not_on) {
+              measurable = false;
+              break;
+            }
+          }
+          if (measurable) t.thresholds.push_back(*threshold);
         }
       }
     }

@@ -18,9 +18,9 @@ bool is_nic_or_switch(std::string_view metric) {
 
 bool needs_captures(std::string_view metric) {
   for (const std::string_view m :
-       {"mirror_cnps", "ecn_marked", "pfc_pause_fraction", "pfc_storms", "pfc_frames",
-        "capture_coverage", "cnp_reconciliation", "pfc_reconciliation",
-        "switch_mirror_reconciliation", "ecmp_imbalance"})
+       {"mirror_cnps", "ecn_marked", "mirror_packets", "mirror_acks", "mirror_naks",
+        "pfc_pause_fraction", "pfc_storms", "pfc_frames", "capture_coverage", "cnp_reconciliation",
+        "pfc_reconciliation", "switch_mirror_reconciliation", "ecmp_imbalance"})
     if (m == metric) return true;
   return false;
 }

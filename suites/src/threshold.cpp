@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -102,28 +103,69 @@ class Parser {
       return false;
     }
     m.name = std::string(name);
-    if (at_ < text_.size() && text_[at_] == '[') {
-      ++at_;
-      const std::size_t digits = at_;
-      while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_]))) ++at_;
-      int index = -1;
-      std::from_chars(text_.data() + digits, text_.data() + at_, index);
-      if (at_ == digits || index < 0 || index > 7 || at_ >= text_.size() || text_[at_] != ']') {
-        at_ = digits;
-        fail(fmt::format("'{}[...]' takes a priority from 0 to 7, as in {}[3]", name, name));
+    return index(*info, start, m);
+  }
+
+  // The [index] after a metric's name, if its kind of index allows or needs one: [3] and
+  // [prio=3] a priority, [dscp=26] a DSCP. `start` is where the name began, for the column.
+  bool index(const MetricInfo& info, std::size_t start, MetricRef& m) {
+    const std::string& name = m.name;
+    if (at_ >= text_.size() || text_[at_] != '[') {
+      if (info.index == Index::priority) {
+        fail(fmt::format("'{}' needs a priority, as in {}[3]", name, name));
         return false;
       }
-      ++at_;
-      if (!info->indexed) {
-        at_ = start;
-        fail(fmt::format("'{}' takes no [index]", name));
-        return false;
-      }
-      m.index = index;
-    } else if (info->indexed) {
-      fail(fmt::format("'{}' needs a priority, as in {}[3]", name, name));
+      return true;
+    }
+    if (info.index == Index::none) {
+      at_ = start;
+      fail(fmt::format("'{}' takes no [index]", name));
       return false;
     }
+    ++at_;
+    bool dscp = false;
+    if (text_.substr(at_).starts_with("prio=")) {
+      at_ += 5;
+    } else if (text_.substr(at_).starts_with("dscp=")) {
+      at_ += 5;
+      dscp = true;
+    }
+    const std::size_t digits = at_;
+    while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_]))) ++at_;
+    int value = -1;
+    std::from_chars(text_.data() + digits, text_.data() + at_, value);
+    const int most = dscp ? 63 : 7;
+    if (at_ == digits || value < 0 || value > most || at_ >= text_.size() || text_[at_] != ']') {
+      at_ = digits;
+      fail(dscp || info.index == Index::total_or_dscp
+               ? fmt::format("'{}[dscp=...]' takes a DSCP from 0 to 63, as in {}[dscp=26]", name,
+                             name)
+               : fmt::format("'{}[...]' takes a priority from 0 to 7, as in {}[3]", name, name));
+      return false;
+    }
+    ++at_;
+    switch (info.index) {
+      case Index::none: break;  // refused above
+      case Index::priority:
+      case Index::total_or_priority:
+        if (dscp) {
+          at_ = start;
+          fail(fmt::format("'{}' is counted by priority, not by DSCP: {}[prio=3]", name, name));
+          return false;
+        }
+        break;
+      case Index::total_or_dscp:
+        if (!dscp) {
+          at_ = start;
+          fail(fmt::format(
+              "'{}' is counted by the DSCP a mirror port sees, not by priority: {}[dscp=26]", name,
+              name));
+          return false;
+        }
+        break;
+    }
+    m.index = value;
+    m.by_dscp = dscp;
     return true;
   }
 
@@ -218,29 +260,44 @@ class Parser {
     }
     const std::size_t start = at_;
     std::string name(identifier());
-    if (name == "baseline" && at_ < text_.size() && text_[at_] == '.') {
+    const bool baseline = name == "baseline" && at_ < text_.size() && text_[at_] == '.';
+    if (baseline) {
       ++at_;
-      name += '.';
-      name += identifier();
+      name = identifier();
     }
     if (name.empty()) {
       fail(fmt::format("unexpected '{}'", shown(std::string_view(&c, 1))));
       return std::nullopt;
     }
+    // A metric: this run's (another metric of the same case, as in pfc_frames <= 0.1 *
+    // mirror_cnps) or the baseline run's; indexed as on a threshold's left side.
+    if (const MetricInfo* info = find_metric(name)) {
+      MetricRef ref;
+      ref.name = name;
+      if (!index(*info, start, ref)) return std::nullopt;
+      Expression e;
+      e.kind = Expression::Kind::name;
+      e.name = baseline ? "baseline." + ref.key() : ref.key();
+      return e;
+    }
+    if (baseline) name = "baseline." + name;
     if (!is_known_name(name)) {
       at_ = start;
-      if (name.starts_with("baseline.")) {
+      if (baseline) {
         const std::string_view near = nearest_metric(std::string_view(name).substr(9));
         fail(near.empty() ? fmt::format("'{}' names no metric", shown(name))
                           : fmt::format("'{}' names no metric (did you mean 'baseline.{}'?)",
                                         shown(name), near));
       } else {
         const std::string_view near = nearest_name(name);
-        fail(near.empty()
-                 ? fmt::format("unknown name '{}' (names: link_gbps, n, hosts, qps, size, "
-                               "baseline.<metric>)",
-                               shown(name))
-                 : fmt::format("unknown name '{}' (did you mean '{}'?)", shown(name), near));
+        const std::string_view near_metric = nearest_metric(name);
+        fail(!near.empty()
+                 ? fmt::format("unknown name '{}' (did you mean '{}'?)", shown(name), near)
+             : !near_metric.empty()
+                 ? fmt::format("unknown name '{}' (did you mean '{}'?)", shown(name), near_metric)
+                 : fmt::format("unknown name '{}' (names: link_gbps, n, hosts, "
+                               "qps, size, a metric, baseline.<metric>)",
+                               shown(name)));
       }
       return std::nullopt;
     }
@@ -306,7 +363,9 @@ std::string_view to_string(Verdict v) {
 }
 
 std::string MetricRef::key() const {
-  return index ? fmt::format("{}[{}]", name_key(), *index) : name_key();
+  if (!index) return name_key();
+  return by_dscp ? fmt::format("{}[dscp={}]", name_key(), *index)
+                 : fmt::format("{}[{}]", name_key(), *index);
 }
 
 std::string MetricRef::name_key() const {
@@ -328,33 +387,75 @@ bool uses_baseline(const Threshold& t) {
   return names_baseline(t.limit);
 }
 
-std::optional<double> evaluate(const Expression& e, const Values& names, std::string& why) {
+namespace {
+void collect_metrics(const Expression& e, std::vector<std::string>& out) {
+  if (e.kind == Expression::Kind::name && !e.name.starts_with("baseline.")) {
+    std::string name = e.name.substr(0, e.name.find('['));
+    if (find_metric(name) != nullptr && std::find(out.begin(), out.end(), name) == out.end())
+      out.push_back(std::move(name));
+  }
+  if (e.left) collect_metrics(*e.left, out);
+  if (e.right) collect_metrics(*e.right, out);
+}
+}  // namespace
+
+std::vector<std::string> metrics_named(const Threshold& t) {
+  std::vector<std::string> out{t.metric.name};
+  collect_metrics(t.limit, out);
+  return out;
+}
+
+namespace {
+
+// A measured metric by key. A DSCP a capture saw nothing of is 0 where the capture counted that
+// metric at all (it counts every class); anything else missing is not measured, with the reason.
+std::optional<double> find_measured(const Values& measured, const Unmeasured& unmeasured,
+                                    std::string_view key, std::string& why) {
+  if (const auto it = measured.find(key); it != measured.end()) return it->second;
+  const std::string_view name_key = key.substr(0, key.find('['));
+  if (key.find("[dscp=") != std::string_view::npos && measured.contains(name_key)) return 0.0;
+  auto reason = unmeasured.find(key);
+  if (reason == unmeasured.end()) reason = unmeasured.find(name_key);
+  why = reason != unmeasured.end() ? fmt::format("{} was not measured: {}", key, reason->second)
+                                   : fmt::format("{} was not measured by this test", key);
+  return std::nullopt;
+}
+
+// Names take the case's facts and the baseline's metrics; a metric of this run comes from
+// `measured` when one is given.
+struct Lookup {
+  const Values& names;
+  const Values* measured = nullptr;
+  const Unmeasured* unmeasured = nullptr;
+};
+
+std::optional<double> evaluate_with(const Expression& e, const Lookup& lookup, std::string& why) {
   using Kind = Expression::Kind;
   switch (e.kind) {
     case Kind::number: return e.number;
     case Kind::name: {
-      const auto it = names.find(e.name);
-      if (it == names.end()) {
-        why = e.name.starts_with("baseline.")
-                  ? fmt::format(
-                        "no baseline value for {} (the baseline run did not measure "
-                        "it in this case)",
-                        e.name.substr(9))
-                  : fmt::format("no value for {}", e.name);
+      if (const auto it = lookup.names.find(e.name); it != lookup.names.end()) return it->second;
+      if (e.name.starts_with("baseline.")) {
+        why = fmt::format(
+            "no baseline value for {} (the baseline run did not measure it in this case)",
+            e.name.substr(9));
         return std::nullopt;
       }
-      return it->second;
+      if (lookup.measured != nullptr)
+        return find_measured(*lookup.measured, *lookup.unmeasured, e.name, why);
+      why = fmt::format("no value for {}", e.name);
+      return std::nullopt;
     }
     case Kind::negate: {
-      const auto v = evaluate(*e.left, names, why);
+      const auto v = evaluate_with(*e.left, lookup, why);
       if (!v) return std::nullopt;
       return -*v;
     }
     default: break;
   }
-  const auto a = evaluate(*e.left, names, why);
+  const auto a = evaluate_with(*e.left, lookup, why);
   if (!a) return std::nullopt;
-  const auto b = evaluate(*e.right, names, why);
+  const auto b = evaluate_with(*e.right, lookup, why);
   if (!b) return std::nullopt;
   switch (e.kind) {
     case Kind::add: return *a + *b;
@@ -368,6 +469,12 @@ std::optional<double> evaluate(const Expression& e, const Values& names, std::st
       return *a / *b;
     default: return std::nullopt;
   }
+}
+
+}  // namespace
+
+std::optional<double> evaluate(const Expression& e, const Values& names, std::string& why) {
+  return evaluate_with(e, Lookup{names}, why);
 }
 
 void Measured::merge(const Measured& other) {
@@ -389,18 +496,14 @@ Evaluation evaluate(const Threshold& t, const Values& measured, const Values& na
                     const Unmeasured& unmeasured, const Attribution& where) {
   Evaluation out;
   const std::string key = t.metric.key();
-  const auto it = measured.find(key);
-  if (it == measured.end()) {
+  std::string why;
+  out.measured = find_measured(measured, unmeasured, key, why);
+  if (!out.measured) {
     out.verdict = Verdict::error;
-    auto why = unmeasured.find(key);
-    if (why == unmeasured.end()) why = unmeasured.find(t.metric.name_key());
-    out.detail = why != unmeasured.end() ? fmt::format("{} was not measured: {}", key, why->second)
-                                         : fmt::format("{} was not measured by this test", key);
+    out.detail = std::move(why);
     return out;
   }
-  out.measured = it->second;
-  std::string why;
-  out.limit = evaluate(t.limit, names, why);
+  out.limit = evaluate_with(t.limit, Lookup{names, &measured, &unmeasured}, why);
   if (!out.limit) {
     out.verdict = Verdict::error;
     out.detail = fmt::format("{}: {}", t.text, why);

@@ -35,6 +35,35 @@ TEST(Measurable, ALatencyThresholdOnABandwidthTestIsRefusedAtItsColumn) {
             "counters where they count them)");
 }
 
+// A limit that compares with another metric needs that one measured too: "few or no PFC" beside
+// the CNPs means nothing without a capture to count the CNPs.
+TEST(Measurable, AMetricTheLimitNamesIsHeldToTheTestAsTheLeftSideIs) {
+  const auto errors = errors_of(suite_with(R"(  - name: bw
+    workload: bw
+    hosts: h1,h3
+    thresholds:
+      - busbw_gbps >= 0.5 * lat_p99_us
+      - nic_rx_pause[3] <= 0.1 * mirror_cnps[dscp=48]
+)"));
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0].find("s.yaml:8:9: test 'bw': threshold 'busbw_gbps >= 0.5 * lat_p99_us': "
+                           "workload bw never measures lat_p99_us"),
+            std::string::npos)
+      << errors[0];
+  EXPECT_NE(errors[1].find("s.yaml:9:9: test 'bw': threshold 'nic_rx_pause[3] <= 0.1 * "
+                           "mirror_cnps[dscp=48]': mirror_cnps comes from capture points"),
+            std::string::npos)
+      << errors[1];
+  const SuiteLoadResult captured = parse_suite(suite_with(R"(  - name: bw
+    workload: bw
+    hosts: h1,h3
+    captures: [s1-mirror]
+    thresholds: ['pfc_frames[prio=3] <= 0.1 * mirror_cnps', 'ecn_marked[dscp=26] > 0']
+)"),
+                                               "s.yaml");
+  EXPECT_TRUE(captured.suite.has_value());
+}
+
 TEST(Measurable, CaptureMetricsNeedCapturesAndImbalanceNeedsTwo) {
   const auto none = errors_of(suite_with(R"(  - name: ar
     workload: allreduce

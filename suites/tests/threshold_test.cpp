@@ -123,6 +123,90 @@ TEST(Threshold, EvaluationSaysPassFailWarnOrWhyItCannot) {
   EXPECT_EQ(evaluate(parsed_threshold("time_us != 5"), v, {}).verdict, Verdict::fail);
 }
 
+// The plan's per-queue expectations: a priority as [3] or [prio=3] (one key), a DSCP as
+// [dscp=26]; each metric takes the kind of index its sources count by, and says which.
+TEST(Threshold, ClassesAreIndexedByPriorityOrByDscp) {
+  EXPECT_EQ(parsed_threshold("switch_pfc_tx[prio=3] > 0").metric.key(), "switch_pfc_tx[3]");
+  EXPECT_EQ(parsed_threshold("switch_pfc_tx[3] > 0").metric.key(), "switch_pfc_tx[3]");
+  const Threshold ce = parsed_threshold("ecn_marked[dscp=26] > 0");
+  EXPECT_EQ(ce.metric.key(), "ecn_marked[dscp=26]");
+  EXPECT_TRUE(ce.metric.by_dscp);
+  EXPECT_EQ(ce.metric.index, 26);
+  EXPECT_EQ(parsed_threshold("ecn_marked > 0").metric.key(), "ecn_marked");
+  EXPECT_EQ(parsed_threshold("mirror_cnps[dscp=48] > 0").metric.key(), "mirror_cnps[dscp=48]");
+  EXPECT_EQ(parsed_threshold("mirror_acks[dscp=46] > 0").metric.key(), "mirror_acks[dscp=46]");
+  EXPECT_EQ(parsed_threshold("pfc_frames[prio=4] > 0").metric.key(), "pfc_frames[4]");
+  EXPECT_EQ(parsed_threshold("pfc_frames > 0").metric.key(), "pfc_frames");
+  const auto error_of = [](std::string_view text) { return parse_threshold(text).error; };
+  EXPECT_EQ(error_of("ecn_marked[3] > 0"),
+            "column 1: 'ecn_marked' is counted by the DSCP a mirror port sees, not by priority: "
+            "ecn_marked[dscp=26]");
+  EXPECT_EQ(error_of("switch_pfc_tx[dscp=26] > 0"),
+            "column 1: 'switch_pfc_tx' is counted by priority, not by DSCP: switch_pfc_tx[prio=3]");
+  EXPECT_EQ(error_of("ecn_marked[dscp=64] > 0"),
+            "column 17: 'ecn_marked[dscp=...]' takes a DSCP from 0 to 63, as in "
+            "ecn_marked[dscp=26]");
+  EXPECT_EQ(error_of("pfc_frames[prio=9] > 0"),
+            "column 17: 'pfc_frames[...]' takes a priority from 0 to 7, as in pfc_frames[3]");
+  EXPECT_EQ(error_of("busbw_gbps[dscp=26] > 0"), "column 1: 'busbw_gbps' takes no [index]");
+}
+
+// A DSCP the captures saw nothing of counted 0 there (a capture counts every class); a metric
+// the captures could not count stays an error with its reason.
+TEST(Threshold, ADscpNoFrameCarriedIsZeroWhereTheMetricWasCounted) {
+  const Values measured{{"ecn_marked", 7}, {"ecn_marked[dscp=26]", 7}};
+  const Evaluation seen = evaluate(parsed_threshold("ecn_marked[dscp=26] == 7"), measured, {});
+  EXPECT_EQ(seen.verdict, Verdict::pass);
+  const Evaluation none = evaluate(parsed_threshold("ecn_marked[dscp=3] == 0"), measured, {});
+  EXPECT_EQ(none.verdict, Verdict::pass) << none.detail;
+  EXPECT_EQ(none.measured, 0);
+  const Unmeasured why{{"mirror_cnps", "no capture ran beside this test"}};
+  const Evaluation absent =
+      evaluate(parsed_threshold("mirror_cnps[dscp=48] > 0"), measured, {}, why);
+  EXPECT_EQ(absent.verdict, Verdict::error);
+  EXPECT_EQ(absent.detail,
+            "mirror_cnps[dscp=48] was not measured: no capture ran beside this test");
+  // A priority is never made up: only a DSCP is.
+  EXPECT_EQ(evaluate(parsed_threshold("switch_pfc_tx[3] == 0"), {{"switch_pfc_tx", 1}}, {}).verdict,
+            Verdict::error);
+}
+
+// "Few or no PFC" next to CNPs: the limit names other metrics of the same case, indexed as the
+// left side is, and this run's baseline's.
+TEST(Threshold, ALimitMayNameOtherMetricsOfTheCase) {
+  const Values measured{{"pfc_frames", 30},
+                        {"mirror_cnps", 1000},
+                        {"switch_pfc_tx[3]", 40},
+                        {"ecn_marked", 500},
+                        {"ecn_marked[dscp=26]", 500}};
+  const Evaluation few =
+      evaluate(parsed_threshold("pfc_frames <= 0.1 * mirror_cnps"), measured, {});
+  EXPECT_EQ(few.verdict, Verdict::pass);
+  EXPECT_EQ(few.limit, 100);
+  EXPECT_EQ(evaluate(parsed_threshold("pfc_frames <= 0.01 * mirror_cnps"), measured, {}).verdict,
+            Verdict::fail);
+  EXPECT_EQ(evaluate(parsed_threshold("pfc_frames <= switch_pfc_tx[prio=3]"), measured, {}).limit,
+            40);
+  EXPECT_EQ(evaluate(parsed_threshold("mirror_cnps >= ecn_marked[dscp=26] + ecn_marked[dscp=0]"),
+                     measured, {})
+                .limit,
+            500);
+  const Evaluation missing =
+      evaluate(parsed_threshold("pfc_frames <= 0.1 * nic_cnps_sent"), measured, {},
+               {{"nic_cnps_sent", "not measured (soft uses no RDMA device)"}});
+  EXPECT_EQ(missing.verdict, Verdict::error);
+  EXPECT_EQ(missing.detail,
+            "pfc_frames <= 0.1 * nic_cnps_sent: nic_cnps_sent was not measured: not measured "
+            "(soft uses no RDMA device)");
+  // An indexed baseline is keyed as the run's own metric is.
+  const Threshold b = parsed_threshold("switch_pfc_tx[prio=3] <= 2 * baseline.switch_pfc_tx[3]");
+  EXPECT_EQ(evaluate(b, measured, {{"baseline.switch_pfc_tx[3]", 25}}).limit, 50);
+  EXPECT_EQ(parse_threshold("busbw_gbps >= baseline.switch_pfc_tx").error,
+            "column 37: 'switch_pfc_tx' needs a priority, as in switch_pfc_tx[3]");
+  EXPECT_EQ(parse_threshold("busbw_gbps >= mirror_cnp").error,
+            "column 15: unknown name 'mirror_cnp' (did you mean 'mirror_cnps'?)");
+}
+
 TEST(Threshold, AnUnmeasuredMetricIsAnErrorWithItsReasonNeverAZero) {
   const Values measured{{"busbw_gbps", 350}};
   const Unmeasured why{{"retransmits", "the verbs provider has no per-QP counters"},

@@ -61,6 +61,44 @@ TEST(CaptureMetrics, TheCnpPfcFilterMeasuresNoDataFrames) {
   EXPECT_EQ(m.values.count("ecn_marked"), 0u);
   EXPECT_EQ(m.values.count("ecmp_imbalance"), 0u);
   EXPECT_NE(m.unmeasured.at("ecn_marked").find("filter 'cnp-pfc'"), std::string::npos);
+  EXPECT_NE(m.unmeasured.at("mirror_acks").find("filter 'cnp-pfc'"), std::string::npos);
+  EXPECT_EQ(m.values.count("mirror_packets"), 0u);
+}
+
+// The plan's per-queue expectations: CE on the data's DSCP, CNPs and ACKs on their own, summed
+// over the points; PFC frames by priority. Only the DSCPs seen are keyed.
+TEST(CaptureMetrics, CountsEachClassOverEveryPoint) {
+  agent::CaptureSummaryEvent a = point(3000, 3, 10, 0, 0, 1), b = point(1000, 1, 5, 0, 0, 1);
+  capture::Analysis x, y;
+  x.roce.packets = 20;
+  x.roce.acks = 4;
+  x.roce.by_dscp[26] = {.packets = 13, .ecn_ce = 10};
+  x.roce.by_dscp[48] = {.packets = 3, .cnps = 3};
+  x.roce.by_dscp[46] = {.packets = 4, .acks = 4};
+  x.pfc.priorities[3].frames = 7;
+  y.roce.packets = 8;
+  y.roce.naks = 1;
+  y.roce.by_dscp[26] = {.packets = 6, .ecn_ce = 5};
+  y.roce.by_dscp[48] = {.packets = 1, .cnps = 1};
+  y.roce.by_dscp[46] = {.packets = 1, .naks = 1};
+  y.pfc.priorities[3].frames = 2;
+  y.pfc.priorities[4].frames = 1;
+  a.analysis_json = capture::to_json_text(x);
+  b.analysis_json = capture::to_json_text(y);
+  const auto v = capture_metrics({a, b}).values;
+  EXPECT_EQ(v.at("ecn_marked[dscp=26]"), 15);
+  EXPECT_EQ(v.at("mirror_cnps[dscp=48]"), 4);
+  EXPECT_EQ(v.at("mirror_acks[dscp=46]"), 4);
+  EXPECT_EQ(v.at("mirror_naks[dscp=46]"), 1);
+  EXPECT_EQ(v.at("mirror_packets[dscp=26]"), 19);
+  EXPECT_EQ(v.at("mirror_packets"), 28);
+  EXPECT_EQ(v.at("mirror_acks"), 4);
+  EXPECT_EQ(v.at("mirror_naks"), 1);
+  EXPECT_EQ(v.at("pfc_frames[3]"), 9);
+  EXPECT_EQ(v.at("pfc_frames[4]"), 1);
+  EXPECT_EQ(v.at("pfc_frames[0]"), 0);
+  EXPECT_EQ(v.count("ecn_marked[dscp=48]"), 0u);  // none there: a threshold reads 0
+  EXPECT_EQ(v.count("mirror_packets[dscp=0]"), 0u);
 }
 
 TEST(CaptureMetrics, AnAnalysisThatIsNotTheSchemaIsAnInfrastructureError) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -50,20 +51,29 @@ void check_providers_measure(const suites::Suite& suite, const suites::SuiteTest
     providers.insert(test.settings.provider);
   else
     for (const auto* h : hosts) providers.insert(std::string(inventory::to_string(h->provider)));
-  for (const auto& t : test.thresholds)
-    for (const auto& provider : providers)
-      if (const auto why = suites::never_measured_on(provider, t.metric.name)) {
-        std::vector<std::string> on;
-        for (const auto* h : hosts)
-          if (test.settings.provider.empty() && inventory::to_string(h->provider) == provider)
-            on.push_back(h->name);
-        problems.push_back(
-            fmt::format("{}:{}:{}: test '{}': threshold '{}': {}{}", suite.file, t.line, t.column,
-                        test.name, t.text, *why,
-                        on.empty() ? fmt::format(" (the test's provider: {})", provider)
-                                   : fmt::format(" (hosts {} use it)", fmt::join(on, ", "))));
+  for (const auto& t : test.thresholds) {
+    // The first metric it names (the left side's, then its limit's) that a provider never gives.
+    std::optional<std::string> why;
+    std::string provider;
+    for (const auto& p : providers) {
+      for (const std::string& name : suites::metrics_named(t))
+        if ((why = suites::never_measured_on(p, name))) break;
+      if (why) {
+        provider = p;
         break;
       }
+    }
+    if (!why) continue;
+    std::vector<std::string> on;
+    for (const auto* h : hosts)
+      if (test.settings.provider.empty() && inventory::to_string(h->provider) == provider)
+        on.push_back(h->name);
+    problems.push_back(fmt::format("{}:{}:{}: test '{}': threshold '{}': {}{}", suite.file, t.line,
+                                   t.column, test.name, t.text, *why,
+                                   on.empty()
+                                       ? fmt::format(" (the test's provider: {})", provider)
+                                       : fmt::format(" (hosts {} use it)", fmt::join(on, ", "))));
+  }
 }
 
 void check_traffic(const suites::Suite& suite, const suites::SuiteTest& test,

@@ -1,10 +1,21 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 namespace rocehil::suites {
+
+// How a metric is split by traffic class. A priority (0-7) is the PFC class and the switch queue;
+// a DSCP (0-63) is what the IP header carries and what a mirror port sees. `[3]` and `[prio=3]`
+// are one priority; `[dscp=26]` a DSCP.
+enum class Index : std::uint8_t {
+  none,               // one value: busbw_gbps
+  priority,           // always by priority: switch_pfc_tx[3]
+  total_or_priority,  // pfc_frames, and pfc_frames[prio=3]
+  total_or_dscp,      // ecn_marked, and ecn_marked[dscp=26]
+};
 
 // The metrics a threshold may name: what each measures and in what unit. A suite naming anything
 // else is refused when it is loaded, with the nearest known name.
@@ -12,7 +23,7 @@ struct MetricInfo {
   std::string_view name;
   std::string_view unit;
   std::string_view meaning;
-  bool indexed = false;  // takes [priority] (0..7)
+  Index index = Index::none;
   // Where its value comes from on each provider; "not measured" says what to use instead. The
   // table in docs/suites.md is these rows (a test holds it to that).
   std::string_view on_soft;

@@ -26,8 +26,10 @@ std::string_view to_string(Level level);
 struct MetricRef {
   std::string part;  // roce.busbw_gbps: the part of a test with parts; empty: the case's
   std::string name;
-  std::optional<int> index;  // pfc_pause_fraction[3]
-  // "pfc_pause_fraction[3]", "roce.busbw_gbps": as measured values are keyed.
+  std::optional<int> index;  // pfc_pause_fraction[3], ecn_marked[dscp=26]
+  bool by_dscp = false;      // the index is a DSCP (0-63), not a priority
+  // "pfc_pause_fraction[3]", "ecn_marked[dscp=26]", "roce.busbw_gbps": as measured values are
+  // keyed ([prio=3] is keyed [3]).
   std::string key() const;
   // The key without the index ("roce.nic_rx_pause"), as a reason for every index is keyed.
   std::string name_key() const;
@@ -61,6 +63,11 @@ ParsedThreshold parse_threshold(std::string_view text);
 
 // Whether the limit names a baseline run's metric (baseline.<metric>): the run must be given one.
 bool uses_baseline(const Threshold& t);
+
+// The metrics of this run the limit names ("mirror_cnps" of 'pfc_frames <= 0.1 *
+// mirror_cnps'), without their index; facts and baseline metrics are not among them. The left
+// side's metric first, then the limit's, each once: every one the test must be able to measure.
+std::vector<std::string> metrics_named(const Threshold& t);
 
 // What a test case measured (metric key -> value) and the names an expression may use.
 using Values = std::map<std::string, double, std::less<>>;
