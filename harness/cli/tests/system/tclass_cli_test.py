@@ -38,6 +38,12 @@ tests:
     captures: [s1-mirror, s2-mirror]
     thresholds:
       - busbw_gbps > 0
+      - mirror_packets[dscp=26] > 0
+      - mirror_packets[dscp=24] > 0
+      - mirror_packets[dscp=46] == 0
+      - mirror_cnps == mirror_cnps[dscp=48]
+      - mirror_acks == mirror_acks[dscp=26] + mirror_acks[dscp=24]
+      - pfc_frames[prio=3] <= 0.1 * mirror_packets
   - name: ring
     workload: allreduce
     hosts: h1,h3
@@ -142,6 +148,42 @@ class TclassRun(unittest.TestCase):
         self.assertEqual(set(seen), {26, 24}, totals)
         # Every QP carried frames.
         self.assertEqual({(sport, destqp) for (sport, destqp, _) in totals}, set(flows), totals)
+
+    def test_the_counts_by_dscp_are_tsharks_over_the_kept_files(self):
+        """mirror_packets[dscp=d] and mirror_acks[dscp=d] in run.json equal tshark's count of
+        the same definitions, by the DSCP it decodes, over every file the captures kept; the
+        thresholds on them were graded, not skipped."""
+        attempt = self.cases["spread/tclass=106,98"]["attempts"][-1]
+        packets, acks = {}, {}
+        for k in attempt["captures_kept"]:
+            for f in k["files"]:
+                out = subprocess.run(
+                    ["tshark", "-r", os.path.join(self.run_dir, f), "-Y",
+                     "udp.dstport==4791 && infiniband.bth.psn", "-T", "fields", "-e",
+                     "ip.dsfield.dscp", "-e", "infiniband.bth.opcode", "-e",
+                     "infiniband.aeth.syndrome"],
+                    capture_output=True, text=True, check=True).stdout
+                for line in out.splitlines():
+                    fields = line.split("\t")
+                    dscp = int(fields[0])
+                    packets[dscp] = packets.get(dscp, 0) + 1
+                    if int(fields[1], 0) == 0x11 and int(fields[2], 0) < 0x20:
+                        acks[dscp] = acks.get(dscp, 0) + 1
+        metrics = attempt["metrics"]
+        ours = {int(k.split("=")[1][:-1]): v for k, v in metrics.items()
+                if k.startswith("mirror_packets[dscp=")}
+        self.assertEqual(ours, packets)
+        # The data's two classes, and CNPs (where the testbed marked) on the soft NIC's cnp_dscp.
+        self.assertLessEqual({24, 26}, set(packets), packets)
+        self.assertLessEqual(set(packets), {24, 26, 48}, packets)
+        self.assertEqual(packets.get(48, 0), metrics["mirror_cnps"])
+        self.assertEqual({int(k.split("=")[1][:-1]): v for k, v in metrics.items()
+                          if k.startswith("mirror_acks[dscp=")}, acks)
+        self.assertEqual(metrics["mirror_packets"], sum(packets.values()))
+        graded = {t["threshold"]: t["verdict"] for t in attempt["grade"]["thresholds"]}
+        self.assertEqual(graded["mirror_packets[dscp=46] == 0"], "pass", graded)
+        self.assertEqual(graded["pfc_frames[prio=3] <= 0.1 * mirror_packets"], "pass", graded)
+        self.assertEqual(set(graded.values()), {"pass"}, graded)
 
     def test_a_collectives_qps_each_send_with_the_class_run_json_lists_for_it(self):
         case = self.cases["ring/tclass=106,98"]
