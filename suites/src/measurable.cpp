@@ -54,22 +54,24 @@ std::vector<std::string_view> traffic_metrics(const SuiteTest& test) {
     add({"busbw_gbps", "algbw_gbps", "errors", "perftest_bw_peak_gbps", "perftest_bw_average_gbps",
          "perftest_msg_rate_mpps"});
   } else if (workload == "lat" && perftest) {
-    add({"lat_p50_us", "lat_p99_us", "lat_max_us", "errors", "perftest_t_min_us",
+    add({"lat_p50_us", "lat_p99_us", "lat_max_us", "lat_avg_us", "errors", "perftest_t_min_us",
          "perftest_t_max_us", "perftest_t_typical_us", "perftest_t_avg_us", "perftest_t_stdev_us",
          "perftest_t_p99_us", "perftest_t_p999_us"});
   } else if (workload == "bw") {
-    add({"busbw_gbps", "algbw_gbps", "data_errors", "errors"});
+    add({"busbw_gbps", "algbw_gbps", "fairness_jain", "rate_deviation", "data_errors", "errors"});
     out.insert(out.end(), per_qp.begin(), per_qp.end());
   } else if (workload == "lat") {
-    add({"lat_p50_us", "lat_p99_us", "lat_max_us", "errors"});
+    add({"lat_p50_us", "lat_p99_us", "lat_max_us", "lat_avg_us", "errors"});
     out.insert(out.end(), per_qp.begin(), per_qp.end());
   } else if (workload == "incast") {
     // Every sender writes into the receiver's one buffer at once: its output has no single right
     // answer, so no incast's data is checked (traffic::expected_output_crc32s).
-    add({"busbw_gbps", "algbw_gbps", "time_us", "time_p99_us", "time_cv", "errors"});
+    add({"busbw_gbps", "algbw_gbps", "time_us", "time_p99_us", "time_cv", "fairness_jain",
+         "rate_deviation", "errors"});
     out.insert(out.end(), per_qp.begin(), per_qp.end());
   } else {  // a collective
-    add({"busbw_gbps", "algbw_gbps", "time_us", "time_p99_us", "time_cv", "data_errors", "errors"});
+    add({"busbw_gbps", "algbw_gbps", "time_us", "time_p99_us", "time_cv", "fairness_jain",
+         "rate_deviation", "data_errors", "errors"});
     out.insert(out.end(), per_qp.begin(), per_qp.end());
   }
   return out;

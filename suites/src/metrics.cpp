@@ -30,6 +30,8 @@ const std::vector<MetricInfo>& known_metrics() {
   constexpr std::string_view agents = "the agents: payload bytes of completed work over its time";
   constexpr std::string_view iterations = "the agents: each iteration's end time";
   constexpr std::string_view pings = "the agents: ping-pong round trips / 2";
+  constexpr std::string_view fair_rates =
+      "the agents: each QP's rate (bw), each sending rank's bytes over its steps' time";
   constexpr std::string_view mirrors = "the capture points (mirror ports)";
   constexpr std::string_view data_captures = "the capture points (filter roce or all)";
   constexpr std::string_view rdma = "not measured (soft uses no RDMA device)";
@@ -58,6 +60,16 @@ const std::vector<MetricInfo>& known_metrics() {
       {"lat_p50_us", "us", "lat: median one-way latency", Index::none, pings, pings},
       {"lat_p99_us", "us", "lat: 99th percentile one-way latency", Index::none, pings, pings},
       {"lat_max_us", "us", "lat: largest one-way latency", Index::none, pings, pings},
+      {"lat_avg_us", "us", "lat: mean one-way latency", Index::none, pings,
+       "the agents: ping-pong round trips / 2 (engine perftest: its t_avg)"},
+      {"fairness_jain", "",
+       "Jain's index of the flows' rates, (sum x)^2 / (n sum x^2): 1 is even, 1/n one took all; "
+       "bw: the sender's QPs; a collective: its sending ranks while they sent",
+       Index::none, fair_rates, fair_rates},
+      {"rate_deviation", "",
+       "largest deviation of a flow's rate from the mean, as a fraction of the mean (flows as "
+       "fairness_jain)",
+       Index::none, fair_rates, fair_rates},
       {"retransmits", "packets", "packets sent again (go-back-N), all QPs", Index::none,
        "the soft QPs' requesters", "not measured (no per-QP counter): use nic_retransmits"},
       {"timeouts", "", "ACK timeouts, all QPs", Index::none, "the soft QPs' ACK timers",
@@ -254,6 +266,7 @@ Better better_when(std::string_view metric) {
   static constexpr std::string_view higher[] = {"busbw_gbps",
                                                 "algbw_gbps",
                                                 "capture_coverage",
+                                                "fairness_jain",
                                                 "perftest_bw_peak_gbps",
                                                 "perftest_bw_average_gbps",
                                                 "perftest_msg_rate_mpps",

@@ -30,9 +30,9 @@ TEST(Measurable, ALatencyThresholdOnABandwidthTestIsRefusedAtItsColumn) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0],
             "s.yaml:9:9: test 'bw': threshold 'lat_p99_us <= 10': workload bw never measures "
-            "lat_p99_us; this test measures busbw_gbps, algbw_gbps, retransmits, timeouts, naks, "
-            "errors, data_errors, cnps, cnp_per_s (and the NICs' nic_* and switches' switch_* "
-            "counters where they count them)");
+            "lat_p99_us; this test measures busbw_gbps, algbw_gbps, fairness_jain, "
+            "rate_deviation, retransmits, timeouts, naks, errors, data_errors, cnps, cnp_per_s "
+            "(and the NICs' nic_* and switches' switch_* counters where they count them)");
 }
 
 // A limit that compares with another metric needs that one measured too: "few or no PFC" beside

@@ -75,17 +75,20 @@ TEST(Parts, ThresholdsNameAPartTheTestHasAndAMetricItsWorkloadGives) {
       "s.yaml:9:9: test 'mix': threshold 'rcoe.busbw_gbps > 0': the test has no part 'rcoe'; its "
       "parts: roce, ping",
       "s.yaml:10:9: test 'mix': threshold 'ping.busbw_gbps > 0': part 'ping' (workload lat) never "
-      "measures busbw_gbps; it measures lat_p50_us, lat_p99_us, lat_max_us, errors, retransmits, "
+      "measures busbw_gbps; it measures lat_p50_us, lat_p99_us, lat_max_us, lat_avg_us, errors, "
+      "retransmits, "
       "timeouts, naks, cnps, cnp_per_s",
       "s.yaml:11:9: test 'mix': threshold 'busbw_gbps > 0': in a test with parts, busbw_gbps is "
       "each part's: name the part, as in roce.busbw_gbps (its parts: roce, ping)",
       "s.yaml:12:9: test 'mix': threshold 'roce.nic_rx_pause[3] == 0': part 'roce' (workload "
       "incast) never measures nic_rx_pause; it measures busbw_gbps, algbw_gbps, time_us, "
-      "time_p99_us, time_cv, errors, retransmits, timeouts, naks, cnps, cnp_per_s. nic_rx_pause is "
+      "time_p99_us, time_cv, fairness_jain, rate_deviation, errors, retransmits, timeouts, naks, "
+      "cnps, cnp_per_s. nic_rx_pause is "
       "the whole case's (the captures, NICs and switches count it): name it without a part",
       "s.yaml:13:9: test 'mix': threshold 'roce.data_errors == 0': part 'roce' (workload incast) "
       "never measures data_errors; it measures busbw_gbps, algbw_gbps, time_us, time_p99_us, "
-      "time_cv, errors, retransmits, timeouts, naks, cnps, cnp_per_s"};
+      "time_cv, fairness_jain, rate_deviation, errors, retransmits, timeouts, naks, cnps, "
+      "cnp_per_s"};
   EXPECT_EQ(errors, expected);
   // The left side is this run's: baseline.<metric> is not a part.
   const auto baseline = parts_refused(

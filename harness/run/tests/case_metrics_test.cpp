@@ -40,6 +40,30 @@ TEST(CaseMetrics, CollectiveNumbersUnderTheirMetricNames) {
   EXPECT_EQ(collective_metrics(unchecked, "soft").values.count("data_errors"), 0u);
 }
 
+// An incast's senders: each one's bytes over the time its steps took. Two senders at 1 and 3
+// Gbit/s while sending: Jain 0.8, deviation 0.5; the receiver sends nothing and is no sender.
+TEST(CaseMetrics, AnIncastsFairnessIsItsSendersRatesWhileSending) {
+  CollectiveCase c;
+  c.job.plan = {.pattern = traffic::Pattern::incast, .ranks = 3, .bytes = 1 << 20};
+  c.results.resize(3);
+  c.results[0].collective = agent::CollectiveReport{};  // the receiver
+  agent::CollectiveReport slow, fast;
+  slow.bytes_sent = 1'000'000;  // 8e6 bits over 8 ms: 1 Gbit/s
+  slow.step_ns = {5'000'000, 3'000'000};
+  fast.bytes_sent = 3'000'000;  // 24e6 bits over 8 ms: 3 Gbit/s
+  fast.step_ns = {8'000'000};
+  c.results[1].collective = slow;
+  c.results[2].collective = fast;
+  const suites::Measured m = collective_metrics(c, "soft");
+  EXPECT_DOUBLE_EQ(m.values.at("fairness_jain"), 0.8);
+  EXPECT_DOUBLE_EQ(m.values.at("rate_deviation"), 0.5);
+  c.results[2].collective->step_ns.clear();  // more steps than a rank reports one by one
+  const suites::Measured unknown = collective_metrics(c, "soft");
+  EXPECT_EQ(unknown.values.count("fairness_jain"), 0u);
+  EXPECT_NE(unknown.unmeasured.at("fairness_jain").find("rank 2 reported no per-step times"),
+            std::string::npos);
+}
+
 TEST(CaseMetrics, NamesComeFromTheCaseAndTheSlowestNic) {
   const suites::Values n =
       collective_names(measured_case(), {"h1", "h1", "h2", "h3"}, {400, 0, 200, 400});
@@ -78,11 +102,15 @@ TEST(CaseMetrics, PointToPointBandwidthIsWhatTheReceiverCounted) {
   r.server.results.per_qp.resize(2);
   r.server.results.per_qp[0].counters.cnps_handled = 0;
   r.client.results.per_qp[0].counters.cnps_handled = 7;
+  r.client.results.per_qp[0].gbps = 0.25;
+  r.client.results.per_qp[1].gbps = 0.75;
   r.data.checked = true;
   r.data.transfers = 2;
   r.data.intact = 1;
   const auto v = point_to_point_metrics(r, "soft").values;
   EXPECT_EQ(v.at("busbw_gbps"), 0.9);
+  EXPECT_DOUBLE_EQ(v.at("fairness_jain"), 0.8);  // the sender's QPs, 1:3
+  EXPECT_DOUBLE_EQ(v.at("rate_deviation"), 0.5);
   EXPECT_EQ(v.at("retransmits"), 4);
   EXPECT_EQ(v.at("cnps"), 7);
   EXPECT_EQ(v.at("data_errors"), 1);
@@ -103,8 +131,10 @@ TEST(CaseMetrics, PointToPointLatencyPercentiles) {
   latency.p50_us = 5;
   latency.p99_us = 9;
   latency.max_us = 12;
+  latency.mean_us = 6.5;
   r.client.results.latency = latency;
   const auto v = point_to_point_metrics(r, "soft").values;
+  EXPECT_EQ(v.at("lat_avg_us"), 6.5);
   EXPECT_EQ(v.at("lat_p50_us"), 5);
   EXPECT_EQ(v.at("lat_p99_us"), 9);
   EXPECT_EQ(v.at("lat_max_us"), 12);

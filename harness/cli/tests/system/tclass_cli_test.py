@@ -185,6 +185,35 @@ class TclassRun(unittest.TestCase):
         self.assertEqual(graded["pfc_frames[prio=3] <= 0.1 * mirror_packets"], "pass", graded)
         self.assertEqual(set(graded.values()), {"pass"}, graded)
 
+    def test_fairness_over_the_qps_is_what_the_mirrors_saw_each_qp_carry(self):
+        """fairness_jain and rate_deviation of the spread case (its sender's 4 QPs) against the
+        same formulas over the bytes each QP carried across the spines by tshark (one duration
+        for all, so bytes stand for rates): within 5%."""
+        attempt = self.cases["spread/tclass=106,98"]["attempts"][-1]
+        client = attempt["raw"]["traffic"]["client"]
+        carried = {}
+        for k in attempt["captures_kept"]:
+            for f in k["files"]:
+                out = subprocess.run(
+                    ["tshark", "-r", os.path.join(self.run_dir, f), "-Y",
+                     f"ip.src=={client['address']} && udp.dstport==4791 && "
+                     "infiniband.bth.opcode != 129", "-T", "fields", "-e", "udp.srcport",
+                     "-e", "frame.len"], capture_output=True, text=True, check=True).stdout
+                for line in out.splitlines():
+                    sport, length = line.split()
+                    carried[int(sport)] = carried.get(int(sport), 0) + int(length)
+        self.assertEqual(len(carried), 4, carried)
+        x = list(carried.values())
+        jain = sum(x) ** 2 / (len(x) * sum(v * v for v in x))
+        mean = sum(x) / len(x)
+        deviation = max(abs(v - mean) for v in x) / mean
+        metrics = attempt["metrics"]
+        print(f"\nfairness over 4 QPs: rocehil jain {metrics['fairness_jain']:.4f} deviation "
+              f"{metrics['rate_deviation']:.4f}; mirrors jain {jain:.4f} deviation "
+              f"{deviation:.4f}", flush=True)
+        self.assertAlmostEqual(metrics["fairness_jain"], jain, delta=0.05 * jain)
+        self.assertAlmostEqual(metrics["rate_deviation"], deviation, delta=0.05)
+
     def test_a_collectives_qps_each_send_with_the_class_run_json_lists_for_it(self):
         case = self.cases["ring/tclass=106,98"]
         self.assertEqual(case["parameters"]["traffic_class_per_qp"], CLASSES)

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <set>
+
+#include "rocehil/run/fairness.hpp"
 
 namespace rocehil::run {
 
@@ -45,6 +48,31 @@ void add_qp_counters(suites::Measured& m, const std::vector<const agent::Results
   }
 }
 
+// Each sending rank's rate while it sent: its bytes over the time its steps took (posting to
+// completion, summed over the measured iterations). Over the whole run every rank of a
+// collective keeps the same pace (each iteration waits for the slowest); inside a step a sender
+// the fabric favours finishes sooner. A rank that sends nothing (an incast's receiver) is no
+// sender.
+void add_collective_fairness(suites::Measured& m, const CollectiveCase& c) {
+  std::vector<double> rates;
+  std::string why;
+  for (std::size_t r = 0; r < c.results.size(); ++r) {
+    const auto& report = c.results[r].collective;
+    if (!report || report->bytes_sent == 0) continue;
+    const std::uint64_t busy_ns =
+        std::accumulate(report->step_ns.begin(), report->step_ns.end(), std::uint64_t{0});
+    if (busy_ns == 0) {
+      why = fmt::format(
+          "rank {} reported no per-step times (a rank reports them up to {} steps per "
+          "iteration); its rate while sending is not known",
+          r, agent::max_steps_reported);
+      break;
+    }
+    rates.push_back(static_cast<double>(report->bytes_sent) * 8 / static_cast<double>(busy_ns));
+  }
+  add_fairness(m, rates, "sending ranks", why);
+}
+
 }  // namespace
 
 suites::Measured collective_metrics(const CollectiveCase& c, std::string_view provider) {
@@ -56,6 +84,7 @@ suites::Measured collective_metrics(const CollectiveCase& c, std::string_view pr
   std::vector<const agent::ResultsEvent*> reports;
   for (const auto& r : c.results) reports.push_back(&r);
   add_qp_counters(m, reports, provider);
+  add_collective_fairness(m, c);
   if (c.verified || c.wrong > 0)
     m.values["data_errors"] = c.wrong;
   else if (c.job.plan.pattern == traffic::Pattern::incast)
@@ -99,8 +128,9 @@ suites::Measured point_to_point_metrics(const PointToPointResult& r, std::string
       m.values["lat_p50_us"] = client.latency->p50_us;
       m.values["lat_p99_us"] = client.latency->p99_us;
       m.values["lat_max_us"] = client.latency->max_us;
+      m.values["lat_avg_us"] = client.latency->mean_us;
     } else {
-      for (const char* key : {"lat_p50_us", "lat_p99_us", "lat_max_us"})
+      for (const char* key : {"lat_p50_us", "lat_p99_us", "lat_max_us", "lat_avg_us"})
         m.absent(key, "no ping-pong completed after the warm-up");
     }
     return m;
@@ -108,6 +138,11 @@ suites::Measured point_to_point_metrics(const PointToPointResult& r, std::string
   const double gbps = server.bytes > 0 ? server.gbps : client.gbps;
   m.values["busbw_gbps"] = gbps;
   m.values["algbw_gbps"] = gbps;
+  // The sender's QPs: how evenly QP scaling spread the pair's traffic.
+  std::vector<double> rates;
+  for (const agent::QpResult& q : client.per_qp) rates.push_back(q.gbps);
+  add_fairness(m, rates, "QPs",
+               client.per_qp.empty() ? "the sender reported no per-QP rates" : std::string());
   if (r.data.checked)
     m.values["data_errors"] = static_cast<double>(r.data.transfers - r.data.intact);
   else

@@ -192,11 +192,13 @@ suites::Measured perftest_metrics(const PerftestPairResult& r) {
     set("perftest_t_max_us", lat.max_us, duration_run);
     set("perftest_t_typical_us", lat.typical_us, duration_run);
     set("perftest_t_avg_us", lat.avg_us, "perftest printed no t_avg");
+    set("lat_avg_us", lat.avg_us, "perftest printed no t_avg");
     set("perftest_t_stdev_us", lat.stdev_us, duration_run);
     set("perftest_t_p99_us", lat.p99_us, duration_run);
     set("perftest_t_p999_us", lat.p999_us, duration_run);
   } else {
-    for (const char* key : {"busbw_gbps", "algbw_gbps", "lat_p50_us", "lat_p99_us", "lat_max_us"})
+    for (const char* key :
+         {"busbw_gbps", "algbw_gbps", "lat_p50_us", "lat_p99_us", "lat_max_us", "lat_avg_us"})
       m.absent(key, "perftest gave no result: " + why);
   }
   if (report) m.values["errors"] = 0;  // perftest reports numbers only for a run that completed
