@@ -28,6 +28,10 @@ HostNic connectx(const std::string& host, std::uint64_t cnps_sent, std::uint64_t
     h.delta.deltas["ethtool/rx_prio" + std::to_string(p) + "_pause"] = p == 3 ? 40 : 0;
     h.delta.deltas["ethtool/tx_prio" + std::to_string(p) + "_pause"] = 0;
     h.delta.deltas["ethtool/rx_prio" + std::to_string(p) + "_pause_duration"] = p == 3 ? 120 : 0;
+    // The per-priority traffic group of mlx5's ethtool -S (en_stats.c).
+    h.delta.deltas["ethtool/rx_prio" + std::to_string(p) + "_bytes"] = p == 3 ? 6000 : 10;
+    h.delta.deltas["ethtool/tx_prio" + std::to_string(p) + "_bytes"] = p == 3 ? 1500 : 0;
+    h.delta.deltas["ethtool/rx_prio" + std::to_string(p) + "_discards"] = 0;
   }
   return h;
 }
@@ -82,6 +86,10 @@ TEST(NicMetrics, SummedOverHostsWithIbtaWordsInBytes) {
   EXPECT_EQ(m.values.at("nic_pause_duration_us[3]"), 240);
   EXPECT_EQ(m.values.at("nic_rx_bytes"), 8000);  // port_rcv_data counts 4-byte words
   EXPECT_EQ(m.values.at("nic_tx_bytes"), 2000);
+  EXPECT_EQ(m.values.at("nic_rx_bytes[3]"), 12000);  // by priority: ethtool's PHY counters
+  EXPECT_EQ(m.values.at("nic_rx_bytes[0]"), 20);
+  EXPECT_EQ(m.values.at("nic_tx_bytes[3]"), 3000);
+  EXPECT_EQ(m.values.at("nic_discards[3]"), 0);
   EXPECT_TRUE(m.unmeasured.empty());
 }
 
@@ -158,6 +166,7 @@ TEST(NicMetrics, AVethUnderSoftHasBytesAndNothingElse) {
   EXPECT_EQ(m.unmeasured.at("nic_cnps_sent"),
             "h1 v1 has no counter hw_counters/np_cnp_sent (its provider uses no RDMA device)");
   EXPECT_EQ(m.unmeasured.at("nic_rx_pause[3]"), "h1 v1 has no counter ethtool/rx_prio3_pause");
+  EXPECT_EQ(m.unmeasured.at("nic_tx_bytes[3]"), "h1 v1 has no counter ethtool/tx_prio3_bytes");
   EXPECT_EQ(nic_metrics({}).unmeasured.count("nic_rx_bytes"), 1u);
 }
 

@@ -53,6 +53,12 @@ std::vector<NicMetric> metrics_for(const traffic::NicRef& nic, bool through_netd
     m.push_back({fmt::format("nic_tx_pause[{}]", p), {fmt::format("ethtool/tx_prio{}_pause", p)}});
     m.push_back({fmt::format("nic_pause_duration_us[{}]", p),
                  {fmt::format("ethtool/rx_prio{}_pause_duration", p)}});
+    // A priority's share of the port (mlx5 en_stats.c's per-priority traffic group: the PHY's
+    // octets by PCP, RoCE included); rx_prio<p>_discards only from kernels that read it.
+    m.push_back({fmt::format("nic_rx_bytes[{}]", p), {fmt::format("ethtool/rx_prio{}_bytes", p)}});
+    m.push_back({fmt::format("nic_tx_bytes[{}]", p), {fmt::format("ethtool/tx_prio{}_bytes", p)}});
+    m.push_back(
+        {fmt::format("nic_discards[{}]", p), {fmt::format("ethtool/rx_prio{}_discards", p)}});
   }
   // RoCE on an RNIC bypasses the netdev's own statistics: its bytes are the RDMA port's.
   if (!nic.rdma_device.empty() && !through_netdev) {
