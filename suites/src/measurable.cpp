@@ -85,6 +85,23 @@ std::string workload_words(const SuiteTest& test) {
   return fmt::format("workload {} with engine {}", test.workload, test.settings.engine);
 }
 
+// Whether a bw sender of rocehil's engine runs in the test (or one of its parts): its agent
+// samples the bytes it delivered, which stalls and recoveries are read from.
+bool has_timeline(const SuiteTest& test) {
+  const auto sends = [](const SuiteTest& t) {
+    return measured_workload(t) == "bw" && t.settings.engine != "perftest" && !is_calibration(t);
+  };
+  if (test.workload != parts_workload) return sends(test);
+  return std::any_of(test.parts.begin(), test.parts.end(),
+                     [&](const Part& p) { return sends(test_of_part(test, p)); });
+}
+
+bool from_timelines(const SuiteTest& test, std::string_view metric) {
+  if (metric == "max_stall_ms") return has_timeline(test);
+  if (metric == "recovery_ms") return has_timeline(test) && !test.events.empty();
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string_view> metrics_of_test(const SuiteTest& test) {
@@ -95,7 +112,7 @@ std::vector<std::string_view> metrics_of_test(const SuiteTest& test) {
     const bool from_traffic = std::find(traffic.begin(), traffic.end(), m.name) != traffic.end();
     const bool from_captures = needs_captures(m.name) && !test.settings.captures.empty() &&
                                (m.name != "ecmp_imbalance" || test.settings.captures.size() >= 2);
-    if (from_traffic || from_captures) out.push_back(m.name);
+    if (from_traffic || from_captures || from_timelines(test, m.name)) out.push_back(m.name);
   }
   return out;
 }
@@ -113,6 +130,13 @@ std::optional<std::string> never_measured_by_test(const SuiteTest& test, std::st
   else if (needs_captures(metric) && test.settings.captures.empty())
     why =
         fmt::format("{} comes from capture points and the test names none in `captures:`", metric);
+  else if (metric == "recovery_ms" && has_timeline(test))
+    why =
+        "recovery_ms is the time back to the rate before a fabric event, and the test has no "
+        "`events:`";
+  else if ((metric == "max_stall_ms" || metric == "recovery_ms") && !has_timeline(test))
+    why = fmt::format(
+        "{} is read from bw senders' timelines (engine rocehil), and the test runs none", metric);
   else if (metric == "data_errors" && measured_workload(test) == "incast")
     why =
         "an incast's senders all write into the receiver's one buffer at once, so its output has "

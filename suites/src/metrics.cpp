@@ -30,6 +30,8 @@ const std::vector<MetricInfo>& known_metrics() {
   constexpr std::string_view agents = "the agents: payload bytes of completed work over its time";
   constexpr std::string_view iterations = "the agents: each iteration's end time";
   constexpr std::string_view pings = "the agents: ping-pong round trips / 2";
+  constexpr std::string_view timelines =
+      "the agents: each bw sender's completed bytes every 10 ms (engine rocehil)";
   constexpr std::string_view fair_rates =
       "the agents: each QP's rate (bw), each sending rank's bytes over its steps' time";
   constexpr std::string_view mirrors = "the capture points (mirror ports)";
@@ -84,6 +86,14 @@ const std::vector<MetricInfo>& known_metrics() {
       {"cnps", "frames", "CNPs the QPs handled (every sender's reaction point, summed)",
        Index::none, "the soft QPs' reaction points",
        "not measured (no per-QP counter): use nic_cnps_handled"},
+      {"max_stall_ms", "ms",
+       "the longest time a bw sender delivered nothing, from its first byte to its end (its "
+       "completed bytes sampled every 10 ms; the worst sender of the case)",
+       Index::none, timelines, timelines},
+      {"recovery_ms", "ms",
+       "after each fabric event (`events:`), until every bw sender's 100 ms rate is back at 90% "
+       "of its rate in the second before; a sender never back counts the time to its end",
+       Index::none, timelines, timelines},
       {"mirror_cnps", "frames",
        "CNPs seen on the mirror ports of the test's captures; [dscp=d]: those carrying DSCP d",
        Index::total_or_dscp, mirrors, mirrors},

@@ -31,8 +31,9 @@ TEST(Measurable, ALatencyThresholdOnABandwidthTestIsRefusedAtItsColumn) {
   EXPECT_EQ(errors[0],
             "s.yaml:9:9: test 'bw': threshold 'lat_p99_us <= 10': workload bw never measures "
             "lat_p99_us; this test measures busbw_gbps, algbw_gbps, fairness_jain, "
-            "rate_deviation, retransmits, timeouts, naks, errors, data_errors, cnps, cnp_per_s "
-            "(and the NICs' nic_* and switches' switch_* counters where they count them)");
+            "rate_deviation, retransmits, timeouts, naks, errors, data_errors, cnps, "
+            "max_stall_ms, cnp_per_s (and the NICs' nic_* and switches' switch_* counters where "
+            "they count them)");
 }
 
 // A limit that compares with another metric needs that one measured too: "few or no PFC" beside
@@ -62,6 +63,38 @@ TEST(Measurable, AMetricTheLimitNamesIsHeldToTheTestAsTheLeftSideIs) {
 )"),
                                                "s.yaml");
   EXPECT_TRUE(captured.suite.has_value());
+}
+
+// Stalls come from bw senders' timelines; a recovery needs an event to recover from.
+TEST(Measurable, StallsNeedABwSenderAndRecoveriesAnEvent) {
+  const auto no_events = errors_of(suite_with(R"(  - name: bw
+    workload: bw
+    hosts: h1,h3
+    thresholds: ['max_stall_ms < 100', 'recovery_ms < 500']
+)"));
+  ASSERT_EQ(no_events.size(), 1u);
+  EXPECT_NE(no_events[0].find("threshold 'recovery_ms < 500': recovery_ms is the time back to "
+                              "the rate before a fabric event, and the test has no `events:`"),
+            std::string::npos)
+      << no_events[0];
+  const auto collective = errors_of(suite_with(R"(  - name: ar
+    workload: allreduce
+    thresholds: ['max_stall_ms < 100']
+)"));
+  ASSERT_EQ(collective.size(), 1u);
+  EXPECT_NE(collective[0].find("max_stall_ms is read from bw senders' timelines (engine "
+                               "rocehil), and the test runs none"),
+            std::string::npos)
+      << collective[0];
+  const SuiteLoadResult flap = parse_suite(suite_with(R"(  - name: flap
+    workload: bw
+    hosts: h1,h3
+    duration_s: 6
+    events: [{at_s: 2, action: link_down, link: l1-s1}, {at_s: 4, action: link_up, link: l1-s1}]
+    thresholds: ['max_stall_ms < 1000', 'recovery_ms < 2000']
+)"),
+                                           "s.yaml");
+  EXPECT_TRUE(flap.suite.has_value());
 }
 
 TEST(Measurable, CaptureMetricsNeedCapturesAndImbalanceNeedsTwo) {

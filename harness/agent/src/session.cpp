@@ -12,6 +12,7 @@
 #include "iperf3_task.hpp"
 #include "pacing_setup.hpp"
 #include "perftest_task.hpp"
+#include "progress_sampler.hpp"
 #include "results.hpp"
 #include "rocehil/capture/dpdk_source.hpp"
 #include "rocehil/common/clock.hpp"
@@ -306,6 +307,13 @@ void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest&
   next_stats_ = start.stats_ms == 0 ? Clock::time_point::max() : started_at_ + stats_period_;
   last_stats_at_ = started_at_;
   last_stats_bytes_ = 0;
+  // A bw sender's delivered bytes over time: what a failover or a stall is read from.
+  const bool sends_bw = setup_.workload == Workload::bw && setup_.role == Role::client;
+  next_sample_ = sends_bw ? started_at_ : Clock::time_point::max();
+  if (sends_bw) {
+    if (!sampler_) sampler_ = std::make_unique<ProgressSampler>();
+    sampler_->begin(begin_ns, timeline_period_us);
+  }
   progress_.messages.store(0);
   progress_.bytes.store(0);
   stop_.store(false);
@@ -448,6 +456,7 @@ void AgentSession::tick() {
   }
   if (state_ != State::running) return;
   const auto now = Clock::now();
+  if (now >= next_sample_) sample(now);
   if (now >= next_stats_) emit_stats(now);
 
   std::optional<ResultsEvent> results;
@@ -456,6 +465,12 @@ void AgentSession::tick() {
     results.swap(published_);
   }
   if (!results) return;
+  if (next_sample_ != Clock::time_point::max()) {
+    // The sender's work is over: its last sample, then the timeline goes with its results.
+    sampler_->finish(since_start_us(now), progress_.bytes.load(std::memory_order_relaxed));
+    results->timeline = sampler_->timeline();
+    next_sample_ = Clock::time_point::max();
+  }
   if (worker_done_.load()) {
     join_worker();
     finalize(*results);
@@ -466,7 +481,20 @@ void AgentSession::tick() {
 }
 
 AgentSession::Clock::time_point AgentSession::next_tick() const {
-  return state_ == State::running ? next_stats_ : Clock::time_point::max();
+  return state_ == State::running ? std::min(next_stats_, next_sample_) : Clock::time_point::max();
+}
+
+std::uint64_t AgentSession::since_start_us(Clock::time_point now) const {
+  return now > started_at_
+             ? static_cast<std::uint64_t>(
+                   std::chrono::duration_cast<std::chrono::microseconds>(now - started_at_).count())
+             : 0;
+}
+
+void AgentSession::sample(Clock::time_point now) {
+  sampler_->add(since_start_us(now), progress_.bytes.load(std::memory_order_relaxed));
+  const auto period = std::chrono::microseconds(sampler_->period_us());
+  while (next_sample_ <= now) next_sample_ += period;
 }
 
 void AgentSession::emit_stats(Clock::time_point now) {

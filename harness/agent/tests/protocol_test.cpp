@@ -1386,11 +1386,11 @@ TEST(AgentProtocolRejects, Replies) {
           {edited(results, R"("latency":{)", R"("latency":null,"x":{)"),
            "results: unknown field 'x' (known: workload, role, stopped, seconds, messages, "
            "bytes, gbps, messages_per_s, errors, first_error, first_error_status, per_qp, "
-           "gpu_registration, latency, collective, events, nics, cpu, pacing)"},
+           "gpu_registration, latency, collective, events, nics, cpu, pacing, timeline)"},
           {edited(results, R"("latency":{)", R"("lat":{)"),
            "results: unknown field 'lat' (known: workload, role, stopped, seconds, messages, "
            "bytes, gbps, messages_per_s, errors, first_error, first_error_status, per_qp, "
-           "gpu_registration, latency, collective, events, nics, cpu, pacing)"},
+           "gpu_registration, latency, collective, events, nics, cpu, pacing, timeline)"},
           {std::string(100000, '{'),
            "JSON nested deeper than 16 levels at column 17: no agent protocol message nests that "
            "deep"},

@@ -552,9 +552,62 @@ class Routed(unittest.TestCase):
                 for name, port in ports.items():
                     for p in (3, 4):
                         self.assertEqual(port["priority"][p]["lossless_drops"], 0, (switch, name))
+            self.check_timeline(attempt, events)
         finally:
             fabric.down()
             shutil.rmtree(work, ignore_errors=True)
+
+    def check_timeline(self, attempt, events):
+        """max_stall_ms and recovery_ms are what this file's own reading of the sender's
+        timeline in run.json gives, against the events' times run.json records."""
+        senders = attempt["raw"]["timeline"]["senders"]
+        self.assertEqual(len(senders), 1, senders)  # h1, the bw client
+        t, b = senders[0]["t_us"], senders[0]["bytes"]
+        self.assertGreater(len(t), 300, "fewer samples than 6 s at 10 ms")
+        stall = longest_stall(t, b)
+        self.assertAlmostEqual(attempt["metrics"]["max_stall_ms"], stall, places=6)
+        worst = max(recovery(t, b, senders[0]["start_ns"], e["started_ns"]) for e in events)
+        self.assertAlmostEqual(attempt["metrics"]["recovery_ms"], worst, places=6)
+        print(f"timeline: {len(t)} samples, longest stall {stall:.0f} ms, recovery after the "
+              f"link's events {worst:.0f} ms", flush=True)
+
+
+def bytes_at(t, b, x):
+    if x <= t[0]:
+        return b[0]
+    if x >= t[-1]:
+        return b[-1]
+    i = next(k for k in range(len(t)) if t[k] > x)
+    return b[i] if t[i] == t[i - 1] else b[i - 1] + (b[i] - b[i - 1]) * (x - t[i - 1]) / (t[i] - t[i - 1])
+
+
+def longest_stall(t, b):
+    """The longest run of samples with the same byte count after the first byte, in ms."""
+    first = next(i for i in range(len(b)) if b[i] > b[0])
+    best, since = 0.0, first
+    for i in range(first + 1, len(b)):
+        if b[i] > b[i - 1] or i == len(b) - 1:
+            until = i - 1 if b[i] > b[i - 1] else i
+            best = max(best, (t[until] - t[since]) / 1e3)
+            if b[i] > b[i - 1]:
+                since = i
+    return best
+
+
+def recovery(t, b, start_ns, event_ns):
+    """From the event to the start of the first 100 ms (beginning at the event or a sample) that
+    carried 90% of the rate of the second before; to the end when none did."""
+    first = next(i for i in range(len(b)) if b[i] > b[0])
+    e = (event_ns - start_ns) / 1e3
+    began = t[first - 1]
+    frm = max(began, e - 1e6)
+    need = 0.9 * (bytes_at(t, b, e) - bytes_at(t, b, frm)) / (e - frm) * 1e5
+    for s in [e] + [x for x in t if x > e]:
+        if s + 1e5 > t[-1]:
+            break
+        if bytes_at(t, b, s + 1e5) - bytes_at(t, b, s) >= need:
+            return (s - e) / 1e3
+    return (t[-1] - e) / 1e3
 
 
 if __name__ == "__main__":

@@ -797,6 +797,34 @@ struct Describe<PacingReport> {
 };
 
 template <>
+struct Describe<ProgressTimeline> {
+  using S = ProgressTimeline;
+  static constexpr List<Int<std::uint64_t>> samples{{0, max_u64}, 0, max_timeline_samples};
+  static const auto& fields() {
+    static const auto f = std::tuple{
+        field("start_ns", at<&S::start_ns>, Int<std::int64_t>{0, max_i64}, Presence::required),
+        field("period_us", at<&S::period_us>, Int<std::uint32_t>{1, max_u32}, Presence::required),
+        field("t_us", at<&S::t_us>, samples, Presence::required),
+        field("bytes", at<&S::bytes>, samples, Presence::required)};
+    return f;
+  }
+  static void check(const Object&, S& t) {
+    if (t.t_us.size() != t.bytes.size())
+      reject(fmt::format("results: timeline has {} times for {} byte counts", t.t_us.size(),
+                         t.bytes.size()));
+    for (std::size_t i = 1; i < t.t_us.size(); ++i) {
+      if (t.t_us[i] < t.t_us[i - 1])
+        reject(fmt::format("results: timeline.t_us goes back at sample {}", i));
+      if (t.bytes[i] < t.bytes[i - 1])
+        reject(
+            fmt::format("results: timeline.bytes goes back at sample {}: completed bytes "
+                        "only grow",
+                        i));
+    }
+  }
+};
+
+template <>
 struct Describe<ResultsEvent> {
   using S = ResultsEvent;
   static const auto& fields() {
@@ -833,7 +861,9 @@ struct Describe<ResultsEvent> {
             [](const S& r) { return !r.nics.empty(); }, Presence::extra),
         // Absent from an agent that did not measure it (older, or no work ran).
         field("cpu", at<&S::cpu>, Nested<SchedulingReport>{Strictness::strict}, Presence::extra),
-        field("pacing", at<&S::pacing>, Nested<PacingReport>{Strictness::strict}, Presence::extra)};
+        field("pacing", at<&S::pacing>, Nested<PacingReport>{Strictness::strict}, Presence::extra),
+        field("timeline", at<&S::timeline>, Nested<ProgressTimeline>{Strictness::strict},
+              Presence::extra)};
     return f;
   }
   static void check(const Object&, S& r) {

@@ -39,6 +39,7 @@
 #include "rocehil/run/result_json.hpp"
 #include "rocehil/run/suite_check.hpp"
 #include "rocehil/run/switch_metrics.hpp"
+#include "rocehil/run/timeline_metrics.hpp"
 #include "rocehil/run/transport_fault.hpp"
 #include "rocehil/traffic/qp_scaling.hpp"
 
@@ -422,6 +423,22 @@ CaseShape case_shape(const CaseContext& c) {
   return shape;
 }
 
+namespace {
+
+// The fabric events that happened and worked, as run.json records them ("link_down l1-s1").
+std::vector<EventTime> events_happened(const nlohmann::json& raw) {
+  std::vector<EventTime> out;
+  if (!raw.contains("fabric_events")) return out;
+  for (const auto& e : raw["fabric_events"]["events"])
+    if (e.value("happened", false) && e.value("ok", false) && e.contains("started_ns"))
+      out.push_back(
+          {fmt::format("{} {}", e.value("action", std::string()), e.value("target", std::string())),
+           e["started_ns"].get<std::int64_t>()});
+  return out;
+}
+
+}  // namespace
+
 reports::Attempt run_case_attempt(const CaseContext& c) {
   reports::Attempt attempt;
   attempt.start_ns = unix_ns_now();
@@ -478,6 +495,16 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     if (events) {
       end_events(*events, attempt);
       if (auto failed = events->failure(c.interrupt->load())) throw PhaseFailure{*failed};
+    }
+    // The senders' delivered bytes over time, against the events that happened: stalls and
+    // recoveries (before a failure is thrown, so a failed case still shows its timeline).
+    {
+      nlohmann::json timeline;
+      measured.merge(timeline_metrics(traffic.timelines, events_happened(attempt.raw), timeline));
+      attempt.metrics = measured.values;
+      attempt.unmeasured = measured.unmeasured;
+      attempt.where = measured.where;
+      if (!traffic.timelines.empty()) attempt.raw["timeline"] = std::move(timeline);
     }
     if (traffic.interrupted)
       throw PhaseFailure{{"", "interrupted", "stopped by a signal before the workload ended"}};

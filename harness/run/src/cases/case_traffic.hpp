@@ -19,6 +19,7 @@
 #include "rocehil/reports/run_record.hpp"
 #include "rocehil/run/nic_metrics.hpp"
 #include "rocehil/run/reconciliation.hpp"
+#include "rocehil/run/timeline_metrics.hpp"
 #include "rocehil/suites/starvation.hpp"
 #include "rocehil/suites/threshold.hpp"
 
@@ -62,8 +63,9 @@ struct TrafficOutcome {
   // agent that did not say (perftest's, an older agent).
   std::vector<suites::SchedulingSeen> cpu;
   std::vector<std::string> hosts;
-  std::vector<CnpsSent> cnps_sent;  // for cnp_reconciliation
-  std::string cnps_unknown;         // why cnps_sent could not be told
+  std::vector<CnpsSent> cnps_sent;        // for cnp_reconciliation
+  std::vector<SenderTimeline> timelines;  // bw senders' delivered bytes over time
+  std::string cnps_unknown;               // why cnps_sent could not be told
   nlohmann::json raw;
   double seconds = 0;  // the measured interval
   bool interrupted = false;

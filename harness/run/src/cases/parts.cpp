@@ -49,6 +49,8 @@ TrafficOutcome merged(const std::vector<PartCase>& cases, std::vector<PartRun>& 
     std::move(o.events.begin(), o.events.end(), std::back_inserter(all.events));
     std::move(o.cpu.begin(), o.cpu.end(), std::back_inserter(all.cpu));
     std::move(o.cnps_sent.begin(), o.cnps_sent.end(), std::back_inserter(all.cnps_sent));
+    for (SenderTimeline& t : o.timelines)
+      all.timelines.push_back({fmt::format("{} (part {})", t.sender, name), std::move(t.timeline)});
     for (const std::string& h : o.hosts)
       if (std::find(all.hosts.begin(), all.hosts.end(), h) == all.hosts.end())
         all.hosts.push_back(h);

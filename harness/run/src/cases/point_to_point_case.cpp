@@ -223,6 +223,8 @@ TrafficOutcome run_rocehil_case(const CaseContext& c) {
   for (const auto& e : result.server.results.events) out.events.push_back({server_host.name, e});
   add_cpu(result.client.results, client_host.name, 0, out.cpu);
   add_cpu(result.server.results, server_host.name, 1, out.cpu);
+  if (result.client.results.timeline)
+    out.timelines.push_back({client_host.name, *result.client.results.timeline});
   out.hosts = {client_host.name, server_host.name};
   for (const auto& [side, host, peer] :
        {std::tuple{&result.client, client_host.name, server_host.name},

@@ -23,6 +23,7 @@ class AgentCapture;
 class AgentCollective;
 class AgentPerftest;
 class AgentIperf3;
+class ProgressSampler;
 
 // What an agent does with the requests it reads: the state machine behind `rocehil agent`, and
 // the local side of `rocehil traffic client` (in process, without JSON in between).
@@ -133,6 +134,15 @@ class AgentSession {
   Clock::time_point next_stats_ = Clock::time_point::max();
   std::uint64_t last_stats_bytes_ = 0;
   Clock::time_point last_stats_at_{};
+  // A bw sender's delivered bytes every 10 ms, sampled here (the control thread reads the
+  // workload's progress; the work's own loop does nothing more) until its results go out.
+  std::unique_ptr<ProgressSampler> sampler_;
+  Clock::time_point next_sample_ = Clock::time_point::max();
+  void sample(Clock::time_point now);
+  std::uint64_t since_start_us(Clock::time_point now) const;
 };
+
+// The sampling period of a bw sender's timeline: 10 ms, as the plan's failover reading needs.
+inline constexpr std::uint32_t timeline_period_us = 10'000;
 
 }  // namespace rocehil::agent

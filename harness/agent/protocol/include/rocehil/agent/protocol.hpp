@@ -437,6 +437,18 @@ struct PacingReport {
   std::optional<double> burst_s{};
 };
 
+// What a sender had delivered over time: its completed bytes (warm-up included, cumulative),
+// sampled by the agent every period_us while its work ran, each sample stamped with when it was
+// taken. The timeline a failover is read from: a flow that moved nothing for a while, and how
+// soon it came back after a link went down.
+struct ProgressTimeline {
+  std::int64_t start_ns = 0;           // wall clock of t_us 0: the work's agreed start
+  std::uint32_t period_us = 10'000;    // asked; doubled (pairs of samples merged) when long
+  std::vector<std::uint64_t> t_us{};   // since start_ns, ascending
+  std::vector<std::uint64_t> bytes{};  // completed then, never decreasing
+};
+inline constexpr std::size_t max_timeline_samples = 8192;
+
 struct ResultsEvent {
   Workload workload = Workload::bw;
   Role role = Role::client;
@@ -471,6 +483,8 @@ struct ResultsEvent {
   std::optional<SchedulingReport> cpu;
   // bw, a paced sender only: how its rate was held.
   std::optional<PacingReport> pacing{};
+  // bw senders: the bytes they had delivered over time.
+  std::optional<ProgressTimeline> timeline{};
 };
 inline constexpr std::size_t max_agent_nics = 16;
 inline constexpr std::size_t max_nic_counters = 8192;
