@@ -230,6 +230,42 @@ std::string timeline(const std::string& id, const nlohmann::json& captures) {
                             *bin_ms));
 }
 
+// Each bw sender's delivered rate over the case (the agents' 10 ms samples), the fabric's events
+// as dashed lines: the picture a failover is read from.
+std::string sender_rates_chart(const std::string& id, const nlohmann::json& timeline) {
+  const nlohmann::json& senders = list(timeline, "senders");
+  std::optional<double> start_ns;
+  for (const auto& s : senders)
+    if (const auto at = number(s, "start_ns")) start_ns = start_ns ? std::min(*start_ns, *at) : *at;
+  if (!start_ns) return "";
+  LineChart chart{.title = id + ": delivered rate per sender",
+                  .x_title = "time (s)",
+                  .y_title = "Gbit/s",
+                  .x_axis = XAxis::linear,
+                  .series = {}};
+  for (const auto& s : senders) {
+    const nlohmann::json& t = list(s, "t_us");
+    const nlohmann::json& b = list(s, "bytes");
+    if (t.size() != b.size() || t.size() < 2) continue;
+    const double offset_s = (number(s, "start_ns").value_or(*start_ns) - *start_ns) / 1e9;
+    LineSeries series{.name = text(s, "sender"), .points = {}, .links = {}};
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      const double dt_us = t[i].get<double>() - t[i - 1].get<double>();
+      if (dt_us <= 0) continue;
+      const double bits = (b[i].get<double>() - b[i - 1].get<double>()) * 8;
+      series.points.push_back({offset_s + t[i].get<double>() / 1e6, bits / (dt_us * 1e3)});
+    }
+    chart.series.push_back(std::move(series));
+  }
+  if (chart.series.empty()) return "";
+  for (const auto& e : list(timeline, "events"))
+    if (const auto at = number(e, "at_ns"))
+      chart.markers.push_back({(*at - *start_ns) / 1e9, text(e, "what")});
+  return figure(line_chart(chart),
+                "each bw sender's completed bytes per 10 ms as a rate; dashed: the fabric events "
+                "(a stall is a run at 0, a recovery the climb back after an event)");
+}
+
 std::string qp_rates_chart(const std::string& id, const nlohmann::json& traffic) {
   std::vector<Bar> bars;
   const auto qpn = [](const nlohmann::json& q) {
@@ -330,6 +366,7 @@ std::string case_charts(const nlohmann::json& c) {
   figures += latency_chart(id, traffic);
   figures += capture_bytes_chart(id, captures, *attempt);
   figures += timeline(id, captures);
+  figures += sender_rates_chart(id, member(raw, "timeline"));
   figures += qp_rates_chart(id, traffic);
   figures += pairwise_chart(id, traffic);
   return charts_div(figures);

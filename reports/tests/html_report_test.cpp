@@ -173,6 +173,24 @@ TEST(HtmlReport, ALatencyCaseHasItsRoundTripChart) {
   EXPECT_EQ(html_report(run).find("round-trip latency"), std::string::npos);
 }
 
+// A bw case's senders' timelines are drawn as rates, with the fabric's events as dashed lines:
+// 125,000 bytes in 10 ms is 0.1 Gbit/s; a stretch with no bytes reads 0.
+TEST(HtmlReport, TheSendersRatesAreDrawnWithTheEvents) {
+  nlohmann::json run = sample_json();
+  run["cases"][0]["attempts"][0]["raw"] = nlohmann::json::parse(R"json({"timeline": {
+      "senders": [{"sender": "h1 (part roce)", "start_ns": 5000000000, "period_us": 10000,
+                   "t_us": [0, 10000, 20000, 30000], "bytes": [0, 125000, 125000, 250000]}],
+      "events": [{"what": "link_down l1-s1", "at_ns": 5015000000, "senders": []}]}})json");
+  const std::string html = html_report(run);
+  EXPECT_NE(html.find("allreduce/qps=1: delivered rate per sender"), std::string::npos) << html;
+  EXPECT_NE(html.find("h1 (part roce)"), std::string::npos);
+  EXPECT_NE(html.find("link_down l1-s1"), std::string::npos);
+  EXPECT_NE(html.find("dashed: the fabric events"), std::string::npos);
+  // No timeline (a collective's case): no chart.
+  run["cases"][0]["attempts"][0]["raw"] = nlohmann::json::object();
+  EXPECT_EQ(html_report(run).find("delivered rate per sender"), std::string::npos);
+}
+
 // What the run set on the fabric, whether it held, and what it was before.
 TEST(HtmlReport, TheSettingsInForceAreListedWithWhetherTheyHeld) {
   nlohmann::json run = sample_json();
