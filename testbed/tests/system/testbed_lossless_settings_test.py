@@ -241,11 +241,14 @@ class LosslessSettings(unittest.TestCase):
             with open(suite, "w") as f:
                 f.write(SUITE)
             seen = []  # the spine's xoff_kb while the run held it, read from its file
+            # Its output goes to files: the run record (--json) is larger than a pipe holds, and
+            # nobody reads the pipe while the loop below watches the spine.
+            stdout, stderr = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
             r = subprocess.Popen(
                 [ROCEHIL, "run", suite, "-i", os.path.join(self.dir, "inventory.yaml"),
                  "--reports", os.path.join(work, "reports"), "--set", "switch.xoff_kb=300",
                  "--set", "switch.wred_kmin_kb=600", "--set", "switch.wred_kmax_kb=800",
-                 "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 "--json"], stdout=stdout, stderr=stderr, text=True)
             spine = [n["netns"] for n in self.switches() if n["role"] == "spine"][0]
             while r.poll() is None:
                 try:
@@ -256,7 +259,10 @@ class LosslessSettings(unittest.TestCase):
                 except (OSError, ValueError):
                     pass  # between a write's truncation and its end
                 time.sleep(0.02)
-            out, err = r.communicate(timeout=300)
+            r.wait(timeout=300)
+            stdout.seek(0)
+            stderr.seek(0)
+            out, err = stdout.read(), stderr.read()
             self.assertEqual(r.returncode, 0, out + err)
             record = json.loads(out)
             in_force = {v["name"]: v["value"] for v in record["settings"]["in_force"]
