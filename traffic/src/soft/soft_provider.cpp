@@ -89,7 +89,7 @@ SoftProvider::SoftProvider(const ProviderOptions& options)
     : address_(options.address.empty() ? "127.0.0.1" : options.address),
       congestion_(congestion_at(options)),
       receiver_(SocketAddress::parse(address_, wire::roce_v2_udp_port),
-                congestion_.cnp_traffic_class, socket_buffer_bytes),
+                congestion_.cnp_traffic_class, socket_buffer_bytes, /*shared=*/true),
       batch_(std::make_unique<ReceiveBatch>()),
       link_(address_),
       pfc_(link_.netdev(), link_.loopback(), options.port_gbps, options.pfc_priorities),
@@ -101,10 +101,10 @@ SoftProvider::SoftProvider(const ProviderOptions& options)
           "soft provider: DSCP map names priority {}; priorities are 0 to 7", priority));
   if (options.port_gbps > 0)
     port_ = PortPacer(options.port_gbps, wire_overhead_bytes(receiver_.local()));
-  // QPNs and keys start at random points so that two runs, or two providers talking to each
-  // other, do not reuse each other's numbers.
+  // QPNs (below the provider's id) and keys start at random points so that two runs, or two
+  // providers talking to each other, do not reuse each other's numbers.
   std::random_device random;
-  next_qpn_ = 0x100 + random() % 0x7f0000;
+  next_qpn_ = static_cast<std::uint16_t>(random());
   next_key_ = static_cast<std::uint32_t>(random());
 }
 
@@ -159,7 +159,7 @@ std::unique_ptr<QueuePair> SoftProvider::create_qp(CompletionQueue& cq, const Qp
         "the verbs provider on a VLAN-tagged port",
         options.sl));
   std::random_device random;
-  const std::uint32_t qpn = next_qpn_++ & 0xffffffu;
+  const std::uint32_t qpn = std::uint32_t{shared_.id()} << 16 | next_qpn_++;
   auto qp = std::make_unique<SoftQp>(*this, *soft_cq, options, qpn, random() & 0xffffffu);
   // Kept sorted by QPN: every received packet looks its QP up by binary search.
   const auto at =
@@ -182,29 +182,12 @@ void SoftProvider::progress() noexcept {
   link_.poll(now, events_);
   pfc_.poll(now);  // before the QPs send: a pause that arrived stops them in this round
   while (const std::size_t n = batch_->receive(receiver_)) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto data = batch_->data(i);
-      SocketAddress from;
-      from.storage = batch_->source(i);
-      from.length = from.ipv6() ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-      const SocketAddress& local = receiver_.local();
-      FlowAddress flow = flow_address(from, local);
-      DecodedPacket packet;
-      if (decode_packet(flow, data, packet) != DecodeError::none) {
-        ++dropped_;
-        continue;
-      }
-      const std::uint32_t dest_qp = packet.headers.bth.dest_qp;
-      const auto at =
-          std::lower_bound(qps_.begin(), qps_.end(), dest_qp,
-                           [](const SoftQp* q, std::uint32_t wanted) { return q->qpn() < wanted; });
-      SoftQp* target = at != qps_.end() && (*at)->qpn() == dest_qp ? *at : nullptr;
-      if (target == nullptr) {
-        ++dropped_;
-        continue;
-      }
-      target->on_packet(packet, data.size(), batch_->ecn(i), now);
-    }
+    for (std::size_t i = 0; i < n; ++i) deliver(*batch_, i, /*from_wire=*/true, now);
+    if (n < ReceiveBatch::capacity) break;
+  }
+  const sa_family_t family = receiver_.local().storage.ss_family;
+  while (const std::size_t n = batch_->receive_passed(shared_.fd(), family)) {
+    for (std::size_t i = 0; i < n; ++i) deliver(*batch_, i, /*from_wire=*/false, now);
     if (n < ReceiveBatch::capacity) break;
   }
   // Each round another QP goes first, so a paced port is shared among them.
@@ -212,6 +195,37 @@ void SoftProvider::progress() noexcept {
   if (n == 0) return;
   const std::size_t first = first_to_send_++ % n;
   for (std::size_t i = 0; i < n; ++i) qps_[(first + i) % n]->progress(now);
+}
+
+void SoftProvider::deliver(const ReceiveBatch& batch, std::size_t i, bool from_wire,
+                           std::uint64_t now) noexcept {
+  const auto data = batch.data(i);
+  // The top byte of the BTH's destination QP (byte 5) names the provider that gave it out.
+  if (from_wire && data.size() >= wire::bth_size && data[5] != shared_.id()) {
+    if (shared_.forward(data[5], batch.source(i), batch.ecn(i), data))
+      ++passed_on_;
+    else
+      ++dropped_;
+    return;
+  }
+  SocketAddress from;
+  from.storage = batch.source(i);
+  from.length = from.ipv6() ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  FlowAddress flow = flow_address(from, receiver_.local());
+  DecodedPacket packet;
+  if (decode_packet(flow, data, packet) != DecodeError::none) {
+    ++dropped_;
+    return;
+  }
+  const std::uint32_t dest_qp = packet.headers.bth.dest_qp;
+  const auto at =
+      std::lower_bound(qps_.begin(), qps_.end(), dest_qp,
+                       [](const SoftQp* q, std::uint32_t wanted) { return q->qpn() < wanted; });
+  if (at == qps_.end() || (*at)->qpn() != dest_qp) {
+    ++dropped_;
+    return;
+  }
+  (*at)->on_packet(packet, data.size(), batch.ecn(i), now);
 }
 
 bool SoftProvider::wait_for_packets(std::uint64_t deadline_ns) noexcept {
@@ -227,8 +241,9 @@ bool SoftProvider::wait_for_packets(std::uint64_t deadline_ns) noexcept {
                          static_cast<long>(wait % 1'000'000'000u)};
   // A pause frame (XON above all) wakes the wait too: a paused QP's next due time is when its
   // pause would end.
-  std::array<pollfd, 2> readable{{{receiver_.fd(), POLLIN, 0}, {pfc_.fd(), POLLIN, 0}}};
-  const nfds_t count = pfc_.fd() >= 0 ? 2 : 1;
+  std::array<pollfd, 3> readable{
+      {{receiver_.fd(), POLLIN, 0}, {shared_.fd(), POLLIN, 0}, {pfc_.fd(), POLLIN, 0}}};
+  const nfds_t count = pfc_.fd() >= 0 ? 3 : 2;
   (void)::ppoll(readable.data(), count, &timeout, nullptr);  // woken early or by a signal: polled
   return true;
 }

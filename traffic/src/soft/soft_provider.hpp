@@ -9,6 +9,7 @@
 #include "soft/link_watch.hpp"
 #include "soft/pfc_receiver.hpp"
 #include "soft/port_pacer.hpp"
+#include "soft/shared_port.hpp"
 #include "soft/soft_congestion.hpp"
 #include "soft/udp_socket.hpp"
 
@@ -36,7 +37,8 @@ class SoftCq final : public CompletionQueue {
 
 // RoCEv2 in user space over UDP sockets. All RoCEv2 packets go to UDP port 4791 of the peer's
 // address, so one socket per provider receives for every QP (demultiplexed by BTH destination
-// QP), while each QP sends from its own socket: its own UDP source port, the ECMP entropy.
+// QP), while each QP sends from its own socket: its own UDP source port, the ECMP entropy. The
+// providers of one host share port 4791 as processes share a NIC (SharedPort).
 // CNPs leave from the receiving socket with the CNP DSCP (48 unless set, as ConnectX's default).
 class SoftProvider final : public Provider {
  public:
@@ -70,6 +72,8 @@ class SoftProvider final : public Provider {
   const PfcReceiver& pfc() const noexcept { return pfc_; }
   void forget(SoftQp* qp) noexcept;
   std::uint64_t dropped_datagrams() const { return dropped_; }
+  // Datagrams that arrived here for another provider of the host and were passed on to it.
+  std::uint64_t passed_on() const { return passed_on_; }
 
   // Receives and dispatches what arrived, then lets every QP send and run its timers.
   void progress() noexcept;
@@ -79,7 +83,13 @@ class SoftProvider final : public Provider {
   bool wait_for_packets(std::uint64_t deadline_ns) noexcept;
 
  private:
+  // One datagram of `batch`: passed on when it is for another provider's QPN (only when it came
+  // from the wire), else handed to its QP.
+  void deliver(const ReceiveBatch& batch, std::size_t i, bool from_wire,
+               std::uint64_t now) noexcept;
+
   std::string address_;
+  SharedPort shared_;          // its id is the top byte of this provider's QPNs
   SoftCongestion congestion_;  // before receiver_: its DSCP is the CNPs'
   UdpSocket receiver_;         // bound to address:4791
   std::unique_ptr<ReceiveBatch> batch_;
@@ -92,9 +102,10 @@ class SoftProvider final : public Provider {
   std::array<std::uint8_t, 64> dscp_to_priority_;
   DeviceEventLog events_;
   std::size_t first_to_send_ = 0;  // turns at the port go round the QPs
-  std::uint32_t next_qpn_;
+  std::uint16_t next_qpn_;         // the low 16 bits of the next QPN
   std::uint32_t next_key_;
-  std::uint64_t dropped_ = 0;  // not RoCEv2, bad ICRC, or for no QP here
+  std::uint64_t dropped_ = 0;  // not RoCEv2, bad ICRC, or for no QP here or could not pass on
+  std::uint64_t passed_on_ = 0;
 };
 
 std::unique_ptr<Provider> make_soft_provider(const ProviderOptions& options);

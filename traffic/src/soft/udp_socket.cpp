@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "rocehil/common/error.hpp"
+#include "soft/shared_port.hpp"
 
 namespace rocehil::traffic::soft {
 
@@ -55,7 +56,8 @@ std::array<std::uint8_t, 16> SocketAddress::address_bytes() const {
   return out;
 }
 
-UdpSocket::UdpSocket(const SocketAddress& local, std::uint8_t traffic_class, int buffer_bytes)
+UdpSocket::UdpSocket(const SocketAddress& local, std::uint8_t traffic_class, int buffer_bytes,
+                     bool shared)
     : local_(local) {
   const int family = local.ipv6() ? AF_INET6 : AF_INET;
   fd_ = ::socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -81,6 +83,11 @@ UdpSocket::UdpSocket(const SocketAddress& local, std::uint8_t traffic_class, int
     ::setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &buffer_bytes, sizeof buffer_bytes);
   if (::setsockopt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, &buffer_bytes, sizeof buffer_bytes) != 0)
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof buffer_bytes);
+  if (shared && ::setsockopt(fd_, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on) != 0) {
+    const int e = errno;
+    ::close(fd_);
+    throw system_error("setsockopt(SO_REUSEPORT) on a RoCEv2 UDP socket", e);
+  }
   if (::bind(fd_, reinterpret_cast<const sockaddr*>(&local.storage), local.length) != 0) {
     const int e = errno;
     ::close(fd_);
@@ -123,14 +130,17 @@ bool UdpSocket::send(const SocketAddress& to, std::span<const iovec> pieces) noe
 ReceiveBatch::ReceiveBatch() {
   for (std::size_t i = 0; i < capacity; ++i) {
     iovecs_[i] = {buffers_.data() + i * datagram_bytes, datagram_bytes};
-    headers_[i].msg_hdr.msg_iov = &iovecs_[i];
-    headers_[i].msg_hdr.msg_iovlen = 1;
+    passed_iovecs_[i] = {{{&sources_[i], sizeof(sockaddr_storage)},
+                          {&ecn_[i], 1},
+                          {buffers_.data() + i * datagram_bytes, datagram_bytes}}};
   }
 }
 
 std::size_t ReceiveBatch::receive(const UdpSocket& socket) noexcept {
   for (std::size_t i = 0; i < capacity; ++i) {
     msghdr& h = headers_[i].msg_hdr;
+    h.msg_iov = &iovecs_[i];
+    h.msg_iovlen = 1;
     h.msg_name = &sources_[i];
     h.msg_namelen = sizeof(sockaddr_storage);
     h.msg_control = controls_[i].data();
@@ -154,6 +164,36 @@ std::size_t ReceiveBatch::receive(const UdpSocket& socket) noexcept {
         ecn_[k] = static_cast<std::uint8_t>(tclass & 3);
       }
     }
+  }
+  return static_cast<std::size_t>(n);
+}
+
+std::size_t ReceiveBatch::receive_passed(int fd, sa_family_t family) noexcept {
+  constexpr std::size_t header_bytes = sizeof(sockaddr_storage) + 1;
+  for (std::size_t i = 0; i < capacity; ++i) {
+    msghdr& h = headers_[i].msg_hdr;
+    h.msg_iov = passed_iovecs_[i].data();
+    h.msg_iovlen = passed_iovecs_[i].size();
+    h.msg_name = &passers_[i];
+    h.msg_namelen = sizeof(sockaddr_in);
+    h.msg_control = nullptr;
+    h.msg_controllen = 0;
+    h.msg_flags = 0;
+  }
+  const int n = ::recvmmsg(fd, headers_.data(), capacity, MSG_DONTWAIT, nullptr);
+  if (n <= 0) return 0;
+  for (int i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    // Only another provider's SharedPort passes datagrams on, from 127.79.ID.1, with a source
+    // of the family its own RoCEv2 socket has.
+    const sockaddr_in& passer = passers_[k];
+    const bool from_a_provider = passer.sin_family == AF_INET &&
+                                 (ntohl(passer.sin_addr.s_addr) & 0xffff00ffu) == 0x7f4f0001u &&
+                                 ntohs(passer.sin_port) == SharedPort::forward_port;
+    const bool whole = headers_[k].msg_len > header_bytes && sources_[k].ss_family == family;
+    // An empty datagram fails decoding and is counted as dropped.
+    lengths_[k] = from_a_provider && whole ? headers_[k].msg_len - header_bytes : 0;
+    ecn_[k] &= 3;
   }
   return static_cast<std::size_t>(n);
 }

@@ -30,7 +30,9 @@ class UdpSocket {
  public:
   UdpSocket() = default;
   // Binds `local`; `traffic_class` is the whole TOS byte (DSCP << 2 | ECN). Throws rocehil::Error.
-  UdpSocket(const SocketAddress& local, std::uint8_t traffic_class, int buffer_bytes);
+  // `shared`: SO_REUSEPORT, so that other sockets of this user bind the same address and port.
+  UdpSocket(const SocketAddress& local, std::uint8_t traffic_class, int buffer_bytes,
+            bool shared = false);
   ~UdpSocket();
   UdpSocket(UdpSocket&& other) noexcept;
   UdpSocket& operator=(UdpSocket&& other) noexcept;
@@ -59,6 +61,10 @@ class ReceiveBatch {
   ReceiveBatch();
   // Receives what is waiting on `socket` without blocking; returns how many datagrams.
   std::size_t receive(const UdpSocket& socket) noexcept;
+  // The same from the socket `fd` that SharedPort::forward sends to: each datagram is preceded
+  // by the source it came from and its ECN bits. One not sent from a SharedPort's address, or
+  // whose source is not of `family`, comes back empty (it fails decoding, and is counted).
+  std::size_t receive_passed(int fd, sa_family_t family) noexcept;
 
   std::span<const std::uint8_t> data(std::size_t i) const {
     return {buffers_.data() + i * datagram_bytes, lengths_[i]};
@@ -71,6 +77,8 @@ class ReceiveBatch {
   std::array<sockaddr_storage, capacity> sources_{};
   std::array<std::array<std::uint8_t, 64>, capacity> controls_{};
   std::array<iovec, capacity> iovecs_{};
+  std::array<std::array<iovec, 3>, capacity> passed_iovecs_{};
+  std::array<sockaddr_in, capacity> passers_{};
   std::array<mmsghdr, capacity> headers_{};
   std::array<std::size_t, capacity> lengths_{};
   std::array<std::uint8_t, capacity> ecn_{};

@@ -38,6 +38,25 @@ tests:
       - bg.iperf_loss_ratio < 0.5
       - {check: pair.busbw_gbps > 100, level: warn}
 """
+# Two bw parts into one host on two lossless classes, as the RoCEv2 test plan's 2:1 incast with
+# two classes has them: two agent sessions on h4, whose soft providers share its RoCEv2 port as
+# two processes share a NIC.
+SHARED = """schema_version: 1
+name: shared
+defaults: {provider: soft}
+tests:
+  - name: two-into-one
+    duration_s: 2
+    captures: [s1-mirror, s2-mirror]
+    parts:
+      - {name: rank0, workload: bw, hosts: 'h1,h4', traffic_class: 104, size: 128K, qps: 2}
+      - {name: rank1, workload: bw, hosts: 'h2,h4', traffic_class: 136, size: 128K, qps: 2}
+    thresholds:
+      - rank0.errors == 0
+      - rank1.errors == 0
+      - mirror_packets[dscp=26] > 0
+      - mirror_packets[dscp=34] > 0
+"""
 
 
 def setUpModule():
@@ -134,6 +153,33 @@ class PartsTest(unittest.TestCase):
         self.assertEqual(verdicts["pair.busbw_gbps > 100"][0], "warn")
         self.assertIn("pair.busbw_gbps = ", verdicts["pair.busbw_gbps > 100"][1])
         self.assertEqual(case["summary"]["headline"]["metric"], "pair.busbw_gbps")
+
+    def test_two_parts_into_one_host_share_its_roce_port(self):
+        suite = self.write("shared.yaml", SHARED)
+        before = rx_bytes("h4")
+        code, out, err = rocehil("run", suite, "-i", TB["inventory"], "--reports",
+                                 os.path.join(self.dir, "reports"), "--json")
+        received = rx_bytes("h4") - before
+        self.assertEqual(code, 0, out + err)
+        (case,) = json.loads(out)["cases"]
+        self.assertEqual(case["outcome"], "pass", case["summary"])
+        (attempt,) = case["attempts"]
+        parts = {p["name"]: p for p in attempt["raw"]["traffic"]["parts"]}
+        sent = 0
+        for name in ("rank0", "rank1"):
+            p = parts[name]
+            self.assertIsNone(p["error"], name)
+            ends = {p["traffic"]["client"]["name"], p["traffic"]["server"]["name"]}
+            self.assertIn("h4", ends, name)
+            if p["traffic"]["server"]["name"] == "h4":
+                sent += p["traffic"]["client"]["results"]["bytes"]
+            self.assertGreater(p["traffic"]["client"]["results"]["bytes"], 0, name)
+        # What h4's kernel counted coming in holds what both parts' clients sent it.
+        self.assertGreaterEqual(received, sent)
+        metrics = attempt["metrics"]
+        print(f"\n  into h4: {sent} B sent by the parts, {received} B received by its NIC; "
+              f"mirrors: DSCP 26 {metrics['mirror_packets[dscp=26]']:.0f}, "
+              f"DSCP 34 {metrics['mirror_packets[dscp=34]']:.0f} packets", file=sys.stderr)
 
     def test_a_parts_hosts_are_checked_against_the_inventory_at_its_line(self):
         suite = self.write("bad.yaml", SUITE.replace("hosts: 'h5,h3'", "hosts: 'h5,h9'"))

@@ -1,0 +1,151 @@
+// Soft providers of one host share UDP 4791 as processes share a NIC: two providers on
+// 127.0.0.1 with a third on 127.0.0.2 talking to both. The kernel hands each flow to one of the
+// two by a hash of its ports, so some datagrams reach the provider whose QP they are not for
+// and must be passed on; every transfer still completes and arrives intact.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "rocehil/traffic/provider.hpp"
+#include "soft/shared_port.hpp"
+#include "soft/soft_provider.hpp"
+
+namespace rocehil::traffic {
+namespace shared_port_test {
+
+struct Host {
+  explicit Host(const std::string& address) {
+    ProviderOptions o;
+    o.address = address;
+    provider = make_provider("soft", o);
+    cq = provider->create_cq(4096);
+  }
+  soft::SoftProvider& soft() { return dynamic_cast<soft::SoftProvider&>(*provider); }
+  std::unique_ptr<Provider> provider;
+  std::unique_ptr<CompletionQueue> cq;
+};
+
+// Flows and WRITEs between `from` and `to`, each QP of one with its own source port.
+struct Pair {
+  std::unique_ptr<QueuePair> sender, receiver;
+  MemoryRegion source, target;
+};
+
+constexpr std::uint32_t message_bytes = 64 * 1024;
+constexpr int qps_per_pair = 8;
+
+std::vector<Pair> connect(Host& from, Host& to, unsigned seed) {
+  std::vector<Pair> pairs;
+  std::mt19937 random(seed);
+  for (int i = 0; i < qps_per_pair; ++i) {
+    Pair p;
+    p.sender = from.provider->create_qp(*from.cq, {});
+    p.receiver = to.provider->create_qp(*to.cq, {});
+    p.sender->connect(p.receiver->local_endpoint());
+    p.receiver->connect(p.sender->local_endpoint());
+    p.source = from.provider->register_memory(message_bytes);
+    p.target = to.provider->register_memory(message_bytes);
+    for (std::uint32_t b = 0; b < message_bytes; ++b)
+      p.source.data[b] = static_cast<std::byte>(random());
+    pairs.push_back(std::move(p));
+  }
+  return pairs;
+}
+
+void post_all(std::vector<Pair>& pairs) {
+  for (auto& p : pairs) {
+    const SendRequest wr{.wr_id = 1,
+                         .opcode = Opcode::write,
+                         .local = &p.source,
+                         .length = message_bytes,
+                         .remote_address = p.target.remote_address,
+                         .rkey = p.target.rkey};
+    ASSERT_EQ(p.sender->post_send({&wr, 1}), PostResult::ok);
+  }
+}
+
+// Polls every host (each is its own NIC: polling drives it) until `wanted` successful
+// completions arrived on `senders`, or ten seconds passed.
+std::size_t run_until(std::vector<Host*> hosts, std::vector<Host*> senders, std::size_t wanted) {
+  std::size_t done = 0;
+  std::array<Completion, 64> batch{};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (done < wanted && std::chrono::steady_clock::now() < deadline) {
+    for (Host* h : hosts) {
+      const std::size_t n = h->cq->poll(batch);
+      const bool sender = std::find(senders.begin(), senders.end(), h) != senders.end();
+      for (std::size_t i = 0; i < n; ++i)
+        if (sender && batch[i].status == WcStatus::success) ++done;
+    }
+  }
+  return done;
+}
+
+bool arrived_intact(const std::vector<Pair>& pairs) {
+  for (const auto& p : pairs)
+    if (std::memcmp(p.source.data, p.target.data, message_bytes) != 0) return false;
+  return true;
+}
+
+TEST(SoftSharedPort, TwoProvidersOnOneAddressBothReceiveEveryFlowOfTheirs) {
+  Host a("127.0.0.1"), b("127.0.0.1"), peer("127.0.0.2");
+  auto into_a = connect(peer, a, 1), into_b = connect(peer, b, 2);
+  auto out_of_a = connect(a, peer, 3), out_of_b = connect(b, peer, 4);
+  // Each provider's QPNs carry its own id in their top byte.
+  EXPECT_NE(into_a[0].receiver->local_endpoint().qpn >> 16,
+            into_b[0].receiver->local_endpoint().qpn >> 16);
+  post_all(into_a);
+  post_all(into_b);
+  post_all(out_of_a);
+  post_all(out_of_b);
+  EXPECT_EQ(run_until({&a, &b, &peer}, {&a, &b, &peer}, 4 * qps_per_pair), 4u * qps_per_pair);
+  EXPECT_TRUE(arrived_intact(into_a));
+  EXPECT_TRUE(arrived_intact(into_b));
+  EXPECT_TRUE(arrived_intact(out_of_a));
+  EXPECT_TRUE(arrived_intact(out_of_b));
+  // 32 flows into 127.0.0.1 hashed over two sockets: that none landed on the wrong one has a
+  // chance of 2^-32.
+  EXPECT_GT(a.soft().passed_on() + b.soft().passed_on(), 0u);
+  // Alone on its address, the peer receives every datagram itself.
+  EXPECT_EQ(peer.soft().passed_on(), 0u);
+  EXPECT_EQ(a.soft().dropped_datagrams() + b.soft().dropped_datagrams(), 0u);
+}
+
+TEST(SoftSharedPort, ADatagramNotPassedOnByAProviderIsDropped) {
+  Host a("127.0.0.1");
+  auto qp = a.provider->create_qp(*a.cq, {});
+  const auto id = static_cast<std::uint8_t>(qp->local_endpoint().qpn >> 16);
+  // A datagram shaped as a passed-on one, but sent from an ordinary socket.
+  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(soft::SharedPort::forward_port);
+  to.sin_addr.s_addr = soft::SharedPort::address_of(id);
+  std::array<std::uint8_t, sizeof(sockaddr_storage) + 1 + 64> forged{};
+  reinterpret_cast<sockaddr_storage*>(forged.data())->ss_family = AF_INET;
+  ASSERT_EQ(
+      ::sendto(fd, forged.data(), forged.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to),
+      static_cast<ssize_t>(forged.size()));
+  ::close(fd);
+  std::array<Completion, 4> batch{};
+  for (int i = 0; i < 100 && a.soft().dropped_datagrams() == 0; ++i) {
+    a.cq->poll(batch);
+    ::usleep(1000);
+  }
+  EXPECT_EQ(a.soft().dropped_datagrams(), 1u);
+  EXPECT_EQ(a.soft().passed_on(), 0u);
+}
+
+}  // namespace shared_port_test
+}  // namespace rocehil::traffic
