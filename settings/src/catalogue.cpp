@@ -113,7 +113,7 @@ Setting mtu_setting() {
 
 const std::vector<Setting>& table() {
   static const std::vector<Setting> settings = {
-      priorities("roce_rp.enable", "ecn/roce_rp/enable", "", false, "",
+      priorities("roce_rp.enable", "ecn/roce_rp/enable", "", true, "",
                  "priorities whose flows slow down on CNPs (the DCQCN reaction point)"),
       rp("roce_rp.clamp_tgt_rate", "ecn/roce_rp/clamp_tgt_rate", "rp_clamp_tgt_rate", 0, 1, "",
          true, "0", "1: every rate cut also sets the target rate to the current rate"),
@@ -149,7 +149,7 @@ const std::vector<Setting>& table() {
          "least time between two cuts of one flow"),
       rp("roce_rp.initial_alpha_value", "ecn/roce_rp/initial_alpha_value", "rp_initial_alpha_value",
          0, 1023, "1/1024", true, "1023", "alpha a flow starts with on its first CNP"),
-      priorities("roce_np.enable", "ecn/roce_np/enable", "", false, "",
+      priorities("roce_np.enable", "ecn/roce_np/enable", "", true, "",
                  "priorities on which received CE marks make CNPs (the notification point)"),
       rp("roce_np.min_time_between_cnps", "ecn/roce_np/min_time_between_cnps",
          "np_min_time_between_cnps", 0, u32_max, "us", true, "4",

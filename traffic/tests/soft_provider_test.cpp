@@ -321,6 +321,24 @@ TEST_F(SoftLoopback, CongestionExperiencedBringsCnpsAndARateCut) {
   EXPECT_LT(requester.rate_gbps, 100.0);
 }
 
+// DCQCN by priority, as ecn/roce_np/enable/P and ecn/roce_rp/enable/P: the CE-marked WRITE is on
+// DSCP 26, priority 3.
+TEST_F(SoftLoopback, ANotificationPointOffForThePrioritySendsNoCnp) {
+  start_provider({{"roce_np.enable", 0xff & ~(1 << 3)}});
+  ASSERT_TRUE(write_ce_marked(1 << 18));
+  EXPECT_GE(b->counters().ce_received, 256u);
+  EXPECT_EQ(b->counters().cnps_sent, 0u);
+  EXPECT_EQ(a->counters().rate_cuts, 0u);
+}
+
+TEST_F(SoftLoopback, AReactionPointOffForThePriorityIgnoresCnps) {
+  start_provider({{"roce_rp.enable", 1 << 4}});
+  ASSERT_TRUE(write_ce_marked(1 << 18));
+  EXPECT_GE(b->counters().cnps_sent, 1u);
+  EXPECT_EQ(a->counters().cnps_handled, 0u);
+  EXPECT_EQ(a->counters().rate_cuts, 0u);
+}
+
 // With the port's speed known, DCQCN starts there: the first cut leaves the QP below the port's
 // speed, not at half of 100 Gb/s.
 TEST_F(SoftLoopback, DcqcnCutsFromThePortSpeed) {

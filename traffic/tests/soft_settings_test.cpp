@@ -15,7 +15,7 @@ using soft::congestion_from;
 
 TEST(SoftSettings, DefaultsAreWhatTheProviderUsesWhenNothingIsGiven) {
   const std::vector<SoftSetting> defaults = soft_setting_defaults();
-  EXPECT_EQ(defaults.size(), 16u);
+  EXPECT_EQ(defaults.size(), 18u);
   std::set<std::string> names;
   for (const SoftSetting& s : defaults) names.insert(s.name);
   EXPECT_EQ(names.size(), defaults.size()) << "a name listed twice";
@@ -26,6 +26,9 @@ TEST(SoftSettings, DefaultsAreWhatTheProviderUsesWhenNothingIsGiven) {
   EXPECT_EQ(all.cnp_interval_ns, none.cnp_interval_ns);
   EXPECT_EQ(all.cnp_traffic_class, 48 << 2);
   EXPECT_EQ(none.rate.line_rate_mbps, 100'000.0);
+  // DCQCN on every priority, as mlx5 ships.
+  EXPECT_EQ(none.rp_priorities, 0xff);
+  EXPECT_EQ(none.np_priorities, 0xff);
 }
 
 TEST(SoftSettings, EachNameReachesItsField) {
@@ -44,7 +47,9 @@ TEST(SoftSettings, EachNameReachesItsField) {
                                           {"roce_rp.initial_alpha_value", 512},
                                           {"roce_rp.rate_reduce_monitor_period", 9},
                                           {"roce_np.min_time_between_cnps", 50},
-                                          {"roce_np.cnp_dscp", 26}};
+                                          {"roce_np.cnp_dscp", 26},
+                                          {"roce_rp.enable", 0x18},
+                                          {"roce_np.enable", 0}};
   const soft::SoftCongestion c = congestion_from(given);
   EXPECT_EQ(c.rate.rpg_time_reset_us, 55u);
   EXPECT_EQ(c.rate.rpg_byte_reset_bytes, 1000u);
@@ -62,6 +67,10 @@ TEST(SoftSettings, EachNameReachesItsField) {
   EXPECT_EQ(c.rate.rate_reduce_monitor_period_us, 9u);
   EXPECT_EQ(c.cnp_interval_ns, 50'000u);
   EXPECT_EQ(c.cnp_traffic_class, 26 << 2);
+  EXPECT_EQ(c.rp_priorities, 0x18);
+  EXPECT_EQ(c.np_priorities, 0);
+  EXPECT_TRUE(soft_setting_is_priorities("roce_np.enable"));
+  EXPECT_FALSE(soft_setting_is_priorities("roce_np.cnp_dscp"));
   EXPECT_EQ(given.size(), soft_setting_defaults().size()) << "a name this test does not cover";
 }
 
@@ -75,7 +84,9 @@ TEST(SoftSettings, RefusesNamesItDoesNotTakeAndValuesOutOfRange) {
     }
     return std::string("accepted");
   };
-  EXPECT_NE(message({{"roce_rp.enable", 8}}).find("'roce_rp.enable' is not a setting"),
+  EXPECT_NE(message({{"roce_np.enable_all", 8}}).find("'roce_np.enable_all' is not a setting"),
+            std::string::npos);
+  EXPECT_NE(message({{"roce_rp.enable", 256}}).find("roce_rp.enable = 256 is out of range"),
             std::string::npos);
   EXPECT_NE(message({{"roce_rp.rpg_gd", 16}}).find("roce_rp.rpg_gd = 16 is out of range"),
             std::string::npos);

@@ -225,7 +225,9 @@ std::vector<traffic::SoftSetting> soft_settings_for(std::string_view address,
     const settings::Setting* s = settings::find(d.name);
     if (s == nullptr) continue;
     if (const std::optional<std::string> value = files.read(*s))
-      out.push_back({d.name, std::stoll(*value)});
+      out.push_back({d.name, traffic::soft_setting_is_priorities(d.name)
+                                 ? std::int64_t{priority_mask(*value)}
+                                 : std::stoll(*value)});
   }
   return out;
 }

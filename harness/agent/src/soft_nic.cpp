@@ -32,6 +32,8 @@ std::string_view qos_default(const settings::Setting& s) {
   return s.name == "pfc" ? soft_pfc_default : soft_trust_default;
 }
 
+}  // namespace
+
 std::uint8_t priority_mask(std::string_view canonical) {
   std::uint8_t mask = 0;
   if (canonical == "none") return mask;
@@ -39,8 +41,6 @@ std::uint8_t priority_mask(std::string_view canonical) {
     if (c >= '0' && c <= '7') mask |= static_cast<std::uint8_t>(1u << (c - '0'));
   return mask;
 }
-
-}  // namespace
 
 std::string SoftNic::qos_file(std::string_view name) const {
   return (fs::path(root_) / "sys/class/net" / files_.netdev() / "rocehil_qos" / std::string(name))
@@ -102,13 +102,21 @@ void SoftNic::make_files() const {
                               "this rocehil is inconsistent",
                               d.name));
     const fs::path file = fs::path(root_) / "sys/class/net" / netdev() / std::string(s->sysfs);
-    if (fs::exists(file)) continue;
+    // A list of priorities is a folder of one 0/1 file per priority, as ConnectX's ecn/*/enable.
+    const bool folder = traffic::soft_setting_is_priorities(d.name);
+    if (fs::exists(folder ? file / "0" : file)) continue;
     std::error_code ec;
-    fs::create_directories(file.parent_path(), ec);
-    std::ofstream out(file);
-    out << d.value << '\n';
-    if (!out.flush())
-      throw system_error(fmt::format("cannot write the soft provider's {}", file.string()), errno);
+    fs::create_directories(folder ? file : file.parent_path(), ec);
+    for (int p = 0; p < (folder ? 8 : 1); ++p) {
+      const fs::path at = folder ? file / std::to_string(p) : file;
+      std::ofstream out(at);
+      if (folder)
+        out << (d.value >> p & 1) << '\n';
+      else
+        out << d.value << '\n';
+      if (!out.flush())
+        throw system_error(fmt::format("cannot write the soft provider's {}", at.string()), errno);
+    }
   }
 }
 

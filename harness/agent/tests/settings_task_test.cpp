@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 
 #include "fake_host.hpp"
 #include "rocehil/common/error.hpp"
@@ -187,16 +188,22 @@ TEST(SettingsTask, TheSoftProvidersPfcAndTrustAreSetJournaledAndRestored) {
   EXPECT_EQ(soft_qos_for("198.18.1.11", p.places).pfc_priorities, 0);
 }
 
-TEST(SettingsTask, PriorityEnablesAreNotTheSoftProviders) {
+TEST(SettingsTask, PriorityEnablesReachTheSoftProviderAsABitmask) {
   Places p;
-  try {
-    handle_settings(
-        request(SettingsAction::apply, "soft", "198.18.1.11", {{"roce_np.enable", "3", ""}}),
-        p.places);
-    ADD_FAILURE() << "applied";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("roce_np.enable"), std::string::npos) << e.what();
-  }
+  handle_settings(request(SettingsAction::apply, "soft", "198.18.1.11",
+                          {{"roce_np.enable", "3,4", ""}, {"roce_rp.enable", "none", ""}}),
+                  p.places);
+  std::map<std::string, std::int64_t> given;
+  for (const traffic::SoftSetting& s : soft_settings_for("198.18.1.11", p.places))
+    given[s.name] = s.value;
+  EXPECT_EQ(given.at("roce_np.enable"), 0x18);
+  EXPECT_EQ(given.at("roce_rp.enable"), 0);
+  traffic::check_soft_settings(soft_settings_for("198.18.1.11", p.places));
+  // Laid out as a ConnectX's: a 0/1 file per priority.
+  const std::string ecn = "soft/198.18.1.11/sys/class/net/eth1/ecn/";
+  EXPECT_EQ(p.host.value(ecn + "roce_np/enable/3"), "1");
+  EXPECT_EQ(p.host.value(ecn + "roce_np/enable/5"), "0");
+  EXPECT_EQ(p.host.value(ecn + "roce_rp/enable/3"), "0");
 }
 
 // A run's controller, as its journal names it: a child that waits to be killed.

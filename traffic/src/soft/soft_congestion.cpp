@@ -30,6 +30,14 @@ std::uint32_t u32(std::int64_t v) {
 
 // The catalogue's names (settings/src/catalogue.cpp) for the fields of DcqcnParameters.
 constexpr std::array knobs = {
+    // The lists of priorities travel as a bitmask (bit P: priority P), all on unless set, as
+    // mlx5 ships.
+    Knob{"roce_rp.enable", 0, 255,
+         [](SoftCongestion& c, std::int64_t v) { c.rp_priorities = static_cast<std::uint8_t>(v); },
+         [](const SoftCongestion& c) -> std::int64_t { return c.rp_priorities; }},
+    Knob{"roce_np.enable", 0, 255,
+         [](SoftCongestion& c, std::int64_t v) { c.np_priorities = static_cast<std::uint8_t>(v); },
+         [](const SoftCongestion& c) -> std::int64_t { return c.np_priorities; }},
     Knob{"roce_rp.clamp_tgt_rate", 0, 1,
          [](SoftCongestion& c, std::int64_t v) { c.rate.clamp_tgt_rate = v != 0; },
          [](const SoftCongestion& c) -> std::int64_t { return c.rate.clamp_tgt_rate; }},
@@ -130,6 +138,10 @@ std::vector<SoftSetting> soft_setting_defaults() {
   std::vector<SoftSetting> out;
   for (const soft::Knob& k : soft::knobs) out.push_back({std::string(k.name), k.get(c)});
   return out;
+}
+
+bool soft_setting_is_priorities(std::string_view name) {
+  return name == "roce_rp.enable" || name == "roce_np.enable";
 }
 
 void check_soft_settings(std::span<const SoftSetting> settings) {

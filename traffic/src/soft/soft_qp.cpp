@@ -129,13 +129,15 @@ void SoftQp::on_packet(const DecodedPacket& p, std::size_t datagram_bytes, std::
   ++counters_.packets_received;
   counters_.bytes_received += datagram_bytes;
   const std::uint8_t op = p.headers.bth.opcode;
+  // DCQCN by priority: the QP's own, which its peer's packets share on a ConnectX fabric.
+  const auto on = [&](std::uint8_t priorities) { return (priorities >> priority_ & 1) != 0; };
   if (op == wire::opcode::cnp) {
-    rate_.on_cnp(now);
+    if (on(provider_.congestion().rp_priorities)) rate_.on_cnp(now);
     return;
   }
   if (ecn == wire::ecn_ce) {
     ++counters_.ce_received;
-    send_cnp(now);
+    if (on(provider_.congestion().np_priorities)) send_cnp(now);
   }
   if (!connected_ || error_) return;
   if (op == wire::opcode::rc_acknowledge)

@@ -16,8 +16,11 @@ namespace rocehil::traffic {
 
 struct SoftSetting {
   std::string name;
-  std::int64_t value = 0;
+  std::int64_t value = 0;  // a list of priorities (roce_rp.enable): bit P is priority P
 };
+
+// Whether `name` is a list of priorities, carried as a bitmask.
+bool soft_setting_is_priorities(std::string_view name);
 
 // Every name the soft provider takes with the value it uses when none is given: its own
 // defaults, which are not always ConnectX's (dcqcn.hpp says why for each).

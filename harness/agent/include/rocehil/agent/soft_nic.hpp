@@ -30,6 +30,9 @@ struct SoftQos {
   std::uint8_t pfc_priorities = 0xff;  // bit P: priority P
 };
 
+// A canonical list of priorities ("3,4", "none") as a bitmask, bit P for priority P.
+std::uint8_t priority_mask(std::string_view canonical);
+
 class SoftNic final : public settings::Target {
  public:
   SoftNic(const std::string& root, const std::string& netdev) : root_(root), files_(root, netdev) {}
