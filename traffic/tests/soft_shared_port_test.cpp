@@ -12,8 +12,11 @@
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "rocehil/traffic/provider.hpp"
@@ -42,7 +45,7 @@ struct Pair {
 };
 
 constexpr std::uint32_t message_bytes = 64 * 1024;
-constexpr int qps_per_pair = 8;
+constexpr int qps_per_pair = 16;
 
 std::vector<Pair> connect(Host& from, Host& to, unsigned seed) {
   std::vector<Pair> pairs;
@@ -119,6 +122,71 @@ TEST(SoftSharedPort, TwoProvidersOnOneAddressBothReceiveEveryFlowOfTheirs) {
   // Alone on its address, the peer receives every datagram itself.
   EXPECT_EQ(peer.soft().passed_on(), 0u);
   EXPECT_EQ(a.soft().dropped_datagrams() + b.soft().dropped_datagrams(), 0u);
+}
+
+// Two collectives on one host choose their QPs' source ports alike: on a NIC a source port is a
+// header field, so both QPs are made and both send.
+TEST(SoftSharedPort, QpsOfTwoProvidersMayChooseOneSourcePort) {
+  Host a("127.0.0.1"), b("127.0.0.1"), peer("127.0.0.2");
+  QpOptions chosen;
+  chosen.udp_sport = 65001;
+  std::vector<Pair> pairs;
+  for (Host* h : {&a, &b}) {
+    Pair p;
+    p.sender = h->provider->create_qp(*h->cq, chosen);
+    p.receiver = peer.provider->create_qp(*peer.cq, {});
+    p.sender->connect(p.receiver->local_endpoint());
+    p.receiver->connect(p.sender->local_endpoint());
+    p.source = h->provider->register_memory(message_bytes);
+    p.target = peer.provider->register_memory(message_bytes);
+    std::memset(p.source.data, h == &a ? 0xa5 : 0x5a, message_bytes);
+    pairs.push_back(std::move(p));
+  }
+  EXPECT_EQ(pairs[0].sender->local_endpoint().udp_sport, 65001);
+  EXPECT_EQ(pairs[1].sender->local_endpoint().udp_sport, 65001);
+  post_all(pairs);
+  EXPECT_EQ(run_until({&a, &b, &peer}, {&a, &b}, 2), 2u);
+  EXPECT_TRUE(arrived_intact(pairs));
+}
+
+// Bytes waiting in each socket bound to 127.0.0.1:4791, as /proc/net/udp's rx_queue says.
+std::vector<unsigned long> queued_on_127_0_0_1_4791() {
+  std::ifstream table("/proc/net/udp");
+  std::string line;
+  std::vector<unsigned long> out;
+  while (std::getline(table, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state, queues;
+    fields >> slot >> local >> remote >> state >> queues;
+    if (local == "0100007F:12B7")
+      out.push_back(std::stoul(queues.substr(queues.find(':') + 1), nullptr, 16));
+  }
+  return out;
+}
+
+// A provider that ends while the others of its address still receive passes on what it held
+// for them: nothing is lost, so nothing is sent twice.
+TEST(SoftSharedPort, AProviderThatLeavesLosesNothingOfTheOthers) {
+  auto a = std::make_unique<Host>("127.0.0.1"), b = std::make_unique<Host>("127.0.0.1");
+  Host peer("127.0.0.2");
+  auto into_a = connect(peer, *a, 5);
+  auto pairs_b = connect(peer, *b, 6);  // b's QPs, so that it has something of its own
+  post_all(into_a);
+  // Only the peer runs: its packets wait in the two sockets the kernel chose for them.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+  std::array<Completion, 64> batch{};
+  while (std::chrono::steady_clock::now() < until) peer.cq->poll(batch);
+  const std::vector<unsigned long> queued = queued_on_127_0_0_1_4791();
+  ASSERT_EQ(queued.size(), 2u);
+  EXPECT_GT(queued[0], 0u);
+  EXPECT_GT(queued[1], 0u) << "every flow landed on one socket: nothing to pass on";
+  pairs_b.clear();
+  b.reset();
+  EXPECT_EQ(run_until({a.get(), &peer}, {&peer}, qps_per_pair), std::size_t{qps_per_pair});
+  EXPECT_TRUE(arrived_intact(into_a));
+  std::uint64_t resent = 0;
+  for (const auto& p : into_a) resent += p.sender->counters().retransmitted_packets;
+  EXPECT_EQ(resent, 0u);
 }
 
 TEST(SoftSharedPort, ADatagramNotPassedOnByAProviderIsDropped) {

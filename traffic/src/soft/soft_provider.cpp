@@ -109,7 +109,31 @@ SoftProvider::SoftProvider(const ProviderOptions& options)
 }
 
 SoftProvider::~SoftProvider() {
+  leave_shared_port();
   for (auto& r : regions_) ::munmap(r.data, r.length);
+}
+
+void SoftProvider::drain_port(std::uint64_t now) noexcept {
+  while (const std::size_t n = batch_->receive(receiver_)) {
+    for (std::size_t i = 0; i < n; ++i) deliver(*batch_, i, /*from_wire=*/true, now);
+    if (n < ReceiveBatch::capacity) break;
+  }
+}
+
+void SoftProvider::leave_shared_port() noexcept {
+  // Closing the socket would lose what it holds for the other providers of the address. A
+  // connected UDP socket matches only datagrams from where it is connected to (the discard
+  // port of its own address: nothing), and the kernel's choice among a port's sockets skips
+  // connected ones: from here on the others get every flow, and what came before is passed on.
+  drain_port(now_ns());
+  SocketAddress nowhere = receiver_.local();
+  if (nowhere.ipv6())
+    reinterpret_cast<sockaddr_in6*>(&nowhere.storage)->sin6_port = htons(9);
+  else
+    reinterpret_cast<sockaddr_in*>(&nowhere.storage)->sin_port = htons(9);
+  if (::connect(receiver_.fd(), reinterpret_cast<const sockaddr*>(&nowhere.storage),
+                nowhere.length) == 0)
+    drain_port(now_ns());
 }
 
 MemoryRegion SoftProvider::register_memory(std::size_t length) {
@@ -181,15 +205,15 @@ void SoftProvider::progress() noexcept {
   const std::uint64_t now = now_ns();
   link_.poll(now, events_);
   pfc_.poll(now);  // before the QPs send: a pause that arrived stops them in this round
-  while (const std::size_t n = batch_->receive(receiver_)) {
-    for (std::size_t i = 0; i < n; ++i) deliver(*batch_, i, /*from_wire=*/true, now);
-    if (n < ReceiveBatch::capacity) break;
-  }
+  // What another provider passed on first: when a provider leaves the port, the flows the
+  // kernel gave it come here directly, and what it had queued of them, passed on as it left,
+  // is older.
   const sa_family_t family = receiver_.local().storage.ss_family;
   while (const std::size_t n = batch_->receive_passed(shared_.fd(), family)) {
     for (std::size_t i = 0; i < n; ++i) deliver(*batch_, i, /*from_wire=*/false, now);
     if (n < ReceiveBatch::capacity) break;
   }
+  drain_port(now);
   // Each round another QP goes first, so a paced port is shared among them.
   const std::size_t n = qps_.size();
   if (n == 0) return;

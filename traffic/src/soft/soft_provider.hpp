@@ -87,6 +87,10 @@ class SoftProvider final : public Provider {
   // from the wire), else handed to its QP.
   void deliver(const ReceiveBatch& batch, std::size_t i, bool from_wire,
                std::uint64_t now) noexcept;
+  // Everything waiting on the RoCEv2 port, delivered or passed on.
+  void drain_port(std::uint64_t now) noexcept;
+  // Takes this provider out of the port's sharing without losing what it holds for others.
+  void leave_shared_port() noexcept;
 
   std::string address_;
   SharedPort shared_;          // its id is the top byte of this provider's QPNs

@@ -31,8 +31,11 @@ SoftQp::SoftQp(SoftProvider& provider, SoftCq& cq, const QpOptions& options, std
       options_(options),
       qpn_(qpn),
       initial_psn_(initial_psn),
+      // A chosen source port may be another process's choice too (two collectives on one
+      // host pick theirs alike), as on a NIC, where it is only a header field: the socket only
+      // sends, so sharing it takes nothing from either.
       socket_(SocketAddress::parse(provider.address(), options.udp_sport), options.traffic_class,
-              qp_socket_buffer_bytes),
+              qp_socket_buffer_bytes, /*shared=*/options.udp_sport != 0),
       priority_(provider.priority_of(options.traffic_class, options.sl)),
       sq_(std::max<std::uint32_t>(options.max_send_wr, 1)),
       next_psn_(initial_psn),
