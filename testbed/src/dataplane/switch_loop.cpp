@@ -156,8 +156,8 @@ void SwitchLoop::open_ports() {
     port.socket = std::move(opened.socket);
     port.ifindex = opened.ifindex;
     port.mac = opened.mac;
+    // The writer has named the port's ifIndex already (if_nametoindex, in this namespace).
     port.counts = &counters_->port(static_cast<int>(p));
-    bump(port.counts->ifindex, static_cast<std::uint64_t>(port.ifindex));
   }
   // Enough for every port's lossless share past XOFF (its headroom holds 3 MB at 1 Gbit/s, 3,000
   // RoCE packets of 1 KB) and its lossy queues; slots cost memory only once used

@@ -62,7 +62,7 @@ def read_counters(path):
         base += 88
         wred = [(v[base + q * 32:base + q * 32 + 16], v[base + q * 32 + 16:base + q * 32 + 32])
                 for q in range(8)]
-        out[name] = {"queue": queues, "priority": priorities, "wred": wred}
+        out[name] = {"ifindex": v[0], "queue": queues, "priority": priorities, "wred": wred}
     return out
 
 
@@ -267,6 +267,15 @@ class LosslessIncast(unittest.TestCase):
             self.refused_to_h2 = fabric.tx_dropped("l1", to_h2) - refused_before
             counters = fabric.counters()
             elsewhere = fabric.losses_outside_the_switches()
+            # Each port's counters name the ifIndex its namespace gives it, the one IF-MIB (and
+            # so every poller) keys the port by: the queue table is served under it.
+            for switch, ports in counters.items():
+                links = json.loads(subprocess.run(
+                    ["ip", "netns", "exec", fabric.netns(switch), "ip", "-j", "link", "show"],
+                    capture_output=True, text=True, check=True).stdout)
+                kernel = {l["ifname"]: l["ifindex"] for l in links}
+                self.assertEqual({n: p["ifindex"] for n, p in ports.items()},
+                                 {n: kernel[n] for n in ports}, switch)
         finally:
             fabric.down()
         self.fabric_id = fabric.id
