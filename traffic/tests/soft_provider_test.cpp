@@ -382,6 +382,25 @@ TEST_F(SoftLoopback, APortSpeedPacesAllQpsTogether) {
   EXPECT_GE(on_wire, 2u * bytes);
 }
 
+// A QP's rate limit paces its packets: 2 MB at 200 Mbit/s takes at least 80 ms (a lower bound
+// only: pacing can make a transfer slower than its rate, never faster). Lifted, the same write
+// is not held to it.
+TEST_F(SoftLoopback, ARateLimitPacesTheQpsPackets) {
+  connect_pair();
+  constexpr std::uint32_t bytes = 2 << 20;
+  const MemoryRegion src = provider->register_memory(bytes);
+  const MemoryRegion dst = provider->register_memory(bytes);
+  EXPECT_EQ(a->limit_rate(200e6), "");
+  const SendRequest wr = write_of(src, dst, bytes);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(a->post_send({&wr, 1}), PostResult::ok);
+  ASSERT_EQ(wait_for(1).size(), 1u);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(80));
+  EXPECT_NE(a->limit_rate(-1).find("not a rate"), std::string::npos);
+  EXPECT_NE(a->limit_rate(10).find("below"), std::string::npos);
+  EXPECT_EQ(a->limit_rate(0), "");
+}
+
 TEST_F(SoftLoopback, APortSpeedThatIsNoSpeedIsRefused) {
   for (const double bad : {-1.0, std::nan("")}) {
     ProviderOptions o;

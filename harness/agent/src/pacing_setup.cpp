@@ -13,7 +13,6 @@ std::optional<PacingReport> pace_sender(const SetupRequest& setup,
     return std::nullopt;
   PacingReport report;
   report.asked_bps = setup.rate_bps;
-  if (setup.provider != "verbs") return report;  // engine: soft has no NIC limiter to ask
   const double per_qp = setup.rate_bps / static_cast<double>(qps.size());
   for (std::size_t i = 0; i < qps.size(); ++i) {
     std::string why = qps[i]->limit_rate(per_qp);

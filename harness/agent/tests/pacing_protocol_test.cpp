@@ -180,14 +180,15 @@ TEST(PaceSender, ANicThatRefusesOneQpLiftsTheOthersAndTheEnginePaces) {
   EXPECT_EQ(engine_rate_bps(report), 1e9);
 }
 
-TEST(PaceSender, SoftIsPacedByTheEngineWithoutAskingItsQps) {
+// The soft NIC has a packet pacer per QP, as a ConnectX: asked the same way.
+TEST(PaceSender, SoftAsksItsQpsAsANicIsAsked) {
   auto q = qps({"", ""});
   const auto report = pace_sender(paced("soft"), q);
   ASSERT_TRUE(report);
-  EXPECT_EQ(report->method, "engine");
-  EXPECT_EQ(report->nic_refused, "");
-  EXPECT_TRUE(fake(q[0]).limits.empty());
-  EXPECT_EQ(engine_rate_bps(report), 1e9);
+  EXPECT_EQ(report->method, "nic");
+  EXPECT_EQ(report->per_qp_bps, 5e8);
+  EXPECT_EQ(fake(q[0]).limits, std::vector<double>{5e8});
+  EXPECT_EQ(engine_rate_bps(report), 0);
 }
 
 TEST(PaceSender, NothingToPaceWithoutARateOrOnAOneWayServer) {

@@ -173,8 +173,12 @@ std::uint64_t SoftQp::next_due_ns(std::uint64_t now) const noexcept {
   if (!connected_ || error_) return std::numeric_limits<std::uint64_t>::max();
   std::uint64_t due = std::numeric_limits<std::uint64_t>::max();
   if (unacked_ > 0 || cursor_wqe_ < sq_count_) {
-    if (!paused(now)) return now;
-    due = provider_.pfc().resumes_at(priority_);  // a wait, not a spin, while PFC holds it
+    if (paused(now))
+      due = provider_.pfc().resumes_at(priority_);  // a wait, not a spin, while PFC holds it
+    else if (unacked_ == 0 && now < limit_due_ns_)
+      due = limit_due_ns_;  // and while its rate limit holds it
+    else
+      return now;
   }
   // Some sent, not yet acknowledged (or a READ's responses not all in): the ACK timer.
   if (sq_count_ > 0 && wire::psn_distance(oldest_unacked(), cursor_psn()) > 0)

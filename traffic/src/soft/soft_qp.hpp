@@ -45,6 +45,9 @@ class SoftQp final : public QueuePair {
   PostResult post_send(std::span<const SendRequest> requests) override;
   PostResult post_recv(std::span<const RecvRequest> requests) override;
   QpCounters counters() const override;
+  // The soft NIC's packet pacer, as a ConnectX's (ibv_modify_qp_rate_limit): each request packet
+  // leaves at the rate's spacing for its payload, retransmissions too; 0 lifts it.
+  std::string limit_rate(double bits_per_s) override;
 
   // Driven by the provider: a packet for this QP, and time passing.
   // `datagram_bytes`: the UDP payload as received (BTH .. ICRC).
@@ -139,6 +142,10 @@ class SoftQp final : public QueuePair {
   std::uint32_t retries_left_;
   std::uint64_t last_progress_ns_ = 0;
   std::uint64_t next_send_ns_ = 0;  // the DCQCN pacer
+  // The rate limiter: picoseconds per payload byte (0: none), and when the next packet is due
+  // by its schedule.
+  std::uint64_t limit_ps_per_byte_ = 0;
+  std::uint64_t limit_due_ns_ = 0;
   std::uint32_t last_read_retry_psn_ = 0xffffffffu;
   DcqcnReactionPoint rate_;
 

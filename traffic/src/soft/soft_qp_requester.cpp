@@ -2,6 +2,10 @@
 // consecutive PSNs, sends them paced by the DCQCN reaction point, retires them on ACKs and READ
 // responses, and goes back N on a sequence NAK or when no progress happens within the ACK
 // timeout, until the retry count runs out.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "rocehil/common/roce_wire.hpp"
@@ -45,6 +49,7 @@ std::uint8_t request_opcode(Opcode op, std::uint32_t index, std::uint32_t packet
 void SoftQp::transmit(std::uint64_t now) noexcept {
   while (cursor_wqe_ < sq_count_) {
     if (now < next_send_ns_) return;           // paced by the current DCQCN rate
+    if (now < limit_due_ns_) return;           // and by the QP's rate limit
     if (!provider_.port().ready(now)) return;  // and by the port all QPs share
     if (paused(now)) return;                   // and by PFC for the QP's priority
     SendWqe& w = wqe_at(cursor_wqe_);
@@ -121,6 +126,26 @@ void SoftQp::send_request_packet(SendWqe& w, std::uint32_t index, std::uint64_t 
   rate_.on_bytes_sent(wire_bytes, now);
   provider_.port().on_sent(wire_bytes, now);
   if (rate_.limited()) next_send_ns_ = now + rate_.transmit_gap_ns(wire_bytes);
+  if (limit_ps_per_byte_ != 0) {
+    // Kept to its schedule, not to when the loop came round: a loop that ran late sends what
+    // it owes at once, up to limit_catch_up_ns of it (the burst a pacer lets through), so a
+    // sender descheduled for a moment still holds its rate.
+    constexpr std::uint64_t limit_catch_up_ns = 2'000'000;
+    const std::uint64_t gap =
+        std::max<std::uint64_t>(payload.size(), 1) * limit_ps_per_byte_ / 1000;
+    limit_due_ns_ = std::max(limit_due_ns_, now - std::min(now, limit_catch_up_ns)) + gap;
+  }
+}
+
+std::string SoftQp::limit_rate(double bits_per_s) {
+  if (!std::isfinite(bits_per_s) || bits_per_s < 0)
+    return fmt::format("{} bit/s is not a rate", bits_per_s);
+  if (bits_per_s > 0 && bits_per_s < 1000)
+    return fmt::format("{} bit/s is below the 1 kbit/s a rate limiter takes", bits_per_s);
+  limit_ps_per_byte_ =
+      bits_per_s == 0 ? 0 : static_cast<std::uint64_t>(std::llround(8e12 / bits_per_s));
+  limit_due_ns_ = 0;
+  return {};
 }
 
 void SoftQp::go_back_to(std::uint32_t psn) noexcept {
