@@ -1,11 +1,13 @@
-// Soft providers of one host share UDP 4791 as processes share a NIC: two providers on
-// 127.0.0.1 with a third on 127.0.0.2 talking to both. The kernel hands each flow to one of the
-// two by a hash of its ports, so some datagrams reach the provider whose QP they are not for
-// and must be passed on; every transfer still completes and arrives intact.
+// Soft providers of one host share UDP 4791 as processes share a NIC: providers on 127.0.0.1
+// with a peer on 127.0.0.2 talking to them. Whichever provider reads a datagram (the one socket
+// of a process, or the kernel's choice among processes) may not be the one whose QP it is for,
+// and passes it on; every transfer still completes and arrives intact.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rocehil/traffic/provider.hpp"
@@ -116,8 +119,7 @@ TEST(SoftSharedPort, TwoProvidersOnOneAddressBothReceiveEveryFlowOfTheirs) {
   EXPECT_TRUE(arrived_intact(into_b));
   EXPECT_TRUE(arrived_intact(out_of_a));
   EXPECT_TRUE(arrived_intact(out_of_b));
-  // 32 flows into 127.0.0.1 hashed over two sockets: that none landed on the wrong one has a
-  // chance of 2^-32.
+  // Both read the one socket of their address, and each passes on what was the other's.
   EXPECT_GT(a.soft().passed_on() + b.soft().passed_on(), 0u);
   // Alone on its address, the peer receives every datagram itself.
   EXPECT_EQ(peer.soft().passed_on(), 0u);
@@ -149,6 +151,33 @@ TEST(SoftSharedPort, QpsOfTwoProvidersMayChooseOneSourcePort) {
   EXPECT_TRUE(arrived_intact(pairs));
 }
 
+// Providers of one process share one socket: one that does not poll (its part ended, or has not
+// begun) holds back nothing of the others. Here b never polls while the peer writes into a and
+// b; a's writes complete, and b's when b polls at last.
+TEST(SoftSharedPort, AProviderThatDoesNotPollHoldsNothingBack) {
+  Host a("127.0.0.1"), b("127.0.0.1"), peer("127.0.0.2");
+  auto into_a = connect(peer, a, 7), into_b = connect(peer, b, 8);
+  post_all(into_a);
+  post_all(into_b);
+  std::size_t done = 0;
+  std::array<Completion, 64> batch{};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::size_t into_a_done = 0;
+  while (into_a_done < qps_per_pair && std::chrono::steady_clock::now() < deadline) {
+    a.cq->poll(batch);
+    const std::size_t n = peer.cq->poll(batch);
+    for (std::size_t i = 0; i < n; ++i)
+      for (const auto& p : into_a)
+        if (batch[i].qpn == p.sender->qpn() && batch[i].status == WcStatus::success) ++into_a_done;
+  }
+  EXPECT_EQ(into_a_done, std::size_t{qps_per_pair});
+  EXPECT_TRUE(arrived_intact(into_a));
+  done = run_until({&b, &peer}, {&peer}, qps_per_pair);
+  EXPECT_EQ(done, std::size_t{qps_per_pair});
+  EXPECT_TRUE(arrived_intact(into_b));
+  EXPECT_GT(a.soft().passed_on(), 0u);
+}
+
 // Bytes waiting in each socket bound to 127.0.0.1:4791, as /proc/net/udp's rx_queue says.
 std::vector<unsigned long> queued_on_127_0_0_1_4791() {
   std::ifstream table("/proc/net/udp");
@@ -164,29 +193,84 @@ std::vector<unsigned long> queued_on_127_0_0_1_4791() {
   return out;
 }
 
-// A provider that ends while the others of its address still receive passes on what it held
-// for them: nothing is lost, so nothing is sent twice.
-TEST(SoftSharedPort, AProviderThatLeavesLosesNothingOfTheOthers) {
-  auto a = std::make_unique<Host>("127.0.0.1"), b = std::make_unique<Host>("127.0.0.1");
-  Host peer("127.0.0.2");
-  auto into_a = connect(peer, *a, 5);
-  auto pairs_b = connect(peer, *b, 6);  // b's QPs, so that it has something of its own
+// A provider of another process on the address, which the kernel shares the port with: when it
+// ends, what it held for the others is passed on, so nothing is lost and nothing sent twice.
+TEST(SoftSharedPort, AProviderOfAnotherProcessThatEndsLosesNothingOfTheOthers) {
+  int ready[2], end[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(end), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    char c = 0;
+    {
+      Host b("127.0.0.1");
+      (void)!::write(ready[1], &c, 1);
+      (void)!::read(end[0], &c, 1);
+    }
+    ::_exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  Host a("127.0.0.1"), peer("127.0.0.2");
+  auto into_a = connect(peer, a, 5);
   post_all(into_a);
   // Only the peer runs: its packets wait in the two sockets the kernel chose for them.
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
   std::array<Completion, 64> batch{};
   while (std::chrono::steady_clock::now() < until) peer.cq->poll(batch);
   const std::vector<unsigned long> queued = queued_on_127_0_0_1_4791();
+  ASSERT_EQ(write(end[1], &c, 1), 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   ASSERT_EQ(queued.size(), 2u);
   EXPECT_GT(queued[0], 0u);
   EXPECT_GT(queued[1], 0u) << "every flow landed on one socket: nothing to pass on";
-  pairs_b.clear();
-  b.reset();
-  EXPECT_EQ(run_until({a.get(), &peer}, {&peer}, qps_per_pair), std::size_t{qps_per_pair});
+  EXPECT_EQ(run_until({&a, &peer}, {&peer}, qps_per_pair), std::size_t{qps_per_pair});
   EXPECT_TRUE(arrived_intact(into_a));
   std::uint64_t resent = 0;
   for (const auto& p : into_a) resent += p.sender->counters().retransmitted_packets;
   EXPECT_EQ(resent, 0u);
+  for (int fd : {ready[0], ready[1], end[0], end[1]}) ::close(fd);
+}
+
+// A provider of another process whose part has ended (or not begun) is served by its agent
+// (serve_idle, every idle_period): what the kernel gave it of the others' flows is passed on,
+// and their transfers complete with nothing sent twice.
+TEST(SoftSharedPort, AnIdleProviderOfAnotherProcessServedByItsAgentHoldsNothingBack) {
+  int ready[2], end[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe2(end, O_NONBLOCK), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    char c = 0;
+    {
+      Host b("127.0.0.1");
+      (void)!::write(ready[1], &c, 1);
+      while (::read(end[0], &c, 1) != 1) {
+        b.provider->serve_idle();
+        std::this_thread::sleep_for(b.provider->idle_period());
+      }
+    }
+    ::_exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  Host a("127.0.0.1"), peer("127.0.0.2");
+  auto into_a = connect(peer, a, 9);
+  post_all(into_a);
+  const std::size_t done = run_until({&a, &peer}, {&peer}, qps_per_pair);
+  ASSERT_EQ(write(end[1], &c, 1), 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_EQ(done, std::size_t{qps_per_pair});
+  EXPECT_TRUE(arrived_intact(into_a));
+  std::uint64_t resent = 0;
+  for (const auto& p : into_a) resent += p.sender->counters().retransmitted_packets;
+  EXPECT_EQ(resent, 0u);
+  for (int fd : {ready[0], ready[1], end[0], end[1]}) ::close(fd);
 }
 
 TEST(SoftSharedPort, ADatagramNotPassedOnByAProviderIsDropped) {

@@ -454,7 +454,14 @@ void AgentSession::tick() {
     if (auto listening = iperf3_->take_listening()) emit_(Reply{iperf3_id_, *listening});
     if (auto results = iperf3_->take_results()) emit_(Reply{iperf3_id_, std::move(*results)});
   }
-  if (state_ != State::running) return;
+  if (state_ != State::running) {
+    // No workload polls the provider: the agent does, for the host's other providers' sake.
+    if (provider_ && provider_->idle_period().count() > 0) {
+      provider_->serve_idle();
+      next_idle_service_ = Clock::now() + provider_->idle_period();
+    }
+    return;
+  }
   const auto now = Clock::now();
   if (now >= next_sample_) sample(now);
   if (now >= next_stats_) emit_stats(now);
@@ -481,7 +488,9 @@ void AgentSession::tick() {
 }
 
 AgentSession::Clock::time_point AgentSession::next_tick() const {
-  return state_ == State::running ? std::min(next_stats_, next_sample_) : Clock::time_point::max();
+  if (state_ == State::running) return std::min(next_stats_, next_sample_);
+  if (provider_ && provider_->idle_period().count() > 0) return next_idle_service_;
+  return Clock::time_point::max();
 }
 
 std::uint64_t AgentSession::since_start_us(Clock::time_point now) const {

@@ -132,19 +132,21 @@ TEST_F(AgentOnPipes, AnEndedSessionReleasesWhatItHeldAndOthersGoOn) {
   ASSERT_TRUE(std::holds_alternative<SetupReply>(next().body));
   send(Request{2, SetupRequest(soft_setup("127.0.0.2")), 2});
   ASSERT_TRUE(std::holds_alternative<SetupReply>(next().body));
-  // A second session on 127.0.0.1 shares its RoCEv2 port, as two processes share a NIC.
+  // A second session on 127.0.0.1 shares its RoCEv2 port, as two processes share a NIC: in one
+  // agent, its very socket.
   send(Request{3, SetupRequest(soft_setup("127.0.0.1")), 3});
   EXPECT_TRUE(std::holds_alternative<SetupReply>(next().body));
-  EXPECT_EQ(udp_sockets_bound_to(one), one_before + 2);
+  EXPECT_EQ(udp_sockets_bound_to(one), one_before + 1);
 
   send(Request{4, EndRequest{}, 1});
   const Reply ended = next();
   EXPECT_EQ(ended.session, 1u);
   EXPECT_EQ(ended.id, 4u);
   EXPECT_TRUE(std::holds_alternative<EndedReply>(ended.body));
-  // Its socket is closed; session 3's and session 2's stay.
+  // Session 3 still uses the socket, and session 2 its own.
   EXPECT_EQ(udp_sockets_bound_to(one), one_before + 1);
   EXPECT_EQ(udp_sockets_bound_to(two), two_before + 1);
+  // The last session on it ends: it is closed.
   send(Request{5, EndRequest{}, 3});
   EXPECT_TRUE(std::holds_alternative<EndedReply>(next().body));
   EXPECT_EQ(udp_sockets_bound_to(one), one_before);

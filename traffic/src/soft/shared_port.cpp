@@ -6,7 +6,9 @@
 
 #include <array>
 #include <cerrno>
+#include <map>
 #include <random>
+#include <string>
 
 #include "rocehil/common/error.hpp"
 
@@ -25,7 +27,36 @@ sockaddr_in loopback_of(std::uint8_t id) {
   return a;
 }
 
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, std::weak_ptr<UdpSocket>> sockets;  // by address text
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
 }  // namespace
+
+std::shared_ptr<UdpSocket> roce_socket_for(const SocketAddress& local, std::uint8_t traffic_class,
+                                           int buffer_bytes) {
+  Registry& r = registry();
+  const std::lock_guard<std::mutex> hold(r.mutex);
+  std::weak_ptr<UdpSocket>& slot = r.sockets[local.address_text()];
+  if (auto socket = slot.lock()) return socket;
+  auto socket = std::make_shared<UdpSocket>(local, traffic_class, buffer_bytes, /*shared=*/true);
+  slot = socket;
+  return socket;
+}
+
+std::unique_lock<std::mutex> lock_roce_sockets() {
+  return std::unique_lock<std::mutex>(registry().mutex);
+}
+
+void forget_roce_socket(const SocketAddress& local) {
+  registry().sockets.erase(local.address_text());
+}
 
 in_addr_t SharedPort::address_of(std::uint8_t id) noexcept {
   return htonl((127u << 24) | (79u << 16) | (std::uint32_t{id} << 8) | 1u);

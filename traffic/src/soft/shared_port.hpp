@@ -4,7 +4,11 @@
 #include <sys/socket.h>
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <span>
+
+#include "soft/udp_socket.hpp"
 
 namespace rocehil::traffic::soft {
 
@@ -19,6 +23,13 @@ namespace rocehil::traffic::soft {
 // Loopback is the channel because a UDP socket's queue is bounded by its buffer alone (a unix
 // datagram socket's by net.unix.max_dgram_qlen, 10 in a fresh namespace), and a network namespace
 // has loopback addresses of its own, so testbed hosts in one kernel do not see each other's ids.
+//
+// Providers of one process (the sessions of one agent: the parts of a case) share one socket
+// besides (roce_socket_for): whichever of them polls reads what arrived for all and passes on
+// the others', so a provider whose traffic has ended, or has not begun, holds nothing back from
+// them; what is passed to it waits in its own queue until it polls. Providers of separate
+// processes share the port through the kernel, which has no such guarantee: one that stops
+// polling keeps the flows the kernel gave it until it ends.
 class SharedPort {
  public:
   static constexpr std::uint16_t forward_port = 47911;
@@ -47,5 +58,15 @@ class SharedPort {
   int fd_ = -1;
   std::uint8_t id_ = 0;
 };
+
+// The RoCEv2 socket of `local` for this process: the one its providers on that address already
+// use, or a new one (SO_REUSEPORT, `traffic_class` for the CNPs it sends). Throws as UdpSocket.
+std::shared_ptr<UdpSocket> roce_socket_for(const SocketAddress& local, std::uint8_t traffic_class,
+                                           int buffer_bytes);
+
+// Held while a provider decides whether it is the last of this process on its socket: no other
+// provider takes that socket meanwhile. `forget_roce_socket` then drops it from the registry.
+std::unique_lock<std::mutex> lock_roce_sockets();
+void forget_roce_socket(const SocketAddress& local);
 
 }  // namespace rocehil::traffic::soft

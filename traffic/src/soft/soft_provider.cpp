@@ -88,8 +88,8 @@ std::uint32_t wire_overhead_bytes(const SocketAddress& local) {
 SoftProvider::SoftProvider(const ProviderOptions& options)
     : address_(options.address.empty() ? "127.0.0.1" : options.address),
       congestion_(congestion_at(options)),
-      receiver_(SocketAddress::parse(address_, wire::roce_v2_udp_port),
-                congestion_.cnp_traffic_class, socket_buffer_bytes, /*shared=*/true),
+      receiver_(roce_socket_for(SocketAddress::parse(address_, wire::roce_v2_udp_port),
+                                congestion_.cnp_traffic_class, socket_buffer_bytes)),
       batch_(std::make_unique<ReceiveBatch>()),
       link_(address_),
       pfc_(link_.netdev(), link_.loopback(), options.port_gbps, options.pfc_priorities),
@@ -100,7 +100,7 @@ SoftProvider::SoftProvider(const ProviderOptions& options)
       throw input_error(fmt::format(
           "soft provider: DSCP map names priority {}; priorities are 0 to 7", priority));
   if (options.port_gbps > 0)
-    port_ = PortPacer(options.port_gbps, wire_overhead_bytes(receiver_.local()));
+    port_ = PortPacer(options.port_gbps, wire_overhead_bytes(receiver_->local()));
   // QPNs (below the provider's id) and keys start at random points so that two runs, or two
   // providers talking to each other, do not reuse each other's numbers.
   std::random_device random;
@@ -114,24 +114,28 @@ SoftProvider::~SoftProvider() {
 }
 
 void SoftProvider::drain_port(std::uint64_t now) noexcept {
-  while (const std::size_t n = batch_->receive(receiver_)) {
+  while (const std::size_t n = batch_->receive(*receiver_)) {
     for (std::size_t i = 0; i < n; ++i) deliver(*batch_, i, /*from_wire=*/true, now);
     if (n < ReceiveBatch::capacity) break;
   }
 }
 
 void SoftProvider::leave_shared_port() noexcept {
-  // Closing the socket would lose what it holds for the other providers of the address. A
-  // connected UDP socket matches only datagrams from where it is connected to (the discard
+  // Others of this process on the socket read it on: nothing is left behind.
+  const auto hold = lock_roce_sockets();
+  if (receiver_.use_count() > 1) return;
+  forget_roce_socket(receiver_->local());
+  // Closing the socket would lose what it holds for other processes' providers of the address.
+  // A connected UDP socket matches only datagrams from where it is connected to (the discard
   // port of its own address: nothing), and the kernel's choice among a port's sockets skips
   // connected ones: from here on the others get every flow, and what came before is passed on.
   drain_port(now_ns());
-  SocketAddress nowhere = receiver_.local();
+  SocketAddress nowhere = receiver_->local();
   if (nowhere.ipv6())
     reinterpret_cast<sockaddr_in6*>(&nowhere.storage)->sin6_port = htons(9);
   else
     reinterpret_cast<sockaddr_in*>(&nowhere.storage)->sin_port = htons(9);
-  if (::connect(receiver_.fd(), reinterpret_cast<const sockaddr*>(&nowhere.storage),
+  if (::connect(receiver_->fd(), reinterpret_cast<const sockaddr*>(&nowhere.storage),
                 nowhere.length) == 0)
     drain_port(now_ns());
 }
@@ -208,7 +212,7 @@ void SoftProvider::progress() noexcept {
   // What another provider passed on first: when a provider leaves the port, the flows the
   // kernel gave it come here directly, and what it had queued of them, passed on as it left,
   // is older.
-  const sa_family_t family = receiver_.local().storage.ss_family;
+  const sa_family_t family = receiver_->local().storage.ss_family;
   while (const std::size_t n = batch_->receive_passed(shared_.fd(), family)) {
     for (std::size_t i = 0; i < n; ++i) deliver(*batch_, i, /*from_wire=*/false, now);
     if (n < ReceiveBatch::capacity) break;
@@ -235,7 +239,7 @@ void SoftProvider::deliver(const ReceiveBatch& batch, std::size_t i, bool from_w
   SocketAddress from;
   from.storage = batch.source(i);
   from.length = from.ipv6() ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-  FlowAddress flow = flow_address(from, receiver_.local());
+  FlowAddress flow = flow_address(from, receiver_->local());
   DecodedPacket packet;
   if (decode_packet(flow, data, packet) != DecodeError::none) {
     ++dropped_;
@@ -266,7 +270,7 @@ bool SoftProvider::wait_for_packets(std::uint64_t deadline_ns) noexcept {
   // A pause frame (XON above all) wakes the wait too: a paused QP's next due time is when its
   // pause would end.
   std::array<pollfd, 3> readable{
-      {{receiver_.fd(), POLLIN, 0}, {shared_.fd(), POLLIN, 0}, {pfc_.fd(), POLLIN, 0}}};
+      {{receiver_->fd(), POLLIN, 0}, {shared_.fd(), POLLIN, 0}, {pfc_.fd(), POLLIN, 0}}};
   const nfds_t count = pfc_.fd() >= 0 ? 3 : 2;
   (void)::ppoll(readable.data(), count, &timeout, nullptr);  // woken early or by a signal: polled
   return true;

@@ -54,12 +54,16 @@ class SoftProvider final : public Provider {
   std::vector<DeviceEvent> take_events() override { return events_.take(); }
   // The pause frames its NIC obeyed (PfcReceiver::counters); none without a pause socket.
   std::map<std::string, std::uint64_t> nic_counters() const override;
+  // Receives, passes on and runs its QPs, as a poll does. Every 5 ms: well within any QP's ACK
+  // timeout, so a peer never retries for what waited here.
+  void serve_idle() override { progress(); }
+  std::chrono::milliseconds idle_period() const override { return std::chrono::milliseconds(5); }
 
   // Used by QPs.
   const std::string& address() const { return address_; }
   const SoftCongestion& congestion() const noexcept { return congestion_; }
   const MemoryRegion* find_rkey(std::uint32_t rkey) const noexcept;
-  UdpSocket& control_socket() { return receiver_; }
+  UdpSocket& control_socket() { return *receiver_; }
   PortPacer& port() noexcept { return port_; }
   // PFC: the priority a QP's packets are in, by the provider's trust mode and DSCP map, and
   // whether the port is paused for it.
@@ -93,9 +97,9 @@ class SoftProvider final : public Provider {
   void leave_shared_port() noexcept;
 
   std::string address_;
-  SharedPort shared_;          // its id is the top byte of this provider's QPNs
-  SoftCongestion congestion_;  // before receiver_: its DSCP is the CNPs'
-  UdpSocket receiver_;         // bound to address:4791
+  SharedPort shared_;                    // its id is the top byte of this provider's QPNs
+  SoftCongestion congestion_;            // before receiver_: its DSCP is the CNPs'
+  std::shared_ptr<UdpSocket> receiver_;  // address:4791, shared (roce_socket_for)
   std::unique_ptr<ReceiveBatch> batch_;
   std::vector<MemoryRegion> regions_;
   std::vector<SoftQp*> qps_;  // sorted by QPN

@@ -316,6 +316,13 @@ class Provider {
   // ethtool/NAME. A counter the NIC cannot give is absent, never 0. Safe to call from any
   // thread. The default has none.
   virtual std::map<std::string, std::uint64_t> nic_counters() const { return {}; }
+  // Does the provider's own work while no workload polls its CQs (its traffic over, or not
+  // begun), from the thread that owns it. Soft: passes on what arrived for the host's other
+  // providers, which would otherwise wait for it (shared_port.hpp). A NIC works on its own:
+  // the default does nothing.
+  virtual void serve_idle() {}
+  // How often serve_idle wants to run while it is idle; zero: never.
+  virtual std::chrono::milliseconds idle_period() const { return std::chrono::milliseconds(0); }
 };
 
 // The providers this build has ("soft", and "verbs" when libibverbs was found) and the devices

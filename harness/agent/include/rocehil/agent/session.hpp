@@ -138,6 +138,7 @@ class AgentSession {
   // workload's progress; the work's own loop does nothing more) until its results go out.
   std::unique_ptr<ProgressSampler> sampler_;
   Clock::time_point next_sample_ = Clock::time_point::max();
+  Clock::time_point next_idle_service_{};  // serve_idle of an idle provider
   void sample(Clock::time_point now);
   std::uint64_t since_start_us(Clock::time_point now) const;
 };
