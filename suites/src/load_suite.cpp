@@ -35,14 +35,14 @@ using inventory::shown;
 #define ROCEHIL_SETTING_KEYS                                                              \
   "hosts", "provider", "size", "qps", "strategy", "placement", "traffic_class", "opcode", \
       "transport", "memory", "duration_s", "iterations", "warmup", "repeats", "pipeline", \
-      "captures", "engine", "rounds", "mtu", "tx_depth", "sl", "rate", "bytes"
+      "captures", "engine", "rounds", "mtu", "tx_depth", "sl", "rate", "bytes", "ack_timeout"
 
 // What a part may give of a test's settings: not its captures (they capture the whole case),
 // repeats (the case's) or rounds (a calibration's).
 #define ROCEHIL_PART_KEYS                                                                       \
   "hosts", "provider", "size", "qps", "strategy", "placement", "traffic_class", "opcode",       \
       "transport", "memory", "duration_s", "iterations", "warmup", "pipeline", "engine", "mtu", \
-      "tx_depth", "sl", "rate", "bytes"
+      "tx_depth", "sl", "rate", "bytes", "ack_timeout"
 
 // A part's name prefixes its metrics in thresholds (roce.busbw_gbps): an identifier.
 bool is_part_name(std::string_view name) {
@@ -269,6 +269,9 @@ class SuiteReader {
     integer("rounds", s.rounds, 1, 20, "3");
     integer("tx_depth", s.tx_depth, 1, 4096, "128");
     integer("sl", s.sl, 0, 7, "3");
+    // verbs' timeout exponent, as NCCL_IB_TIMEOUT: 0 (wait for ever) is no test's choice, and
+    // past 23 (34 s) no agent waits.
+    integer("ack_timeout", s.ack_timeout, 1, 23, "18");
     if (const auto n = m.get("mtu"); n.IsDefined())
       if (const auto v = inventory::read_int(ctx_, n, field("mtu"), 256, 4096, "4096")) {
         if (*v != 256 && *v != 512 && *v != 1024 && *v != 2048 && *v != 4096)
@@ -342,6 +345,11 @@ class SuiteReader {
       ctx_.error(m.get("memory").IsDefined() ? m.get("memory") : at,
                  fmt::format("{}: memory gpu with engine perftest needs a perftest built with "
                              "CUDA (--use_cuda), which Debian's is not; use engine rocehil",
+                             owner));
+    if (m.get("ack_timeout").IsDefined())
+      ctx_.error(m.get("ack_timeout"),
+                 fmt::format("{}: ack_timeout sets rocehil's own QPs; perftest keeps its own "
+                             "(its -u, not passed yet): drop ack_timeout or use engine rocehil",
                              owner));
     if (measured_workload(t) == "lat" && t.settings.iterations < 5)
       ctx_.error(m.get("iterations").IsDefined() ? m.get("iterations") : at,

@@ -125,7 +125,7 @@ TEST(Parts, WhatAPartCannotBeIsRefusedAtItsPlace) {
       "start_after_s, stagger_s, protocol, streams, hosts, provider, size, qps, strategy, "
       "placement, traffic_class, "
       "opcode, transport, memory, duration_s, iterations, warmup, pipeline, engine, mtu, "
-      "tx_depth, sl, rate, bytes",
+      "tx_depth, sl, rate, bytes, ack_timeout",
       "s.yaml:11:16: test 'mix': part 'a' is defined twice; give each part its own name",
       "s.yaml:12:9: test 'mix': a part has no 'name'; add one, e.g. 'name: roce'"};
   std::vector<std::string> got;

@@ -262,6 +262,32 @@ TEST(Suite, MtuTxDepthAndServiceLevelAreTheTests) {
                 "s.yaml:8:15: test 'u': tx_depth 0 is out of range; use 1-4096"}));
 }
 
+// The QPs' ACK timeout, as verbs' exponent (NCCL_IB_TIMEOUT's number): read from a test, a
+// default or a part; refused out of range, and with engine perftest, at its line.
+TEST(Suite, AckTimeoutIsVerbsExponent) {
+  const Suite s = parsed_suite(
+      "schema_version: 1\nname: x\ndefaults: {ack_timeout: 18}\ntests:\n  - name: a\n"
+      "    workload: bw\n  - name: b\n    workload: allreduce\n    ack_timeout: 10\n"
+      "  - name: p\n    parts:\n      - {name: q, workload: bw, hosts: 'h1,h2', ack_timeout: "
+      "12}\n");
+  EXPECT_EQ(s.tests[0].settings.ack_timeout, 18);
+  EXPECT_EQ(s.tests[1].settings.ack_timeout, 10);
+  EXPECT_EQ(s.tests[2].parts.at(0).settings.ack_timeout, 12);
+  EXPECT_EQ(parsed_suite("schema_version: 1\nname: x\ntests:\n  - name: d\n    workload: bw\n")
+                .tests[0]
+                .settings.ack_timeout,
+            14);
+  EXPECT_EQ(ack_timeout_us(14), 67108u);  // verbs' 14, rocehil's default
+  EXPECT_EQ(ack_timeout_us(18), 1073741u);
+  EXPECT_EQ(errors_of("schema_version: 1\nname: x\ntests:\n  - name: u\n    workload: bw\n"
+                      "    ack_timeout: 0\n  - name: v\n    workload: bw\n    engine: perftest\n"
+                      "    ack_timeout: 16\n"),
+            (std::vector<std::string>{
+                "s.yaml:6:18: test 'u': ack_timeout 0 is out of range; use 1-23",
+                "s.yaml:10:18: test 'v': ack_timeout sets rocehil's own QPs; perftest keeps its "
+                "own (its -u, not passed yet): drop ack_timeout or use engine rocehil"}));
+}
+
 TEST(Suite, GpuMemoryIsForPointToPointTests) {
   const Suite s = parsed_suite(
       "schema_version: 1\nname: x\ntests:\n  - name: g\n    workload: bw\n    memory: gpu\n"

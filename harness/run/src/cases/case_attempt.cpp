@@ -69,6 +69,7 @@ RankSettings rank_settings(const CaseContext& c) {
           .mtu = c.test->settings.mtu,
           .tx_depth = c.test->settings.tx_depth,
           .sl = c.test->settings.sl,
+          .ack_timeout = c.test->settings.ack_timeout,
           .traffic_class = tc.traffic_class,
           .per_qp_traffic_classes = tc.per_qp_traffic_classes,
           .multiplex = c.multiplex};

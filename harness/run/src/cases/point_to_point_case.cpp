@@ -54,6 +54,7 @@ agent::SetupRequest side_setup(const CaseContext& c, const inventory::Host& host
   s.mtu = c.test->settings.mtu;
   s.tx_depth = c.test->settings.tx_depth;
   s.sl = static_cast<std::uint8_t>(c.test->settings.sl);
+  s.ack_timeout_us = suites::ack_timeout_us(c.test->settings.ack_timeout);
   s.link_gbps = nic.link_gbps;
   if (role == agent::Role::client) s.rate_bps = sender_rate_bps(c.test->settings, nic);
   return s;

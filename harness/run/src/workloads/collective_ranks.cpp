@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/suites/suite.hpp"
 
 namespace rocehil::run {
 
@@ -66,6 +67,7 @@ CollectiveRanks collective_ranks(const std::vector<const inventory::Host*>& host
     s.mtu = settings.mtu;
     s.tx_depth = settings.tx_depth;
     s.sl = static_cast<std::uint8_t>(settings.sl);
+    s.ack_timeout_us = suites::ack_timeout_us(settings.ack_timeout);
     s.traffic_class = static_cast<std::uint8_t>(settings.traffic_class);
     for (const int c : settings.per_qp_traffic_classes)
       s.traffic_classes.push_back(static_cast<std::uint8_t>(c));

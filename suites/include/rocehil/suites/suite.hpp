@@ -64,6 +64,10 @@ struct TestSettings {
   std::uint32_t mtu = 1024;
   std::uint32_t tx_depth = 64;
   int sl = 0;
+  // The QPs' ACK timeout as verbs' exponent (4.096 us x 2^N; NCCL_IB_TIMEOUT is the same
+  // number; 20 since NCCL 2.23): how long a request waits for its ACK before it is sent again.
+  // 14: 67 ms.
+  int ack_timeout = 14;
   // How fast each sender sends (docs/suites.md, "Pacing"); empty: as fast as it can.
   std::optional<Rate> rate;
   SourceLocation rate_where;          // where `rate:` was written; 0: not written
@@ -159,6 +163,12 @@ inline bool is_calibration(const SuiteTest& test) {
 
 // bw and lat (and their calibrations) and iperf3 run between two hosts; every other workload is
 // a collective over all the ranks.
+// The microseconds of verbs' ACK timeout exponent `exponent` (4.096 us x 2^exponent), as the
+// agent protocol carries it.
+inline std::uint32_t ack_timeout_us(int exponent) {
+  return static_cast<std::uint32_t>((std::uint64_t{4096} << exponent) / 1000);
+}
+
 inline bool is_point_to_point(const SuiteTest& test) {
   const std::string_view w = measured_workload(test);
   return w == "bw" || w == "lat" || w == "iperf3";

@@ -33,6 +33,7 @@ struct RankSettings {
   std::uint32_t mtu = 1024;
   std::uint32_t tx_depth = 64;
   int sl = 0;
+  int ack_timeout = 14;  // verbs' exponent (suites::ack_timeout_us)
   int traffic_class = 0;
   std::vector<int> per_qp_traffic_classes{};  // QP i of each connection: item i % n
   const remote::SshMultiplex* multiplex = nullptr;
