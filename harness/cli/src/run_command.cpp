@@ -121,8 +121,8 @@ failing case again up to N times. A host that fails a phase makes that case ERRO
 host and the phase, and the run goes on. Ctrl-C stops agents and captures, writes what was
 measured and exits 3.
 Pacing: a bw test's 'rate:' (55% of the sender's link_gbps, or 400Mbit/s) is held by the NIC's
-own limiter where verbs finds one, else by the engine's token bucket (perftest: its software
-limiter); a rate above the sender's link is refused with the suite's line. run.json's
+own limiter (a ConnectX's where verbs finds one, the soft NIC's per-QP pacer), else by the
+engine's token bucket (perftest: its software limiter); a rate above the sender's link is refused with the suite's line. run.json's
 traffic.pacing names the method and the rate each sender reached (docs/suites.md, "Pacing").
 Settings (--set, the suite's settings:) are applied before the first case on every host the run
 uses, each journaled on the host first and read back; a host without the setting, a write the
