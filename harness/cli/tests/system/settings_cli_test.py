@@ -74,9 +74,12 @@ def kernel_switch_settings():
 def soft_files():
     """The soft provider's settings as its files hold them, by file."""
     out = {}
-    for path in glob.glob(f"{SOFT}/*/sys/class/net/{TB['id']}-nic0/ecn/*/*"):
-        with open(path) as f:
-            out[path] = f.read().strip()
+    # ecn/roce_rp/NAME, and the per-priority enables as a ConnectX has them: ecn/*/enable/P.
+    for path in glob.glob(f"{SOFT}/*/sys/class/net/{TB['id']}-nic0/ecn/*/*") + \
+            glob.glob(f"{SOFT}/*/sys/class/net/{TB['id']}-nic0/ecn/*/enable/*"):
+        if os.path.isfile(path):
+            with open(path) as f:
+                out[path] = f.read().strip()
     return out
 
 
@@ -117,7 +120,9 @@ class SettingsTest(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.kernel_before, self.soft_before = kernel_switch_settings(), soft_files()
         self.assertGreater(len(self.kernel_before), 10)
-        self.assertEqual(len(self.soft_before), 4 * 16)  # 4 hosts, 16 soft settings each
+        # 4 hosts: 16 soft settings in a file each, and roce_rp.enable and roce_np.enable in a
+        # file per priority, as ConnectX's sysfs has them.
+        self.assertEqual(len(self.soft_before), 4 * (16 + 2 * 8))
 
     def tearDown(self):
         rocehil("settings", "restore", "-i", TB["inventory"])
@@ -308,18 +313,18 @@ class SettingsTest(unittest.TestCase):
     def test_a_host_without_the_setting_stops_the_run_before_any_change(self):
         suite = self.write_file("s.yaml", INCAST_SUITE)
         reports = os.path.join(self.work, "reports")
-        # Per-priority enables are a NIC's; the soft provider has none. The switch setting
-        # given with it must not be changed either.
+        # The CNPs' VLAN priority is a NIC's; the soft provider sends untagged and has none.
+        # The switch setting given with it must not be changed either.
         code, out, err = rocehil("run", suite, "-i", TB["inventory"], "--reports", reports,
                                  "--set", "switch.ecn_mark_mbps=200", "--set",
-                                 "roce_np.enable=3")
+                                 "roce_np.cnp_802p_prio=3")
         self.assertEqual(code, 2, out + err)
         line = next(l for l in err.splitlines() if "settings:" in l)
-        self.assertIn("--set: host 'h1': cannot set roce_np.enable", line)
+        self.assertIn("--set: host 'h1': cannot set roce_np.cnp_802p_prio", line)
         with open(glob.glob(os.path.join(reports, "*", "run.json"))[0]) as f:
             record = json.load(f)
         self.assertEqual({c["outcome"] for c in record["cases"]}, {"not_run"})
-        self.assertIn("roce_np.enable", record["settings"]["error"])
+        self.assertIn("roce_np.cnp_802p_prio", record["settings"]["error"])
         self.assert_fabric_as_before()
 
     def test_bad_names_and_values_stop_before_anything(self):
