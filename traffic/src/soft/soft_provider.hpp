@@ -114,6 +114,8 @@ class SoftProvider final : public Provider {
   std::uint32_t next_key_;
   std::uint64_t dropped_ = 0;  // not RoCEv2, bad ICRC, or for no QP here or could not pass on
   std::uint64_t passed_on_ = 0;
+  bool passed_readable_ = false;  // a wait saw the SharedPort's socket readable
+  std::uint32_t rounds_since_passed_ = 0;
 };
 
 std::unique_ptr<Provider> make_soft_provider(const ProviderOptions& options);
