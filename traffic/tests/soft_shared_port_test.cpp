@@ -97,6 +97,13 @@ std::size_t run_until(std::vector<Host*> hosts, std::vector<Host*> senders, std:
   return done;
 }
 
+// Packets the pairs' senders sent more than once.
+std::uint64_t resent_by(const std::vector<Pair>& pairs) {
+  std::uint64_t resent = 0;
+  for (const auto& p : pairs) resent += p.sender->counters().retransmitted_packets;
+  return resent;
+}
+
 bool arrived_intact(const std::vector<Pair>& pairs) {
   for (const auto& p : pairs)
     if (std::memcmp(p.source.data, p.target.data, message_bytes) != 0) return false;
@@ -229,9 +236,7 @@ TEST(SoftSharedPort, AProviderOfAnotherProcessThatEndsLosesNothingOfTheOthers) {
   EXPECT_GT(queued[1], 0u) << "every flow landed on one socket: nothing to pass on";
   EXPECT_EQ(run_until({&a, &peer}, {&peer}, qps_per_pair), std::size_t{qps_per_pair});
   EXPECT_TRUE(arrived_intact(into_a));
-  std::uint64_t resent = 0;
-  for (const auto& p : into_a) resent += p.sender->counters().retransmitted_packets;
-  EXPECT_EQ(resent, 0u);
+  EXPECT_EQ(resent_by(into_a), 0u);
   for (int fd : {ready[0], ready[1], end[0], end[1]}) ::close(fd);
 }
 
@@ -267,9 +272,7 @@ TEST(SoftSharedPort, AnIdleProviderOfAnotherProcessServedByItsAgentHoldsNothingB
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_EQ(done, std::size_t{qps_per_pair});
   EXPECT_TRUE(arrived_intact(into_a));
-  std::uint64_t resent = 0;
-  for (const auto& p : into_a) resent += p.sender->counters().retransmitted_packets;
-  EXPECT_EQ(resent, 0u);
+  EXPECT_EQ(resent_by(into_a), 0u);
   for (int fd : {ready[0], ready[1], end[0], end[1]}) ::close(fd);
 }
 
