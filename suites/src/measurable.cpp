@@ -119,6 +119,10 @@ std::vector<std::string_view> metrics_of_test(const SuiteTest& test) {
 
 std::optional<std::string> never_measured_by_test(const SuiteTest& test, std::string_view metric) {
   if (find_metric(metric) == nullptr) return std::nullopt;  // the parser names unknown ones
+  if (metric == "switch_recovery_ms" && test.events.empty())
+    return std::string(
+        "switch_recovery_ms is the time the switches took back to the rate before a fabric "
+        "event, and the test has no `events:`");
   if (is_nic_or_switch(metric) && metric != "switch_mirror_reconciliation") return std::nullopt;
   const std::vector<std::string_view> measured = metrics_of_test(test);
   if (std::find(measured.begin(), measured.end(), metric) != measured.end()) return std::nullopt;

@@ -45,6 +45,9 @@ const std::vector<MetricInfo>& known_metrics() {
   constexpr std::string_view snmp_errors = "the switches (SNMP): IF-MIB ifInErrors + ifOutErrors";
   constexpr std::string_view snmp_pfc = "the switches (SNMP): CISCO-PFC-EXT-MIB, where served";
   constexpr std::string_view snmp_octets = "the switches (SNMP): IF-MIB ifHCInOctets";
+  constexpr std::string_view snmp_timeline =
+      "the switches (SNMP): ifHCOutOctets of the ports to the case's hosts, polled through the "
+      "case";
   constexpr std::string_view perftest_table =
       "perftest's table (--out_json file where it writes one)";
   constexpr std::string_view iperf3_json = "iperf3's --json output (end.sum_received, sum_sent)";
@@ -147,6 +150,11 @@ const std::vector<MetricInfo>& known_metrics() {
       {"switch_spine_imbalance", "",
        "max / mean of the octets the spines received on their leaf-facing ports (1 is even)",
        Index::none, snmp_octets, snmp_octets},
+      {"switch_recovery_ms", "ms",
+       "after each fabric event (`events:`), until the bytes the switches sent to the case's hosts "
+       "are back at 90% of their rate in the second before, to a polling interval (100 ms, or the "
+       "switches' counter_refresh_ms)",
+       Index::none, snmp_timeline, snmp_timeline},
       {"switch_pfc_reconciliation", "",
        "PFC frames host-facing switch ports received / those the hosts' NICs sent (1: they agree)",
        Index::none, "switch_pfc_rx / ethtool tx_prioP_pause, where the netdev has it (veth: none)",

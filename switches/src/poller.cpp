@@ -266,9 +266,10 @@ std::vector<WalkResult> Poller::walk(const std::vector<Oid>& columns,
   return results;
 }
 
-std::vector<SwitchSnapshot> Poller::counters(const std::vector<std::string>& only) {
+std::vector<SwitchSnapshot> Poller::counters(const std::vector<std::string>& only,
+                                             const std::vector<Oid>& columns) {
   std::vector<SwitchSnapshot> out;
-  for (auto& r : walk(counter_columns(), only)) {
+  for (auto& r : walk(columns, only)) {
     SwitchSnapshot s;
     if (r.error.empty()) {
       s = build_snapshot(r.switch_name, r.rows);

@@ -31,6 +31,14 @@ const std::vector<Oid>& counter_columns() {
   return columns;
 }
 
+const std::vector<Oid>& traffic_columns() {
+  static const std::vector<Oid> columns = {
+      mib::sys_uptime,      mib::if_descr,         mib::if_in_discards, mib::if_out_discards,
+      mib::if_name,         mib::if_hc_in_octets,  mib::if_hc_out_octets, mib::if_alias,
+  };
+  return columns;
+}
+
 const PortCounters* SwitchSnapshot::find_port(const std::string& name) const {
   for (auto field : {&PortCounters::name, &PortCounters::descr, &PortCounters::alias})
     for (const auto& p : ports)

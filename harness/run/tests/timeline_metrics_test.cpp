@@ -51,15 +51,19 @@ TEST(TimelineMetrics, RecoveryIsWhenThe100MsAfterAreBackAt90PercentOfTheSecondBe
   EXPECT_DOUBLE_EQ(*r.ms, 480);
   EXPECT_FALSE(r.never);
   EXPECT_NEAR(r.rate_before_gbps, 0.01, 1e-12);
-  // A flow that never dipped recovered at once.
-  EXPECT_DOUBLE_EQ(*recovery_after(flow(4000, [](int) { return 12'500; }), t0 + 2'000'000'000).ms,
-                   0);
+  // 480 ms at 10 Mbit/s is 600,000 bytes; it delivered 18 half samples (2.30 to 2.48 s).
+  EXPECT_NEAR(r.shortfall_bytes, 600'000 - 18 * 6'250, 1e-6);
+  // A flow that never dipped recovered at once, nothing short.
+  const Recovery steady = recovery_after(flow(4000, [](int) { return 12'500; }), t0 + 2'000'000'000);
+  EXPECT_DOUBLE_EQ(*steady.ms, 0);
+  EXPECT_DOUBLE_EQ(steady.shortfall_bytes, 0);
   // One that never came back: the time to its end, at least.
   const Recovery never =
       recovery_after(flow(3000, [](int i) { return i > 200 ? 0 : 12'500; }), t0 + 2'000'000'000);
   ASSERT_TRUE(never.ms);
   EXPECT_TRUE(never.never);
   EXPECT_DOUBLE_EQ(*never.ms, 1000);
+  EXPECT_NEAR(never.shortfall_bytes, 1'250'000, 1e-6);  // a second at 10 Mbit/s, none of it
   EXPECT_EQ(never.why,
             "it stayed under 90% of its 0.01 Gbit/s from the event to its end, 1000 ms "
             "later");
@@ -87,6 +91,24 @@ TEST(TimelineMetrics, TheCaseTakesTheWorstSenderAndSaysWhereAndAnEventlessCaseHa
   EXPECT_EQ(none.unmeasured.at("recovery_ms"), "no fabric event happened in this case (`events:`)");
   EXPECT_NE(timeline_metrics({}, {}, quiet).unmeasured.at("max_stall_ms").find("no sender"),
             std::string::npos);
+}
+
+TEST(TimelineMetrics, EveryFlowThatNeverCameBackIsNamedNotOnlyTheLongest) {
+  // Static routes: two of three senders hashed onto the link that went down, dead from 2 s.
+  const std::vector<SenderTimeline> senders = {
+      {"h1", flow(3000, [](int i) { return i > 200 ? 0 : 100; })},
+      {"h2", flow(3000, [](int) { return 100; })},
+      {"h4", flow(3000, [](int i) { return i > 200 ? 0 : 100; })}};
+  nlohmann::json raw;
+  const suites::Measured m =
+      timeline_metrics(senders, {{"link_down l1-s1", t0 + 2'000'000'000}}, raw);
+  EXPECT_DOUBLE_EQ(m.values.at("recovery_ms"), 1000);
+  EXPECT_EQ(m.where.at("recovery_ms"),
+            "h1 after link_down l1-s1: at least that: it stayed under 90% of its 8e-05 Gbit/s "
+            "from the event to its end, 1000 ms later; never back: h1 after link_down l1-s1, h4 "
+            "after link_down l1-s1");
+  EXPECT_EQ(raw["events"][0]["senders"][1]["recovered"], true);
+  EXPECT_EQ(raw["events"][0]["senders"][2]["shortfall_bytes"], 10'000.0);
 }
 
 }  // namespace

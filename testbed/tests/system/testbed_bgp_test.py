@@ -1,6 +1,8 @@
 """System tests of `rocehil testbed up --routing bgp`: FRR's zebra, bgpd and bfdd in every switch,
 held to what FRR itself says (vtysh's JSON) and to the kernel's routes (`ip -j route`), with
-UDP datagrams and ping between racks and a bw case through a link taken down.
+UDP datagrams and ping between racks and a bw case through a link taken down: its switch ports,
+polled through the case, show the traffic leaving the spine and coming back, and the fabric's
+recovery read from them agrees with the agents' within a polling interval.
 
 One testbed of 4 hosts in 2 racks with 2 spines: h1 and h2 behind l1, h3 and h4 behind l2.
 
@@ -28,6 +30,28 @@ S1_TO_L1 = "198.18.101.2"
 # a machine busy with other tests does not fail it, while a session left to its hold timer
 # (9 s) or a route that never moves still does.
 DETECTION_BOUND_S = 3.0
+
+
+def fabric_recovery_ms(timeline, event_ns, share=0.9):
+    """The switch_timeline's recovery after an event, worked out here from its ports' raw
+    bytes: the ports toward the case's hosts summed; their rate over the polls in the second
+    before the event; the first interval between polls after it at `share` of that."""
+    ports = [p for p in timeline["ports"] if p["to_case_host"]]
+    at = [timeline["start_ns"] + round(t * 1e6) for t in ports[0]["t_ms"]]
+    sent = [sum(p["sent_bytes"][i] for p in ports) for i in range(len(at))]
+    before = [i for i in range(len(at)) if event_ns - 1e9 <= at[i] <= event_ns]
+    a, b = before[0], before[-1]
+    rate = (sent[b] - sent[a]) / (at[b] - at[a])
+    for i in range(b + 1, len(at) - 1):
+        if (sent[i + 1] - sent[i]) / (at[i + 1] - at[i]) >= share * rate:
+            return (at[i] - event_ns) / 1e6
+    return None
+
+
+def uplinks(carried):
+    """The leaf-to-spine links a window of the switch timeline says carried traffic."""
+    return {f"{c['switch']}->{c['to']}" for c in carried
+            if c["switch"].startswith("l") and c["to"].startswith("s")}
 
 
 def rocehil(*args, check=True, timeout=120):
@@ -241,25 +265,60 @@ class Bgp(unittest.TestCase):
         try:
             suite = os.path.join(work, "flap.yaml")
             with open(suite, "w") as f:
+                # flap: 8 QPs spread over both spines; one_qp: a single flow, whose bytes on
+                # the wire are its completed bytes (retransmissions aside), so the agents' and
+                # the switches' recoveries measure the same thing.
                 f.write("schema_version: 1\nname: bgp_flap\ndefaults: {provider: soft}\n"
-                        "tests:\n  - name: flap\n    workload: bw\n    hosts: h1,h3\n"
-                        "    qps: 4\n    duration_s: 6\n    events:\n"
-                        f"      - {{at_s: 2, action: link_down, link: {LINK}}}\n"
-                        f"      - {{at_s: 4, action: link_up, link: {LINK}}}\n")
+                        "tests:\n"
+                        + "".join(f"  - name: {name}\n    workload: bw\n    hosts: h1,h3\n"
+                                  f"    qps: {qps}\n    duration_s: 6\n    events:\n"
+                                  f"      - {{at_s: 2, action: link_down, link: {LINK}}}\n"
+                                  f"      - {{at_s: 4, action: link_up, link: {LINK}}}\n"
+                                  for name, qps in (("flap", 8), ("one_qp", 1))))
             reports = os.path.join(work, "reports")
             r = rocehil("run", suite, "-i", os.path.join(TB["dir"], "inventory.yaml"),
                         "--reports", reports, check=False, timeout=180)
             [run_id] = [d for d in os.listdir(reports)
                         if os.path.isdir(os.path.join(reports, d))]
             with open(os.path.join(reports, run_id, "run.json")) as f:
-                attempt = json.load(f)["cases"][0]["attempts"][-1]
-            events = attempt["raw"]["fabric_events"]["events"]
-            self.assertEqual([(e["action"], e["ok"]) for e in events],
-                             [("link_down", True), ("link_up", True)])
-            # Traffic on s1 when l1-s1 went down moved to s2 within BFD's time, inside the QPs'
-            # retry budget: no QP ends in error.
-            self.assertIsNone(attempt.get("error"), r.stdout[-3000:] + r.stderr[-3000:])
+                flap, one_qp = [c["attempts"][-1] for c in json.load(f)["cases"]]
+            for attempt in (flap, one_qp):
+                events = attempt["raw"]["fabric_events"]["events"]
+                self.assertEqual([(e["action"], e["ok"]) for e in events],
+                                 [("link_down", True), ("link_up", True)])
+                # Traffic on s1 when l1-s1 went down moved to s2 within BFD's time, inside the
+                # QPs' retry budget: no QP ends in error.
+                self.assertIsNone(attempt.get("error"), r.stdout[-3000:] + r.stderr[-3000:])
             self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-3000:])
+            # The switches' ports, polled every 100 ms through the case: the traffic l1 sent
+            # s1 (8 QPs hashed over both spines) left it for s2 and came back when the link did.
+            timeline = flap["raw"]["switch_timeline"]
+            down, up = timeline["events"]
+            self.assertIn("l1->s1", uplinks(down["before"]), down)
+            self.assertNotIn("l1->s1", uplinks(down["after"]), down)
+            self.assertIn("l1->s2", uplinks(down["after"]), down)
+            self.assertIn("l1->s1", uplinks(up["after"]), up)
+            # The fabric's recovery, worked out here from the ports' bytes, is run.json's.
+            for attempt in (flap, one_qp):
+                timeline = attempt["raw"]["switch_timeline"]
+                for switch_event in timeline["events"]:
+                    mine = fabric_recovery_ms(timeline, switch_event["at_ns"])
+                    self.assertIsNotNone(mine, switch_event)
+                    self.assertAlmostEqual(switch_event["recovery_ms"], mine, places=3)
+                self.assertEqual(attempt["metrics"]["switch_recovery_ms"],
+                                 max(e["recovery_ms"] for e in timeline["events"]))
+            # One flow: the agents' recovery (its completed bytes every 10 ms) is within one
+            # polling interval of the switches' (and two of the agents' samples for their own
+            # steps). With 8 QPs the wire came back at once while the QPs that lost packets
+            # resent them: the agents' recovery is the longer, by the resending.
+            timeline = one_qp["raw"]["switch_timeline"]
+            for switch_event, agent_event in zip(timeline["events"],
+                                                 one_qp["raw"]["timeline"]["events"]):
+                (sender,) = agent_event["senders"]
+                print(f"\n  one QP, {switch_event['what']}: agents {sender['recovery_ms']:.0f} "
+                      f"ms, switches {switch_event['recovery_ms']:.0f} ms", file=sys.stderr)
+                self.assertLessEqual(abs(sender["recovery_ms"] - switch_event["recovery_ms"]),
+                                     timeline["period_ms"] + 20, (sender, switch_event))
             # BFD at 100 ms x 3 held through the case's load: no session but l1-s1's ever
             # dropped, on any switch, since up.
             for switch in ("l1", "l2", "s1", "s2"):

@@ -22,6 +22,7 @@
 #include "cases/case_traffic.hpp"
 #include "cases/parts.hpp"
 #include "metrics/switch_polling.hpp"
+#include "metrics/switch_sampler.hpp"
 #include "rocehil/common/clock.hpp"
 #include "rocehil/common/error.hpp"
 #include "rocehil/common/scheduling.hpp"
@@ -39,6 +40,7 @@
 #include "rocehil/run/result_json.hpp"
 #include "rocehil/run/suite_check.hpp"
 #include "rocehil/run/switch_metrics.hpp"
+#include "rocehil/run/switch_timeline.hpp"
 #include "rocehil/run/timeline_metrics.hpp"
 #include "rocehil/run/transport_fault.hpp"
 #include "rocehil/traffic/qp_scaling.hpp"
@@ -438,6 +440,57 @@ std::vector<EventTime> events_happened(const nlohmann::json& raw) {
   return out;
 }
 
+// The polling period of a case's switches while its traffic runs: 100 ms, or as seldom as the
+// slowest of them refreshes its counters.
+std::chrono::milliseconds sampling_period(const SwitchPolling& polling,
+                                          const std::vector<std::string>& names) {
+  return std::chrono::milliseconds(std::max(100, polling.counter_refresh_ms(names)));
+}
+
+// switch_recovery_ms (the longest over the events) and the switches' side of the timeline in
+// raw "switch_timeline"; absent, with the reason, when no switch was polled through the case.
+void switch_timeline_metrics(const CaseContext& c, const std::vector<std::string>& scope,
+                             const std::vector<SwitchSample>& samples,
+                             const std::vector<EventTime>& events,
+                             std::chrono::milliseconds period, suites::Measured& measured,
+                             nlohmann::json& raw) {
+  if (c.test->events.empty()) return;
+  if (samples.size() < 2) {
+    measured.absent("switch_recovery_ms",
+                    c.switch_polling ? "the case's switches were polled fewer than twice while "
+                                       "its traffic ran"
+                                     : "this run polls no switch: none in the inventory has snmp "
+                                       "settings, or the run was given --no-switches");
+    return;
+  }
+  const auto series =
+      port_series(fabric_ports(*c.inventory, scope, case_shape(c).hosts), samples);
+  nlohmann::json timeline =
+      switch_timeline_json(series, events, static_cast<double>(period.count()));
+  std::optional<double> worst;
+  std::string where, why = "no fabric event happened in this case";
+  for (const auto& e : timeline["events"]) {
+    if (!e.contains("recovery_ms")) {
+      why = e.value("why", std::string("no recovery read"));
+      continue;
+    }
+    const double ms = e["recovery_ms"].get<double>();
+    if (worst && ms <= *worst) continue;
+    worst = ms;
+    where = e.value("recovered", false)
+                ? fmt::format("after {}", e["what"].get<std::string>())
+                : fmt::format("after {}: at least that: {}", e["what"].get<std::string>(),
+                              e.value("why", std::string()));
+  }
+  if (worst) {
+    measured.values["switch_recovery_ms"] = *worst;
+    measured.where["switch_recovery_ms"] = where;
+  } else {
+    measured.absent("switch_recovery_ms", why);
+  }
+  raw["switch_timeline"] = std::move(timeline);
+}
+
 }  // namespace
 
 reports::Attempt run_case_attempt(const CaseContext& c) {
@@ -456,9 +509,16 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
   // The controller's own scheduling over the traffic, beside the agents': from the agreed start
   // (the first, for a calibration's rounds) to the workload's end.
   SchedulingProbe controller_cpu;
-  traffic_context.on_traffic_start = [&events, &controller_cpu](std::int64_t at_ns) {
+  // A case with fabric events has its switches' ports polled while its traffic runs.
+  SwitchSampler switch_sampler;
+  std::chrono::milliseconds sampling{100};
+  traffic_context.on_traffic_start = [&](std::int64_t at_ns) {
     if (events) events->traffic_starts_at(at_ns);
     if (!controller_cpu.running()) controller_cpu.start();
+    if (c.switch_polling && !c.test->events.empty() && !switch_sampler.running()) {
+      sampling = sampling_period(*c.switch_polling, switch_scope);
+      switch_sampler.start(*c.switch_polling, switch_scope, sampling);
+    }
   };
   try {
     // The switches first, all at once: their counters before anything of the case moves, read
@@ -477,6 +537,7 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     };
     TrafficOutcome traffic =
         c.test->parts.empty() ? run_one(traffic_context) : run_parts(traffic_context, run_one);
+    const std::vector<SwitchSample> switch_samples = switch_sampler.stop();
     attempt.cpu = std::move(traffic.cpu);
     if (auto mine = controller_cpu.stop()) attempt.cpu.push_back({"controller", *mine, true});
     if (switches_before.begun() && !switches_before.waited())
@@ -501,7 +562,10 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
     // recoveries (before a failure is thrown, so a failed case still shows its timeline).
     {
       nlohmann::json timeline;
-      measured.merge(timeline_metrics(traffic.timelines, events_happened(attempt.raw), timeline));
+      const std::vector<EventTime> happened = events_happened(attempt.raw);
+      measured.merge(timeline_metrics(traffic.timelines, happened, timeline));
+      switch_timeline_metrics(c, switch_scope, switch_samples, happened, sampling, measured,
+                              attempt.raw);
       attempt.metrics = measured.values;
       attempt.unmeasured = measured.unmeasured;
       attempt.where = measured.where;

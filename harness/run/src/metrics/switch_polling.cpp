@@ -23,6 +23,7 @@ SwitchPolling::SwitchPolling(const inventory::Inventory& inventory,
 std::vector<switches::SwitchSnapshot> SwitchPolling::snapshot(
     const std::vector<std::string>& names) {
   if (names.empty()) return {};
+  const std::lock_guard lock(mutex_);
   auto snapshots = poller_.counters(names);
   // A switch not heard from yet in this run may be an agent still starting: waited for, once,
   // within wait_for_silent; one that answered before and is silent now is not (it says so).
@@ -55,12 +56,24 @@ const std::vector<switches::SwitchSnapshot>& SwitchesBefore::wait() {
   return *snapshot_;
 }
 
-std::vector<switches::SwitchSnapshot> SwitchPolling::snapshot_after_traffic(
-    const std::vector<std::string>& names, const std::atomic<bool>* interrupt) {
-  int wait_ms = 0;
+std::vector<switches::SwitchSnapshot> SwitchPolling::traffic(
+    const std::vector<std::string>& names) {
+  if (names.empty()) return {};
+  const std::lock_guard lock(mutex_);
+  return poller_.counters(names, switches::traffic_columns());
+}
+
+int SwitchPolling::counter_refresh_ms(const std::vector<std::string>& names) const {
+  int ms = 0;
   for (const auto& name : names)
     if (const inventory::Switch* s = inventory_.find_switch(name); s && s->snmp)
-      wait_ms = std::max(wait_ms, s->snmp->counter_refresh_ms);
+      ms = std::max(ms, s->snmp->counter_refresh_ms);
+  return ms;
+}
+
+std::vector<switches::SwitchSnapshot> SwitchPolling::snapshot_after_traffic(
+    const std::vector<std::string>& names, const std::atomic<bool>* interrupt) {
+  const int wait_ms = counter_refresh_ms(names);
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   while (std::chrono::steady_clock::now() < until && !(interrupt && interrupt->load()))
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -8,6 +8,7 @@
 #include <exception>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -35,8 +36,14 @@ class SwitchPolling {
   // packets), unless interrupted, then polls.
   std::vector<switches::SwitchSnapshot> snapshot_after_traffic(
       const std::vector<std::string>& names, const std::atomic<bool>* interrupt);
+  // The ports' octets and discards of the switches named (switches::traffic_columns()), nothing
+  // waited for: a sample of the traffic while it runs.
+  std::vector<switches::SwitchSnapshot> traffic(const std::vector<std::string>& names);
+  // The longest counter_refresh_ms of `names`: polling faster only reads the same values again.
+  int counter_refresh_ms(const std::vector<std::string>& names) const;
 
  private:
+  std::mutex mutex_;  // the poller is one thread's at a time (net-snmp's single-session API)
   const inventory::Inventory& inventory_;
   switches::Poller poller_;
   std::chrono::milliseconds wait_for_silent_;

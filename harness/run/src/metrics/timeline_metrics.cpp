@@ -1,6 +1,7 @@
 #include "rocehil/run/timeline_metrics.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -86,15 +87,21 @@ Recovery recovery_after(const agent::ProgressTimeline& t, std::int64_t event_ns,
   std::vector<double> starts{event_us};
   for (const std::uint64_t s : t.t_us)
     if (static_cast<double>(s) > event_us) starts.push_back(static_cast<double>(s));
+  const auto shortfall = [&](double until_us) {
+    const double expected = before / (event_us - from_us) * (until_us - event_us);
+    return std::max(0.0, expected - (bytes_at(t, until_us) - bytes_at(t, event_us)));
+  };
   for (const double s : starts) {
     if (s + window_us > ended_us) break;
     if (bytes_at(t, s + window_us) - bytes_at(t, s) >= need) {
       r.ms = (s - event_us) / 1e3;
+      r.shortfall_bytes = shortfall(s);
       return r;
     }
   }
   r.never = true;
   r.ms = (ended_us - event_us) / 1e3;
+  r.shortfall_bytes = shortfall(ended_us);
   r.why = fmt::format(
       "it stayed under {:.0f}% of its {:.3g} Gbit/s from the event to its end, "
       "{:.0f} ms later",
@@ -147,6 +154,7 @@ suites::Measured timeline_metrics(const std::vector<SenderTimeline>& senders,
   }
   std::optional<double> worst;
   std::string worst_at;
+  std::vector<std::string> never_back;  // "h1 after link_down l1-s1", every one of them
   for (const EventTime& e : events) {
     nlohmann::json je{{"what", e.what}, {"at_ns", e.at_ns}, {"senders", nlohmann::json::array()}};
     for (const SenderTimeline& s : senders) {
@@ -155,6 +163,8 @@ suites::Measured timeline_metrics(const std::vector<SenderTimeline>& senders,
       if (r.ms) {
         js["recovery_ms"] = *r.ms;
         js["recovered"] = !r.never;
+        js["shortfall_bytes"] = r.shortfall_bytes;
+        if (r.never) never_back.push_back(fmt::format("{} after {}", s.sender, e.what));
         if (!worst || *r.ms > *worst) {
           worst = r.ms;
           worst_at = r.never
@@ -167,6 +177,9 @@ suites::Measured timeline_metrics(const std::vector<SenderTimeline>& senders,
     }
     raw["events"].push_back(std::move(je));
   }
+  // Every flow that never came back is named: the one to look at may not be the longest.
+  if (never_back.size() > 1)
+    worst_at += fmt::format("; never back: {}", fmt::join(never_back, ", "));
   // A flow that never came back counts the time to its end: at least that long, and a
   // threshold on it fails naming the flow.
   if (worst) {

@@ -59,7 +59,10 @@ class Poller {
   // those named in `only` (then in the targets' order).
   std::vector<WalkResult> walk(const std::vector<Oid>& columns,
                                const std::vector<std::string>& only = {});
-  std::vector<SwitchSnapshot> counters(const std::vector<std::string>& only = {});
+  // A snapshot of every switch (or those in `only`) from `columns`: the columns not walked are
+  // absent from it, never 0.
+  std::vector<SwitchSnapshot> counters(const std::vector<std::string>& only = {},
+                                       const std::vector<Oid>& columns = counter_columns());
   std::vector<LldpView> lldp();
 
  private:

@@ -62,6 +62,11 @@ struct SwitchSnapshot {
 // The columns a counter snapshot walks (system, IF-MIB, PFC and queue tables).
 const std::vector<Oid>& counter_columns();
 
+// The few a port's traffic over time needs (sysUpTime, the ports' names, their 64-bit octets and
+// discards): a case's switches polled every 100 ms while its traffic runs, at a tenth of the
+// full walk's rows.
+const std::vector<Oid>& traffic_columns();
+
 // Builds a snapshot from the rows of counter_columns() one agent returned. Rows of unexpected
 // type (a counter served as a string) are left out, as if not served.
 SwitchSnapshot build_snapshot(const std::string& switch_name, const std::vector<Varbind>& rows);

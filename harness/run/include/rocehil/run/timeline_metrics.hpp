@@ -39,10 +39,13 @@ std::optional<Stall> longest_stall(const agent::ProgressTimeline& t);
 // more begins, 0 when the flow never dipped. A flow that never got back counts the time to its
 // end (`never`: at least that). Nothing when the sender did not run across the event or moved
 // nothing before it; `why` says so, or that it never got back.
+// `shortfall_bytes`: what the sender would have delivered from the event to its recovery at its
+// rate before, less what it delivered (the traffic the event cost it; 0 when it never dipped).
 struct Recovery {
   std::optional<double> ms;
   bool never = false;
   double rate_before_gbps = 0;
+  double shortfall_bytes = 0;
   std::string why;
 };
 Recovery recovery_after(const agent::ProgressTimeline& t, std::int64_t event_ns,
