@@ -266,6 +266,48 @@ std::string sender_rates_chart(const std::string& id, const nlohmann::json& time
                 "(a stall is a run at 0, a recovery the climb back after an event)");
 }
 
+// The rate each switch port sent at between its polls (raw.switch_timeline), with the events:
+// a failover reads as one uplink's line falling to 0 and another's rising.
+std::string switch_port_rates_chart(const std::string& id, const nlohmann::json& timeline) {
+  const auto start_ns = number(timeline, "start_ns");
+  if (!start_ns) return "";
+  LineChart chart{.title = id + ": rate per switch port (polled)",
+                  .x_title = "time (s)",
+                  .y_title = "Gbit/s",
+                  .x_axis = XAxis::linear,
+                  .series = {}};
+  for (const auto& p : list(timeline, "ports")) {
+    const nlohmann::json& t = list(p, "t_ms");
+    const nlohmann::json& b = list(p, "sent_bytes");
+    if (t.size() != b.size() || t.size() < 2) continue;
+    LineSeries series{
+        .name = fmt::format("{}->{} ({}:{})", text(p, "switch"), text(p, "to"), text(p, "switch"),
+                            text(p, "port")),
+        .points = {},
+        .links = {}};
+    for (std::size_t i = 1; i < t.size(); ++i) {
+      // A poll the switch did not answer is a gap: no point across it.
+      if (!t[i].is_number() || !t[i - 1].is_number() || !b[i].is_number() ||
+          !b[i - 1].is_number())
+        continue;
+      const double dt_ms = t[i].get<double>() - t[i - 1].get<double>();
+      if (dt_ms <= 0) continue;
+      const double bits = (b[i].get<double>() - b[i - 1].get<double>()) * 8;
+      series.points.push_back({t[i].get<double>() / 1e3, bits / (dt_ms * 1e6)});
+    }
+    if (!series.points.empty()) chart.series.push_back(std::move(series));
+  }
+  if (chart.series.empty()) return "";
+  for (const auto& e : list(timeline, "events"))
+    if (const auto at = number(e, "at_ns"))
+      chart.markers.push_back({(*at - *start_ns) / 1e9, text(e, "what")});
+  return figure(line_chart(chart),
+                fmt::format("the bytes each switch port sent between polls (every {:g} ms) as a "
+                            "rate; dashed: the fabric events (a failover: one uplink falls, "
+                            "another rises)",
+                            number(timeline, "period_ms").value_or(0)));
+}
+
 std::string qp_rates_chart(const std::string& id, const nlohmann::json& traffic) {
   std::vector<Bar> bars;
   const auto qpn = [](const nlohmann::json& q) {
@@ -367,6 +409,7 @@ std::string case_charts(const nlohmann::json& c) {
   figures += capture_bytes_chart(id, captures, *attempt);
   figures += timeline(id, captures);
   figures += sender_rates_chart(id, member(raw, "timeline"));
+  figures += switch_port_rates_chart(id, member(raw, "switch_timeline"));
   figures += qp_rates_chart(id, traffic);
   figures += pairwise_chart(id, traffic);
   return charts_div(figures);

@@ -191,6 +191,27 @@ TEST(HtmlReport, TheSendersRatesAreDrawnWithTheEvents) {
   EXPECT_EQ(html_report(run).find("delivered rate per sender"), std::string::npos);
 }
 
+// The switch ports polled through a case with events are drawn as rates: 1,250,000 bytes in
+// 100 ms is 0.1 Gbit/s; a poll the switch did not answer (null) leaves a gap, not a 0.
+TEST(HtmlReport, TheSwitchPortsRatesAreDrawnWithTheEvents) {
+  nlohmann::json run = sample_json();
+  run["cases"][0]["attempts"][0]["raw"] = nlohmann::json::parse(R"json({"switch_timeline": {
+      "period_ms": 100, "start_ns": 5000000000,
+      "ports": [{"switch": "l1", "port": "swp51", "link": "l1-s1", "to": "s1",
+                 "to_case_host": false, "t_ms": [0, 100, 200, 300, 400],
+                 "sent_bytes": [0, 1250000, null, 1250000, 2500000]}],
+      "events": [{"what": "link_down l1-s1", "at_ns": 5150000000}]}})json");
+  const std::string html = html_report(run);
+  EXPECT_NE(html.find("allreduce/qps=1: rate per switch port (polled)"), std::string::npos)
+      << html;
+  EXPECT_NE(html.find("l1-&gt;s1 (l1:swp51)"), std::string::npos) << html;
+  EXPECT_NE(html.find("link_down l1-s1"), std::string::npos);
+  EXPECT_NE(html.find("between polls (every 100 ms)"), std::string::npos);
+  // No ports polled: no chart.
+  run["cases"][0]["attempts"][0]["raw"]["switch_timeline"]["ports"] = nlohmann::json::array();
+  EXPECT_EQ(html_report(run).find("rate per switch port"), std::string::npos);
+}
+
 // What the run set on the fabric, whether it held, and what it was before.
 TEST(HtmlReport, TheSettingsInForceAreListedWithWhetherTheyHeld) {
   nlohmann::json run = sample_json();
