@@ -144,9 +144,9 @@ TEST(SwitchTimeline, TheLinksThatCarriedTheTrafficBeforeDuringAndAfter) {
   const auto series =
       port_series(fabric_ports(two_racks(), {"l1", "l2", "s1", "s2"}, {"h1", "h2"}), failover());
   const auto j = switch_timeline_json(
-      series, {{"link_down l1-s1", poll_start + 2050 * one_ms}, {"link_up l1-s1", poll_start + 3550 * one_ms}}, 100);
+      series, {{"link_down l1-s1", poll_start + 2050 * one_ms}, {"link_up l1-s1", poll_start + 3550 * one_ms}}, 100, poll_start + 100 * one_ms);
   EXPECT_EQ(j["period_ms"], 100.0);
-  EXPECT_EQ(j["start_ns"], poll_start + 3 * one_ms);
+  EXPECT_EQ(j["start_ns"], poll_start + 100 * one_ms);  // the traffic's start
   // Every port that sent at least 1% of the busiest's bytes: the ACK path too (0.5 MB, 1.1% of
   // the 44 MB l2 sent h2), the idle l2-s2 and s2-l1 not.
   std::vector<std::string> kept;
@@ -154,7 +154,9 @@ TEST(SwitchTimeline, TheLinksThatCarriedTheTrafficBeforeDuringAndAfter) {
                                                   p["port"].get<std::string>());
   EXPECT_EQ(kept, (std::vector<std::string>{"l1:swp1", "l2:swp1", "l1:swp51", "s1:swp1",
                                             "l1:swp52", "l2:swp51", "s1:swp2", "s2:swp2"}));
-  EXPECT_EQ(j["ports"][0]["t_ms"][1], 100.0);
+  // ms from the traffic's start: the first poll 97 ms before it, each answer 3 ms after its poll.
+  EXPECT_EQ(j["ports"][0]["t_ms"][0], -97.0);
+  EXPECT_EQ(j["ports"][0]["t_ms"][1], 3.0);
   EXPECT_EQ(j["ports"][1]["sent_bytes"][40], 40 * full_100ms - 4 * full_100ms - full_100ms / 2);
 
   const auto& down = j["events"][0];

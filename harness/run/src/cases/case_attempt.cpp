@@ -452,8 +452,8 @@ std::chrono::milliseconds sampling_period(const SwitchPolling& polling,
 void switch_timeline_metrics(const CaseContext& c, const std::vector<std::string>& scope,
                              const std::vector<SwitchSample>& samples,
                              const std::vector<EventTime>& events,
-                             std::chrono::milliseconds period, suites::Measured& measured,
-                             nlohmann::json& raw) {
+                             std::chrono::milliseconds period, std::int64_t traffic_start_ns,
+                             suites::Measured& measured, nlohmann::json& raw) {
   if (c.test->events.empty()) return;
   if (samples.size() < 2) {
     measured.absent("switch_recovery_ms",
@@ -465,8 +465,8 @@ void switch_timeline_metrics(const CaseContext& c, const std::vector<std::string
   }
   const auto series =
       port_series(fabric_ports(*c.inventory, scope, case_shape(c).hosts), samples);
-  nlohmann::json timeline =
-      switch_timeline_json(series, events, static_cast<double>(period.count()));
+  nlohmann::json timeline = switch_timeline_json(
+      series, events, static_cast<double>(period.count()), traffic_start_ns);
   std::optional<double> worst;
   std::string where, why = "no fabric event happened in this case";
   for (const auto& e : timeline["events"]) {
@@ -512,12 +512,17 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
   // A case with fabric events has its switches' ports polled while its traffic runs.
   SwitchSampler switch_sampler;
   std::chrono::milliseconds sampling{100};
+  std::int64_t traffic_start_ns = 0;
   traffic_context.on_traffic_start = [&](std::int64_t at_ns) {
     if (events) events->traffic_starts_at(at_ns);
     if (!controller_cpu.running()) controller_cpu.start();
     if (c.switch_polling && !c.test->events.empty() && !switch_sampler.running()) {
+      // The first poll a period before the traffic starts: the second before an event at
+      // once is polled too.
       sampling = sampling_period(*c.switch_polling, switch_scope);
-      switch_sampler.start(*c.switch_polling, switch_scope, sampling);
+      traffic_start_ns = at_ns;
+      switch_sampler.start(*c.switch_polling, switch_scope, sampling,
+                           at_ns - std::chrono::nanoseconds(sampling).count());
     }
   };
   try {
@@ -564,8 +569,8 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
       nlohmann::json timeline;
       const std::vector<EventTime> happened = events_happened(attempt.raw);
       measured.merge(timeline_metrics(traffic.timelines, happened, timeline));
-      switch_timeline_metrics(c, switch_scope, switch_samples, happened, sampling, measured,
-                              attempt.raw);
+      switch_timeline_metrics(c, switch_scope, switch_samples, happened, sampling,
+                              traffic_start_ns, measured, attempt.raw);
       attempt.metrics = measured.values;
       attempt.unmeasured = measured.unmeasured;
       attempt.where = measured.where;

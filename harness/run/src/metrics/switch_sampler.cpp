@@ -1,22 +1,32 @@
 #include "metrics/switch_sampler.hpp"
 
+#include <algorithm>
 #include <exception>
 
 namespace rocehil::run {
 
 void SwitchSampler::start(SwitchPolling& polling, std::vector<std::string> names,
-                          std::chrono::milliseconds period) {
+                          std::chrono::milliseconds period, std::int64_t first_unix_ns) {
   if (thread_.joinable() || names.empty()) return;
   stopping_ = false;
-  thread_ = std::thread([this, &polling, names = std::move(names), period]() mutable {
-    loop(polling, std::move(names), period);
+  thread_ = std::thread([this, &polling, names = std::move(names), period, first_unix_ns]() mutable {
+    loop(polling, std::move(names), period, first_unix_ns);
   });
 }
 
 void SwitchSampler::loop(SwitchPolling& polling, std::vector<std::string> names,
-                         std::chrono::milliseconds period) {
-  // Polls on a fixed grid: a slow answer shortens the next wait, never shifts the grid.
-  auto next = std::chrono::steady_clock::now();
+                         std::chrono::milliseconds period, std::int64_t first_unix_ns) {
+  // Polls on a fixed grid from the first poll: a slow answer shortens the next wait, never
+  // shifts the grid.
+  const auto wall_now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  auto next = std::chrono::steady_clock::now() +
+              std::chrono::nanoseconds(std::max<std::int64_t>(0, first_unix_ns - wall_now_ns));
+  {
+    std::unique_lock lock(mutex_);
+    if (wake_.wait_until(lock, next, [this] { return stopping_; })) return;
+  }
   for (;;) {
     SwitchSample sample;
     try {

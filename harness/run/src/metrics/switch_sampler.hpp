@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -23,16 +24,17 @@ class SwitchSampler {
   SwitchSampler(const SwitchSampler&) = delete;
   SwitchSampler& operator=(const SwitchSampler&) = delete;
 
-  // Polls `names` every `period` (the first poll at once) until stop(). Once.
+  // Polls `names` every `period` until stop(), the first poll at `first_unix_ns` (at once if
+  // that has passed). Once.
   void start(SwitchPolling& polling, std::vector<std::string> names,
-             std::chrono::milliseconds period);
+             std::chrono::milliseconds period, std::int64_t first_unix_ns);
   bool running() const { return thread_.joinable(); }
   // Ends the polling (after the poll under way) and returns every sample taken.
   std::vector<SwitchSample> stop();
 
  private:
   void loop(SwitchPolling& polling, std::vector<std::string> names,
-            std::chrono::milliseconds period);
+            std::chrono::milliseconds period, std::int64_t first_unix_ns);
 
   std::thread thread_;
   std::mutex mutex_;

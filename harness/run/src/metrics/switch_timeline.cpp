@@ -151,15 +151,12 @@ FabricRecovery fabric_recovery_after(const std::vector<PortSeries>& series,
 }
 
 nlohmann::json switch_timeline_json(const std::vector<PortSeries>& series,
-                                    const std::vector<EventTime>& events, double period_ms) {
+                                    const std::vector<EventTime>& events, double period_ms,
+                                    std::int64_t start_ns) {
   nlohmann::json out{{"period_ms", period_ms},
+                     {"start_ns", start_ns},
                      {"ports", nlohmann::json::array()},
                      {"events", nlohmann::json::array()}};
-  std::int64_t start_ns = 0;
-  for (const PortSeries& s : series)
-    for (const std::int64_t t : s.at_ns)
-      if (t != 0 && (start_ns == 0 || t < start_ns)) start_ns = t;
-  out["start_ns"] = start_ns;
   double busiest = 0;
   for (const PortSeries& s : series)
     for (const auto& b : s.sent_bytes)

@@ -55,11 +55,13 @@ struct FabricRecovery {
 FabricRecovery fabric_recovery_after(const std::vector<PortSeries>& series,
                                      std::int64_t event_ns, double share = 0.9);
 
-// run.json's raw "switch_timeline": the polling period, each port that carried traffic (its
-// samples, ms from the first poll, and bytes), and per event its fabric recovery and the links
-// that carried traffic (at least 5% of the case's delivered rate before the event, 1 Mbit/s at
-// the least) before it, from it to the recovery, and after.
+// run.json's raw "switch_timeline": the polling period, `start_ns` (the traffic's start, as the
+// agents' timelines and the events count from it), each port that carried traffic (its samples,
+// ms from start_ns, and bytes), and per event its fabric recovery and the links that carried
+// traffic (at least 5% of the case's delivered rate before the event, 1 Mbit/s at the least)
+// before it, from it to the recovery, and after.
 nlohmann::json switch_timeline_json(const std::vector<PortSeries>& series,
-                                    const std::vector<EventTime>& events, double period_ms);
+                                    const std::vector<EventTime>& events, double period_ms,
+                                    std::int64_t start_ns);
 
 }  // namespace rocehil::run
