@@ -280,15 +280,13 @@ std::string switch_port_rates_chart(const std::string& id, const nlohmann::json&
     const nlohmann::json& t = list(p, "t_ms");
     const nlohmann::json& b = list(p, "sent_bytes");
     if (t.size() != b.size() || t.size() < 2) continue;
-    LineSeries series{
-        .name = fmt::format("{}->{} ({}:{})", text(p, "switch"), text(p, "to"), text(p, "switch"),
-                            text(p, "port")),
-        .points = {},
-        .links = {}};
+    LineSeries series{.name = fmt::format("{}->{} ({}:{})", text(p, "switch"), text(p, "to"),
+                                          text(p, "switch"), text(p, "port")),
+                      .points = {},
+                      .links = {}};
     for (std::size_t i = 1; i < t.size(); ++i) {
       // A poll the switch did not answer is a gap: no point across it.
-      if (!t[i].is_number() || !t[i - 1].is_number() || !b[i].is_number() ||
-          !b[i - 1].is_number())
+      if (!t[i].is_number() || !t[i - 1].is_number() || !b[i].is_number() || !b[i - 1].is_number())
         continue;
       const double dt_ms = t[i].get<double>() - t[i - 1].get<double>();
       if (dt_ms <= 0) continue;

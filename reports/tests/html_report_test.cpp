@@ -202,8 +202,7 @@ TEST(HtmlReport, TheSwitchPortsRatesAreDrawnWithTheEvents) {
                  "sent_bytes": [0, 1250000, null, 1250000, 2500000]}],
       "events": [{"what": "link_down l1-s1", "at_ns": 5150000000}]}})json");
   const std::string html = html_report(run);
-  EXPECT_NE(html.find("allreduce/qps=1: rate per switch port (polled)"), std::string::npos)
-      << html;
+  EXPECT_NE(html.find("allreduce/qps=1: rate per switch port (polled)"), std::string::npos) << html;
   EXPECT_NE(html.find("l1-&gt;s1 (l1:swp51)"), std::string::npos) << html;
   EXPECT_NE(html.find("link_down l1-s1"), std::string::npos);
   EXPECT_NE(html.find("between polls (every 100 ms)"), std::string::npos);

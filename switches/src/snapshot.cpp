@@ -33,8 +33,8 @@ const std::vector<Oid>& counter_columns() {
 
 const std::vector<Oid>& traffic_columns() {
   static const std::vector<Oid> columns = {
-      mib::sys_uptime,      mib::if_descr,         mib::if_in_discards, mib::if_out_discards,
-      mib::if_name,         mib::if_hc_in_octets,  mib::if_hc_out_octets, mib::if_alias,
+      mib::sys_uptime, mib::if_descr,        mib::if_in_discards,   mib::if_out_discards,
+      mib::if_name,    mib::if_hc_in_octets, mib::if_hc_out_octets, mib::if_alias,
   };
   return columns;
 }

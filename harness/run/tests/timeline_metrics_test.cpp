@@ -54,7 +54,8 @@ TEST(TimelineMetrics, RecoveryIsWhenThe100MsAfterAreBackAt90PercentOfTheSecondBe
   // 480 ms at 10 Mbit/s is 600,000 bytes; it delivered 18 half samples (2.30 to 2.48 s).
   EXPECT_NEAR(r.shortfall_bytes, 600'000 - 18 * 6'250, 1e-6);
   // A flow that never dipped recovered at once, nothing short.
-  const Recovery steady = recovery_after(flow(4000, [](int) { return 12'500; }), t0 + 2'000'000'000);
+  const Recovery steady =
+      recovery_after(flow(4000, [](int) { return 12'500; }), t0 + 2'000'000'000);
   EXPECT_DOUBLE_EQ(*steady.ms, 0);
   EXPECT_DOUBLE_EQ(steady.shortfall_bytes, 0);
   // One that never came back: the time to its end, at least.

@@ -6,7 +6,9 @@ What rocehil says it did is held against the kernel: the link's two ends read wi
 `ip -j link show` in their namespaces (the UP flag) and the leaf end's tx_bytes in
 /sys/class/net/IF/statistics, sampled while the case runs; the journal read from
 /run/rocehil/settings. The testbed routes statically: traffic hashed onto the downed link is lost,
-not rerouted, so the case may fail; only the events, the link and the journal are asserted.
+not rerouted, so the QPs that the leaf's tx_bytes showed on it end in retry_exceeded and the case
+fails naming them, and the switches' ports polled through the case show the link carrying traffic
+before the event and nothing after.
 
 Usage: python3 events_cli_test.py PATH/TO/rocehil   (as root)
 """
@@ -178,6 +180,36 @@ class EventsTest(unittest.TestCase):
         self.assertEqual(len({s[2] for s in inside}), 1, "tx_bytes moved while the link was down")
         before = [s for s in samples if s[3] < down["started_ns"]]
         self.assertGreater(before[-1][2], before[0][2])
+        # The switches' side: l1 sent s1 traffic in the second before the link went down, and
+        # its counter stood still from the first poll after that to the link's return.
+        timeline = attempt["raw"]["switch_timeline"]
+        switch_down = timeline["events"][0]
+        self.assertIn("l1->s1", {f"{c['switch']}->{c['to']}" for c in switch_down["before"]},
+                      switch_down)
+        (port,) = [p for p in timeline["ports"] if (p["switch"], p["to"]) == ("l1", "s1")]
+        at_ns = [timeline["start_ns"] + t * 1e6 for t in port["t_ms"]]
+        while_down = [b for t, b in zip(at_ns, port["sent_bytes"])
+                      if down["ended_ns"] < t < up["started_ns"]]
+        self.assertGreater(len(while_down), 10)
+        self.assertEqual(len(set(while_down)), 1, while_down)
+        # Static routes: l1 sends the data on by s2 at once (its own nexthop is down), while l2
+        # goes on hashing ACKs onto s1, which has no way back to l1. A QP whose ACKs went by s1
+        # (l2's port to s1 sent in the second before; its hash is the reverse flow's, not the
+        # data's) runs out of retries, and the case fails naming the first such QP with its hosts.
+        (acks,) = [p for p in timeline["ports"] if (p["switch"], p["to"]) == ("l2", "s1")] or [None]
+        acks_on_s1 = False
+        if acks is not None:
+            sent = [b for t, b in zip(at_ns, acks["sent_bytes"])
+                    if down["started_ns"] - 1e9 <= t <= down["started_ns"]]
+            acks_on_s1 = sent[-1] - sent[0] > 50_000
+        print(f"\n  ACKs by s1 before the link went down: {acks_on_s1}; "
+              f"error: {attempt.get('error')}", file=sys.stderr)
+        if acks_on_s1:
+            self.assertEqual(proc.returncode, 1, out + err)
+            self.assertRegex(attempt["error"]["message"],
+                             r"QP 0x[0-9a-f]+: retry_exceeded \(client \(h1\) -> server \(h3\)\)")
+        else:
+            self.assertNotIn("retry_exceeded", json.dumps(attempt.get("error")))
         self.assertTrue(link_up())
         self.assertIsNone(journal())
 

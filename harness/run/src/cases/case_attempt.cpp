@@ -451,9 +451,9 @@ std::chrono::milliseconds sampling_period(const SwitchPolling& polling,
 // raw "switch_timeline"; absent, with the reason, when no switch was polled through the case.
 void switch_timeline_metrics(const CaseContext& c, const std::vector<std::string>& scope,
                              const std::vector<SwitchSample>& samples,
-                             const std::vector<EventTime>& events,
-                             std::chrono::milliseconds period, std::int64_t traffic_start_ns,
-                             suites::Measured& measured, nlohmann::json& raw) {
+                             const std::vector<EventTime>& events, std::chrono::milliseconds period,
+                             std::int64_t traffic_start_ns, suites::Measured& measured,
+                             nlohmann::json& raw) {
   if (c.test->events.empty()) return;
   if (samples.size() < 2) {
     measured.absent("switch_recovery_ms",
@@ -463,10 +463,9 @@ void switch_timeline_metrics(const CaseContext& c, const std::vector<std::string
                                        "settings, or the run was given --no-switches");
     return;
   }
-  const auto series =
-      port_series(fabric_ports(*c.inventory, scope, case_shape(c).hosts), samples);
-  nlohmann::json timeline = switch_timeline_json(
-      series, events, static_cast<double>(period.count()), traffic_start_ns);
+  const auto series = port_series(fabric_ports(*c.inventory, scope, case_shape(c).hosts), samples);
+  nlohmann::json timeline =
+      switch_timeline_json(series, events, static_cast<double>(period.count()), traffic_start_ns);
   std::optional<double> worst;
   std::string where, why = "no fabric event happened in this case";
   for (const auto& e : timeline["events"]) {
@@ -569,8 +568,8 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
       nlohmann::json timeline;
       const std::vector<EventTime> happened = events_happened(attempt.raw);
       measured.merge(timeline_metrics(traffic.timelines, happened, timeline));
-      switch_timeline_metrics(c, switch_scope, switch_samples, happened, sampling,
-                              traffic_start_ns, measured, attempt.raw);
+      switch_timeline_metrics(c, switch_scope, switch_samples, happened, sampling, traffic_start_ns,
+                              measured, attempt.raw);
       attempt.metrics = measured.values;
       attempt.unmeasured = measured.unmeasured;
       attempt.where = measured.where;

@@ -9,9 +9,10 @@ void SwitchSampler::start(SwitchPolling& polling, std::vector<std::string> names
                           std::chrono::milliseconds period, std::int64_t first_unix_ns) {
   if (thread_.joinable() || names.empty()) return;
   stopping_ = false;
-  thread_ = std::thread([this, &polling, names = std::move(names), period, first_unix_ns]() mutable {
-    loop(polling, std::move(names), period, first_unix_ns);
-  });
+  thread_ =
+      std::thread([this, &polling, names = std::move(names), period, first_unix_ns]() mutable {
+        loop(polling, std::move(names), period, first_unix_ns);
+      });
 }
 
 void SwitchSampler::loop(SwitchPolling& polling, std::vector<std::string> names,

@@ -52,8 +52,8 @@ struct FabricRecovery {
   double rate_before_gbps = 0;
   std::string why;
 };
-FabricRecovery fabric_recovery_after(const std::vector<PortSeries>& series,
-                                     std::int64_t event_ns, double share = 0.9);
+FabricRecovery fabric_recovery_after(const std::vector<PortSeries>& series, std::int64_t event_ns,
+                                     double share = 0.9);
 
 // run.json's raw "switch_timeline": the polling period, `start_ns` (the traffic's start, as the
 // agents' timelines and the events count from it), each port that carried traffic (its samples,
