@@ -160,6 +160,12 @@ std::optional<std::string> never_measured_in_parts(const SuiteTest& test, const 
   const auto part = std::find_if(test.parts.begin(), test.parts.end(),
                                  [&](const Part& p) { return p.name == metric.part; });
   if (metric.part.empty()) {
+    // Fairness between two bw parts or more is the case's: their senders' rates compared.
+    const auto bw_parts = std::count_if(test.parts.begin(), test.parts.end(), [&](const Part& p) {
+      return measured_workload(test_of_part(test, p)) == "bw";
+    });
+    if ((metric.name == "fairness_jain" || metric.name == "rate_deviation") && bw_parts >= 2)
+      return std::nullopt;
     // The traffic's own numbers are each part's; what the captures, NICs and switches count is
     // the whole case's.
     for (const Part& p : test.parts) {

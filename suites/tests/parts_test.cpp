@@ -90,6 +90,25 @@ TEST(Parts, ThresholdsNameAPartTheTestHasAndAMetricItsWorkloadGives) {
       "time_cv, fairness_jain, rate_deviation, errors, retransmits, timeouts, naks, cnps, "
       "cnp_per_s"};
   EXPECT_EQ(errors, expected);
+  // Fairness between parts is the case's when two parts or more are bw senders (the plan's
+  // "rank0 and rank1 fair"); with one, it is each part's, among its QPs.
+  const Suite ranks = parts_loaded(
+      "  - name: ranks\n"
+      "    parts:\n"
+      "      - {name: rank0, workload: bw, hosts: 'h1,h3'}\n"
+      "      - {name: rank1, workload: bw, hosts: 'h2,h3'}\n"
+      "    thresholds: [rate_deviation < 0.3, fairness_jain > 0.9]\n");
+  ASSERT_EQ(ranks.tests.size(), 1u);
+  EXPECT_EQ(ranks.tests[0].thresholds[0].metric.key(), "rate_deviation");
+  EXPECT_EQ(parts_refused("  - name: one\n"
+                          "    parts:\n"
+                          "      - {name: rank0, workload: bw, hosts: 'h1,h3'}\n"
+                          "      - {name: ping, workload: lat, hosts: 'h2,h3'}\n"
+                          "    thresholds: [rate_deviation < 0.3]\n"),
+            std::vector<std::string>{
+                "s.yaml:8:18: test 'one': threshold 'rate_deviation < 0.3': in a test with "
+                "parts, rate_deviation is each part's: name the part, as in "
+                "rank0.rate_deviation (its parts: rank0, ping)"});
   // The left side is this run's: baseline.<metric> is not a part.
   const auto baseline = parts_refused(
       "  - name: mix\n    parts: [{name: roce, workload: incast}]\n"

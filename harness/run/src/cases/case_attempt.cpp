@@ -447,6 +447,12 @@ std::chrono::milliseconds sampling_period(const SwitchPolling& polling,
   return std::chrono::milliseconds(std::max(100, polling.counter_refresh_ms(names)));
 }
 
+// Whether a case's switch ports are polled while its traffic runs: a test with fabric events (the
+// failover's picture and its recovery) or with parts (each part's share of the links).
+bool polled_through(const suites::SuiteTest& test) {
+  return !test.events.empty() || !test.parts.empty();
+}
+
 // switch_recovery_ms (the longest over the events) and the switches' side of the timeline in
 // raw "switch_timeline"; absent, with the reason, when no switch was polled through the case.
 void switch_timeline_metrics(const CaseContext& c, const std::vector<std::string>& scope,
@@ -454,18 +460,23 @@ void switch_timeline_metrics(const CaseContext& c, const std::vector<std::string
                              const std::vector<EventTime>& events, std::chrono::milliseconds period,
                              std::int64_t traffic_start_ns, suites::Measured& measured,
                              nlohmann::json& raw) {
-  if (c.test->events.empty()) return;
+  if (!polled_through(*c.test)) return;
   if (samples.size() < 2) {
-    measured.absent("switch_recovery_ms",
-                    c.switch_polling ? "the case's switches were polled fewer than twice while "
-                                       "its traffic ran"
-                                     : "this run polls no switch: none in the inventory has snmp "
-                                       "settings, or the run was given --no-switches");
+    if (!c.test->events.empty())
+      measured.absent("switch_recovery_ms",
+                      c.switch_polling ? "the case's switches were polled fewer than twice while "
+                                         "its traffic ran"
+                                       : "this run polls no switch: none in the inventory has "
+                                         "snmp settings, or the run was given --no-switches");
     return;
   }
   const auto series = port_series(fabric_ports(*c.inventory, scope, case_shape(c).hosts), samples);
   nlohmann::json timeline =
       switch_timeline_json(series, events, static_cast<double>(period.count()), traffic_start_ns);
+  if (c.test->events.empty()) {
+    raw["switch_timeline"] = std::move(timeline);
+    return;
+  }
   std::optional<double> worst;
   std::string where, why = "no fabric event happened in this case";
   for (const auto& e : timeline["events"]) {
@@ -508,14 +519,14 @@ reports::Attempt run_case_attempt(const CaseContext& c) {
   // The controller's own scheduling over the traffic, beside the agents': from the agreed start
   // (the first, for a calibration's rounds) to the workload's end.
   SchedulingProbe controller_cpu;
-  // A case with fabric events has its switches' ports polled while its traffic runs.
+  // A case with fabric events or parts has its switches' ports polled while its traffic runs.
   SwitchSampler switch_sampler;
   std::chrono::milliseconds sampling{100};
   std::int64_t traffic_start_ns = 0;
   traffic_context.on_traffic_start = [&](std::int64_t at_ns) {
     if (events) events->traffic_starts_at(at_ns);
     if (!controller_cpu.running()) controller_cpu.start();
-    if (c.switch_polling && !c.test->events.empty() && !switch_sampler.running()) {
+    if (c.switch_polling && polled_through(*c.test) && !switch_sampler.running()) {
       // The first poll a period before the traffic starts: the second before an event at
       // once is polled too.
       sampling = sampling_period(*c.switch_polling, switch_scope);

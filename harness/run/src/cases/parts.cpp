@@ -1,12 +1,14 @@
 #include "cases/parts.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <thread>
 
 #include "rocehil/common/clock.hpp"
+#include "rocehil/run/fairness.hpp"
 
 namespace rocehil::run {
 
@@ -74,6 +76,35 @@ TrafficOutcome merged(const std::vector<PartCase>& cases, std::vector<PartRun>& 
   }
   // The case's CNPs are its parts': a threshold names the part's.
   all.metrics.absent("cnps", "in a test with parts, cnps is each part's (part.cnps)");
+  // Fairness between the parts' senders (the plan's "Tx rate of rank0 and rank1 should be
+  // fair", each rank a part): each bw part's delivered rate. A part's own fairness is among its
+  // QPs (part.fairness_jain).
+  std::vector<double> rates;
+  std::string why;
+  std::size_t bw_parts = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (cases[i].test.workload != "bw") continue;
+    ++bw_parts;
+    const auto& v = all.metrics.values;
+    if (const auto rate = v.find(fmt::format("{}.algbw_gbps", cases[i].part->name));
+        rate != v.end())
+      rates.push_back(rate->second);
+    else if (why.empty())
+      why = fmt::format("part '{}' measured no rate", cases[i].part->name);
+  }
+  if (bw_parts < 2)
+    why =
+        "fairness between parts compares two bw parts or more; a part's own is among its QPs "
+        "(part.fairness_jain)";
+  add_fairness(all.metrics, rates, "bw parts' senders", why);
+  if (all.metrics.values.contains("rate_deviation")) {
+    std::vector<std::string> each;
+    for (std::size_t i = 0, r = 0; i < cases.size() && r < rates.size(); ++i)
+      if (cases[i].test.workload == "bw")
+        each.push_back(fmt::format("{} {:.3g}", cases[i].part->name, rates[r++]));
+    all.metrics.where["rate_deviation"] = fmt::format("Gbit/s: {}", fmt::join(each, ", "));
+    all.metrics.where["fairness_jain"] = all.metrics.where["rate_deviation"];
+  }
   return all;
 }
 

@@ -26,9 +26,16 @@ void SwitchSampler::loop(SwitchPolling& polling, std::vector<std::string> names,
               std::chrono::nanoseconds(std::max<std::int64_t>(0, first_unix_ns - wall_now_ns));
   {
     std::unique_lock lock(mutex_);
-    if (wake_.wait_until(lock, next, [this] { return stopping_; })) return;
+    wake_.wait_until(lock, next, [this] { return stopping_; });
   }
+  // Each wait ends at the next poll or at stop(), which gets one poll more: the counters after
+  // the traffic's last bytes.
   for (;;) {
+    bool last = false;  // begun after stop(): the poll after the traffic
+    {
+      const std::lock_guard lock(mutex_);
+      last = stopping_;
+    }
     SwitchSample sample;
     try {
       sample = polling.traffic(names);
@@ -43,9 +50,10 @@ void SwitchSampler::loop(SwitchPolling& polling, std::vector<std::string> names,
     }
     std::unique_lock lock(mutex_);
     samples_.push_back(std::move(sample));
+    if (last) return;
     const auto now = std::chrono::steady_clock::now();
     while (next <= now) next += period;
-    if (wake_.wait_until(lock, next, [this] { return stopping_; })) return;
+    wake_.wait_until(lock, next, [this] { return stopping_; });
   }
 }
 
