@@ -182,5 +182,21 @@ TEST(NicMetrics, OneEntryPerHostAndNicAndPerHostValuesInTheRecord) {
   EXPECT_EQ(j[0]["deltas"]["hw_counters/np_cnp_sent"], 12);
 }
 
+TEST(NicMetrics, PauseFramesPerPriorityOrAllOfThemAndNoneWithoutTheCounter) {
+  // connectx(): 40 received on priority 3, nothing else, nothing sent.
+  const std::vector<HostNic> nics = {connectx("h1", 10, 0)};
+  EXPECT_EQ(pause_frames(nics, "h1", "rx"), 40.0);
+  EXPECT_EQ(pause_frames(nics, "h1", "rx", 3), 40.0);
+  EXPECT_EQ(pause_frames(nics, "h1", "rx", 4), 0.0);
+  EXPECT_EQ(pause_frames(nics, "h1", "tx", 3), 0.0);
+  EXPECT_FALSE(pause_frames(nics, "h2", "rx"));  // not a host of these NICs
+  // A NIC without priority 5's counter has no total, nor priority 5; priority 3 still counts.
+  std::vector<HostNic> partial = nics;
+  partial[0].delta.deltas.erase("ethtool/rx_prio5_pause");
+  EXPECT_FALSE(pause_frames(partial, "h1", "rx"));
+  EXPECT_FALSE(pause_frames(partial, "h1", "rx", 5));
+  EXPECT_EQ(pause_frames(partial, "h1", "rx", 3), 40.0);
+}
+
 }  // namespace
 }  // namespace rocehil::run

@@ -103,6 +103,10 @@ TEST(Reconciliation, PauseFramesOnAMirroredNicLink) {
   EXPECT_DOUBLE_EQ(pfc_reconciliation(links, 40).measured.values.at("pfc_reconciliation"), 1);
   links[0].direction = "ingress";  // only what the host sends passes the mirror
   EXPECT_DOUBLE_EQ(pfc_reconciliation(links, 30).measured.values.at("pfc_reconciliation"), 1);
+  // One priority's: its own key, from that priority's counts (the caller's).
+  const auto three = pfc_reconciliation(links, 15, "pfc_reconciliation[3]");
+  EXPECT_DOUBLE_EQ(three.measured.values.at("pfc_reconciliation[3]"), 0.5);
+  EXPECT_FALSE(three.measured.values.contains("pfc_reconciliation"));
   EXPECT_NE(pfc_reconciliation({}, 5)
                 .measured.unmeasured.at("pfc_reconciliation")
                 .find("a spine link carries no NIC's pause frames"),

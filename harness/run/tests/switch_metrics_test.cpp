@@ -138,6 +138,21 @@ TEST(SwitchReconciliation, HostPortPfcAgainstTheNicsPauseFrames) {
             std::string::npos);
 }
 
+// Per priority: l1's port to h1 received 40 frames on priority 3 (cross_rack_case), none on 4.
+TEST(SwitchReconciliation, PerPriorityEachSideCountsThatPriorityAlone) {
+  auto ports = host_switch_ports(switch_fabric(), {"h1", "h2"});
+  ports[0].nic_tx_pause = 20;  // h1's NIC says it sent 20 on priority 3: half arrived twice?
+  ports[1].nic_tx_pause = 0;
+  const auto three = switch_pfc_reconciliation(ports, cross_rack_case(), 3);
+  EXPECT_EQ(three.measured.values.at("switch_pfc_reconciliation[3]"), 2.0);
+  EXPECT_EQ(*three.switches, 40);
+  EXPECT_FALSE(three.measured.values.contains("switch_pfc_reconciliation"));
+  ports[0].nic_tx_pause = 0;
+  const auto four = switch_pfc_reconciliation(ports, cross_rack_case(), 4);
+  EXPECT_EQ(four.measured.unmeasured.at("switch_pfc_reconciliation[4]"),
+            "the NICs sent no PFC frame (their switch ports received 0)");
+}
+
 TEST(SwitchReconciliation, MirrorBytesAgainstTheMirroredSpinePortsOctets) {
   const auto inv = switch_fabric();
   // spine-to-leaf on s1: its ports toward l1 and l2 sent 10 + 990 octets.

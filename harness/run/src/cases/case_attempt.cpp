@@ -298,22 +298,6 @@ TrafficOutcome run_collective(const CaseContext& c) {
   return out;
 }
 
-// The pause frames one host's NIC counted on all priorities, or nothing when it lacks one.
-std::optional<double> pause_frames(const std::vector<HostNic>& nics, const std::string& host,
-                                   const char* direction) {
-  for (const HostNic& n : nics) {
-    if (n.host != host) continue;
-    double sum = 0;
-    for (int p = 0; p < 8; ++p) {
-      const auto it = n.delta.deltas.find(fmt::format("ethtool/{}_prio{}_pause", direction, p));
-      if (it == n.delta.deltas.end()) return std::nullopt;
-      sum += static_cast<double>(it->second);
-    }
-    return sum;
-  }
-  return std::nullopt;
-}
-
 // The bytes each capture point kept, when it kept every frame (filter all): what the switch's
 // own octet counters of the mirrored ports can be held against.
 std::vector<MirrorBytes> mirror_bytes(const CaseContext& c,
@@ -371,6 +355,26 @@ void reconcile(const CaseContext& c, const TrafficOutcome& traffic,
                            {"pfc", pfc.to_json()},
                            {"switch_pfc", switch_pfc.to_json()},
                            {"switch_mirror", switch_mirror.to_json()}};
+  // The same per priority: a class whose pauses one side misses is seen apart from the rest.
+  raw["reconciliation"]["pfc_by_priority"] = nlohmann::json::array();
+  raw["reconciliation"]["switch_pfc_by_priority"] = nlohmann::json::array();
+  for (int p = 0; p < 8; ++p) {
+    std::vector<MirroredNicLink> of_p = links;
+    for (MirroredNicLink& l : of_p) {
+      l.tx_pause = pause_frames(nics, l.host, "tx", p);
+      l.rx_pause = pause_frames(nics, l.host, "rx", p);
+    }
+    const Reconciliation pfc_p =
+        pfc_reconciliation(of_p, seen(fmt::format("pfc_frames[{}]", p).c_str()),
+                           fmt::format("pfc_reconciliation[{}]", p));
+    std::vector<HostSwitchPort> ports_p = ports;
+    for (HostSwitchPort& hp : ports_p) hp.nic_tx_pause = pause_frames(nics, hp.host, "tx", p);
+    const Reconciliation switch_pfc_p = switch_pfc_reconciliation(ports_p, switch_deltas, p);
+    measured.merge(pfc_p.measured);
+    measured.merge(switch_pfc_p.measured);
+    raw["reconciliation"]["pfc_by_priority"].push_back(pfc_p.to_json());
+    raw["reconciliation"]["switch_pfc_by_priority"].push_back(switch_pfc_p.to_json());
+  }
 }
 
 // The events stopped and waited for, what they took down brought up, and all of it recorded.

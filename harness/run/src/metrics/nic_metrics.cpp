@@ -192,4 +192,20 @@ nlohmann::json nics_json(const std::vector<HostNic>& nics) {
   return out;
 }
 
+std::optional<double> pause_frames(const std::vector<HostNic>& nics, const std::string& host,
+                                   const char* direction, std::optional<int> priority) {
+  for (const HostNic& n : nics) {
+    if (n.host != host) continue;
+    double sum = 0;
+    for (int p = 0; p < 8; ++p) {
+      if (priority && p != *priority) continue;
+      const auto it = n.delta.deltas.find(fmt::format("ethtool/{}_prio{}_pause", direction, p));
+      if (it == n.delta.deltas.end()) return std::nullopt;
+      sum += static_cast<double>(it->second);
+    }
+    return sum;
+  }
+  return std::nullopt;
+}
+
 }  // namespace rocehil::run

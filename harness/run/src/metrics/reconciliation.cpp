@@ -143,8 +143,7 @@ std::vector<MirroredNicLink> mirrored_nic_links(const inventory::Inventory& inve
 }
 
 Reconciliation pfc_reconciliation(const std::vector<MirroredNicLink>& links,
-                                  std::optional<double> mirror_pfc_frames) {
-  const std::string key = "pfc_reconciliation";
+                                  std::optional<double> mirror_pfc_frames, const std::string& key) {
   if (!mirror_pfc_frames) return unmeasured(key, "no capture ran beside this test");
   if (links.empty())
     return unmeasured(key,

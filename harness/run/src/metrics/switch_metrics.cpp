@@ -255,9 +255,11 @@ std::vector<HostSwitchPort> host_switch_ports(const inventory::Inventory& inv,
 }
 
 Reconciliation switch_pfc_reconciliation(const std::vector<HostSwitchPort>& ports,
-                                         const std::vector<SwitchDelta>& deltas) {
+                                         const std::vector<SwitchDelta>& deltas,
+                                         std::optional<int> priority) {
   Reconciliation r;
-  const std::string key = "switch_pfc_reconciliation";
+  const std::string key = priority ? fmt::format("switch_pfc_reconciliation[{}]", *priority)
+                                   : std::string("switch_pfc_reconciliation");
   if (ports.empty()) {
     r.measured.absent(key, "the case's hosts' NIC links (inventory nics[].link) end on no switch");
     return r;
@@ -281,7 +283,9 @@ Reconciliation switch_pfc_reconciliation(const std::vector<HostSwitchPort>& port
     if (!p)
       return fail(
           fmt::format("switch {} has no port {} (link {})", hp.switch_name, hp.port, hp.link));
-    for (const auto& v : p->pfc_rx) received += static_cast<double>(v.value_or(0));
+    for (std::size_t q = 0; q < p->pfc_rx.size(); ++q)
+      if (!priority || static_cast<std::size_t>(*priority) == q)
+        received += static_cast<double>(p->pfc_rx[q].value_or(0));
     if (!hp.nic_tx_pause)
       return fail(
           fmt::format("{}'s NIC on link {} has no tx pause counters (ethtool "

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@ std::vector<HostNic> distinct_nics(std::vector<HostNic> nics);
 // Summed over `nics`; a metric is absent when any NIC lacks its counter (or it went backwards),
 // with a reason naming host, NIC and counter, since a partial sum would read low.
 suites::Measured nic_metrics(const std::vector<HostNic>& nics);
+
+// The pause frames `host`'s NIC counted in `direction` ("tx" or "rx": ethtool
+// tx_prioP_pause, rx_prioP_pause) on all priorities, or on `priority` alone; nothing when the
+// host has no NIC in `nics` or its NIC lacks a counter (a veth, rxe).
+std::optional<double> pause_frames(const std::vector<HostNic>& nics, const std::string& host,
+                                   const char* direction,
+                                   std::optional<int> priority = std::nullopt);
 
 // For run.json: per host and NIC, the raw deltas (non-zero ones), resets, problems, and that
 // NIC's own nic_* values, so a report can name the host whose NIC retransmitted.

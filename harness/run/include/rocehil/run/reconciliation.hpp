@@ -54,13 +54,17 @@ Reconciliation cnp_reconciliation(const SpineCoverage& coverage, const std::vect
 struct MirroredNicLink {
   std::string host, link, direction;         // direction of the mirror on the switch: ingress (from
                                              // the host), egress (to the host) or both
-  std::optional<double> tx_pause, rx_pause;  // empty: the NIC has no such counter
+  std::optional<double> tx_pause, rx_pause;  // empty: the NIC has no such counter (all
+                                             // priorities, or the one reconciled)
 };
 std::vector<MirroredNicLink> mirrored_nic_links(const inventory::Inventory& inventory,
                                                 const std::vector<std::string>& captures,
                                                 const std::vector<std::string>& hosts);
-// pfc_reconciliation = mirror pfc_frames / the pause frames the NICs counted on mirrored links.
+// pfc_reconciliation = mirror pfc_frames / the pause frames the NICs counted on mirrored links;
+// per priority (`key` pfc_reconciliation[3]) from pfc_frames[3] and the links' counts of that
+// priority alone.
 Reconciliation pfc_reconciliation(const std::vector<MirroredNicLink>& links,
-                                  std::optional<double> mirror_pfc_frames);
+                                  std::optional<double> mirror_pfc_frames,
+                                  const std::string& key = "pfc_reconciliation");
 
 }  // namespace rocehil::run

@@ -38,15 +38,18 @@ nlohmann::json switches_json(const std::vector<switches::SwitchDelta>& deltas);
 // A host's NIC link that ends on a switch port, with the PFC frames the NIC says it sent.
 struct HostSwitchPort {
   std::string host, link, switch_name, port;
-  std::optional<double> nic_tx_pause;  // all priorities; empty: the NIC has no such counter
+  // All priorities, or the one reconciled; empty: the NIC has no such counter.
+  std::optional<double> nic_tx_pause;
 };
 std::vector<HostSwitchPort> host_switch_ports(const inventory::Inventory& inventory,
                                               const std::vector<std::string>& hosts);
 
 // switch_pfc_reconciliation = PFC frames the host-facing switch ports received / the PFC frames
-// those hosts' NICs sent.
+// those hosts' NICs sent; with `priority`, switch_pfc_reconciliation[p]: the frames of that
+// priority on both sides (the ports' nic_tx_pause being the NICs' count of it).
 Reconciliation switch_pfc_reconciliation(const std::vector<HostSwitchPort>& ports,
-                                         const std::vector<switches::SwitchDelta>& deltas);
+                                         const std::vector<switches::SwitchDelta>& deltas,
+                                         std::optional<int> priority = std::nullopt);
 
 // A capture point's bytes and the spine ports it mirrors.
 struct MirrorBytes {
