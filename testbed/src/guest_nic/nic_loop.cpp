@@ -144,7 +144,8 @@ void NicLoop::open_port() {
   port_ = std::move(opened.socket);
   ifindex_ = opened.ifindex;
   mac_ = opened.mac;
-  bump(wire().ifindex, static_cast<std::uint64_t>(ifindex_));
+  // The writer has named the wire port's ifIndex already (if_nametoindex, in this namespace):
+  // adding it again served it doubled, as a lossless switch's once were.
   pool_ = std::make_unique<PacketPool>(pool_slots);
 }
 
