@@ -7,39 +7,13 @@
 
 #include <map>
 
-#include "rocehil/inventory/load.hpp"
+#include "switch_fabric.hpp"
 
 namespace rocehil::run {
 namespace {
 
 constexpr std::int64_t poll_start = 1'800'000'000'000'000'000;
 constexpr std::int64_t one_ms = 1'000'000;
-
-inventory::Inventory two_racks() {
-  auto r = inventory::parse_inventory(R"(schema_version: 1
-defaults:
-  snmp: {version: 2c, community_env: C}
-hosts:
-  - {name: h1, rack: r1, provider: soft, nics: [{netdev: eth0, ip: 10.0.1.1, link: h1-l1}]}
-  - {name: h2, rack: r2, provider: soft, nics: [{netdev: eth0, ip: 10.0.2.1, link: h2-l2}]}
-racks:
-  - {name: r1, leaf: l1}
-  - {name: r2, leaf: l2}
-switches:
-  - {name: "l[1-2]", role: leaf, rack: "r[1-2]"}
-  - {name: "s[1-2]", role: spine}
-links:
-  - {name: h1-l1, a: "h1:eth0", b: "l1:swp1"}
-  - {name: h2-l2, a: "h2:eth0", b: "l2:swp1"}
-  - {name: l1-s1, a: "l1:swp51", b: "s1:swp1"}
-  - {name: l1-s2, a: "l1:swp52", b: "s2:swp1"}
-  - {name: l2-s1, a: "l2:swp51", b: "s1:swp2"}
-  - {name: l2-s2, a: "l2:swp52", b: "s2:swp2"}
-)",
-                                      "f.yaml");
-  for (const auto& d : r.diagnostics) ADD_FAILURE() << to_string(d);
-  return std::move(*r.inventory);
-}
 
 constexpr double full_100ms = 1'250'000;  // bytes per 100 ms: 100 Mbit/s
 constexpr double acks_100ms = 12'500;     // 1 Mbit/s back to h1
@@ -95,7 +69,7 @@ std::vector<std::string> links_of(const nlohmann::json& carried) {
 }
 
 TEST(SwitchTimeline, FabricPortsAreTheSwitchEndsOfTheInventorysLinks) {
-  const auto ports = fabric_ports(two_racks(), {"l1", "s1"}, {"h1", "h2"});
+  const auto ports = fabric_ports(testing::switch_fabric(), {"l1", "s1"}, {"h1", "h2"});
   // In the links' order, each link's ends in its order: h1-l1, l1-s1 (both ends), l1-s2, l2-s1.
   ASSERT_EQ(ports.size(), 5u);
   EXPECT_EQ(ports[0].switch_name, "l1");
@@ -109,11 +83,11 @@ TEST(SwitchTimeline, FabricPortsAreTheSwitchEndsOfTheInventorysLinks) {
   EXPECT_EQ(ports[2].switch_name, "s1");
   EXPECT_EQ(ports[2].peer, "l1");
   EXPECT_EQ(ports[4].port, "swp2");
-  EXPECT_FALSE(fabric_ports(two_racks(), {"l1"}, {"h2"})[0].to_case_host);
+  EXPECT_FALSE(fabric_ports(testing::switch_fabric(), {"l1"}, {"h2"})[0].to_case_host);
 }
 
 TEST(SwitchTimeline, TheFabricRecoveryIsTheFirstPollIntervalBackAt90Percent) {
-  const auto inv = two_racks();
+  const auto inv = testing::switch_fabric();
   const auto series =
       port_series(fabric_ports(inv, {"l1", "l2", "s1", "s2"}, {"h1", "h2"}), failover());
   // Event at 2.05 s (+3 ms of the answers' lag: the polls are at k * 100 + 3 ms). The second
@@ -143,8 +117,8 @@ TEST(SwitchTimeline, TheFabricRecoveryIsTheFirstPollIntervalBackAt90Percent) {
 }
 
 TEST(SwitchTimeline, TheLinksThatCarriedTheTrafficBeforeDuringAndAfter) {
-  const auto series =
-      port_series(fabric_ports(two_racks(), {"l1", "l2", "s1", "s2"}, {"h1", "h2"}), failover());
+  const auto series = port_series(
+      fabric_ports(testing::switch_fabric(), {"l1", "l2", "s1", "s2"}, {"h1", "h2"}), failover());
   const auto j = switch_timeline_json(series,
                                       {{"link_down l1-s1", poll_start + 2050 * one_ms},
                                        {"link_up l1-s1", poll_start + 3550 * one_ms}},
@@ -190,7 +164,8 @@ TEST(SwitchTimeline, ASilentSwitchOrACounterThatWentBackIsAGapNeverZero) {
     for (auto& s : samples[k])
       if (s.switch_name == "l1")
         for (auto& p : s.ports) p.out_octets->value -= 900'000;  // the agent restarted
-  const auto series = port_series(fabric_ports(two_racks(), {"l1", "s2"}, {"h1", "h2"}), samples);
+  const auto series =
+      port_series(fabric_ports(testing::switch_fabric(), {"l1", "s2"}, {"h1", "h2"}), samples);
   const auto& l1_up = series[1];  // l1:swp51
   EXPECT_EQ(l1_up.port.port, "swp51");
   EXPECT_TRUE(l1_up.sent_bytes[34]);
