@@ -63,10 +63,11 @@ class TrendTest(unittest.TestCase):
         for n in range(1, RUNS + 1):
             uplink = 300 if n >= SLOWER_FROM else 400
             host = 900 if n >= INERT_FROM else 1000
-            # Marking at the uplink's rate keeps the one flow at the uplink's rate on both sides
-            # of the step. The testbed's default (marking at 300 under a 400 Mbit/s uplink) left
-            # it to DCQCN's cuts: 0.33 Gbit/s with runs at 0.295, within 4% of the step's 0.284,
-            # and a CI run found no step. Tied: 0.378 steady, 0 CNPs, then 0.2835.
+            # Marking at the uplink's rate leaves the one flow to the uplink (or its sender's
+            # CPU) on both sides of the step. The testbed's default (marking at 300 under a 400
+            # Mbit/s uplink) left it to DCQCN's cuts: 0.33 Gbit/s with runs at 0.295, within 4%
+            # of the step's 0.284, and a CI run found no step. Tied: 0.378 steady alone (0.32 to
+            # 0.37 in a CI run), 0 CNPs, then 0.2835.
             code, out, err = rocehil("run", suite, "--inventory", TB["inventory"], "--reports",
                                      reports, "--no-switches", "--set",
                                      f"switch.uplink_mbps={uplink}", "--set",
@@ -90,9 +91,11 @@ class TrendTest(unittest.TestCase):
         (change,) = bw["changes"]  # none at the inert change
         self.assertLessEqual(abs(change["run"] - (SLOWER_FROM - 1)), 1, change)
         self.assertTrue(change["worse"], change)
-        # The uplink bounds the one flow on both sides: 25% less. (Below 300 Mbit/s the shaper's
-        # drops send the soft QP into go-back-N and the rate scatters.)
-        self.assertLess(change["change_pct"], -18, change)
+        # The uplink bounds the one flow after the step: 0.284 Gbit/s. Before it, 0.378 (the
+        # uplink's) alone, but a CI machine's soft sender made 0.32 to 0.37 (its own CPU's
+        # bound): 25% less, or 15%. (Below 300 Mbit/s the shaper's drops send the soft QP into
+        # go-back-N and the rate scatters.)
+        self.assertLess(change["change_pct"], -10, change)
         changed = {c["name"]: (c["before"], c["after"]) for c in change["changed"]}
         if change["run"] == SLOWER_FROM - 1:
             self.assertEqual(changed, {"set switches switch.uplink_mbps": ("400", "300"),
