@@ -60,6 +60,14 @@ bool SoftCq::push(const Completion& c) noexcept {
 
 namespace {
 
+// A provider leaving a port it passes flows on from stays until none has come for linger_quiet_ns,
+// linger_most_ns at most (leave_shared_port).
+constexpr std::uint64_t linger_quiet_ns = 20'000'000;
+constexpr std::uint64_t linger_most_ns = 1'000'000'000;
+
+// How long the passed-on socket is read every round after a datagram came through it.
+constexpr std::uint64_t passed_recently_ns = 100'000'000;
+
 // Socket buffers deep enough for a burst of a few thousand MTU packets.
 constexpr int socket_buffer_bytes = 8 << 20;
 
@@ -106,21 +114,56 @@ SoftProvider::SoftProvider(const ProviderOptions& options)
   std::random_device random;
   next_qpn_ = static_cast<std::uint16_t>(random());
   next_key_ = static_cast<std::uint32_t>(random());
+  const auto reading = lock_port_reading();
+  register_sibling(shared_.id(), &inbox_);
 }
 
 SoftProvider::~SoftProvider() {
   leave_shared_port();
+  {
+    const auto reading = lock_port_reading();
+    register_sibling(shared_.id(), nullptr);
+  }
   for (auto& r : regions_) ::munmap(r.data, r.length);
 }
 
 void SoftProvider::drain_port(std::uint64_t now) noexcept {
+  // One provider of this process reads the port at a time, and what its siblings read for it
+  // before comes first (sibling_inbox.hpp).
+  const auto reading = lock_port_reading();
+  while (const std::size_t n = inbox_.take(*batch_)) {
+    for (std::size_t i = 0; i < n; ++i) deliver(*batch_, i, /*from_wire=*/false, now);
+    if (n < ReceiveBatch::capacity) break;
+  }
   while (const std::size_t n = batch_->receive(*receiver_)) {
     for (std::size_t i = 0; i < n; ++i) deliver(*batch_, i, /*from_wire=*/true, now);
     if (n < ReceiveBatch::capacity) break;
   }
 }
 
+void SoftProvider::linger_while_passing_on() noexcept {
+  if (passed_on_ == 0) return;
+  const std::uint64_t start = now_ns();
+  std::uint64_t last_passed = start;
+  while (true) {
+    const std::uint64_t now = now_ns();
+    if (now - last_passed >= linger_quiet_ns || now - start >= linger_most_ns) return;
+    const std::uint64_t before = passed_on_;
+    drain_port(now);
+    if (passed_on_ != before) last_passed = now_ns();
+    pollfd readable{receiver_->fd(), POLLIN, 0};
+    const timespec tick{0, 1'000'000};
+    ::ppoll(&readable, 1, &tick, nullptr);
+  }
+}
+
 void SoftProvider::leave_shared_port() noexcept {
+  // A provider of another process whose flows the kernel gave this socket gets them directly
+  // once it leaves; what this one passed on just before, or reads after, may then reach it
+  // behind the first of those, and its QP NAKs a flow that lost nothing (the qualification
+  // suite's two-part cases, where one part ends a few ms before the other: 1 run in 5). So a
+  // provider that passes flows on stays while it does, until they pause or end.
+  if (receiver_.use_count() == 1) linger_while_passing_on();
   // Others of this process on the socket read it on: nothing is left behind.
   const auto hold = lock_roce_sockets();
   if (receiver_.use_count() > 1) return;
@@ -213,11 +256,16 @@ void SoftProvider::progress() noexcept {
   // kernel gave it come here directly, and what it had queued of them, passed on as it left,
   // is older.
   // Looked at every 16th round, or when a wait saw it readable: most hosts have one provider,
-  // and an empty read each round would cost a busy poll loop a syscall for nothing.
-  if (passed_readable_ || (rounds_since_passed_++ & 15) == 0) {
+  // and an empty read each round would cost a busy poll loop a syscall for nothing. Every round
+  // for a while after something was passed on: when the provider passing a flow on leaves, the
+  // flow comes here directly, and what it passed on just before must not wait behind that for
+  // up to 16 rounds (the QP would see the flow out of order and NAK: 1 two-part case in 5 of
+  // the qualification suite did).
+  if (passed_readable_ || now < passed_recently_until_ || (rounds_since_passed_++ & 15) == 0) {
     passed_readable_ = false;
     const sa_family_t family = receiver_->local().storage.ss_family;
     while (const std::size_t n = batch_->receive_passed(shared_.fd(), family)) {
+      passed_recently_until_ = now + passed_recently_ns;
       for (std::size_t i = 0; i < n; ++i) deliver(*batch_, i, /*from_wire=*/false, now);
       if (n < ReceiveBatch::capacity) break;
     }
@@ -235,7 +283,11 @@ void SoftProvider::deliver(const ReceiveBatch& batch, std::size_t i, bool from_w
   const auto data = batch.data(i);
   // The top byte of the BTH's destination QP (byte 5) names the provider that gave it out.
   if (from_wire && data.size() >= wire::bth_size && data[5] != shared_.id()) {
-    if (shared_.forward(data[5], batch.source(i), batch.ecn(i), data))
+    // A provider of this process takes it in-process, in order; another process's over
+    // loopback.
+    SiblingInbox* sibling = sibling_inbox(data[5]);
+    if (sibling != nullptr ? sibling->push(batch.source(i), batch.ecn(i), data)
+                           : shared_.forward(data[5], batch.source(i), batch.ecn(i), data))
       ++passed_on_;
     else
       ++dropped_;
@@ -274,9 +326,11 @@ bool SoftProvider::wait_for_packets(std::uint64_t deadline_ns) noexcept {
                          static_cast<long>(wait % 1'000'000'000u)};
   // A pause frame (XON above all) wakes the wait too: a paused QP's next due time is when its
   // pause would end.
-  std::array<pollfd, 3> readable{
-      {{receiver_->fd(), POLLIN, 0}, {shared_.fd(), POLLIN, 0}, {pfc_.fd(), POLLIN, 0}}};
-  const nfds_t count = pfc_.fd() >= 0 ? 3 : 2;
+  std::array<pollfd, 4> readable{{{receiver_->fd(), POLLIN, 0},
+                                  {shared_.fd(), POLLIN, 0},
+                                  {inbox_.wake_fd(), POLLIN, 0},
+                                  {pfc_.fd(), POLLIN, 0}}};
+  const nfds_t count = pfc_.fd() >= 0 ? 4 : 3;
   // Woken early or by a signal: polled all the same.
   if (::ppoll(readable.data(), count, &timeout, nullptr) > 0 && (readable[1].revents & POLLIN))
     passed_readable_ = true;

@@ -10,6 +10,7 @@
 #include "soft/pfc_receiver.hpp"
 #include "soft/port_pacer.hpp"
 #include "soft/shared_port.hpp"
+#include "soft/sibling_inbox.hpp"
 #include "soft/soft_congestion.hpp"
 #include "soft/udp_socket.hpp"
 
@@ -95,12 +96,16 @@ class SoftProvider final : public Provider {
   void drain_port(std::uint64_t now) noexcept;
   // Takes this provider out of the port's sharing without losing what it holds for others.
   void leave_shared_port() noexcept;
+  // Passes on what comes for other processes' providers until it stops coming (a pause, or
+  // their traffic's end), a second at most: their flows move to them only then.
+  void linger_while_passing_on() noexcept;
 
   std::string address_;
   SharedPort shared_;                    // its id is the top byte of this provider's QPNs
   SoftCongestion congestion_;            // before receiver_: its DSCP is the CNPs'
   std::shared_ptr<UdpSocket> receiver_;  // address:4791, shared (roce_socket_for)
   std::unique_ptr<ReceiveBatch> batch_;
+  SiblingInbox inbox_;  // what other providers of this process read for this one
   std::vector<MemoryRegion> regions_;
   std::vector<SoftQp*> qps_;  // sorted by QPN
   PortPacer port_;
@@ -116,6 +121,7 @@ class SoftProvider final : public Provider {
   std::uint64_t passed_on_ = 0;
   bool passed_readable_ = false;  // a wait saw the SharedPort's socket readable
   std::uint32_t rounds_since_passed_ = 0;
+  std::uint64_t passed_recently_until_ = 0;  // read the passed-on socket every round until then
 };
 
 std::unique_ptr<Provider> make_soft_provider(const ProviderOptions& options);

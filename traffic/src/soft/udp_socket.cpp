@@ -198,4 +198,12 @@ std::size_t ReceiveBatch::receive_passed(int fd, sa_family_t family) noexcept {
   return static_cast<std::size_t>(n);
 }
 
+void ReceiveBatch::hold(std::size_t i, const sockaddr_storage& source, std::uint8_t ecn,
+                        std::span<const std::uint8_t> datagram) noexcept {
+  std::memcpy(buffers_.data() + i * datagram_bytes, datagram.data(), datagram.size());
+  sources_[i] = source;
+  ecn_[i] = ecn;
+  lengths_[i] = datagram.size();
+}
+
 }  // namespace rocehil::traffic::soft

@@ -65,6 +65,10 @@ class ReceiveBatch {
   // by the source it came from and its ECN bits. One not sent from a SharedPort's address, or
   // whose source is not of `family`, comes back empty (it fails decoding, and is counted).
   std::size_t receive_passed(int fd, sa_family_t family) noexcept;
+  // Puts datagram `i` (below capacity, at most datagram_bytes) in the batch by hand: what a
+  // SiblingInbox hands over.
+  void hold(std::size_t i, const sockaddr_storage& source, std::uint8_t ecn,
+            std::span<const std::uint8_t> datagram) noexcept;
 
   std::span<const std::uint8_t> data(std::size_t i) const {
     return {buffers_.data() + i * datagram_bytes, lengths_[i]};
