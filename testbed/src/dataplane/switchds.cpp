@@ -13,6 +13,7 @@
 #include "rocehil/testbed/shared_counters.hpp"
 #include "tools/files.hpp"
 #include "tools/process.hpp"
+#include "tools/receive_steering.hpp"
 
 namespace rocehil::testbed::dataplane {
 
@@ -34,25 +35,16 @@ void write_config(const Namespace& ns, int ordinal, const TestbedOptions& option
              fs::perms::owner_read | fs::perms::owner_write);
 }
 
-// What arrives on a switch port is spread over the CPUs by flow. A veth hands a frame to the
-// backlog of the CPU that sent it, and a host's sender (its tbf's dequeue, on whichever CPU runs
-// it) moves between CPUs: two backlogs drained in either order deliver a flow to the switch out
-// of order, and the receiver's go-back-N resends a window with nothing lost (358 and 377
-// retransmits in incasts with 0 drops counted anywhere). RPS on every CPU picks a flow's backlog
-// by its hash, so a flow keeps one. (Steering each switch's ports to its process's CPU keeps
-// order too; both runs tried that way had lossless drops, then with a 10 ms headroom.)
+// What arrives on a switch port is spread over the CPUs by flow (receive_steering.hpp): a host's
+// sender (its tbf's dequeue, on whichever CPU runs it) moves between CPUs, and without it the
+// receiver's go-back-N resent windows with nothing lost (358 and 377 retransmits in incasts with
+// 0 drops counted anywhere). (Steering each switch's ports to its process's CPU keeps order too;
+// both runs tried that way had lossless drops, then with a 10 ms headroom.)
 void steer_ports_by_flow(const Namespace& ns) {
-  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
-  if (cpus <= 1) return;
-  const std::uint64_t all = cpus >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << cpus) - 1;
-  const std::string mask = fmt::format("{:x}\n", all);
-  for (const auto& i : ns.interfaces) {
-    if (!is_fabric(i)) continue;
-    run_checked(fmt::format("spreading {}'s {} over the CPUs by flow", ns.netns, i.name),
-                {"ip", "netns", "exec", ns.netns, "tee",
-                 fmt::format("/sys/class/net/{}/queues/rx-0/rps_cpus", i.name)},
-                mask);
-  }
+  std::vector<std::string> ports;
+  for (const auto& i : ns.interfaces)
+    if (is_fabric(i)) ports.push_back(i.name);
+  steer_by_flow(ns.netns, ports);
 }
 
 }  // namespace
