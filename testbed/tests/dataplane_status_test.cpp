@@ -46,6 +46,7 @@ TEST(DataplaneStatus, EverySwitchCounterReachesStatusJson) {
   dataplane::bump(s1.forwarded, 500);
   dataplane::bump(h1.no_route, 2);
   dataplane::bump(s1.ttl_expired, 1);
+  dataplane::bump(s1.socket_drops, 4);
   dataplane::bump(h1.queue[3].ecn_marked, 40);
   dataplane::bump(s1.queue[3].ecn_marked, 2);
   dataplane::bump(h1.queue[0].dropped, 7);
@@ -69,7 +70,7 @@ TEST(DataplaneStatus, EverySwitchCounterReachesStatusJson) {
   EXPECT_TRUE(d["problem"].is_null());
   EXPECT_EQ(d["totals"], nlohmann::json::parse(R"({"forwarded": 1500, "pfc_sent": 14,
       "pfc_received": 5, "ecn_marked": 42, "queue_drops": 7, "forwarding_drops": 3,
-      "lossless_drops": 1, "storms_detected": 2, "storm_drops": 30})"));
+      "socket_drops": 4, "lossless_drops": 1, "storms_detected": 2, "storm_drops": 30})"));
   ASSERT_EQ(d["ports"].size(), 2u);
   const nlohmann::json& p0 = d["ports"][0];
   const nlohmann::json& p1 = d["ports"][1];
@@ -77,6 +78,8 @@ TEST(DataplaneStatus, EverySwitchCounterReachesStatusJson) {
   EXPECT_EQ(p1["name"], "t1-s1");
   EXPECT_EQ(p0["no_route"], 2);
   EXPECT_EQ(p1["ttl_expired"], 1);
+  EXPECT_EQ(p1["socket_drops"], 4);
+  EXPECT_EQ(p0["socket_drops"], 0);
   ASSERT_EQ(p0["queues"].size(), 8u);
   ASSERT_EQ(p0["priorities"].size(), 8u);
   EXPECT_EQ(p0["queues"][0], nlohmann::json::parse(R"({"class": 0, "packets": 0, "bytes": 0,

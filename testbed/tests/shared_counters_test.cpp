@@ -39,6 +39,7 @@ std::vector<Counter*> counters_of(PortCounts& p) {
                        &r.ingress_bytes, &r.peak_ingress_bytes, &r.lossless_drops,
                        &r.storms_detected, &r.storms_restored, &r.storm_drops})
       out.push_back(c);
+  out.push_back(&p.socket_drops);
   return out;
 }
 
@@ -54,6 +55,7 @@ std::vector<std::uint64_t> values_of(const PortSnapshot& p) {
                    r.ingress_bytes, r.peak_ingress_bytes, r.lossless_drops, r.storms_detected,
                    r.storms_restored, r.storm_drops})
       out.push_back(v);
+  out.push_back(p.socket_drops);
   return out;
 }
 
@@ -81,7 +83,7 @@ TEST(SharedCounters, TheReaderSeesEveryFieldTheWriterCounted) {
   EXPECT_EQ(ports[1].ifname, "t1-s1");
   EXPECT_EQ(ports[2].ifname, "t1-s2");
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(values_of(ports[i]), expected[i]) << i;
-  EXPECT_EQ(values_of(ports[0]).size(), 7u + 8 * 7 + 8 * 11);
+  EXPECT_EQ(values_of(ports[0]).size(), 7u + 8 * 7 + 8 * 11 + 1);
 }
 
 TEST(SharedCounters, ANewFileStartsAtZeroWithTheKernelsIfindex) {

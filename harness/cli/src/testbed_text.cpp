@@ -149,9 +149,9 @@ std::string render_dataplane_text(const testbed::StatusResult& s) {
     // A lossless class dropped is a defect of the model, not congestion: in capitals.
     out += fmt::format(
         "  {:<8} forwarded {}; PFC sent {}, received {}; ECN marked {}; drops {} (queues) + {} "
-        "(no route, unresolved, TTL); {}; PFC storms {}\n",
+        "(no route, unresolved, TTL) + {} (its sockets, the process away); {}; PFC storms {}\n",
         ns.spec.name, t.forwarded, t.pfc_sent, t.pfc_received, t.ecn_marked, t.queue_drops,
-        t.forwarding_drops,
+        t.forwarding_drops, t.socket_drops,
         t.lossless_drops ? fmt::format("LOSSLESS DROPS {}", t.lossless_drops)
                          : std::string("lossless drops 0"),
         t.storms_detected);

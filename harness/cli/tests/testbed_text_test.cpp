@@ -33,6 +33,7 @@ TEST(TestbedStatusText, ALosslessTestbedHasALinePerSwitch) {
   ports[0].queue[3].ecn_marked = 4;
   ports[1].queue[0].dropped = 2;
   ports[1].unresolved = 1;
+  ports[0].socket_drops = 7;
   ports[0].priority[3].pfc_sent = 6;
   ports[1].priority[4].pfc_received = 3;
   ports[1].priority[3].storms_detected = 1;
@@ -42,13 +43,17 @@ TEST(TestbedStatusText, ALosslessTestbedHasALinePerSwitch) {
   s.namespaces.push_back(
       a_switch("s1", testbed::DataplaneStatus{"/run/z", std::nullopt, "/run/z: cannot open"}));
   const std::string text = render_status_text(s);
-  EXPECT_TRUE(has_line(text,
-                       "  l1       forwarded 15; PFC sent 6, received 3; ECN marked 4; drops 2 "
-                       "(queues) + 1 (no route, unresolved, TTL); lossless drops 0; PFC storms 1"))
+  EXPECT_TRUE(
+      has_line(text,
+               "  l1       forwarded 15; PFC sent 6, received 3; ECN marked 4; drops 2 "
+               "(queues) + 1 (no route, unresolved, TTL) + 7 (its sockets, the process away); "
+               "lossless drops 0; PFC storms 1"))
       << text;
-  EXPECT_NE(text.find("  l2       forwarded 15; PFC sent 6, received 3; ECN marked 4; drops 2 "
-                      "(queues) + 1 (no route, unresolved, TTL); LOSSLESS DROPS 9; PFC storms 1"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("  l2       forwarded 15; PFC sent 6, received 3; ECN marked 4; drops 2 "
+                "(queues) + 1 (no route, unresolved, TTL) + 7 (its sockets, the process away); "
+                "LOSSLESS DROPS 9; PFC storms 1"),
+      std::string::npos)
       << text;
   EXPECT_TRUE(has_line(text, "  s1       NO COUNTERS: /run/z: cannot open")) << text;
 }

@@ -74,6 +74,7 @@ PortSnapshot copy(const PortCounts& p) {
   out.no_route = p.no_route.load(r);
   out.unresolved = p.unresolved.load(r);
   out.ttl_expired = p.ttl_expired.load(r);
+  out.socket_drops = p.socket_drops.load(r);
   for (std::size_t i = 0; i < 8; ++i) {
     out.queue[i] = copy(p.queue[i]);
     out.priority[i] = copy(p.priority[i]);
@@ -92,6 +93,7 @@ SwitchTotals totals(const std::vector<PortSnapshot>& ports) {
   for (const auto& p : ports) {
     t.forwarded += p.forwarded;
     t.forwarding_drops += p.no_route + p.unresolved + p.ttl_expired;
+    t.socket_drops += p.socket_drops;
     for (const auto& q : p.queue) {
       t.ecn_marked += q.ecn_marked;
       t.queue_drops += q.dropped;

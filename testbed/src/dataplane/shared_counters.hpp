@@ -56,7 +56,11 @@ struct PortCounts {
   Counter rx_packets, rx_bytes, forwarded, no_route, unresolved, ttl_expired;
   QueueCounts queue[8];        // by traffic class
   PriorityCounts priority[8];  // by priority
-  WredCounts wred[8];          // by traffic class; last, so the counters before keep their place
+  WredCounts wred[8];          // by traffic class
+  // Frames the kernel dropped at the port's packet socket, full while the process was away (a
+  // shared 2-core machine): they reached no queue and no PFC account. Last, so the counters
+  // before keep their place.
+  Counter socket_drops;
 };
 static_assert(std::is_standard_layout_v<PortCounts>, "PortCounts is a file's layout");
 
@@ -74,7 +78,7 @@ static_assert(std::is_standard_layout_v<SharedCountersHeader>);
 inline constexpr char shared_counters_magic[8] = {'R', 'H', 'I', 'L', 'C', 'N', 'T', 'S'};
 // Raised whenever PortCounts or the header change meaning (a field added, moved or redefined),
 // so an older reader refuses a newer file instead of misreading it.
-inline constexpr std::uint32_t shared_counters_version = 2;  // 2: WRED's ramp
+inline constexpr std::uint32_t shared_counters_version = 3;  // 2: WRED's ramp; 3: socket drops
 
 // The forwarding process's side: makes the file (replacing one already there) with a port per
 // name in `ifnames`, all counters 0, and keeps it mapped read-write. The file is written under a

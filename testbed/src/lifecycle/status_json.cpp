@@ -78,10 +78,15 @@ nlohmann::json routing_json(const NamespaceStatus& ns, const Topology& t) {
 }
 
 nlohmann::json totals_json(const dataplane::SwitchTotals& t) {
-  return {{"forwarded", t.forwarded},           {"pfc_sent", t.pfc_sent},
-          {"pfc_received", t.pfc_received},     {"ecn_marked", t.ecn_marked},
-          {"queue_drops", t.queue_drops},       {"forwarding_drops", t.forwarding_drops},
-          {"lossless_drops", t.lossless_drops}, {"storms_detected", t.storms_detected},
+  return {{"forwarded", t.forwarded},
+          {"pfc_sent", t.pfc_sent},
+          {"pfc_received", t.pfc_received},
+          {"ecn_marked", t.ecn_marked},
+          {"queue_drops", t.queue_drops},
+          {"forwarding_drops", t.forwarding_drops},
+          {"socket_drops", t.socket_drops},
+          {"lossless_drops", t.lossless_drops},
+          {"storms_detected", t.storms_detected},
           {"storm_drops", t.storm_drops}};
 }
 
@@ -114,11 +119,17 @@ nlohmann::json port_json(const dataplane::PortSnapshot& p) {
                           {"storms_restored", r.storms_restored},
                           {"storm_drops", r.storm_drops}});
   }
-  return {{"name", p.ifname},           {"ifindex", p.ifindex},
-          {"rx_packets", p.rx_packets}, {"rx_bytes", p.rx_bytes},
-          {"forwarded", p.forwarded},   {"no_route", p.no_route},
-          {"unresolved", p.unresolved}, {"ttl_expired", p.ttl_expired},
-          {"queues", queues},           {"priorities", priorities}};
+  return {{"name", p.ifname},
+          {"ifindex", p.ifindex},
+          {"rx_packets", p.rx_packets},
+          {"rx_bytes", p.rx_bytes},
+          {"forwarded", p.forwarded},
+          {"no_route", p.no_route},
+          {"unresolved", p.unresolved},
+          {"ttl_expired", p.ttl_expired},
+          {"socket_drops", p.socket_drops},
+          {"queues", queues},
+          {"priorities", priorities}};
 }
 
 // Absent (null), never zeros, when the counters file could not be read, with the reason.

@@ -21,12 +21,12 @@ ROCEHIL = None
 QUEUE_STATS = "1.3.6.1.4.1.9.9.580.1.5.5.1.4"
 
 # The file: a 64-byte header (magic, layout version, header size, port size, port count), then
-# per port a 16-byte name and 151 little-endian uint64 counters: ifindex, rx_packets, rx_bytes,
+# per port a 16-byte name and 408 little-endian uint64 counters: ifindex, rx_packets, rx_bytes,
 # forwarded, no_route, unresolved, ttl_expired; 8 queues of 7 (packets, bytes, dropped,
 # dropped_bytes, ecn_marked, depth_bytes, peak_depth_bytes); 8 priorities of 11; 8 queues' WRED
-# ramps of 16 seen and 16 marked (layout version 2).
+# ramps of 16 seen and 16 marked; the frames the port's socket dropped (layout version 3).
 HEADER = struct.Struct("<8sIIII40x")
-PORT_COUNTERS = 7 + 8 * 7 + 8 * 11 + 8 * 32
+PORT_COUNTERS = 7 + 8 * 7 + 8 * 11 + 8 * 32 + 1
 PORT_SIZE = 16 + 8 * PORT_COUNTERS
 QUEUE_FIELDS = ["packets", "bytes", "dropped", "dropped_bytes", "ecn_marked", "depth_bytes",
                 "peak_depth_bytes"]
@@ -39,7 +39,7 @@ def queue_offset(port, tc, field):
 
 def counters_file(ports):
     """ports: [(ifname, ifindex, {(tc, field): value})] -> the file's bytes."""
-    out = HEADER.pack(b"RHILCNTS", 2, HEADER.size, PORT_SIZE, len(ports))
+    out = HEADER.pack(b"RHILCNTS", 3, HEADER.size, PORT_SIZE, len(ports))
     for ifname, ifindex, queues in ports:
         values = [0] * PORT_COUNTERS
         values[0] = ifindex

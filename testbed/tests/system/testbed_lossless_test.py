@@ -41,7 +41,7 @@ QUEUE = ["packets", "bytes", "dropped", "dropped_bytes", "ecn_marked", "depth_by
 PRIORITY = ["pfc_sent", "pfc_received", "xon_sent", "xon_received", "paused_ns", "ingress_bytes",
             "peak_ingress_bytes", "lossless_drops", "storms_detected", "storms_restored",
             "storm_drops"]
-PORT_VALUES = 7 + 8 * 7 + 8 * 11 + 8 * 32
+PORT_VALUES = 7 + 8 * 7 + 8 * 11 + 8 * 32 + 1
 
 
 def read_counters(path):
@@ -49,7 +49,7 @@ def read_counters(path):
     with open(path, "rb") as f:
         data = f.read()
     magic, version, header_size, port_size, ports = HEADER.unpack_from(data)
-    assert magic == b"RHILCNTS" and version == 2 and port_size == 16 + 8 * PORT_VALUES, \
+    assert magic == b"RHILCNTS" and version == 3 and port_size == 16 + 8 * PORT_VALUES, \
         (magic, version, port_size)
     out = {}
     for p in range(ports):
@@ -62,7 +62,8 @@ def read_counters(path):
         base += 88
         wred = [(v[base + q * 32:base + q * 32 + 16], v[base + q * 32 + 16:base + q * 32 + 32])
                 for q in range(8)]
-        out[name] = {"ifindex": v[0], "queue": queues, "priority": priorities, "wred": wred}
+        out[name] = {"ifindex": v[0], "queue": queues, "priority": priorities, "wred": wred,
+                     "socket_drops": v[base + 8 * 32]}
     return out
 
 
@@ -216,6 +217,7 @@ class Capture:
         self.process.wait(timeout=10)
         # tcpdump says on exit what its socket could not hold ("N packets dropped by kernel").
         said = self.process.stderr.read().decode()
+        self.process.stderr.close()
         dropped = re.search(r"(\d+) packets? dropped by kernel", said)
         self.dropped = int(dropped.group(1)) if dropped else None
         out = subprocess.run(
@@ -299,6 +301,8 @@ class LosslessIncast(unittest.TestCase):
                 for p in (3, 4):
                     self.assertEqual(port["priority"][p]["lossless_drops"], 0, (switch, name, p))
                     self.assertEqual(port["queue"][p]["dropped"], 0, (switch, name, p))
+                # Nor did the kernel drop a frame before the switch could read it.
+                self.assertEqual(port["socket_drops"], 0, (switch, name))
 
     def assert_frames_match_counters(self, frames, counters):
         """What tshark saw arrive at h2 is what l1 counted out of its port to h2, between its

@@ -58,6 +58,8 @@ struct PortSnapshot {
   std::array<QueueSnapshot, 8> queue{};        // by traffic class 0-7
   std::array<PrioritySnapshot, 8> priority{};  // by priority 0-7
   std::array<WredSnapshot, 8> wred{};          // by traffic class 0-7
+  std::uint64_t socket_drops =
+      0;  // dropped by the kernel: the port's socket full, the process away
 };
 
 // A switch's counters summed over its ports (and queues, priorities): what `testbed status`
@@ -69,6 +71,7 @@ struct SwitchTotals {
   std::uint64_t ecn_marked = 0;
   std::uint64_t queue_drops = 0;       // the egress queues' drops, every class
   std::uint64_t forwarding_drops = 0;  // no route, next hop unresolved, TTL expired
+  std::uint64_t socket_drops = 0;      // the kernel's, before the process read them
   std::uint64_t lossless_drops = 0;    // a defect: a lossless class dropped
   std::uint64_t storms_detected = 0;   // the PFC watchdog
   std::uint64_t storm_drops = 0;
