@@ -258,9 +258,9 @@ void SoftProvider::progress() noexcept {
   // Looked at every 16th round, or when a wait saw it readable: most hosts have one provider,
   // and an empty read each round would cost a busy poll loop a syscall for nothing. Every round
   // for a while after something was passed on: when the provider passing a flow on leaves, the
-  // flow comes here directly, and what it passed on just before must not wait behind that for
-  // up to 16 rounds (the QP would see the flow out of order and NAK: 1 two-part case in 5 of
-  // the qualification suite did).
+  // flow comes here directly, and what it passed on just before should not wait behind that
+  // for up to 16 rounds. (This alone did not end the NAKs of the qualification suite's
+  // two-part cases; the passer's linger did, leave_shared_port.)
   if (passed_readable_ || now < passed_recently_until_ || (rounds_since_passed_++ & 15) == 0) {
     passed_readable_ = false;
     const sa_family_t family = receiver_->local().storage.ss_family;
