@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -230,75 +231,102 @@ std::string timeline(const std::string& id, const nlohmann::json& captures) {
                             *bin_ms));
 }
 
-// Each bw sender's delivered rate over the case (the agents' 10 ms samples), the fabric's events
-// as dashed lines: the picture a failover is read from.
-std::string sender_rates_chart(const std::string& id, const nlohmann::json& timeline) {
+// A counter's samples as a rate: one point per interval, at its end, in Gbit/s on the seconds
+// `at_s` gives a time. An interval with a gap at either end (a poll not answered: null), or no
+// time between its ends, has none.
+std::vector<Point> rates_between_samples(const nlohmann::json& times, const nlohmann::json& bytes,
+                                         const std::function<double(double)>& at_s) {
+  std::vector<Point> points;
+  if (times.size() != bytes.size()) return points;
+  for (std::size_t i = 1; i < times.size(); ++i) {
+    if (!times[i].is_number() || !times[i - 1].is_number() || !bytes[i].is_number() ||
+        !bytes[i - 1].is_number())
+      continue;
+    const double seconds = at_s(times[i].get<double>()) - at_s(times[i - 1].get<double>());
+    if (seconds <= 0) continue;
+    const double bits = (bytes[i].get<double>() - bytes[i - 1].get<double>()) * 8;
+    points.push_back({at_s(times[i].get<double>()), bits / seconds / 1e9});
+  }
+  return points;
+}
+
+// The origin of a case's time charts: the traffic's start, as the switches' timeline counts from
+// it; without one, the earliest agent's start (the agreed start, the same instant when all agree).
+std::optional<double> traffic_origin_ns(const nlohmann::json& raw) {
+  if (const auto at = number(member(raw, "switch_timeline"), "start_ns")) return at;
+  std::optional<double> origin;
+  for (const auto& s : list(member(raw, "timeline"), "senders"))
+    if (const auto at = number(s, "start_ns")) origin = origin ? std::min(*origin, *at) : *at;
+  return origin;
+}
+
+void add_event_markers(LineChart& chart, const nlohmann::json& events, double origin_ns) {
+  for (const auto& e : events)
+    if (const auto at = number(e, "at_ns"))
+      chart.markers.push_back({(*at - origin_ns) / 1e9, text(e, "what")});
+}
+
+// Each bw sender's delivered rate (a collective rank's received rate) over the case, from the
+// agents' 10 ms samples, the fabric's events as dashed lines: the picture a failover is read from.
+// The first `max_sender_lines` senders only: a thousand ranks' lines would be one blot.
+constexpr std::size_t max_sender_lines = 16;
+std::string sender_rates_chart(const std::string& id, const nlohmann::json& timeline,
+                               double origin_ns) {
   const nlohmann::json& senders = list(timeline, "senders");
-  std::optional<double> start_ns;
-  for (const auto& s : senders)
-    if (const auto at = number(s, "start_ns")) start_ns = start_ns ? std::min(*start_ns, *at) : *at;
-  if (!start_ns) return "";
   LineChart chart{.title = id + ": delivered rate per sender",
-                  .x_title = "time (s)",
+                  .x_title = "time (s) from the traffic's start",
                   .y_title = "Gbit/s",
                   .x_axis = XAxis::linear,
                   .series = {}};
   for (const auto& s : senders) {
-    const nlohmann::json& t = list(s, "t_us");
-    const nlohmann::json& b = list(s, "bytes");
-    if (t.size() != b.size() || t.size() < 2) continue;
-    const double offset_s = (number(s, "start_ns").value_or(*start_ns) - *start_ns) / 1e9;
-    LineSeries series{.name = text(s, "sender"), .points = {}, .links = {}};
-    for (std::size_t i = 1; i < t.size(); ++i) {
-      const double dt_us = t[i].get<double>() - t[i - 1].get<double>();
-      if (dt_us <= 0) continue;
-      const double bits = (b[i].get<double>() - b[i - 1].get<double>()) * 8;
-      series.points.push_back({offset_s + t[i].get<double>() / 1e6, bits / (dt_us * 1e3)});
-    }
-    chart.series.push_back(std::move(series));
+    if (chart.series.size() == max_sender_lines) break;
+    const double offset_s = (number(s, "start_ns").value_or(origin_ns) - origin_ns) / 1e9;
+    LineSeries series{
+        .name = text(s, "sender"),
+        .points = rates_between_samples(list(s, "t_us"), list(s, "bytes"),
+                                        [offset_s](double t_us) { return offset_s + t_us / 1e6; }),
+        .links = {}};
+    if (!series.points.empty()) chart.series.push_back(std::move(series));
   }
   if (chart.series.empty()) return "";
-  for (const auto& e : list(timeline, "events"))
-    if (const auto at = number(e, "at_ns"))
-      chart.markers.push_back({(*at - *start_ns) / 1e9, text(e, "what")});
+  add_event_markers(chart, list(timeline, "events"), origin_ns);
+  const std::string drawn =
+      senders.size() > max_sender_lines
+          ? fmt::format(" (the first {} of {} senders; run.json has them all)", chart.series.size(),
+                        senders.size())
+          : std::string();
   return figure(line_chart(chart),
-                "each bw sender's completed bytes per 10 ms as a rate; dashed: the fabric events "
-                "(a stall is a run at 0, a recovery the climb back after an event)");
+                "each bw sender's completed bytes (a collective rank's received bytes) per 10 ms "
+                "as a rate" +
+                    drawn +
+                    "; dashed: the fabric events (a stall is a run at 0, a recovery the climb "
+                    "back after an event)");
 }
 
 // The rate each switch port sent at between its polls (raw.switch_timeline), with the events:
-// a failover reads as one uplink's line falling to 0 and another's rising.
-std::string switch_port_rates_chart(const std::string& id, const nlohmann::json& timeline) {
+// a failover reads as one uplink's line falling to 0 and another's rising. On the sender chart's
+// axis.
+std::string switch_port_rates_chart(const std::string& id, const nlohmann::json& timeline,
+                                    double origin_ns) {
   const auto start_ns = number(timeline, "start_ns");
   if (!start_ns) return "";
+  const double offset_s = (*start_ns - origin_ns) / 1e9;
   LineChart chart{.title = id + ": rate per switch port (polled)",
-                  .x_title = "time (s)",
+                  .x_title = "time (s) from the traffic's start",
                   .y_title = "Gbit/s",
                   .x_axis = XAxis::linear,
                   .series = {}};
   for (const auto& p : list(timeline, "ports")) {
-    const nlohmann::json& t = list(p, "t_ms");
-    const nlohmann::json& b = list(p, "sent_bytes");
-    if (t.size() != b.size() || t.size() < 2) continue;
-    LineSeries series{.name = fmt::format("{}->{} ({}:{})", text(p, "switch"), text(p, "to"),
-                                          text(p, "switch"), text(p, "port")),
-                      .points = {},
-                      .links = {}};
-    for (std::size_t i = 1; i < t.size(); ++i) {
-      // A poll the switch did not answer is a gap: no point across it.
-      if (!t[i].is_number() || !t[i - 1].is_number() || !b[i].is_number() || !b[i - 1].is_number())
-        continue;
-      const double dt_ms = t[i].get<double>() - t[i - 1].get<double>();
-      if (dt_ms <= 0) continue;
-      const double bits = (b[i].get<double>() - b[i - 1].get<double>()) * 8;
-      series.points.push_back({t[i].get<double>() / 1e3, bits / (dt_ms * 1e6)});
-    }
+    LineSeries series{
+        .name = fmt::format("{}->{} ({}:{})", text(p, "switch"), text(p, "to"), text(p, "switch"),
+                            text(p, "port")),
+        .points = rates_between_samples(list(p, "t_ms"), list(p, "sent_bytes"),
+                                        [offset_s](double t_ms) { return offset_s + t_ms / 1e3; }),
+        .links = {}};
     if (!series.points.empty()) chart.series.push_back(std::move(series));
   }
   if (chart.series.empty()) return "";
-  for (const auto& e : list(timeline, "events"))
-    if (const auto at = number(e, "at_ns"))
-      chart.markers.push_back({(*at - *start_ns) / 1e9, text(e, "what")});
+  add_event_markers(chart, list(timeline, "events"), origin_ns);
   return figure(line_chart(chart),
                 fmt::format("the bytes each switch port sent between polls (every {:g} ms) as a "
                             "rate; dashed: the fabric events (a failover: one uplink falls, "
@@ -406,8 +434,10 @@ std::string case_charts(const nlohmann::json& c) {
   figures += latency_chart(id, traffic);
   figures += capture_bytes_chart(id, captures, *attempt);
   figures += timeline(id, captures);
-  figures += sender_rates_chart(id, member(raw, "timeline"));
-  figures += switch_port_rates_chart(id, member(raw, "switch_timeline"));
+  if (const auto origin_ns = traffic_origin_ns(raw)) {
+    figures += sender_rates_chart(id, member(raw, "timeline"), *origin_ns);
+    figures += switch_port_rates_chart(id, member(raw, "switch_timeline"), *origin_ns);
+  }
   figures += qp_rates_chart(id, traffic);
   figures += pairwise_chart(id, traffic);
   return charts_div(figures);

@@ -186,7 +186,19 @@ TEST(HtmlReport, TheSendersRatesAreDrawnWithTheEvents) {
   EXPECT_NE(html.find("h1 (part roce)"), std::string::npos);
   EXPECT_NE(html.find("link_down l1-s1"), std::string::npos);
   EXPECT_NE(html.find("dashed: the fabric events"), std::string::npos);
-  // No timeline (a collective's case): no chart.
+  EXPECT_EQ(html.find("senders; run.json has them all"), std::string::npos);
+  // A thousand ranks would be one blot: 16 lines are drawn, and the caption says so.
+  nlohmann::json& senders = run["cases"][0]["attempts"][0]["raw"]["timeline"]["senders"];
+  for (int r = 0; r < 17; ++r) {
+    nlohmann::json rank = senders[0];
+    rank["sender"] = "rank " + std::to_string(r) + " (h" + std::to_string(r % 4 + 1) + ")";
+    senders.push_back(rank);
+  }
+  const std::string many = html_report(run);
+  EXPECT_NE(many.find("(the first 16 of 18 senders; run.json has them all)"), std::string::npos);
+  EXPECT_NE(many.find("rank 14 (h3)"), std::string::npos);
+  EXPECT_EQ(many.find("rank 15 (h4)"), std::string::npos);
+  // No timeline (perftest's case): no chart.
   run["cases"][0]["attempts"][0]["raw"] = nlohmann::json::object();
   EXPECT_EQ(html_report(run).find("delivered rate per sender"), std::string::npos);
 }

@@ -69,6 +69,7 @@ struct CollectiveRunner::State {
   // of it is done (pairwise posts its data as soon as the partner's token is in, while its own
   // token still waits for an ACK); its time then starts here, not when the one ahead ended.
   std::vector<std::int64_t> posting_began;
+  LiveProgress* progress = nullptr;  // this run's, when it is watched
 
   State(const CollectivePlan& p, int r, CollectiveConfig c, CompletionQueue& q,
         const MemoryRegion& m, std::vector<PeerConnection> conns)
@@ -243,12 +244,12 @@ bool CollectiveRunner::State::on_completion(const Completion& c, CollectiveResul
                              share_index, step, share_count(config.scaling, t.bytes)));
     return false;
   }
-  if (t.reduce && config.reduce && region.data != nullptr) {
-    const QpShare sh = share(config.scaling, 0, t.bytes, share_index);
+  const QpShare sh = share(config.scaling, 0, t.bytes, share_index);
+  if (t.reduce && config.reduce && region.data != nullptr)
     xor_into(region.data + t.reduce_offset + sh.offset, region.data + t.dst_offset + sh.offset,
              sh.bytes);
-  }
   ++arrivals[step];
+  if (progress != nullptr) progress->received_bytes.fetch_add(sh.bytes, std::memory_order_relaxed);
   post_receive(*connections[slot->connection].qps[slot->index], c.wr_id);
   return true;
 }
@@ -352,6 +353,7 @@ CollectiveResult CollectiveRunner::run(const CollectiveRun& length, const std::a
   const std::uint64_t send_bytes = st.schedule->send_bytes();
   const std::uint64_t receive_bytes = st.schedule->receive_bytes();
   for (auto& q : st.per_qp) q.messages = q.bytes = 0;  // this run's own
+  st.progress = length.progress;
   // Iterations count on from earlier runs: the arrival counters are cumulative.
   const std::uint64_t measure_from = st.iteration + length.warmup_iterations;
   const std::uint64_t total = measure_from + length.iterations;

@@ -111,6 +111,26 @@ TEST(CollectiveExecutor, IterationsCountBytesPerQpAndWaits) {
   }
 }
 
+TEST(CollectiveExecutor, EachRanksProgressCountsTheBytesItReceivedAsTheyArrive) {
+  // The agent samples received_bytes for the rank's timeline: with no warm-up it ends at the
+  // bytes the rank's iterations received, share by share (round robin over 3 QPs splits nothing,
+  // split over 3 QPs cuts each transfer in three), and bytes at what it sent.
+  for (const QpScaling scaling : {QpScaling{3, QpStrategy::split}, {3, QpStrategy::round_robin}}) {
+    const PlanOptions o{.pattern = Pattern::alltoall, .ranks = 4, .bytes = 3 * 65536 + 12};
+    Job job(o, {.scaling = scaling});
+    std::vector<LiveProgress> progress(job.ranks.size());
+    job.run({.warmup_iterations = 0, .iterations = 5}, &progress);
+    for (std::size_t r = 0; r < job.ranks.size(); ++r) {
+      const CollectiveResult& result = job.ranks[r].result;
+      ASSERT_EQ(result.errors, 0u) << result.first_error;
+      EXPECT_GT(result.bytes_received, 0u);
+      EXPECT_EQ(progress[r].received_bytes.load(), result.bytes_received) << "rank " << r;
+      EXPECT_EQ(progress[r].bytes.load(), result.bytes_sent) << "rank " << r;
+      EXPECT_EQ(progress[r].messages.load(), 5u);
+    }
+  }
+}
+
 TEST(CollectiveExecutor, EveryPatternRunsIterationsBackToBack) {
   // No barrier between iterations: a broadcast root or an incast sender runs ahead, and the
   // receive depth must absorb it without an error.

@@ -145,11 +145,16 @@ struct Job {
     ::setrlimit(RLIMIT_NOFILE, &l);
   }
 
-  void run(const CollectiveRun& length) {
+  // `progress`: one per rank, each rank's own (as each agent has its own), or none.
+  void run(const CollectiveRun& length, std::vector<LiveProgress>* progress = nullptr) {
     std::atomic<bool> stop{false};
     std::vector<std::thread> threads;
-    for (auto& rank : ranks)
-      threads.emplace_back([&] { rank.result = rank.runner->run(length, stop); });
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+      threads.emplace_back([&, r] {
+        CollectiveRun mine = length;
+        if (progress != nullptr) mine.progress = &(*progress)[r];
+        ranks[r].result = ranks[r].runner->run(mine, stop);
+      });
     for (auto& t : threads) t.join();
   }
 

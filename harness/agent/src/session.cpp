@@ -307,15 +307,18 @@ void AgentSession::on_start(std::optional<std::uint64_t> id, const StartRequest&
   next_stats_ = start.stats_ms == 0 ? Clock::time_point::max() : started_at_ + stats_period_;
   last_stats_at_ = started_at_;
   last_stats_bytes_ = 0;
-  // A bw sender's delivered bytes over time: what a failover or a stall is read from.
-  const bool sends_bw = setup_.workload == Workload::bw && setup_.role == Role::client;
-  next_sample_ = sends_bw ? started_at_ : Clock::time_point::max();
-  if (sends_bw) {
+  // A bw sender's delivered bytes over time, or a collective rank's received bytes: what a
+  // failover or a stall is read from.
+  const bool sampled = (setup_.workload == Workload::bw && setup_.role == Role::client) ||
+                       setup_.workload == Workload::collective;
+  next_sample_ = sampled ? started_at_ : Clock::time_point::max();
+  if (sampled) {
     if (!sampler_) sampler_ = std::make_unique<ProgressSampler>();
     sampler_->begin(begin_ns, timeline_period_us);
   }
   progress_.messages.store(0);
   progress_.bytes.store(0);
+  progress_.received_bytes.store(0);
   stop_.store(false);
   worker_done_.store(false);
   published_.reset();
@@ -411,10 +414,13 @@ void AgentSession::publish(ResultsEvent results, bool worker_continues) {
       results.events.resize(traffic::max_device_events);
   }
   {
+    // Done is told with the results, under their lock: a tick that took the results between the
+    // two would send them unfinished (no checksums: "data not checked"), as once on a starved
+    // guest.
     const std::lock_guard lock(results_mutex_);
+    if (!worker_continues) worker_done_.store(true);
     published_ = std::move(results);
   }
-  if (!worker_continues) worker_done_.store(true);
   const std::uint64_t one = 1;
   [[maybe_unused]] const auto n = write(wake_fd_, &one, sizeof one);
 }
@@ -474,7 +480,7 @@ void AgentSession::tick() {
   if (!results) return;
   if (next_sample_ != Clock::time_point::max()) {
     // The sender's work is over: its last sample, then the timeline goes with its results.
-    sampler_->finish(since_start_us(now), progress_.bytes.load(std::memory_order_relaxed));
+    sampler_->finish(since_start_us(now), timeline_bytes());
     results->timeline = sampler_->timeline();
     next_sample_ = Clock::time_point::max();
   }
@@ -501,9 +507,17 @@ std::uint64_t AgentSession::since_start_us(Clock::time_point now) const {
 }
 
 void AgentSession::sample(Clock::time_point now) {
-  sampler_->add(since_start_us(now), progress_.bytes.load(std::memory_order_relaxed));
+  sampler_->add(since_start_us(now), timeline_bytes());
   const auto period = std::chrono::microseconds(sampler_->period_us());
   while (next_sample_ <= now) next_sample_ += period;
+}
+
+std::uint64_t AgentSession::timeline_bytes() const {
+  // A collective's `bytes` moves once an iteration (a whole allreduce): too coarse to see a
+  // stall in; its receive completions move `received_bytes` at every share that arrives.
+  const auto& counter =
+      setup_.workload == Workload::collective ? progress_.received_bytes : progress_.bytes;
+  return counter.load(std::memory_order_relaxed);
 }
 
 void AgentSession::emit_stats(Clock::time_point now) {

@@ -176,5 +176,27 @@ TEST(SwitchTimeline, ASilentSwitchOrACounterThatWentBackIsAGapNeverZero) {
   EXPECT_DOUBLE_EQ(*s2_down.sent_bytes[31], 6 * full_100ms);
 }
 
+// switch_recovery_ms is the slowest event's recovery; one the traffic never came back from is
+// said to be at least that; with no recovery read, it is absent with the event's own reason.
+TEST(SwitchTimeline, TheSlowestEventsRecoveryIsTheCasesAndAnUnreadOneIsAbsentWithItsReason) {
+  const auto timeline = nlohmann::json::parse(R"({"events": [
+      {"what": "link_down l1-s1", "recovery_ms": 140, "recovered": true},
+      {"what": "link_up l1-s1", "recovery_ms": 300, "recovered": false,
+       "why": "it stayed under 90% to the end"},
+      {"what": "link_down l1-s2", "recovery_ms": 200, "recovered": true}]})");
+  const suites::Measured m = switch_recovery_metrics(timeline);
+  EXPECT_EQ(m.values.at("switch_recovery_ms"), 300);
+  EXPECT_EQ(m.where.at("switch_recovery_ms"),
+            "after link_up l1-s1: at least that: it stayed under 90% to the end");
+  EXPECT_TRUE(m.unmeasured.empty());
+
+  const suites::Measured unread = switch_recovery_metrics(nlohmann::json::parse(
+      R"({"events": [{"what": "link_down l1-s1", "why": "no poll saw the second before it"}]})"));
+  EXPECT_FALSE(unread.values.contains("switch_recovery_ms"));
+  EXPECT_EQ(unread.unmeasured.at("switch_recovery_ms"), "no poll saw the second before it");
+  const suites::Measured none = switch_recovery_metrics(nlohmann::json::parse(R"({"events": []})"));
+  EXPECT_EQ(none.unmeasured.at("switch_recovery_ms"), "no fabric event happened in this case");
+}
+
 }  // namespace
 }  // namespace rocehil::run

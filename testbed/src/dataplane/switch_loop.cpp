@@ -47,8 +47,10 @@ constexpr std::uint64_t pace_window_ns = 1'000'000;
 constexpr std::uint32_t wire_overhead_bytes = 24;
 constexpr std::uint16_t full_quanta = 0xffff;
 // An XOFF is sent again every half of its pause while the port stays over XON, so the pause
-// never runs out while the switch holds that much. (Every eighth was tried against the
-// switches' stalls, which are the kernel's autogroups (docs/rehearsal.md); it did not help.)
+// never runs out while the switch holds that much. (Every eighth, tried against the switches'
+// stalls, which were the kernel's autogroups (tools/process.cpp): in three runs of
+// testbed_lossless its hosts that ignore the priority never overran the headroom, so its
+// misalignment case found no drop; every half, they did.)
 constexpr int xoff_refreshes_per_pause = 2;
 constexpr std::uint64_t arp_retry_ns = 100'000'000;
 constexpr int receive_batch = 32;

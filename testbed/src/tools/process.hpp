@@ -38,11 +38,12 @@ int running_pid(const std::string& pid_file, const std::vector<std::string_view>
 std::string find_in_path(std::string_view tool);
 
 // Moves the calling thread (the process, before it starts any thread) into network namespace
-// `netns` (rocehil-ID-NAME) and ahead of the hosts' senders in the queue for a CPU (nice -10;
-// `log` says so when it cannot). For the testbed's own data-plane processes: a switch's
-// forwarding or a guest's NIC is hardware, never short of time; here it shares the machine's
-// cores with the hosts, and each millisecond it waits is line rate it did not pace or pause.
-// Not real-time: a bug in a loop must not take the machine. Throws rocehil::Error naming `who`.
+// `netns` (rocehil-ID-NAME) and ahead of the hosts' senders in the queue for a CPU (nice -10,
+// and, for a daemon, its session's scheduling group at -5; `log` says so when it cannot). For the
+// testbed's own data-plane processes: a switch's forwarding or a guest's NIC is hardware, never
+// short of time; here it shares the machine's cores with the hosts, and each millisecond it waits
+// is line rate it did not pace or pause. Not real-time: a bug in a loop must not take the machine.
+// Throws rocehil::Error naming `who`.
 void enter_data_plane_namespace(const std::string& netns, std::string_view who,
                                 const std::function<void(std::string_view)>& log);
 

@@ -91,22 +91,33 @@ class Qualification(unittest.TestCase):
                           f"{failed_thresholds(again)} {again['summary']['error']}")
             self.assertEqual(again_code, 0, again_err[-2000:])
 
-    def test_3_switches_without_ecn_fail_the_dcqcn_case_on_its_marks(self):
-        code, out, err = self.run_suite("--only", "tc03-dcqcn", "--set", "switch.ecn_enable=0")
-        self.assertEqual(code, 1, err[-2000:])
+    def graded_case(self, *options):
+        """The one case `options` select, run until its thresholds were graded: a run that ended
+        on an error (a QP of the soft fabric gave up while a process waited for a CPU: once,
+        tc03 with ECN off) graded nothing to name, and runs once more; its error is said."""
+        code, out, err = self.run_suite(*options)
         (case,) = json.loads(out)["cases"]
+        if case["summary"]["error"] is not None:
+            print(f"\n  {case['test']} {case['outcome']} on an error: "
+                  f"{case['summary']['error']}; once more:", file=sys.stderr)
+            code, out, err = self.run_suite(*options)
+            (case,) = json.loads(out)["cases"]
+        return code, case, err
+
+    def test_3_switches_without_ecn_fail_the_dcqcn_case_on_its_marks(self):
+        code, case, err = self.graded_case("--only", "tc03-dcqcn", "--set", "switch.ecn_enable=0")
+        self.assertEqual(code, 1, err[-2000:])
         self.assertEqual(case["outcome"], "fail")
         failed = failed_thresholds(case)
-        self.assertIn("ecn_marked[dscp=26] > 0", failed)
-        self.assertIn("mirror_cnps[dscp=48] > 0", failed)
+        self.assertIn("ecn_marked[dscp=26] > 0", failed, case["summary"])
+        self.assertIn("mirror_cnps[dscp=48] > 0", failed, case["summary"])
 
     def test_4_switches_without_pfc_fail_the_pfc_case_on_its_pauses(self):
-        code, out, err = self.run_suite("--only", "tc02-pfc-one-class", "--set",
-                                        "switch.pfc_priorities=none")
+        code, case, err = self.graded_case("--only", "tc02-pfc-one-class", "--set",
+                                           "switch.pfc_priorities=none")
         self.assertEqual(code, 1, err[-2000:])
-        (case,) = json.loads(out)["cases"]
         self.assertEqual(case["outcome"], "fail")
-        self.assertIn("switch_pfc_tx[prio=3] > 0", failed_thresholds(case))
+        self.assertIn("switch_pfc_tx[prio=3] > 0", failed_thresholds(case), case["summary"])
 
 
 if __name__ == "__main__":

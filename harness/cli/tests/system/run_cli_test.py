@@ -199,6 +199,19 @@ class RunTest(unittest.TestCase):
                                  (case_id, sides))
             self.assertAlmostEqual(m["cnp_reconciliation"], sides["mirror"] / sides["nics"])
             self.assertEqual(m["pfc_storms"], 0)
+            # Each rank's agent sampled the bytes it received, share by share: the timeline
+            # ends at its warm-up and measured iterations' bytes (the measured ones as the rank
+            # reported them), and the longest stall is read from it.
+            raw = by_id[case_id]["attempts"][-1]["raw"]
+            senders = raw["timeline"]["senders"]
+            self.assertEqual([s["sender"] for s in senders],
+                             [f"rank {r['rank']} ({r['host']})" for r in raw["traffic"]["ranks"]])
+            runs = raw["traffic"]["warmup_iterations"] + raw["traffic"]["iterations"]
+            for sender, rank in zip(senders, traffic["per_rank"]):
+                self.assertEqual(sender["bytes"], sorted(sender["bytes"]), sender["sender"])
+                self.assertEqual(sender["bytes"][-1] * traffic["iterations"],
+                                 rank["bytes_received"] * runs, sender["sender"])
+            self.assertGreaterEqual(m["max_stall_ms"], 0)
             self.assertGreaterEqual(m["ecmp_imbalance"], 1.0)
             self.assertLessEqual(m["ecmp_imbalance"], 2.0)
         self.assertGreater(by_id["incast"]["attempts"][-1]["metrics"]["cnps"], 0)

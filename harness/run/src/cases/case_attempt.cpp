@@ -255,6 +255,9 @@ TrafficOutcome run_collective(const CaseContext& c) {
   std::vector<int> peers;
   for (std::size_t r = 0; r < result.results.size() && r < ranks.hosts.size(); ++r) {
     for (const auto& d : result.results[r].nics) out.nics.push_back({ranks.hosts[r], d});
+    if (result.results[r].timeline)
+      out.timelines.push_back(
+          {fmt::format("rank {} ({})", r, ranks.hosts[r]), *result.results[r].timeline});
     for (const auto& e : result.results[r].events) out.events.push_back({ranks.hosts[r], e});
     add_cpu(result.results[r], ranks.hosts[r], r, out.cpu);
     // The plan's peers of this rank, `qps` QPs each, in QP order.
@@ -477,31 +480,7 @@ void switch_timeline_metrics(const CaseContext& c, const std::vector<std::string
   const auto series = port_series(fabric_ports(*c.inventory, scope, case_shape(c).hosts), samples);
   nlohmann::json timeline =
       switch_timeline_json(series, events, static_cast<double>(period.count()), traffic_start_ns);
-  if (c.test->events.empty()) {
-    raw["switch_timeline"] = std::move(timeline);
-    return;
-  }
-  std::optional<double> worst;
-  std::string where, why = "no fabric event happened in this case";
-  for (const auto& e : timeline["events"]) {
-    if (!e.contains("recovery_ms")) {
-      why = e.value("why", std::string("no recovery read"));
-      continue;
-    }
-    const double ms = e["recovery_ms"].get<double>();
-    if (worst && ms <= *worst) continue;
-    worst = ms;
-    where = e.value("recovered", false)
-                ? fmt::format("after {}", e["what"].get<std::string>())
-                : fmt::format("after {}: at least that: {}", e["what"].get<std::string>(),
-                              e.value("why", std::string()));
-  }
-  if (worst) {
-    measured.values["switch_recovery_ms"] = *worst;
-    measured.where["switch_recovery_ms"] = where;
-  } else {
-    measured.absent("switch_recovery_ms", why);
-  }
+  if (!c.test->events.empty()) measured.merge(switch_recovery_metrics(timeline));
   raw["switch_timeline"] = std::move(timeline);
 }
 

@@ -237,4 +237,30 @@ nlohmann::json switch_timeline_json(const std::vector<PortSeries>& series,
   return out;
 }
 
+suites::Measured switch_recovery_metrics(const nlohmann::json& timeline) {
+  suites::Measured m;
+  std::optional<double> worst;
+  std::string where, why = "no fabric event happened in this case";
+  for (const auto& e : timeline.value("events", nlohmann::json::array())) {
+    if (!e.contains("recovery_ms")) {
+      why = e.value("why", std::string("no recovery read"));
+      continue;
+    }
+    const double ms = e["recovery_ms"].get<double>();
+    if (worst && ms <= *worst) continue;
+    worst = ms;
+    const std::string what = e.value("what", std::string());
+    where = e.value("recovered", false)
+                ? fmt::format("after {}", what)
+                : fmt::format("after {}: at least that: {}", what, e.value("why", std::string()));
+  }
+  if (worst) {
+    m.values["switch_recovery_ms"] = *worst;
+    m.where["switch_recovery_ms"] = where;
+  } else {
+    m.absent("switch_recovery_ms", why);
+  }
+  return m;
+}
+
 }  // namespace rocehil::run

@@ -116,8 +116,8 @@ suites::Measured timeline_metrics(const std::vector<SenderTimeline>& senders,
   raw["senders"] = nlohmann::json::array();
   if (senders.empty()) {
     const std::string why =
-        "no sender reported a timeline (bw senders of the rocehil engine do; collectives and "
-        "perftest do not)";
+        "no sender reported a timeline (bw senders and collective ranks of the rocehil engine "
+        "do; perftest and iperf3 do not)";
     m.absent("max_stall_ms", why);
     m.absent("recovery_ms", why);
     return m;

@@ -41,7 +41,9 @@ struct CollectiveConfig {
 struct CollectiveRun {
   std::uint64_t warmup_iterations = 2;
   std::uint64_t iterations = 10;
-  LiveProgress* progress = nullptr;  // optional: iterations done, bytes sent
+  // Optional: iterations done and bytes sent at each iteration's end, bytes received at each
+  // receive completion.
+  LiveProgress* progress = nullptr;
 };
 
 struct CollectiveResult {

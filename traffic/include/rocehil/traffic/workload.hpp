@@ -30,6 +30,9 @@ struct Connection {
 struct LiveProgress {
   std::atomic<std::uint64_t> messages{0};  // completed, warm-up included
   std::atomic<std::uint64_t> bytes{0};
+  // A collective rank's bytes arrived, added at each receive completion (warm-up included): its
+  // timeline, fine-grained where `bytes` moves once an iteration.
+  std::atomic<std::uint64_t> received_bytes{0};
 };
 
 struct BwConfig {

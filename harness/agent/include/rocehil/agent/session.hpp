@@ -134,12 +134,14 @@ class AgentSession {
   Clock::time_point next_stats_ = Clock::time_point::max();
   std::uint64_t last_stats_bytes_ = 0;
   Clock::time_point last_stats_at_{};
-  // A bw sender's delivered bytes every 10 ms, sampled here (the control thread reads the
-  // workload's progress; the work's own loop does nothing more) until its results go out.
+  // A bw sender's delivered bytes (a collective rank's received bytes) every 10 ms, sampled here
+  // (the control thread reads the workload's progress; the work's own loop does nothing more)
+  // until its results go out.
   std::unique_ptr<ProgressSampler> sampler_;
   Clock::time_point next_sample_ = Clock::time_point::max();
   Clock::time_point next_idle_service_{};  // serve_idle of an idle provider
   void sample(Clock::time_point now);
+  std::uint64_t timeline_bytes() const;
   std::uint64_t since_start_us(Clock::time_point now) const;
 };
 

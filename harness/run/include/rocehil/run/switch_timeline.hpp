@@ -8,6 +8,7 @@
 
 #include "rocehil/inventory/inventory.hpp"
 #include "rocehil/run/timeline_metrics.hpp"
+#include "rocehil/suites/threshold.hpp"
 #include "rocehil/switches/snapshot.hpp"
 
 namespace rocehil::run {
@@ -63,5 +64,10 @@ FabricRecovery fabric_recovery_after(const std::vector<PortSeries>& series, std:
 nlohmann::json switch_timeline_json(const std::vector<PortSeries>& series,
                                     const std::vector<EventTime>& events, double period_ms,
                                     std::int64_t start_ns);
+
+// switch_recovery_ms from a switch_timeline_json: the longest recovery over its events, with
+// the event it followed (and, when the traffic never came back, that it is at least that);
+// absent with the reason when no event has a recovery read.
+suites::Measured switch_recovery_metrics(const nlohmann::json& timeline);
 
 }  // namespace rocehil::run

@@ -483,7 +483,8 @@ struct ResultsEvent {
   std::optional<SchedulingReport> cpu;
   // bw, a paced sender only: how its rate was held.
   std::optional<PacingReport> pacing{};
-  // bw senders: the bytes they had delivered over time.
+  // bw senders: the bytes they had delivered over time; collective ranks: the bytes they had
+  // received.
   std::optional<ProgressTimeline> timeline{};
 };
 inline constexpr std::size_t max_agent_nics = 16;
