@@ -68,6 +68,7 @@ struct Flight {
   std::uint64_t first_measured = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t measured_messages = 0;
   bool failed = false;
+  StallWatch stall;
 };
 
 }  // namespace
@@ -183,6 +184,7 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
         }
         if (now >= measure_from && f.first_measured == std::numeric_limits<std::uint64_t>::max())
           f.first_measured = f.posted;
+        f.stall.posted(now_ns, f.outstanding == 0);
         f.outstanding += static_cast<std::uint32_t>(n);
         f.posted += n;
         posted_any = true;
@@ -201,6 +203,8 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
       break;
     }
     const auto polled_at = Clock::now();
+    const auto polled_ns = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(polled_at - start).count());
     std::uint64_t completed = 0;
     for (std::size_t i = 0; i < got; ++i) {
       if (wc[i].opcode == Opcode::recv) {  // the peer's traffic, in a bidirectional run
@@ -220,6 +224,7 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
         continue;
       }
       ++completed;
+      f.stall.completed(polled_ns);
       const bool measured = by_volume                ? true
                             : config.iterations != 0 ? ordinal >= f.first_measured
                                                      : polled_at >= measure_from;
@@ -262,8 +267,12 @@ BwResult run_bw_requester(CompletionQueue& cq, std::vector<Connection>& connecti
     result.pacer_lost_ns =
         std::min(window_ns, static_cast<std::uint64_t>((bucket.overflowed_bits() - overflow_from) /
                                                        config.rate_bps * 1e9));
+  const auto ended_ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
   for (std::size_t c = 0; c < connections.size(); ++c) {
     QpBwResult q;
+    flights[c].stall.ended(ended_ns, !flights[c].failed && flights[c].outstanding > 0);
+    q.longest_stall = flights[c].stall.longest();
     q.qpn = connections[c].qp->qpn();
     q.udp_sport = connections[c].qp->local_endpoint().udp_sport;
     q.messages = flights[c].measured_messages;

@@ -59,7 +59,7 @@ void add_bw(ResultsEvent& results, const traffic::BwResult& bw) {
 }
 
 void add_qp_results(ResultsEvent& results, const std::vector<traffic::QpBwResult>& per_qp) {
-  for (const traffic::QpBwResult& q : per_qp)
+  for (const traffic::QpBwResult& q : per_qp) {
     results.per_qp.push_back({.qpn = q.qpn,
                               .udp_sport = q.udp_sport,
                               .messages = q.messages,
@@ -68,6 +68,11 @@ void add_qp_results(ResultsEvent& results, const std::vector<traffic::QpBwResult
                               .counters = q.counters,
                               .source_crc32 = {},
                               .target_crc32 = {}});
+    if (q.longest_stall) {
+      results.per_qp.back().stall_us = q.longest_stall->ns / 1000;
+      results.per_qp.back().stall_from_us = q.longest_stall->from_ns / 1000;
+    }
+  }
 }
 
 void add_latency(ResultsEvent& results, const traffic::LatResult& lat,

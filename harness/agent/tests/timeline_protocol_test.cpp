@@ -16,6 +16,24 @@ std::string results_error(const std::string& timeline) {
   return parse_reply(line).error;
 }
 
+// A QP's longest wait for a completion travels with its results; a QP without one says nothing.
+TEST(AgentProtocolTimeline, AQpsLongestStallTravelsWithItAndIsAbsentWhereNotMeasured) {
+  ResultsEvent r;
+  r.per_qp.resize(2);
+  r.per_qp[0].qpn = 0x1a3;
+  r.per_qp[0].stall_us = 4'300'000;
+  r.per_qp[0].stall_from_us = 2'010'000;
+  r.per_qp[1].qpn = 0x1a4;
+  const std::string line = to_json_line(Reply{3, r});
+  const ParsedReply parsed = parse_reply(line);
+  ASSERT_EQ(parsed.error, "") << line;
+  const auto& back = std::get<ResultsEvent>(parsed.reply->body);
+  EXPECT_EQ(back.per_qp[0].stall_us, 4'300'000u);
+  EXPECT_EQ(back.per_qp[0].stall_from_us, 2'010'000u);
+  EXPECT_FALSE(back.per_qp[1].stall_us);
+  EXPECT_EQ(line.find("stall_us"), line.rfind("stall_us")) << line;  // the first QP's only
+}
+
 TEST(AgentProtocolTimeline, ResultsCarryTheTimelineAndOnlyOneThatCanBe) {
   ResultsEvent r;
   r.timeline = ProgressTimeline{.start_ns = 1'700'000'000'000'000'000,

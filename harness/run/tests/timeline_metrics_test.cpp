@@ -112,5 +112,29 @@ TEST(TimelineMetrics, EveryFlowThatNeverCameBackIsNamedNotOnlyTheLongest) {
   EXPECT_EQ(raw["events"][0]["senders"][2]["shortfall_bytes"], 10'000.0);
 }
 
+// Static routes with 8 QPs: l2 hashed one QP's ACKs onto the spine cut off from l1, and that QP
+// waited 4.3 s (its ACK timeout) while the other seven kept the sender's total moving: the
+// longest stall is the QP's, named with its peer.
+TEST(TimelineMetrics, AQpTheFabricStoppedIsTheLongestStallWhenTheSendersTotalKeptMoving) {
+  std::vector<SenderTimeline> senders = {
+      {"h1",
+       flow(3000, [](int i) { return i > 200 && i <= 205 ? 0 : 100; }),
+       {{.qpn = 0x1a2, .peer = "h3", .ms = 40, .from_s = 0.5},
+        {.qpn = 0x1a3, .peer = "h3", .ms = 4300, .from_s = 2.01}}},
+      {"h2", flow(3000, [](int) { return 100; }), {}}};
+  nlohmann::json raw;
+  suites::Measured m = timeline_metrics(senders, {}, raw);
+  EXPECT_DOUBLE_EQ(m.values.at("max_stall_ms"), 4300);
+  EXPECT_EQ(m.where.at("max_stall_ms"), "h1: QP 0x1a3 to h3: 4300 ms from +2.01 s");
+  EXPECT_EQ(raw["senders"][0]["max_stall_ms"], 50.0);  // the total's own stall: 5 samples
+  EXPECT_EQ(raw["senders"][0]["max_qp_stall_ms"], 4300.0);
+  EXPECT_FALSE(raw["senders"][1].contains("max_qp_stall_ms"));
+  // QPs that waited less than the total stood still: the total's stall is the case's.
+  senders[0].qp_stalls = {{.qpn = 0x1a2, .peer = "h3", .ms = 30, .from_s = 2.0}};
+  m = timeline_metrics(senders, {}, raw);
+  EXPECT_DOUBLE_EQ(m.values.at("max_stall_ms"), 50);
+  EXPECT_EQ(m.where.at("max_stall_ms"), "h1: 50 ms from +2.00 s");
+}
+
 }  // namespace
 }  // namespace rocehil::run

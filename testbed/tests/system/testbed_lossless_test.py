@@ -504,6 +504,26 @@ def vtysh(fabric, switch, daemon, command):
     return json.loads(out)
 
 
+def run_flap(fabric, work, ack_timeout, thresholds=(), qps=4):
+    """A 6 s bw case h1 -> h3 (rack 1 to rack 2, `qps` QPs on DSCP 26) while l1-s1 goes down at
+    2 s and up at 4 s: `rocehil run`'s result and the case's last attempt in run.json."""
+    suite = os.path.join(work, "flap.yaml")
+    with open(suite, "w") as f:
+        f.write("schema_version: 1\nname: flap\ndefaults: {provider: soft}\n"
+                "tests:\n  - name: flap\n    workload: bw\n    hosts: h1,h3\n"
+                f"    qps: {qps}\n    duration_s: 6\n    traffic_class: 106\n"
+                f"    ack_timeout: {ack_timeout}\n    events:\n"
+                "      - {at_s: 2, action: link_down, link: l1-s1}\n"
+                "      - {at_s: 4, action: link_up, link: l1-s1}\n")
+        if thresholds:
+            f.write("    thresholds:\n" + "".join(f"      - {t}\n" for t in thresholds))
+    r = subprocess.run([ROCEHIL, "run", suite, "-i", f"{fabric.dir}/inventory.yaml"],
+                       capture_output=True, text=True, timeout=180, cwd=work)
+    [path] = glob.glob(os.path.join(work, "reports", "*", "run.json"))
+    with open(path) as f:
+        return r, json.load(f)["cases"][0]["attempts"][-1]
+
+
 def rack1_next_hops(fabric):
     """The far leaf's (l2's) next hops to rack 1, as zebra has them."""
     routes = vtysh(fabric, "l2", "zebra", "show ip route 198.18.1.0/24 json")
@@ -552,19 +572,7 @@ class Routed(unittest.TestCase):
             # 268 ms for an ACK (ack_timeout 16; NCCL's jobs wait 1-4 s): what was queued for the
             # dead link is resent within 7 x that, however late a loaded machine reroutes (at 67
             # ms, two CIs in a row ran out of retries).
-            suite = os.path.join(work, "flap.yaml")
-            with open(suite, "w") as f:
-                f.write("schema_version: 1\nname: flap\ndefaults: {provider: soft}\n"
-                        "tests:\n  - name: flap\n    workload: bw\n    hosts: h1,h3\n"
-                        "    qps: 4\n    duration_s: 6\n    traffic_class: 106\n"
-                        "    ack_timeout: 16\n    events:\n"
-                        "      - {at_s: 2, action: link_down, link: l1-s1}\n"
-                        "      - {at_s: 4, action: link_up, link: l1-s1}\n")
-            r = subprocess.run([ROCEHIL, "run", suite, "-i", f"{fabric.dir}/inventory.yaml"],
-                               capture_output=True, text=True, timeout=180, cwd=work)
-            [path] = glob.glob(os.path.join(work, "reports", "*", "run.json"))
-            with open(path) as f:
-                attempt = json.load(f)["cases"][0]["attempts"][-1]
+            r, attempt = run_flap(fabric, work, ack_timeout=16)
             events = attempt["raw"]["fabric_events"]["events"]
             said = r.stdout[-3000:] + r.stderr[-3000:]
             self.assertIsNone(attempt.get("error"), said)
@@ -589,14 +597,49 @@ class Routed(unittest.TestCase):
             fabric.down()
             shutil.rmtree(work, ignore_errors=True)
 
+    def test_static_routes_do_not_reroute_and_the_failover_fails_naming_the_stalled_qp(self):
+        """The same flap with the routes `up` wrote once: the spine whose link to l1 went down
+        still routes rack 1 through it, so what is hashed there is lost until the link is back.
+        The QPs wait as NCCL's do (ack_timeout 20, 4.3 s: no QP gives up in 2 s); a QP whose
+        ACKs were hashed there waits for its timeout while the other QPs carry the sender's
+        rate, and the stall threshold of the plan's failover case (suites/qualification.yaml,
+        tc10) fails, naming that QP. 8 QPs: that
+        none of their packets or ACKs is hashed through s1 has odds of 1 in 256 at most."""
+        fabric = Fabric("s")
+        work = tempfile.mkdtemp(prefix="rocehil-lossless-static-")
+        try:
+            r, attempt = run_flap(fabric, work, ack_timeout=20, qps=8,
+                                  thresholds=("max_stall_ms < 1000", "recovery_ms < 2000"))
+        finally:
+            fabric.down()
+            shutil.rmtree(work, ignore_errors=True)
+        said = r.stdout[-3000:] + r.stderr[-3000:]
+        self.assertIsNone(attempt.get("error"), said)
+        self.assertEqual(r.returncode, 1, said)
+        graded = {t["threshold"]: t for t in attempt["grade"]["thresholds"]}
+        stall = graded["max_stall_ms < 1000"]
+        print(f"\nstatic routes through the flap: longest stall "
+              f"{attempt['metrics']['max_stall_ms']:.0f} ms ({stall['detail']}), recovery "
+              f"{attempt['metrics']['recovery_ms']:.0f} ms", flush=True)
+        self.assertEqual(stall["verdict"], "fail", graded)
+        # The QP whose ACKs went by s1, named: the sender's total kept moving on the other 7.
+        qps = {q["qpn"]: q for q in attempt["raw"]["traffic"]["client"]["results"]["per_qp"]}
+        named = re.search(r"h1: QP (0x[0-9a-f]+) to h3", stall["detail"])
+        self.assertTrue(named, stall)
+        self.assertAlmostEqual(qps[int(named.group(1), 16)]["stall_us"] / 1e3,
+                               attempt["metrics"]["max_stall_ms"], places=6)
+
     def check_timeline(self, attempt, events):
         """max_stall_ms and recovery_ms are what this file's own reading of the sender's
-        timeline in run.json gives, against the events' times run.json records."""
+        timeline in run.json gives, and of its QPs' longest waits, against the events' times
+        run.json records."""
         senders = attempt["raw"]["timeline"]["senders"]
         self.assertEqual(len(senders), 1, senders)  # h1, the bw client
         t, b = senders[0]["t_us"], senders[0]["bytes"]
         self.assertGreater(len(t), 300, "fewer samples than 6 s at 10 ms")
-        stall = longest_stall(t, b)
+        qps = attempt["raw"]["traffic"]["client"]["results"]["per_qp"]
+        self.assertTrue(all("stall_us" in q for q in qps), qps)
+        stall = max(longest_stall(t, b), max(q["stall_us"] / 1e3 for q in qps))
         self.assertAlmostEqual(attempt["metrics"]["max_stall_ms"], stall, places=6)
         worst = max(recovery(t, b, senders[0]["start_ns"], e["started_ns"]) for e in events)
         self.assertAlmostEqual(attempt["metrics"]["recovery_ms"], worst, places=6)

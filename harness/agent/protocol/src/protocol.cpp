@@ -622,7 +622,10 @@ struct Describe<QpResult> {
               Presence::extra),
         field("target_crc32", at<&S::target_crc32>, Int<std::uint32_t>{0, max_u32},
               Presence::extra),
-        field("traffic_class", at<&S::traffic_class>, Int<std::uint8_t>{0, 255}, Presence::extra)};
+        field("traffic_class", at<&S::traffic_class>, Int<std::uint8_t>{0, 255}, Presence::extra),
+        field("stall_us", at<&S::stall_us>, Int<std::uint64_t>{0, max_u64}, Presence::extra),
+        field("stall_from_us", at<&S::stall_from_us>, Int<std::uint64_t>{0, max_u64},
+              Presence::extra)};
     return f;
   }
 };

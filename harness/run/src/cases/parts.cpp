@@ -52,7 +52,8 @@ TrafficOutcome merged(const std::vector<PartCase>& cases, std::vector<PartRun>& 
     std::move(o.cpu.begin(), o.cpu.end(), std::back_inserter(all.cpu));
     std::move(o.cnps_sent.begin(), o.cnps_sent.end(), std::back_inserter(all.cnps_sent));
     for (SenderTimeline& t : o.timelines)
-      all.timelines.push_back({fmt::format("{} (part {})", t.sender, name), std::move(t.timeline)});
+      all.timelines.push_back({fmt::format("{} (part {})", t.sender, name), std::move(t.timeline),
+                               std::move(t.qp_stalls)});
     for (const std::string& h : o.hosts)
       if (std::find(all.hosts.begin(), all.hosts.end(), h) == all.hosts.end())
         all.hosts.push_back(h);

@@ -225,7 +225,8 @@ TrafficOutcome run_rocehil_case(const CaseContext& c) {
   add_cpu(result.client.results, client_host.name, 0, out.cpu);
   add_cpu(result.server.results, server_host.name, 1, out.cpu);
   if (result.client.results.timeline)
-    out.timelines.push_back({client_host.name, *result.client.results.timeline});
+    out.timelines.push_back({client_host.name, *result.client.results.timeline,
+                             qp_stalls_of(result.client.results, server_host.name)});
   out.hosts = {client_host.name, server_host.name};
   for (const auto& [side, host, peer] :
        {std::tuple{&result.client, client_host.name, server_host.name},

@@ -109,6 +109,17 @@ Recovery recovery_after(const agent::ProgressTimeline& t, std::int64_t event_ns,
   return r;
 }
 
+std::vector<QpStallSeen> qp_stalls_of(const agent::ResultsEvent& sender, const std::string& peer) {
+  std::vector<QpStallSeen> out;
+  for (const agent::QpResult& q : sender.per_qp)
+    if (q.stall_us && q.stall_from_us)
+      out.push_back({.qpn = q.qpn,
+                     .peer = peer,
+                     .ms = static_cast<double>(*q.stall_us) / 1e3,
+                     .from_s = static_cast<double>(*q.stall_from_us) / 1e6});
+  return out;
+}
+
 suites::Measured timeline_metrics(const std::vector<SenderTimeline>& senders,
                                   const std::vector<EventTime>& events, nlohmann::json& raw) {
   suites::Measured m;
@@ -136,6 +147,14 @@ suites::Measured timeline_metrics(const std::vector<SenderTimeline>& senders,
         worst_stall = stall;
         stalled = s.sender;
       }
+    }
+    // A QP the fabric stopped while the others carried the sender's rate: its total hides it.
+    for (const QpStallSeen& q : s.qp_stalls) {
+      if (!j.contains("max_qp_stall_ms") || q.ms > j["max_qp_stall_ms"].get<double>())
+        j["max_qp_stall_ms"] = q.ms;
+      if (worst_stall && q.ms <= worst_stall->ms) continue;
+      worst_stall = Stall{.ms = q.ms, .from_s = q.from_s};
+      stalled = fmt::format("{}: QP {:#x} to {}", s.sender, q.qpn, q.peer);
     }
     raw["senders"].push_back(std::move(j));
   }

@@ -8,6 +8,7 @@
 
 #include "rocehil/traffic/histogram.hpp"
 #include "rocehil/traffic/provider.hpp"
+#include "rocehil/traffic/stall_watch.hpp"
 
 namespace rocehil::traffic {
 
@@ -72,6 +73,9 @@ struct QpBwResult {
   std::uint64_t bytes = 0;
   double gbps = 0;
   QpCounters counters;
+  // A bw requester's QP: its longest wait for a completion with work outstanding, from_ns since
+  // the run's start (stall_watch.hpp); none before its first completion, or from other workloads.
+  std::optional<QpStall> longest_stall{};
 };
 
 struct BwResult {

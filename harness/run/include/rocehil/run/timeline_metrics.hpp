@@ -11,12 +11,25 @@
 
 namespace rocehil::run {
 
+// One of a sender's QPs that waited for a completion with work outstanding (QpResult's
+// stall_us): a flow the fabric stopped while the sender's other QPs kept its total moving.
+struct QpStallSeen {
+  std::uint32_t qpn = 0;
+  std::string peer;  // the host at its other end
+  double ms = 0;
+  double from_s = 0;  // since the sender's start
+};
+
 // One sender's delivered bytes over the case (agent::ResultsEvent::timeline), named for a person:
-// "h1 (part roce)".
+// "h1 (part roce)", and its QPs' longest waits, where its agent measured them.
 struct SenderTimeline {
   std::string sender;
   agent::ProgressTimeline timeline;
+  std::vector<QpStallSeen> qp_stalls{};
 };
+
+// The QPs' longest waits a bw sender's results carry, each toward `peer`.
+std::vector<QpStallSeen> qp_stalls_of(const agent::ResultsEvent& sender, const std::string& peer);
 
 // When a fabric event of the case happened (wall clock), and what it was: "link_down l1-s1".
 struct EventTime {
@@ -51,7 +64,8 @@ struct Recovery {
 Recovery recovery_after(const agent::ProgressTimeline& t, std::int64_t event_ns,
                         double share = 0.9);
 
-// max_stall_ms (the longest over senders) and recovery_ms (the longest over events and the
+// max_stall_ms (the longest time any flow moved nothing: a sender's total bytes, or one of its
+// QPs' completions, over senders) and recovery_ms (the longest over events and the
 // senders that ran across them), each with where it happened; the per-sender numbers and the
 // rate per 10 ms in `raw`, for the report.
 suites::Measured timeline_metrics(const std::vector<SenderTimeline>& senders,

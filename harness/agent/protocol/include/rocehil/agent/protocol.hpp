@@ -379,6 +379,10 @@ struct QpResult {
   std::optional<std::uint32_t> source_crc32, target_crc32;
   // The IP TOS byte the QP was created with (setup's traffic_class_of_qp).
   std::optional<std::uint8_t> traffic_class{};
+  // A bw sender's QP (engine rocehil): its longest wait for a completion with work outstanding,
+  // from stall_from_us after the sender's start (traffic::StallWatch). Absent before its first
+  // completion and from other workloads.
+  std::optional<std::uint64_t> stall_us{}, stall_from_us{};
 };
 
 struct LatencySummary {
