@@ -187,8 +187,16 @@ std::string capture_bytes_chart(const std::string& id, const nlohmann::json& cap
                     marks);
 }
 
-// The points' timelines on one clock: each starts at its own first frame.
-std::string timeline(const std::string& id, const nlohmann::json& captures) {
+// The fabric's events of a case with their times: the agents' timeline's, else the switches'.
+const nlohmann::json& case_events(const nlohmann::json& raw) {
+  const nlohmann::json& agents = list(member(raw, "timeline"), "events");
+  return !agents.empty() ? agents : list(member(raw, "switch_timeline"), "events");
+}
+
+// The points' timelines on one clock: each starts at its own first frame. With `origin_ns` (the
+// traffic's start) on the case's time axis, the sender and switch charts' own, with the events.
+std::string timeline(const std::string& id, const nlohmann::json& captures,
+                     std::optional<double> origin_ns, const nlohmann::json& events) {
   std::optional<double> start_ns, bin_ms;
   for (const auto& p : captures) {
     const nlohmann::json& t = member(member(p, "analysis"), "timeline");
@@ -225,6 +233,14 @@ std::string timeline(const std::string& id, const nlohmann::json& captures) {
   for (auto& s : chart.series) bins = std::max(bins, s.values.size());
   if (bins == 0) return "";
   for (auto& s : chart.series) s.values.resize(bins, 0.0);
+  if (origin_ns) {
+    chart.start_ms = (*start_ns - *origin_ns) / 1e6;
+    chart.time_unit = TimeUnit::s;
+    chart.x_title = "time (s) from the traffic's start";
+    for (const auto& e : events)
+      if (const auto at = number(e, "at_ns"))
+        chart.markers.push_back({(*at - *origin_ns) / 1e6, text(e, "what")});
+  }
   return figure(timeline_chart(chart),
                 fmt::format("CNPs, PFC XOFF frames and CE-marked packets the mirrors saw, per "
                             "{} ms, summed over the capture points",
@@ -433,8 +449,9 @@ std::string case_charts(const nlohmann::json& c) {
     figures += iteration_chart(id, cases[0]);
   figures += latency_chart(id, traffic);
   figures += capture_bytes_chart(id, captures, *attempt);
-  figures += timeline(id, captures);
-  if (const auto origin_ns = traffic_origin_ns(raw)) {
+  const auto origin_ns = traffic_origin_ns(raw);
+  figures += timeline(id, captures, origin_ns, case_events(raw));
+  if (origin_ns) {
     figures += sender_rates_chart(id, member(raw, "timeline"), *origin_ns);
     figures += switch_port_rates_chart(id, member(raw, "switch_timeline"), *origin_ns);
   }

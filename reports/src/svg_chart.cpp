@@ -83,6 +83,13 @@ void draw_line_series(Svg& svg, const LineSeries& s, std::string_view colour, co
   }
 }
 
+// A dashed line across the plot at px, its label at the top: an event or a change point.
+void draw_event_marker(Svg& svg, const Frame& f, double px, const std::string& label) {
+  svg.line(px, f.top, px, f.bottom, svg::kWarning, R"(stroke-dasharray="4 3")");
+  svg.text(px + 3, f.top + 10, svg::fit_text(label, 120, 10),
+           fmt::format(R"(font-size="10" fill="{}")", svg::kWarning));
+}
+
 }  // namespace
 
 std::string line_chart(const LineChart& chart) {
@@ -116,9 +123,7 @@ std::string line_chart(const LineChart& chart) {
   for (const Marker& m : chart.markers) {
     if (!placeable_x(m.x, chart.x_axis) || m.x < x.scale.lo || m.x > x.scale.hi) continue;
     const double px = x.scale(m.x);
-    svg.line(px, f.top, px, f.bottom, svg::kWarning, R"(stroke-dasharray="4 3")");
-    svg.text(px + 3, f.top + 10, svg::fit_text(m.label, 120, 10),
-             fmt::format(R"(font-size="10" fill="{}")", svg::kWarning));
+    draw_event_marker(svg, f, px, m.label);
   }
   for (std::size_t i = 0; i < chart.series.size(); ++i)
     draw_line_series(svg, chart.series[i], svg::series_colour(i), x, y, chart.x_axis,
@@ -142,17 +147,26 @@ std::string timeline_chart(const TimelineChart& chart) {
   const bool seconds =
       chart.time_unit == TimeUnit::s || (chart.time_unit == TimeUnit::automatic && span_ms >= 2000);
   const double per_unit = seconds ? 1000 : 1;  // ms in one axis unit
-  Axis x = svg::linear_axis(0, span_ms / per_unit, seconds ? "time (s)" : "time (ms)");
+  const double from_ms = std::isfinite(chart.start_ms) ? chart.start_ms : 0;
+  // The axis keeps a view of its title: a named string, not a temporary.
+  const std::string x_title =
+      !chart.x_title.empty() ? chart.x_title : (seconds ? "time (s)" : "time (ms)");
+  Axis x = svg::linear_axis(from_ms / per_unit, (from_ms + span_ms) / per_unit, x_title);
   Axis y = value_axis(ys, chart.y_title);
   const auto names = names_of(chart.series);
   const Frame f = svg::plot_frame(chart.width, chart.height, svg::legend_width(names), x, y);
 
   Svg svg(chart.width, chart.height, title);
   svg::draw_axes(svg, f, x, y);
+  for (const Marker& m : chart.markers) {
+    if (!std::isfinite(m.x) || m.x < from_ms || m.x > from_ms + span_ms) continue;
+    const double px = x.scale(m.x / per_unit);
+    draw_event_marker(svg, f, px, m.label);
+  }
   const bool steps = chart.style == TimelineStyle::steps;
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
     const auto& values = chart.series[i].values;
-    auto at = [&](double bin) { return x.scale(bin * chart.bin_ms / per_unit); };
+    auto at = [&](double bin) { return x.scale((from_ms + bin * chart.bin_ms) / per_unit); };
     std::string d;
     bool pen_down = false;
     for (std::size_t b = 0; b < values.size(); ++b) {

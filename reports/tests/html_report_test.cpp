@@ -223,6 +223,22 @@ TEST(HtmlReport, TheSwitchPortsRatesAreDrawnWithTheEvents) {
   EXPECT_EQ(html_report(run).find("rate per switch port"), std::string::npos);
 }
 
+// The mirrors' CNP and PFC bins, the senders' rates and the switch ports' rates share the case's
+// clock: seconds from the traffic's start (the switch timeline's), with the events on each.
+TEST(HtmlReport, TheCapturesTimelineIsOnTheTrafficsClockWithTheEvents) {
+  nlohmann::json run = sample_json();
+  nlohmann::json& raw = run["cases"][0]["attempts"][0]["raw"];
+  EXPECT_EQ(html_report(run).find("time (s) from the traffic&apos;s start"), std::string::npos);
+  raw["switch_timeline"] = nlohmann::json::parse(R"json({"period_ms": 100, "start_ns": 900000000,
+      "ports": [], "events": [{"what": "link_down l1-s1", "at_ns": 1010000000}]})json");
+  const std::string html = html_report(run);
+  const auto chart = html.find("allreduce/qps=1: CNP and PFC over time");
+  ASSERT_NE(chart, std::string::npos);
+  const std::string svg = html.substr(chart, html.find("</svg>", chart) - chart);
+  EXPECT_NE(svg.find("time (s) from the traffic&apos;s start"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("link_down l1-s1"), std::string::npos) << svg;
+}
+
 // What the run set on the fabric, whether it held, and what it was before.
 TEST(HtmlReport, TheSettingsInForceAreListedWithWhetherTheyHeld) {
   nlohmann::json run = sample_json();

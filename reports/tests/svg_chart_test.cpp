@@ -325,6 +325,29 @@ TEST(SvgTimeline, StepsPerBinWithGaps) {
   EXPECT_EQ(elements(ms, "circle").size(), 2u);  // lone points get a dot
 }
 
+// On another chart's clock: bin 0 starts 1 s before the traffic, and a marker at 2 s (the
+// link's event) is drawn where the axis reads 2; one before the bins is not.
+TEST(SvgTimeline, BinsOnACasesClockWithItsEvents) {
+  const std::string out =
+      timeline_chart({.bin_ms = 500,
+                      .series = {{"cnp", {1, 2, 3, 4, 5, 6, 7, 8}}},
+                      .start_ms = -1000,
+                      .x_title = "time (s) from the traffic's start",
+                      .markers = {{2000, "link_down l1-s1"}, {-2000, "before it all"}}});
+  expect_well_formed(out);
+  EXPECT_TRUE(has_text(out, "time (s) from the traffic's start"));
+  EXPECT_TRUE(has_text(out, "link_down l1-s1"));
+  EXPECT_FALSE(has_text(out, "before it all"));
+  const Element area = plot_area(out);
+  // The axis runs -1 .. 3 s: 2 s is three quarters across.
+  const auto dashed = elements(out, "line");
+  const auto marker = std::find_if(dashed.begin(), dashed.end(), [](const Element& e) {
+    return !e.at("stroke-dasharray").empty();
+  });
+  ASSERT_NE(marker, dashed.end());
+  EXPECT_NEAR(marker->num("x1"), area.num("x") + area.num("width") * 3 / 4, 0.11);
+}
+
 TEST(SvgDistribution, PercentileMarkersAtNearestRank) {
   std::vector<double> samples;
   for (int i = 100; i >= 1; --i) samples.push_back(i);

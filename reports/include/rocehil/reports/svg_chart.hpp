@@ -87,7 +87,8 @@ enum class TimeUnit {
   s,
 };
 
-// Values over equally spaced time bins starting at 0.
+// Values over equally spaced time bins, the first starting at start_ms (0, or where bin 0 falls
+// on another chart's clock: a case's traffic start, so its charts share one time axis).
 struct TimelineChart {
   std::string title{};
   std::string y_title{};
@@ -95,6 +96,9 @@ struct TimelineChart {
   std::vector<TimelineSeries> series{};
   TimelineStyle style = TimelineStyle::steps;
   TimeUnit time_unit = TimeUnit::automatic;
+  double start_ms = 0;
+  std::string x_title{};          // "time (s)" or "time (ms)" when empty, by the unit
+  std::vector<Marker> markers{};  // x in ms on the chart's clock; outside the bins: not drawn
   double width = 640;
   double height = 300;
 };
