@@ -70,6 +70,9 @@ struct CollectiveRunner::State {
   // token still waits for an ACK); its time then starts here, not when the one ahead ended.
   std::vector<std::int64_t> posting_began;
   LiveProgress* progress = nullptr;  // this run's, when it is watched
+  // Bytes received in this poll's completions, added to progress once per poll, not per work
+  // request.
+  std::uint64_t received_this_poll = 0;
 
   State(const CollectivePlan& p, int r, CollectiveConfig c, CompletionQueue& q,
         const MemoryRegion& m, std::vector<PeerConnection> conns)
@@ -249,7 +252,7 @@ bool CollectiveRunner::State::on_completion(const Completion& c, CollectiveResul
     xor_into(region.data + t.reduce_offset + sh.offset, region.data + t.dst_offset + sh.offset,
              sh.bytes);
   ++arrivals[step];
-  if (progress != nullptr) progress->received_bytes.fetch_add(sh.bytes, std::memory_order_relaxed);
+  received_this_poll += sh.bytes;
   post_receive(*connections[slot->connection].qps[slot->index], c.wr_id);
   return true;
 }
@@ -374,6 +377,9 @@ CollectiveResult CollectiveRunner::run(const CollectiveRun& length, const std::a
       break;
     }
     for (std::size_t i = 0; ok && i < n; ++i) ok = st.on_completion(wc[i], result);
+    if (st.progress != nullptr && st.received_this_poll > 0)
+      st.progress->received_bytes.fetch_add(st.received_this_poll, std::memory_order_relaxed);
+    st.received_this_poll = 0;
     // Waiting for a peer: after a run of empty polls give the CPU away until there is work,
     // and (soft) keep waiting, one poll between waits, until a completion comes: that is what
     // moves the data when ranks share cores (the testbed puts hundreds on one machine, where a
