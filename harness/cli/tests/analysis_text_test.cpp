@@ -1,4 +1,4 @@
-#include "analysis_text.hpp"
+#include "capture/analysis_text.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "calibrate_text.hpp"
+#include "runs/calibrate_text.hpp"
 
 #include <gtest/gtest.h>
 

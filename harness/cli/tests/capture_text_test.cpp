@@ -1,4 +1,4 @@
-#include "capture_text.hpp"
+#include "capture/capture_text.hpp"
 
 #include <gtest/gtest.h>
 

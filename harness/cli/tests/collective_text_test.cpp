@@ -1,5 +1,5 @@
 // The collective's table row and notes: what a terminal shows of a case.
-#include "collective_text.hpp"
+#include "traffic/collective_text.hpp"
 
 #include <gtest/gtest.h>
 

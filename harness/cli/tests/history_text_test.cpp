@@ -1,4 +1,4 @@
-#include "history_text.hpp"
+#include "history/history_text.hpp"
 
 #include <gtest/gtest.h>
 

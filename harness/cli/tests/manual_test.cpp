@@ -1,14 +1,14 @@
 // The manual page and the completion are generated from the real command tree: every visible
 // command and option is in them, the hidden ones are not, and the roff is plain text where it
 // must be.
-#include "manual.hpp"
+#include "help/manual.hpp"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "command_tree.hpp"
-#include "help_roff.hpp"
+#include "help/command_tree.hpp"
+#include "help/help_roff.hpp"
 
 namespace rocehil::cli {
 namespace {

@@ -12,9 +12,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "in_process_agent.hpp"
-#include "perftest_text.hpp"
 #include "rocehil/run/perftest_pair.hpp"
+#include "traffic/in_process_agent.hpp"
+#include "traffic/perftest_text.hpp"
 
 namespace rocehil::cli {
 namespace {

@@ -1,5 +1,5 @@
 // The preflight table as `rocehil inventory check` and a failed `rocehil run` print it.
-#include "preflight_text.hpp"
+#include "fabric/preflight_text.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // Progress frames go to a terminal and nowhere else: a log (a file, a pipe) gets none, so
 // `rocehil inventory check 2>file` holds only what the command says of its own accord.
-#include "progress.hpp"
+#include "shared/progress.hpp"
 
 #include <gtest/gtest.h>
 #include <pty.h>

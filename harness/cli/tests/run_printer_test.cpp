@@ -1,12 +1,12 @@
 // What `rocehil run` prints from the orchestrator's events, in each stdout mode.
-#include "run_printer.hpp"
+#include "runs/run_printer.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "rocehil/reports/run_json.hpp"
-#include "run_text.hpp"
+#include "runs/run_text.hpp"
 
 namespace rocehil::cli {
 namespace {

@@ -1,5 +1,5 @@
 // What `rocehil run` prints as cases end and at the end.
-#include "run_text.hpp"
+#include "runs/run_text.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // back through the soft provider's own target as `settings show` reads them, and gone with
 // `down`.
 
-#include "testbed_host_settings.hpp"
+#include "testbed/testbed_host_settings.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 
 #include "rocehil/agent/soft_nic.hpp"
 #include "rocehil/settings/catalogue.hpp"
-#include "testbed_leftovers.hpp"
+#include "testbed/testbed_leftovers.hpp"
 
 namespace rocehil::cli {
 namespace {

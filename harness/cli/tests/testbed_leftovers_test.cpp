@@ -1,6 +1,6 @@
 // What `testbed down` discards of a killed run's settings: only what names its own testbed.
 
-#include "testbed_leftovers.hpp"
+#include "testbed/testbed_leftovers.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // `rocehil testbed status` as text: a --lossless testbed's line per switch.
 
-#include "testbed_text.hpp"
+#include "testbed/testbed_text.hpp"
 
 #include <gtest/gtest.h>
 

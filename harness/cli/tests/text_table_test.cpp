@@ -1,4 +1,4 @@
-#include "text_table.hpp"
+#include "shared/text_table.hpp"
 
 #include <gtest/gtest.h>
 

@@ -75,8 +75,9 @@ def rocehil(*args, check=True, timeout=300):
     return result
 
 
-# What `testbed up --lossless` gives its soft hosts (harness/cli/src/testbed_host_settings.hpp):
-# PFC on the switches' lossless priorities, trust dscp, DCQCN's timer stretched.
+# What `testbed up --lossless` gives its soft hosts
+# (harness/cli/src/testbed/testbed_host_settings.hpp): PFC on the switches' lossless priorities,
+# trust dscp, DCQCN's timer stretched.
 STRETCHED = {"roce_rp.rpg_time_reset": "3000", "roce_rp.rpg_byte_reset": "0", "pfc": "3,4",
              "trust": "dscp"}
 
