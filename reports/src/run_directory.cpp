@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "rocehil/common/error.hpp"
+#include "rocehil/common/file_safe_name.hpp"
 
 namespace rocehil::reports {
 
@@ -28,14 +29,9 @@ std::string make_run_id(std::int64_t unix_s, std::string_view suite_name) {
   gmtime_r(&t, &tm);
   char stamp[32] = {};
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-  std::string name;
-  for (const char c : suite_name.substr(0, 64)) {
-    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '-' || c == '_' || c == '.';
-    name += safe ? c : '_';
-  }
+  std::string name(suite_name.substr(0, 64));
   if (name.empty() || name[0] == '.') name.insert(0, "suite");
-  return std::string(stamp) + "-" + name;
+  return file_safe_name(std::string(stamp) + "-" + name);
 }
 
 RunDirectory RunDirectory::create(const std::string& reports_dir, const std::string& run_id) {

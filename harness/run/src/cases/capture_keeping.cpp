@@ -6,6 +6,7 @@
 #include <system_error>
 #include <vector>
 
+#include "rocehil/common/file_safe_name.hpp"
 #include "rocehil/common/units.hpp"
 #include "rocehil/remote/run_command.hpp"
 #include "rocehil/suites/grade.hpp"
@@ -14,16 +15,13 @@ namespace rocehil::run {
 
 namespace {
 
-// A name part that is safe as a file name and on a remote command line alike.
+// A name part that is safe as a file name and on a remote command line alike, '=' kept (case ids
+// read "allreduce_qps=8"), and a '_' put before a first '.' or '-' rather than in its place (the
+// case id "../up" is kept whole: "_.._up").
 std::string file_safe(std::string_view s) {
-  std::string out;
-  for (const char ch : s) {
-    const bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                       (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '=' || ch == '-';
-    out += plain ? ch : '_';
-  }
-  if (out.empty() || out.front() == '.' || out.front() == '-') return "_" + out;
-  return out;
+  if (s.empty() || s.front() == '.' || s.front() == '-')
+    return file_safe_name("_" + std::string(s), '_', "=");
+  return file_safe_name(s, '_', "=");
 }
 
 std::vector<std::string> strings_of(const nlohmann::json& j) {

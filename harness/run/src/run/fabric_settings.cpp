@@ -9,6 +9,7 @@
 
 #include "basics/agent_conversation.hpp"
 #include "rocehil/common/error.hpp"
+#include "rocehil/common/file_safe_name.hpp"
 #include "rocehil/remote/agent_link.hpp"
 #include "rocehil/remote/as_root.hpp"
 #include "rocehil/remote/fan_out.hpp"
@@ -23,14 +24,6 @@ std::vector<std::string> addresses_of(const inventory::Host& h) {
   std::vector<std::string> out;
   for (const inventory::Nic& n : h.nics)
     if (!n.ip.empty()) out.push_back(n.ip);
-  return out;
-}
-
-std::string sanitized(std::string_view name) {
-  std::string out;
-  for (const char c : name)
-    out +=
-        (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '-';
   return out;
 }
 
@@ -72,11 +65,8 @@ class LinkTarget final : public settings::Target {
 }  // namespace
 
 std::string fabric_id(const inventory::Inventory& inventory) {
-  std::string id = sanitized(inventory.name);
-  if (!id.empty()) {
-    if (id.front() == '.' || id.front() == '-') id.front() = '_';  // never "..", never an option
-    return id.substr(0, 128);
-  }
+  // '-' for what a file name should not hold: the agents take a fabric as they take a host name.
+  if (!inventory.name.empty()) return file_safe_name(inventory.name, '-').substr(0, 128);
   // No name: the file it was read from. FNV-1a 64 of the absolute path: stable from one command
   // to the next on one machine, and different for two inventories in two directories.
   std::error_code ec;
@@ -94,7 +84,7 @@ settings::JournaledChanges FabricSettings::link_changes(const std::string& fabri
   const FabricLinkAccess& links = *links_;
   return settings::JournaledChanges(
       [&links](const std::string&) { return std::make_unique<LinkTarget>(links); },
-      settings::journal_path(journal_dir_, fabric, sanitized(links.name)), links.name);
+      settings::journal_path(journal_dir_, fabric, file_safe_name(links.name, '-')), links.name);
 }
 
 FabricSettings::FabricSettings(std::vector<SettingsHost> hosts, std::string fabric,
