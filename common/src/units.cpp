@@ -24,19 +24,23 @@ std::string format_bytes(double bytes) {
   return format_si(bytes, "B");
 }
 
-std::string format_count(double n) {
-  if (!std::isfinite(n) || n != std::floor(n) || std::fabs(n) >= 1e18)
-    return fmt::format("{:.4g}", n);
-  const auto whole = static_cast<long long>(n);
-  const std::string digits = std::to_string(whole < 0 ? -whole : whole);
+std::string group_digits(std::uint64_t n) {
+  const std::string digits = std::to_string(n);
   // Built front to back: inserting commas into `digits` made gcc 12 warn (-Wrestrict) about a
   // memcpy it cannot prove does not overlap.
-  std::string out = whole < 0 ? "-" : "";
+  std::string out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
     if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
     out += digits[i];
   }
   return out;
+}
+
+std::string format_count(double n) {
+  if (!std::isfinite(n) || n != std::floor(n) || std::fabs(n) >= 1e18)
+    return fmt::format("{:.4g}", n);
+  const std::string digits = group_digits(static_cast<std::uint64_t>(std::fabs(n)));
+  return n < 0 ? "-" + digits : digits;
 }
 
 std::string format_number(double v) {

@@ -25,6 +25,14 @@ TEST(Units, Formatting) {
   EXPECT_EQ(format_duration_ns(1.2345e9), "1.234 s");
 }
 
+TEST(Units, DigitsAreGroupedByThousands) {
+  EXPECT_EQ(group_digits(0), "0");
+  EXPECT_EQ(group_digits(999), "999");
+  EXPECT_EQ(group_digits(1000), "1,000");
+  EXPECT_EQ(group_digits(123456789), "123,456,789");
+  EXPECT_EQ(group_digits(18446744073709551615ULL), "18,446,744,073,709,551,615") << "every digit";
+}
+
 TEST(Units, CountsAreGroupedWholeNumbers) {
   EXPECT_EQ(format_count(44329200), "44,329,200");
   EXPECT_EQ(format_count(10890), "10,890");
@@ -32,6 +40,8 @@ TEST(Units, CountsAreGroupedWholeNumbers) {
   EXPECT_EQ(format_count(1000), "1,000");
   EXPECT_EQ(format_count(0), "0");
   EXPECT_EQ(format_count(-1234567), "-1,234,567");
+  EXPECT_EQ(format_count(-0.0), "0");
+  EXPECT_EQ(format_count(1e18), "1e+18") << "past what a double holds exactly";
   EXPECT_EQ(format_count(0.15432), "0.1543");
 }
 

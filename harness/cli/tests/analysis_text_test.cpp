@@ -162,14 +162,5 @@ TEST(AnalysisText, ProblemsAreWarnings) {
   EXPECT_NE(text.find("warning: record 3 at byte 100: cut"), std::string::npos) << text;
 }
 
-TEST(GroupDigits, Thousands) {
-  EXPECT_EQ(group_digits(0), "0");
-  EXPECT_EQ(group_digits(999), "999");
-  EXPECT_EQ(group_digits(1000), "1,000");
-  EXPECT_EQ(group_digits(17031), "17,031");
-  EXPECT_EQ(group_digits(12345678), "12,345,678");
-  EXPECT_EQ(group_digits(123456789), "123,456,789");
-}
-
 }  // namespace
 }  // namespace rocehil::cli

@@ -18,8 +18,11 @@ std::string format_bytes(double bytes);
 std::string format_si(double value, const char* unit);
 // "1.234 s", "12.5 ms", "830 us", "95 ns".
 std::string format_duration_ns(double ns);
-// A count as people read it: "44,329,200", "0"; a value that is not whole keeps 4 significant
-// digits ("0.1543").
+// A whole number with its digits grouped by thousands: "44,329,200", "1,000", "0". The one
+// place digits are grouped: format_count and format_number print through it.
+std::string group_digits(std::uint64_t n);
+// A count as people read it: "44,329,200", "-1,234", "0"; a value that is not whole keeps 4
+// significant digits ("0.1543").
 std::string format_count(double n);
 // A measured number for people: whole values grouped ("44,329,200"), others with 4 significant
 // digits without an exponent up to a million ("10890.5" reads "10,890.5"), never "4.43e+07".

@@ -15,16 +15,6 @@ using capture::Analysis;
 using capture::MirrorSession;
 using Align = TextTable::Align;
 
-std::string group_digits(std::uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 namespace {
 
 std::string percent(std::uint64_t part, std::uint64_t whole) {

@@ -25,7 +25,4 @@ struct CaptureInfo {
 std::string render_analysis_text(const capture::Analysis& analysis, const CaptureInfo& info,
                                  std::size_t top);
 
-// 1234567 -> "1,234,567": counts a person compares digit by digit.
-std::string group_digits(std::uint64_t n);
-
 }  // namespace rocehil::cli
