@@ -16,8 +16,10 @@ install(TARGETS rocehil RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES suites/smoke.yaml suites/acceptance.yaml suites/rehearsal.yaml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/rocehil/suites)
 install(FILES docs/examples/fabric.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/rocehil/examples)
-install(FILES README.md docs/inventory.md docs/suites.md docs/collectives.md docs/rehearsal.md
-        DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The README's links name docs/PAGE.md: the pages keep that place under the package's doc folder.
+file(GLOB rocehil_doc_pages ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${rocehil_doc_pages} DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 
 # The manual page and the bash completion come from the built binary's own command tree
 # ('rocehil man-page', 'rocehil completion bash'), so they cannot drift from its --help. The

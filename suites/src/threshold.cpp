@@ -98,7 +98,7 @@ class Parser {
       at_ = start;
       const std::string_view near = nearest_metric(name);
       fail(near.empty()
-               ? fmt::format("unknown metric '{}' (see docs/suites.md)", shown(name))
+               ? fmt::format("unknown metric '{}' (see docs/metrics.md)", shown(name))
                : fmt::format("unknown metric '{}' (did you mean '{}'?)", shown(name), near));
       return false;
     }

@@ -394,15 +394,15 @@ std::string metric_cell(const MetricInfo& m) {
   return name;
 }
 
-// The metric table of docs/suites.md is the catalogue, row for row, with where each metric comes
+// The metric table of docs/metrics.md is the catalogue, row for row, with where each metric comes
 // from per provider; on a mismatch the expected table is printed to paste in.
 TEST(Suite, TheDocsMetricTableIsTheCatalogue) {
-  const std::string doc = read(std::string(ROCEHIL_DOCS_DIR) + "/suites.md");
+  const std::string doc = read(std::string(ROCEHIL_DOCS_DIR) + "/metrics.md");
   std::string table = "| metric | unit | meaning | soft | verbs |\n|---|---|---|---|---|\n";
   for (const MetricInfo& m : known_metrics())
     table += "| " + metric_cell(m) + " | " + std::string(m.unit) + " | " + std::string(m.meaning) +
              " | " + std::string(m.on_soft) + " | " + std::string(m.on_verbs) + " |\n";
-  EXPECT_NE(doc.find(table), std::string::npos) << "docs/suites.md must hold:\n" << table;
+  EXPECT_NE(doc.find(table), std::string::npos) << "docs/metrics.md must hold:\n" << table;
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ std::optional<std::string> never_measured_by_test(const SuiteTest& test, std::st
 // workload; one without a part must be the case's (captures, NICs, switches), not a part's.
 std::optional<std::string> never_measured_in_parts(const SuiteTest& test, const MetricRef& metric);
 
-// Why the provider ("soft", "verbs") can never give `metric` (docs/suites.md's table: "not
+// Why the provider ("soft", "verbs") can never give `metric` (docs/metrics.md's table: "not
 // measured ..."); nothing when it can. perftest's numbers are not the provider's to refuse: they
 // need an RDMA device on the host, whatever its provider.
 std::optional<std::string> never_measured_on(std::string_view provider, std::string_view metric);

@@ -25,7 +25,7 @@ struct MetricInfo {
   std::string_view meaning;
   Index index = Index::none;
   // Where its value comes from on each provider; "not measured" says what to use instead. The
-  // table in docs/suites.md is these rows (a test holds it to that).
+  // table in docs/metrics.md is these rows (a test holds it to that).
   std::string_view on_soft;
   std::string_view on_verbs;
 };
