@@ -9,7 +9,7 @@
 namespace rocehil::traffic {
 
 // A NIC's own counters, read before and after a case's traffic so that a run reports what the
-// hardware counted (docs/suites.md, the nic_* metrics). Not a hot path: a read is a few hundred
+// hardware counted (docs/metrics.md, the nic_* metrics). Not a hot path: a read is a few hundred
 // small files and one ioctl.
 
 // The NIC a case's traffic used on this host.
