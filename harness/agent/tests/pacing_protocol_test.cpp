@@ -91,9 +91,9 @@ TEST(AgentProtocolPacing, ResultsCarryHowTheRateWasHeld) {
   EXPECT_EQ(to_json_line(Reply{3, ResultsEvent{}}).find("pacing"), std::string::npos);
   // A NIC that paced names its per-QP rate, and nothing it refused.
   const auto results_error = [](const std::string& pacing) {
-    std::string line = to_json_line(Reply{3, ResultsEvent{}});
-    line.insert(line.size() - 1, R"(,"pacing":)" + pacing);
-    return parse_reply(line).error;
+    std::string reply = to_json_line(Reply{3, ResultsEvent{}});
+    reply.insert(reply.size() - 1, R"(,"pacing":)" + pacing);
+    return parse_reply(reply).error;
   };
   EXPECT_EQ(results_error(R"({"method":"nic","asked_bps":1e9,"per_qp_bps":2.5e8})"), "");
   EXPECT_NE(results_error(R"({"method":"nic","asked_bps":1e9})").find("per_qp_bps"),
