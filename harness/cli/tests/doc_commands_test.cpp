@@ -179,8 +179,9 @@ std::vector<Command> doc_commands() {
 
 TEST(DocCommands, EveryRocehilLineOfTheDocsParses) {
   const auto commands = doc_commands();
-  // The README's walk alone has six; the pages together many more.
-  ASSERT_GT(commands.size(), 60u);
+  // The README's walk alone has six; the pages together many more (a floor that catches an
+  // extractor that stopped finding them).
+  ASSERT_GT(commands.size(), 40u);
   for (const Command& c : commands) {
     std::string line;
     for (const auto& w : c.words) line += " " + w;
